@@ -1,0 +1,8 @@
+"""Scientific papers to heading-aware, provenance-carrying chunks in DuckDB.
+
+The four stages, each a plain function from one record to the next:
+`extract(path) -> RawDocument`, `normalize(raw, rules) -> Document`,
+`chunk(doc, rules) -> ChunkedDocument`, and `index` into DuckDB.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,176 @@
+"""Extract a Markdown paper into blocks with 1-based inclusive source line ranges.
+
+markdown-it-py does the parsing (so a `# comment` inside a code fence is code, not a heading);
+this module only maps its top-level tokens to blocks and reads each block's text back from the
+source lines, so a block's text is what the file says at those lines.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from pipeline.errors import ExtractError
+from pipeline.models import BlockKind, RawBlock, RawDocument, SourceFormat, TextSegment
+from pipeline.rules import PageMarkerRule
+
+_OPENING_TOKENS = {
+    "paragraph_open": BlockKind.paragraph,
+    "bullet_list_open": BlockKind.list,
+    "ordered_list_open": BlockKind.list,
+    "table_open": BlockKind.table,
+    "blockquote_open": BlockKind.blockquote,
+}
+_LEAF_TOKENS = {"fence": BlockKind.code, "code_block": BlockKind.code, "html_block": BlockKind.paragraph}
+_FRONT_MATTER_FENCES = ("---", "+++")
+
+
+def decode_markdown(data: bytes, path: str) -> tuple[str, str]:
+    """Decode a Markdown file's bytes; return the text and the encoding used.
+
+    UTF-8 (with or without a BOM) first; then cp1252, which also reads Latin-1 text in
+    practice. Bytes that are not text at all (NUL bytes) fail with the cause.
+    """
+    if not data.strip():
+        raise ExtractError(f"{path}: the file is empty; nothing to ingest")
+    if b"\x00" in data:
+        offset = data.index(b"\x00")
+        raise ExtractError(f"{path}: NUL byte at offset {offset}: this is not a text file; check that it really is Markdown")
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        has_bom = encoding == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf")
+        return text, ("utf-8-sig" if has_bom else "utf-8") if encoding == "utf-8-sig" else encoding
+    raise ExtractError(f"{path}: the file is neither UTF-8 nor cp1252/Latin-1 text; re-save it as UTF-8")
+
+
+def _front_matter_end(lines: list[str]) -> int | None:
+    """Index of the closing fence of a YAML/TOML front-matter block at the top of the file."""
+    if not lines or lines[0].strip() not in _FRONT_MATTER_FENCES:
+        return None
+    fence = lines[0].strip()
+    for index in range(1, len(lines)):
+        if lines[index].strip() in (fence, "...") and index > 1:
+            return index
+    return None
+
+
+def _page_starts(lines: list[str], markers: list[PageMarkerRule]) -> dict[int, int]:
+    """Map 0-based line index of every explicit page marker to the 1-based page it starts."""
+    starts = {}
+    for index, line in enumerate(lines):
+        for marker in markers:
+            match = marker.regex.match(line)
+            if match:
+                starts[index] = int(match.group("page")) - marker.first_page + 1
+                break
+    return starts
+
+
+def _segments_by_page(
+    lines: list[str], first: int, last: int, page_of_line: list[int | None]
+) -> list[TextSegment]:
+    segments: list[TextSegment] = []
+    for index in range(first, last + 1):
+        text = lines[index] + ("\n" if index < last else "")
+        page = page_of_line[index]
+        if segments and segments[-1].page == page:
+            segments[-1] = TextSegment(text=segments[-1].text + text, page=page)
+        else:
+            segments.append(TextSegment(text=text, page=page))
+    return segments
+
+
+def _block_from_token(
+    token: Token, kind: BlockKind, lines: list[str], page_of_line: list[int | None]
+) -> RawBlock | None:
+    first, end = token.map  # 0-based, end exclusive
+    while end > first and not lines[end - 1].strip():
+        end -= 1
+    if end <= first:
+        return None
+    return RawBlock(
+        kind=kind,
+        segments=_segments_by_page(lines, first, end - 1, page_of_line),
+        line_start=first + 1,
+        line_end=end,
+    )
+
+
+def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], encoding: str = "utf-8") -> RawDocument:
+    """Turn Markdown source into a `RawDocument`; `path` is relative to the ingested folder."""
+    lines = text.splitlines()
+    page_starts = _page_starts(lines, markers)
+    page_of_line: list[int | None] = []
+    page: int | None = None
+    if page_starts:
+        # Text above the first marker sits on the page before the one that marker starts.
+        first_marked = page_starts[min(page_starts)]
+        page = first_marked - 1 if first_marked > 1 else None
+    for index in range(len(lines)):
+        page = page_starts.get(index, page)
+        page_of_line.append(page)
+
+    blocks: list[RawBlock] = []
+    parse_lines = list(lines)
+    front_end = _front_matter_end(lines)
+    if front_end is not None:
+        blocks.append(
+            RawBlock(
+                kind=BlockKind.front_matter,
+                segments=_segments_by_page(lines, 0, front_end, page_of_line),
+                line_start=1,
+                line_end=front_end + 1,
+            )
+        )
+    # Blank what the parser must not see but keep the line count, so token maps stay true lines.
+    blanked = set(page_starts) | (set(range(front_end + 1)) if front_end is not None else set())
+    for index in blanked:
+        parse_lines[index] = ""
+
+    tokens = MarkdownIt("commonmark").enable("table").parse("\n".join(parse_lines))
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.level != 0 or token.map is None:
+            index += 1
+            continue
+        if token.type == "heading_open":
+            inline = tokens[index + 1]
+            first, end = token.map
+            blocks.append(
+                RawBlock(
+                    kind=BlockKind.heading,
+                    segments=[TextSegment(text=inline.content.strip(), page=page_of_line[first])],
+                    level=int(token.tag[1:]),
+                    line_start=first + 1,
+                    line_end=end,
+                )
+            )
+        elif token.type in _OPENING_TOKENS or token.type in _LEAF_TOKENS:
+            kind = _OPENING_TOKENS.get(token.type) or _LEAF_TOKENS[token.type]
+            block = _block_from_token(token, kind, lines, page_of_line)
+            is_comment = token.type == "html_block" and token.content.lstrip().startswith("<!--")
+            if block is not None and not is_comment:
+                blocks.append(block)
+        index += 1
+    return RawDocument(
+        path=path,
+        format=SourceFormat.markdown,
+        blocks=blocks,
+        encoding=encoding,
+    )
+
+
+def extract_markdown(file: Path, path: str, markers: list[PageMarkerRule]) -> RawDocument:
+    """Read and extract one Markdown file."""
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check its permissions") from None
+    text, encoding = decode_markdown(data, path)
+    return extract_markdown_text(text, path, markers, encoding)

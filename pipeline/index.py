@@ -1,0 +1,330 @@
+"""Stage 4, index: the DuckDB schema, writing a paper's rows, the BM25 index, and search.
+
+The schema lives here and only here; the README documents it for people writing their own SQL.
+Values always travel as parameters; each paper is written in one transaction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from pipeline.errors import IndexingError
+from pipeline.models import ChunkedDocument
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id VARCHAR NOT NULL,           -- readable slug of the path: reviews/berek-2021
+    path VARCHAR NOT NULL,             -- relative to the ingested folder
+    format VARCHAR NOT NULL,           -- markdown | pdf
+    sha256 VARCHAR NOT NULL,           -- of the file's bytes
+    bytes BIGINT NOT NULL,
+    title VARCHAR,
+    page_count INTEGER,                -- physical pages; NULL for Markdown
+    text VARCHAR,                      -- normalized text every chunk's offsets point into
+    status VARCHAR NOT NULL,           -- ingested | failed | no_text
+    error VARCHAR,                     -- why it failed, NULL when ingested
+    encoding VARCHAR,                  -- encoding a Markdown file was decoded with
+    removed_running_lines INTEGER,     -- page furniture (running heads, page numbers) dropped
+    rules_sha256 VARCHAR NOT NULL,
+    pipeline_version VARCHAR NOT NULL,
+    ingested_at TIMESTAMP NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sections (
+    doc_id VARCHAR NOT NULL,
+    section_id VARCHAR NOT NULL,       -- S1, S2, ... ; children S3.1
+    parent_id VARCHAR,
+    ordinal INTEGER NOT NULL,          -- position in the paper, 1-based
+    level INTEGER NOT NULL,            -- 1 title/front matter, 2 top-level, 3 child
+    heading VARCHAR,                   -- as written; NULL for untitled front matter
+    heading_path VARCHAR[] NOT NULL,
+    section_type VARCHAR NOT NULL,
+    type_source VARCHAR NOT NULL,      -- anchor:<rule> | classified:<rule> | inherited | absorbed | ...
+    is_anchor BOOLEAN NOT NULL,        -- heading is a strict standalone label
+    anchor VARCHAR,                    -- which anchor rule: methods, results, references, ...
+    absorbed_into VARCHAR,             -- anchor section that absorbed this flat sibling
+    word_count INTEGER NOT NULL,       -- own body words, children excluded
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    line_start INTEGER,
+    line_end INTEGER,
+    page_start INTEGER,
+    page_end INTEGER,
+    decisions VARCHAR[] NOT NULL       -- what the chunker decided here, in words
+);
+CREATE TABLE IF NOT EXISTS paragraphs (
+    doc_id VARCHAR NOT NULL,
+    paragraph_id VARCHAR NOT NULL,     -- S2-P1: first paragraph of S2
+    section_id VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,             -- paragraph | list | table | code | caption | ...
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    line_start INTEGER,
+    line_end INTEGER,
+    page_start INTEGER,
+    page_end INTEGER,
+    word_count INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id VARCHAR NOT NULL,         -- {doc_id}:{ordinal}
+    doc_id VARCHAR NOT NULL,
+    ordinal INTEGER NOT NULL,
+    section_id VARCHAR NOT NULL,
+    section_type VARCHAR NOT NULL,
+    heading VARCHAR,
+    heading_path VARCHAR[] NOT NULL,
+    text VARCHAR NOT NULL,             -- = substr(documents.text, char_start + 1, char_end - char_start)
+    word_count INTEGER NOT NULL,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    line_start INTEGER,                -- source Markdown lines, inclusive; NULL for PDF
+    line_end INTEGER,
+    page_start INTEGER,                -- physical pages the text is on; NULL without pages
+    page_end INTEGER,
+    pages INTEGER[] NOT NULL,
+    paragraph_ids VARCHAR[] NOT NULL,
+    absorbed_into VARCHAR,
+    split VARCHAR NOT NULL             -- why the chunk starts here: front | h2 | h3_soft | size | caption
+);
+-- What the BM25 index reads: the chunk's heading and text as search terms (see search_terms).
+CREATE TABLE IF NOT EXISTS chunk_terms (
+    chunk_id VARCHAR NOT NULL,
+    heading_terms VARCHAR NOT NULL,
+    text_terms VARCHAR NOT NULL
+);
+CREATE OR REPLACE VIEW chunk_pages AS
+    SELECT chunk_id, doc_id, unnest(pages) AS page FROM chunks;
+"""
+
+TABLES_BY_DOCUMENT = ("chunk_terms", "chunks", "paragraphs", "sections", "documents")
+
+# Characters the index tokenizer treats as separators: everything but letters, digits, `-` and
+# `/` in any script, so `IL-6`, `p53`, `CO2`, `FDG-PET/CT` and `정확도` stay whole tokens (the fts
+# default, `(\.|[^a-z])+`, keeps only a–z).
+FTS_IGNORE = r"[^\p{L}\p{N}/-]+"
+_COMPOUND = re.compile(r"[^\W_]+(?:[-/][^\W_]+)+")
+_PART = re.compile(r"[^\W_]+")
+
+
+# Scripts written without spaces between words and particles (Korean `정확도가`, Chinese,
+# Japanese): their words are also indexed as character bigrams, the usual way to make them
+# findable without a dictionary.
+_UNSPACED_SCRIPT = re.compile(r"[\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]{2,}")
+
+
+def search_terms(text: str) -> str:
+    """The text plus the parts of every compound term (so `PET` also finds `FDG-PET/CT`) and
+    the bigrams of unspaced scripts (so `정확도` finds `정확도가`)."""
+    parts = [part for compound in _COMPOUND.findall(text) for part in _PART.findall(compound)]
+    parts += [run[index : index + 2] for run in _UNSPACED_SCRIPT.findall(text) for index in range(len(run) - 1)]
+    return f"{text} {' '.join(parts)}" if parts else text
+
+
+def _fts_extension_file() -> Path | None:
+    try:
+        import duckdb_extension_fts
+    except ImportError:
+        return None
+    folder = Path(duckdb_extension_fts.__file__).parent / "extensions" / f"v{duckdb.__version__}"
+    return folder / "fts.duckdb_extension" if (folder / "fts.duckdb_extension").exists() else None
+
+
+def load_fts(connection: duckdb.DuckDBPyConnection) -> None:
+    """Load fts: an installed copy, then the duckdb-extension-fts package's file, then INSTALL."""
+    try:
+        connection.execute("LOAD fts")
+        return
+    except duckdb.Error:
+        pass
+    packaged = _fts_extension_file()
+    if packaged is not None:
+        try:
+            connection.execute(f"LOAD '{packaged}'")
+            return
+        except duckdb.Error:
+            pass
+    try:
+        connection.execute("INSTALL fts")
+        connection.execute("LOAD fts")
+    except duckdb.Error as error:
+        raise IndexingError(
+            f"DuckDB's fts extension could not be loaded ({error}); install the signed binary with "
+            f"`pip install duckdb-extension-fts=={duckdb.__version__}` or run `INSTALL fts` once on a machine with internet"
+        ) from None
+
+
+def connect(db: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the database (creating its folder and schema when writing) with fts loaded."""
+    if read_only and not db.exists():
+        raise IndexingError(f"no database at {db}; run `pipeline ingest` first or pass --db")
+    try:
+        if not read_only:
+            db.parent.mkdir(parents=True, exist_ok=True)
+        connection = duckdb.connect(
+            str(db),
+            read_only=read_only,
+            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+        )
+    except (duckdb.Error, OSError) as error:
+        raise IndexingError(f"cannot open database {db}: {error}; check the path, or whether another ingest holds it") from None
+    load_fts(connection)
+    if not read_only:
+        connection.execute(SCHEMA)
+    return connection
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """What the documents table records of one file, whether or not it was ingested."""
+
+    doc_id: str
+    path: str
+    format: str
+    sha256: str
+    bytes: int
+    status: str
+    error: str | None
+    rules_sha256: str
+    pipeline_version: str
+
+
+def write_document(
+    connection: duckdb.DuckDBPyConnection, row: DocumentRow, chunked: ChunkedDocument | None
+) -> None:
+    """Replace every row of one paper in one transaction."""
+    document = chunked.document if chunked else None
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        for table in TABLES_BY_DOCUMENT:
+            if table == "chunk_terms":
+                connection.execute(
+                    "DELETE FROM chunk_terms WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE doc_id = ?)", [row.doc_id]
+                )
+            else:
+                connection.execute(f"DELETE FROM {table} WHERE doc_id = ?", [row.doc_id])
+        connection.execute(
+            "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                row.doc_id, row.path, row.format, row.sha256, row.bytes,
+                document.title if document else None,
+                document.page_count if document else None,
+                document.text if document else None,
+                row.status, row.error,
+                document.encoding if document else None,
+                document.removed_running_lines if document else None,
+                row.rules_sha256, row.pipeline_version, datetime.now(timezone.utc).replace(tzinfo=None),
+            ],
+        )
+        if chunked is not None:
+            _insert_rows(connection, chunked)
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+
+
+def _insert_rows(connection: duckdb.DuckDBPyConnection, chunked: ChunkedDocument) -> None:
+    doc_id = chunked.document.doc_id
+    section_rows = [
+        [
+            doc_id, s.section_id, s.parent_id, ordinal, s.level, s.heading, s.heading_path, s.section_type.value,
+            s.type_source, s.anchor is not None, s.anchor, s.absorbed_into, s.word_count, s.char_start, s.char_end,
+            s.line_start, s.line_end, s.page_start, s.page_end, s.decisions,
+        ]
+        for ordinal, s in enumerate(chunked.sections, start=1)
+    ]
+    paragraph_rows = [
+        [
+            doc_id, p.paragraph_id, p.section_id, p.kind.value, p.char_start, p.char_end,
+            p.line_start, p.line_end, p.page_start, p.page_end, p.word_count,
+        ]
+        for p in chunked.paragraphs
+    ]
+    chunk_rows = [
+        [
+            c.chunk_id, c.doc_id, c.ordinal, c.section_id, c.section_type.value, c.heading, c.heading_path, c.text,
+            c.word_count, c.char_start, c.char_end, c.line_start, c.line_end, c.page_start, c.page_end, c.pages,
+            c.paragraph_ids, c.absorbed_into, c.split,
+        ]
+        for c in chunked.chunks
+    ]
+    term_rows = [[c.chunk_id, search_terms(" ".join(c.heading_path)), search_terms(c.text)] for c in chunked.chunks]
+    for table, rows in (("sections", section_rows), ("paragraphs", paragraph_rows), ("chunks", chunk_rows), ("chunk_terms", term_rows)):
+        if rows:
+            placeholders = ", ".join("?" * len(rows[0]))
+            connection.executemany(f"INSERT INTO {table} VALUES ({placeholders})", rows)
+
+
+def rebuild_search_index(connection: duckdb.DuckDBPyConnection) -> None:
+    """Rebuild the BM25 index over every chunk's heading and text, in one transaction."""
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        connection.execute(
+            "PRAGMA create_fts_index('chunk_terms', 'chunk_id', 'heading_terms', 'text_terms', "
+            f"stemmer = 'porter', stopwords = 'english', ignore = '{FTS_IGNORE}', "
+            "strip_accents = 1, lower = 1, overwrite = 1)"
+        )
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    chunk_id: str
+    doc_id: str
+    path: str
+    heading_path: list[str]
+    section_type: str
+    line_start: int | None
+    line_end: int | None
+    page_start: int | None
+    page_end: int | None
+    score: float
+    snippet: str
+
+
+def _snippet(text: str, query: str, width: int = 220) -> str:
+    lowered = text.lower()
+    positions = [lowered.find(term) for term in _PART.findall(query.lower())]
+    positions = [position for position in positions if position >= 0]
+    start = max(0, min(positions, default=0) - width // 3)
+    snippet = " ".join(text[start : start + width].split())
+    return ("…" if start else "") + snippet + ("…" if start + width < len(text) else "")
+
+
+def search(
+    connection: duckdb.DuckDBPyConnection,
+    query: str,
+    section_type: str | None = None,
+    doc_id: str | None = None,
+    limit: int = 10,
+) -> list[SearchHit]:
+    """BM25-ranked chunks for `query`, optionally within one section type or one paper."""
+    has_index = connection.execute(
+        "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'fts_main_chunk_terms'"
+    ).fetchone()[0]
+    if not has_index:
+        raise IndexingError("the database has no search index yet; run `pipeline ingest` first")
+    rows = connection.execute(
+        """
+        SELECT * FROM (
+            SELECT c.chunk_id, c.doc_id, d.path, c.heading_path, c.section_type, c.line_start, c.line_end,
+                   c.page_start, c.page_end, fts_main_chunk_terms.match_bm25(t.chunk_id, ?) AS score, c.text
+            FROM chunk_terms t
+            JOIN chunks c USING (chunk_id)
+            JOIN documents d USING (doc_id)
+            WHERE (? IS NULL OR c.section_type = ?) AND (? IS NULL OR c.doc_id = ?)
+        )
+        WHERE score IS NOT NULL
+        ORDER BY score DESC, chunk_id
+        LIMIT ?
+        """,
+        [search_terms(query), section_type, section_type, doc_id, doc_id, limit],
+    ).fetchall()
+    return [SearchHit(*row[:10], snippet=_snippet(row[10], query)) for row in rows]

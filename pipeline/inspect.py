@@ -1,0 +1,89 @@
+"""The `pipeline inspect` view: the heading tree and why the chunks came out as they did."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pipeline.models import Chunk, ChunkedDocument, Section
+
+_TYPE_TITLES = {
+    "intro": "Introduction", "methods": "Methods", "results": "Results", "discussion": "Discussion",
+    "conclusion": "Conclusion", "meta": "Meta", "other": "Other",
+}
+
+
+def _labels(section: Section) -> str:
+    parts = [section.section_type.value]
+    if section.anchor:
+        parts.append(f"strict anchor: {section.anchor}")
+    if section.absorbed_into:
+        parts.append("absorbed")
+    elif section.type_source.startswith("classified:"):
+        parts.append("classified, not an anchor")
+    elif section.type_source == "inherited":
+        parts.append("inherited")
+    return ", ".join(parts)
+
+
+def _where(section: Section) -> str:
+    if section.page_start is not None:
+        return f"p. {section.page_start}" if section.page_start == section.page_end else f"pp. {section.page_start}-{section.page_end}"
+    if section.line_start is not None:
+        return f"line {section.line_start}"
+    return ""
+
+
+def _chunk_note(chunk: Chunk) -> str:
+    return f"chunk {chunk.ordinal} ({chunk.split}, {chunk.word_count} words)"
+
+
+def render_tree(chunked: ChunkedDocument) -> str:
+    """The paper's sections grouped as the chunker grouped them, with its decisions."""
+    document = chunked.document
+    chunks_by_section: dict[str, list[Chunk]] = defaultdict(list)
+    for chunk in chunked.chunks:
+        chunks_by_section[chunk.section_id].append(chunk)
+    children: dict[str | None, list[Section]] = defaultdict(list)
+    for section in chunked.sections:
+        children[section.parent_id].append(section)
+
+    where = f", {document.page_count} pages" if document.page_count else ""
+    lines = [
+        f"{document.path}: {len(chunked.sections)} sections, {len(chunked.chunks)} chunks{where}",
+        f"title: {document.title or '(none found)'}",
+    ]
+    if document.removed_running_lines:
+        lines.append(f"page furniture removed: {document.removed_running_lines} running heads/page numbers")
+    lines.append("")
+
+    def describe(section: Section) -> str:
+        heading = section.heading or "(front matter before the first heading)"
+        notes = [_chunk_note(chunk) for chunk in chunks_by_section.get(section.section_id, [])]
+        location = _where(section)
+        return (
+            f"{section.section_id:7} {heading}  ({_labels(section)}; {section.word_count} words"
+            f"{'; ' + location if location else ''})" + (f"  → {', '.join(notes)}" if notes else "")
+        )
+
+    def walk(section: Section, prefix: str) -> None:
+        kids = children.get(section.section_id, [])
+        for index, child in enumerate(kids):
+            last = index == len(kids) - 1
+            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{describe(child)}")
+            for decision in child.decisions:
+                lines.append(f"{prefix}{'   ' if last else '│  '}   · {decision}")
+            walk(child, prefix + ("   " if last else "│  "))
+
+    for section in children[None]:
+        group = _TYPE_TITLES.get(section.section_type.value, section.section_type.value)
+        lines.append(f"{group} chunk group" if section.level > 1 else "Front matter")
+        lines.append(f"└─ {describe(section)}" if not children.get(section.section_id) else f"┌─ {describe(section)}")
+        for decision in section.decisions:
+            lines.append(f"│     · {decision}")
+        walk(section, "")
+    captions = [chunk for chunk in chunked.chunks if chunk.split == "caption"]
+    if captions:
+        lines.append("Captions (figure_caption chunks, kept out of the body text)")
+        for chunk in captions:
+            lines.append(f"└─ chunk {chunk.ordinal} in {chunk.section_id}: {chunk.text[:70]}{'…' if len(chunk.text) > 70 else ''}")
+    return "\n".join(lines)

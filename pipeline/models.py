@@ -1,0 +1,233 @@
+"""The typed records that flow between the stages: extract → normalize → chunk → index.
+
+Every record is frozen: a stage builds a new record instead of changing the one it was given.
+Offsets are 0-based, half-open (`char_start` inclusive, `char_end` exclusive) into
+`Document.text`; lines and pages are 1-based and inclusive.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SourceFormat(str, Enum):
+    markdown = "markdown"
+    pdf = "pdf"
+
+
+class BlockKind(str, Enum):
+    heading = "heading"
+    paragraph = "paragraph"
+    list = "list"
+    table = "table"
+    code = "code"
+    blockquote = "blockquote"
+    front_matter = "front_matter"
+    caption = "caption"
+    """Set by normalize for paragraphs that are figure or table captions."""
+
+
+class SectionType(str, Enum):
+    intro = "intro"
+    methods = "methods"
+    results = "results"
+    discussion = "discussion"
+    conclusion = "conclusion"
+    meta = "meta"
+    figure_caption = "figure_caption"
+    other = "other"
+
+
+class TextSegment(Record):
+    """A run of a block's text that sits on one page (or on no known page)."""
+
+    text: str
+    page: int | None = None
+    """1-based physical page the text is on; None where the source has no pages."""
+
+
+# ---------------------------------------------------------------- extract output
+
+
+class RawBlock(Record):
+    """One block as the extractor found it, before any cleanup."""
+
+    kind: BlockKind
+    segments: list[TextSegment]
+    """The block's text in reading order, cut where the page changes."""
+    level: int | None = None
+    """Heading level as the source gave it (Markdown `#` count, or the PDF's recovered level)."""
+    line_start: int | None = None
+    """First source line of the block, 1-based; None for PDFs."""
+    line_end: int | None = None
+    """Last source line of the block, inclusive; None for PDFs."""
+
+    @property
+    def text(self) -> str:
+        return "".join(segment.text for segment in self.segments)
+
+
+class RawDocument(Record):
+    """What an extractor read from one file: blocks in reading order with their provenance."""
+
+    schema_name: str = "pipeline.RawDocument"
+    schema_version: int = SCHEMA_VERSION
+    path: str
+    """Path relative to the ingested folder, with `/` separators."""
+    format: SourceFormat
+    blocks: list[RawBlock]
+    page_count: int | None = None
+    """Physical pages in the source; None for Markdown."""
+    page_labels: dict[int, str] = Field(default_factory=dict)
+    """Printed page label by physical page, only where the PDF defines labels."""
+    encoding: str | None = None
+    """Text encoding the file was decoded with (Markdown only)."""
+    removed_running_lines: int = 0
+    """Repeated page furniture (running heads and feet) the extractor dropped."""
+
+
+# ---------------------------------------------------------------- normalize output
+
+
+class PageSpan(Record):
+    """A stretch of `Document.text` that sits on one page."""
+
+    char_start: int
+    char_end: int
+    page: int
+
+
+class Block(Record):
+    """A cleaned block placed in `Document.text`."""
+
+    kind: BlockKind
+    char_start: int
+    char_end: int
+    level: int | None = None
+    """Heading level after normalization: 1 is the paper title, 2 top-level sections, 3 their
+    children, and so on."""
+    heading_key: str | None = None
+    """The heading reduced for classification: numbering, markup, trailing punctuation and case
+    removed (`2.1 **Patient cohort**:` → `patient cohort`)."""
+    line_start: int | None = None
+    line_end: int | None = None
+    page_spans: list[PageSpan] = Field(default_factory=list)
+    word_count: int = 0
+
+
+class Document(Record):
+    """One paper's normalized text and its blocks, each an exact slice of `text`."""
+
+    schema_name: str = "pipeline.Document"
+    schema_version: int = SCHEMA_VERSION
+    doc_id: str
+    """Readable slug of the path relative to the ingested folder (`reviews/berek-2021`)."""
+    path: str
+    format: SourceFormat
+    title: str | None
+    text: str
+    """Normalized text: body blocks in reading order, then the captions, separated by blank
+    lines. Captions are gathered after the body so that every body chunk is one contiguous
+    slice that no figure interrupts."""
+    blocks: list[Block]
+    """In reading order (a caption stands where the paper put it, though its text is at the end)."""
+    page_count: int | None = None
+    page_labels: dict[int, str] = Field(default_factory=dict)
+    encoding: str | None = None
+    removed_running_lines: int = 0
+
+
+# ---------------------------------------------------------------- chunk output
+
+
+class Section(Record):
+    """One heading of the paper (or the untitled front matter) and what chunking decided for it."""
+
+    section_id: str
+    """`S1, S2, …` in document order; children of a top-level section `S3.1, S3.2, …`."""
+    parent_id: str | None
+    level: int
+    """Normalized level: 1 title/front matter, 2 top-level, 3 child, …"""
+    heading: str | None
+    """Heading as written (None for front matter that has no heading)."""
+    heading_path: list[str]
+    section_type: SectionType
+    type_source: str
+    """Why it got its type: `classified:<rule>`, `anchor:<rule>`, `inherited`, `absorbed`,
+    `front_matter` or `unmatched`."""
+    anchor: str | None
+    """Name of the strict anchor rule the heading matched, if any (`references`, `methods`)."""
+    absorbed_into: str | None
+    """Section id of the anchor that absorbed this flat sibling, if any."""
+    word_count: int
+    """Words of the section's own body, headings and children excluded."""
+    char_start: int
+    char_end: int
+    """Span of the heading and its own body (children excluded) in `Document.text`."""
+    line_start: int | None
+    line_end: int | None
+    page_start: int | None
+    page_end: int | None
+    decisions: list[str] = Field(default_factory=list)
+    """What the chunker decided here, in words, for `pipeline inspect`."""
+
+
+class Paragraph(Record):
+    """A body block with its stable id (`S2-P1` is the first paragraph of S2)."""
+
+    paragraph_id: str
+    section_id: str
+    kind: BlockKind
+    char_start: int
+    char_end: int
+    line_start: int | None
+    line_end: int | None
+    page_start: int | None
+    page_end: int | None
+    word_count: int
+
+
+class Chunk(Record):
+    """A retrievable piece of a paper whose text is `Document.text[char_start:char_end]`."""
+
+    chunk_id: str
+    """`{doc_id}:{ordinal}`."""
+    doc_id: str
+    ordinal: int
+    """1-based position among the paper's chunks."""
+    section_id: str
+    section_type: SectionType
+    heading: str | None
+    heading_path: list[str]
+    text: str
+    word_count: int
+    char_start: int
+    char_end: int
+    line_start: int | None
+    line_end: int | None
+    page_start: int | None
+    page_end: int | None
+    pages: list[int]
+    """Every page the chunk's text is on (empty where the source has no pages)."""
+    paragraph_ids: list[str]
+    absorbed_into: str | None
+    """Anchor section id, where the chunk's section was absorbed into a methods/results anchor."""
+    split: str
+    """Why this chunk starts where it does: `front`, `h2`, `h3_soft`, `size`, `caption`."""
+
+
+class ChunkedDocument(Record):
+    """The chunk stage's result for one paper."""
+
+    document: Document
+    sections: list[Section]
+    paragraphs: list[Paragraph]
+    chunks: list[Chunk]

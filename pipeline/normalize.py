@@ -1,0 +1,236 @@
+"""Stage 2, normalize: clean a `RawDocument`'s blocks and lay them out as one `Document.text`.
+
+What happens here: Unicode NFC (plus ligatures and odd spaces), line joining with
+de-hyphenation that keeps real compounds, heading levels made relative (title 1, top-level
+sections 2, children 3), heading keys for classification, captions recognised, and repeated
+page furniture dropped and counted. Every block ends up an exact slice of the document text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+
+from pipeline.models import Block, BlockKind, Document, PageSpan, RawBlock, RawDocument, TextSegment
+from pipeline.rules import Rules
+
+BLOCK_SEPARATOR = "\n\n"
+
+# Ligatures fold to their letters (NFKC does only this well); other NFKC folds (², µ) would
+# change meaning, so they are not applied.
+_LIGATURES = {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+_SPACES = dict.fromkeys(["\u00a0", "\u2000", "\u2001", "\u2002", "\u2003", "\u2004", "\u2005", "\u2006",
+                         "\u2007", "\u2008", "\u2009", "\u200a", "\u202f", "\u205f", "\u3000", "\t"], " ")
+_INVISIBLE = dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"], "")
+_CHARACTER_MAP = str.maketrans({**_LIGATURES, **_SPACES, **_INVISIBLE})
+
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_COUNTED_WORD = re.compile(r"\S*[^\W_]\S*")
+_HEADING_MARKUP = re.compile(r"[*_`]+|</?[a-z]+>")
+_TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
+_JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption}
+_LINE_END_HYPHEN = re.compile(r"([^\W\d_]+)-$")
+_LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
+
+
+def count_words(text: str) -> int:
+    """Words are whitespace-separated tokens holding at least one letter or digit."""
+    return len(_COUNTED_WORD.findall(text))
+
+
+def clean_characters(text: str) -> str:
+    return unicodedata.normalize("NFC", text).translate(_CHARACTER_MAP)
+
+
+def heading_key(heading: str, rules: Rules) -> str:
+    """Reduce a heading to the key the classification patterns match against."""
+    key = _HEADING_MARKUP.sub("", heading).lower()
+    key = " ".join(key.split())
+    key = rules.normalize.heading_numbering_regex.sub("", key)
+    key = _TRAILING_PUNCTUATION.sub("", key)
+    return key.strip()
+
+
+def _vocabulary(raw: RawDocument) -> set[str]:
+    """Lower-cased words the document writes whole somewhere: the test for de-hyphenation."""
+    return {word.lower() for block in raw.blocks for word in _WORD.findall(clean_characters(block.text))}
+
+
+def _joint(previous: str, line: str, vocabulary: set[str]) -> tuple[str, bool]:
+    """What goes between two lines of one paragraph, and whether the line-end hyphen goes."""
+    hyphenated = _LINE_END_HYPHEN.search(previous)
+    if not hyphenated:
+        return " ", False
+    continued = _LINE_START_WORD.match(line)
+    if continued and continued.group(1)[0].islower():
+        if (hyphenated.group(1) + continued.group(1)).lower() in vocabulary:
+            return "", True  # `diag-` / `nosis`: the paper writes `diagnosis` whole elsewhere
+    return "", False  # a real compound broken at its hyphen: `non-small-` / `cell`
+
+
+def _clean_segments(block: RawBlock, vocabulary: set[str]) -> list[TextSegment]:
+    """Clean each segment's characters; join a paragraph's lines into one line."""
+    if block.kind not in _JOINED_KINDS:
+        cleaned = [TextSegment(text=clean_characters(segment.text), page=segment.page) for segment in block.segments]
+        return _trim_segments(cleaned)
+    lines = [
+        (" ".join(line.split()), segment.page)
+        for segment in block.segments
+        for line in clean_characters(segment.text).split("\n")
+    ]
+    lines = [(line, page) for line, page in lines if line]
+    segments: list[TextSegment] = []
+    for index, (line, page) in enumerate(lines):
+        joint = ""
+        if index:
+            joint, drop_hyphen = _joint(lines[index - 1][0], line, vocabulary)
+            if drop_hyphen:
+                segments[-1] = TextSegment(text=segments[-1].text[:-1], page=segments[-1].page)
+        if segments and segments[-1].page == page:
+            segments[-1] = TextSegment(text=segments[-1].text + joint + line, page=page)
+        else:
+            if segments:
+                segments[-1] = TextSegment(text=segments[-1].text + joint, page=segments[-1].page)
+            segments.append(TextSegment(text=line, page=page))
+    return _trim_segments(segments)
+
+
+def _trim_segments(segments: list[TextSegment]) -> list[TextSegment]:
+    """Drop empty segments and whitespace at the block's two ends."""
+    segments = [segment for segment in segments if segment.text]
+    if not segments:
+        return []
+    first, last = segments[0], segments[-1]
+    segments[0] = TextSegment(text=first.text.lstrip(), page=first.page)
+    segments[-1] = TextSegment(text=segments[-1].text.rstrip(), page=last.page)
+    return [segment for segment in segments if segment.text]
+
+
+def _relative_levels(blocks: list[RawBlock]) -> tuple[int | None, dict[int, int]]:
+    """Find the title heading and map every other heading level to 2, 3, …
+
+    The title is the first heading when it is an H1; the shallowest remaining level becomes the
+    top-level (2), so a converter that wrote sections as H1 or as H3 still chunks like H2s.
+    """
+    headings = [index for index, block in enumerate(blocks) if block.kind == BlockKind.heading]
+    if not headings:
+        return None, {}
+    title_index = headings[0] if blocks[headings[0]].level == 1 else None
+    rest = [index for index in headings if index != title_index]
+    if not rest:
+        return title_index, {}
+    top = min(blocks[index].level or 2 for index in rest)
+    levels = {index: (blocks[index].level or top) - top + 2 for index in rest}
+    return title_index, _deepen_by_numbering(blocks, levels)
+
+
+_SECTION_NUMBER = re.compile(r"^\s*[*_]*(\d+(?:\.\d+)*)\.?\s+\S")
+
+
+def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int]) -> dict[int, int]:
+    """`2.1 Study design` under `2. Methods` at the same level becomes its child.
+
+    Converters often emit every numbered heading at one level; the numbering still says which
+    is a sub-section. Only a number whose parent number (`2` for `2.1`) was seen earlier at
+    the same level is deepened, so a paper that numbers nothing is left alone.
+    """
+    source_level: dict[str, int] = {}
+    final_level: dict[str, int] = {}
+    deepened = dict(levels)
+    for index in sorted(levels):
+        match = _SECTION_NUMBER.match(blocks[index].text)
+        if not match:
+            continue
+        number, level = match.group(1), levels[index]
+        parent = number.rpartition(".")[0]
+        if parent and source_level.get(parent) == level:
+            deepened[index] = final_level[parent] + 1
+        source_level[number], final_level[number] = level, deepened[index]
+    return deepened
+
+
+def _furniture(blocks: list[RawBlock], rules: Rules) -> set[int]:
+    """Indexes of paragraphs that are page furniture: repeated short lines and bare page numbers."""
+    texts = {
+        index: " ".join(clean_characters(block.text).split())
+        for index, block in enumerate(blocks)
+        if block.kind == BlockKind.paragraph
+    }
+    repeats = Counter(text for text in texts.values() if 0 < count_words(text) <= rules.normalize.running_line_max_words)
+    return {
+        index
+        for index, text in texts.items()
+        if repeats[text] >= rules.normalize.running_line_min_repeats or rules.normalize.page_number_regex.fullmatch(text)
+    }
+
+
+def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
+    """Clean `raw` and lay its blocks out in one text: body in reading order, then captions."""
+    vocabulary = _vocabulary(raw)
+    title_index, levels = _relative_levels(raw.blocks)
+    furniture = _furniture(raw.blocks, rules)
+    caption_regex = rules.normalize.caption_regex
+
+    prepared: list[tuple[RawBlock, BlockKind, int | None, list[TextSegment]]] = []
+    for index, block in enumerate(raw.blocks):
+        if index in furniture:
+            continue
+        segments = _clean_segments(block, vocabulary)
+        if not segments:
+            continue
+        kind = block.kind
+        text = "".join(segment.text for segment in segments)
+        if kind == BlockKind.paragraph and caption_regex.match(text):
+            kind = BlockKind.caption
+        level = 1 if index == title_index else levels.get(index)
+        prepared.append((block, kind, level, segments))
+
+    # Body first, captions after it: the text order. `blocks` stays in reading order.
+    text_order = sorted(range(len(prepared)), key=lambda position: prepared[position][1] == BlockKind.caption)
+    text_parts: list[str] = []
+    placed: dict[int, Block] = {}
+    offset = 0
+    for position in text_order:
+        block, kind, level, segments = prepared[position]
+        if text_parts:
+            text_parts.append(BLOCK_SEPARATOR)
+            offset += len(BLOCK_SEPARATOR)
+        start = offset
+        spans = []
+        for segment in segments:
+            text_parts.append(segment.text)
+            if segment.page is not None:
+                spans.append(PageSpan(char_start=offset, char_end=offset + len(segment.text), page=segment.page))
+            offset += len(segment.text)
+        block_text = "".join(segment.text for segment in segments)
+        placed[position] = (
+            Block(
+                kind=kind,
+                char_start=start,
+                char_end=offset,
+                level=level if kind == BlockKind.heading else None,
+                heading_key=heading_key(block_text, rules) if kind == BlockKind.heading else None,
+                line_start=block.line_start,
+                line_end=block.line_end,
+                page_spans=spans,
+                word_count=count_words(block_text),
+            )
+        )
+    text = "".join(text_parts)
+    blocks = [placed[position] for position in range(len(prepared))]
+    title = None
+    if title_index is not None:
+        title = " ".join(clean_characters(raw.blocks[title_index].text).split()) or None
+    return Document(
+        doc_id=doc_id,
+        path=raw.path,
+        format=raw.format,
+        title=title,
+        text=text,
+        blocks=blocks,
+        page_count=raw.page_count,
+        page_labels=raw.page_labels,
+        encoding=raw.encoding,
+        removed_running_lines=raw.removed_running_lines + len(furniture),
+    )

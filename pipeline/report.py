@@ -1,0 +1,50 @@
+"""The `pipeline report` view: per paper, chunks by section type and chunk sizes."""
+
+from __future__ import annotations
+
+import duckdb
+
+SECTION_TYPES = ("intro", "methods", "results", "discussion", "conclusion", "meta", "figure_caption", "other")
+
+
+def render_report(connection: duckdb.DuckDBPyConnection) -> str:
+    """A table of chunks per section type for every paper, then the size distribution."""
+    counts = connection.execute(
+        "SELECT doc_id, section_type, count(*) FROM chunks GROUP BY ALL ORDER BY ALL"
+    ).fetchall()
+    per_doc: dict[str, dict[str, int]] = {}
+    for doc_id, section_type, count in counts:
+        per_doc.setdefault(doc_id, {})[section_type] = count
+    short = {"figure_caption": "caption", "discussion": "discuss", "conclusion": "concl"}
+    header = ["paper"] + [short.get(name, name) for name in SECTION_TYPES] + ["total"]
+    width = max([len("paper")] + [len(doc_id) for doc_id in per_doc])
+    lines = [f"{header[0]:<{width}}  " + "  ".join(f"{name:>7}" for name in header[1:])]
+    for doc_id, types in per_doc.items():
+        cells = [types.get(name, 0) for name in SECTION_TYPES] + [sum(types.values())]
+        lines.append(f"{doc_id:<{width}}  " + "  ".join(f"{cell:>7}" for cell in cells))
+
+    failed = connection.execute("SELECT path, status, error FROM documents WHERE status <> 'ingested' ORDER BY path").fetchall()
+    if failed:
+        lines += ["", "Not ingested:"] + [f"  {path} [{status}]: {error}" for path, status, error in failed]
+
+    stats = connection.execute(
+        """
+        SELECT count(*), min(word_count), quantile_cont(word_count, 0.25), median(word_count),
+               quantile_cont(word_count, 0.75), max(word_count),
+               count(*) FILTER (WHERE word_count < 500), count(*) FILTER (WHERE word_count BETWEEN 500 AND 800),
+               count(*) FILTER (WHERE word_count > 800 AND word_count <= 1200), count(*) FILTER (WHERE word_count > 1200)
+        FROM chunks WHERE section_type <> 'figure_caption'
+        """
+    ).fetchone()
+    total, smallest, q1, median, q3, largest, under, target, over, beyond = stats
+    lines.append("")
+    if not total:
+        lines.append("No body chunks yet.")
+        return "\n".join(lines)
+    lines.append(
+        f"Body chunk words: min {smallest}, 25% {q1:.0f}, median {median:.0f}, 75% {q3:.0f}, max {largest} ({total} chunks)"
+    )
+    for label, count in (("< 500", under), ("500-800", target), ("801-1200", over), ("> 1200", beyond)):
+        bar = "█" * round(40 * count / total)
+        lines.append(f"  {label:>9} {count:5}  {bar}")
+    return "\n".join(lines)
