@@ -1,0 +1,42 @@
+"""Shared fixtures: the default rules, a one-call Markdown → chunks helper, and the shared corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.chunk import chunk
+from pipeline.extract.markdown import extract_markdown_text
+from pipeline.models import ChunkedDocument
+from pipeline.normalize import normalize
+from pipeline.rules import Rules, load_rules
+
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED_CORPUS = PROJECT.parent / "shared" / "corpus"
+
+
+@pytest.fixture(scope="session")
+def rules() -> Rules:
+    return load_rules()
+
+
+def chunk_markdown(source: str, rules: Rules, doc_id: str = "paper") -> ChunkedDocument:
+    """Run extract → normalize → chunk on Markdown source text."""
+    raw = extract_markdown_text(source, f"{doc_id}.md", rules.page_markers)
+    return chunk(normalize(raw, doc_id, rules), rules)
+
+
+def words(count: int, word: str = "word") -> str:
+    """`count` words of filler, as sentences of ten words."""
+    tokens = [word] * count
+    sentences = [" ".join(tokens[index : index + 10]).capitalize() + "." for index in range(0, count, 10)]
+    return " ".join(sentences)
+
+
+def shared_corpus(*parts: str) -> Path:
+    """A folder of the shared corpus, or skip the test where it is absent."""
+    folder = SHARED_CORPUS.joinpath(*parts)
+    if not folder.exists():
+        pytest.skip(f"the shared corpus is absent: {folder} does not exist (it sits beside the project as ../shared)")
+    return folder

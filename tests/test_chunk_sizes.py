@@ -1,0 +1,89 @@
+"""Soft splits, fragment merging, the hard max, front matter and captions."""
+
+from __future__ import annotations
+
+from conftest import chunk_markdown, words
+
+
+def test_h2_at_800_words_with_h3_children_stays_one_chunk(rules):
+    source = f"# T\n\n## Results\n\n### First\n\n{words(400)}\n\n### Second\n\n{words(396)}\n"
+    result = chunk_markdown(source, rules)
+    assert [c.split for c in result.chunks if c.section_type.value == "results"] == ["h2"]
+
+
+def test_h2_over_800_words_is_soft_split_at_its_h3s(rules):
+    source = f"# T\n\n## Results\n\n### First\n\n{words(500)}\n\n### Second\n\n{words(500)}\n"
+    chunks = [c for c in chunk_markdown(source, rules).chunks if c.section_type.value == "results"]
+    assert [(c.split, c.heading) for c in chunks] == [("h2", "Results"), ("h3_soft", "Second")]
+    assert chunks[1].heading_path == ["Results", "Second"]
+
+
+def test_soft_split_children_inherit_the_parent_type(rules):
+    source = f"# T\n\n## Methods\n\n### Interim results of the pilot\n\n{words(500)}\n\n### Second\n\n{words(500)}\n"
+    sections = {s.heading: s for s in chunk_markdown(source, rules).sections}
+    assert sections["Interim results of the pilot"].section_type.value == "methods"
+    assert sections["Interim results of the pilot"].type_source == "inherited"
+
+
+def test_small_children_of_a_split_parent_are_merged_within_the_target(rules):
+    children = "".join(f"### Part {index}\n\n{words(200)}\n\n" for index in range(1, 6))
+    chunks = [c for c in chunk_markdown(f"# T\n\n## Results\n\n{children}", rules).chunks if c.section_type.value == "results"]
+    assert [c.word_count for c in chunks] == [1 + 3 * 202, 2 * 202]  # "Results", then "Part N" + 200 each
+    assert all(c.word_count <= 800 for c in chunks)
+
+
+def test_merging_never_crosses_an_h2_boundary(rules):
+    source = f"# T\n\n## Results\n\n{words(50)}\n\n## Discussion\n\n{words(50)}\n"
+    chunks = chunk_markdown(source, rules).chunks
+    assert [c.heading for c in chunks if c.split == "h2"] == ["Results", "Discussion"]
+
+
+def test_a_leaf_over_the_hard_max_is_cut_at_paragraphs_into_near_equal_pieces(rules):
+    paragraphs = "\n\n".join(words(100) for _ in range(25))
+    chunks = [c for c in chunk_markdown(f"# T\n\n## Results\n\n{paragraphs}\n", rules).chunks if c.section_type.value == "results"]
+    sizes = [c.word_count for c in chunks]
+    assert [c.split for c in chunks] == ["h2", "size", "size", "size"]
+    assert max(sizes) <= 1200 and max(sizes) - min(sizes) <= 100
+
+
+def test_one_huge_paragraph_is_cut_at_sentences_never_mid_word(rules):
+    chunks = chunk_markdown(f"# T\n\n## Results\n\n{words(3000, 'alpha')}\n", rules).chunks
+    body = [c for c in chunks if c.section_type.value == "results"]
+    assert all(c.word_count <= 1200 for c in body)
+    assert all(c.text.endswith(".") for c in body)
+    assert sum(c.word_count for c in body) == 3000 + 1
+
+
+def test_a_sentence_longer_than_the_hard_max_is_cut_between_words(rules):
+    chunks = chunk_markdown(f"# T\n\n## Results\n\n{' '.join(['beta'] * 2600)}\n", rules).chunks
+    body = [c for c in chunks if c.section_type.value == "results"]
+    assert all(c.word_count <= 1200 for c in body)
+    assert all(set(c.text.replace("Results", "").split()) == {"beta"} for c in body)
+
+
+def test_title_and_text_before_the_first_h2_become_the_meta_front_chunk(rules):
+    result = chunk_markdown(f"# A study\n\nJ. Doe, Example University\n\n## Introduction\n\n{words(20)}\n", rules)
+    front = result.chunks[0]
+    assert (front.split, front.section_type.value, front.text) == ("front", "meta", "A study\n\nJ. Doe, Example University")
+
+
+def test_figure_and_table_captions_become_their_own_chunks(rules):
+    source = f"# T\n\n## Results\n\n{words(30)}\n\nFigure 2. Survival by stage.\n\nFig. 3: Uptake.\n\nTable 1 shows the cohort.\n"
+    chunks = chunk_markdown(source, rules).chunks
+    captions = [c.text for c in chunks if c.section_type.value == "figure_caption"]
+    assert captions == ["Figure 2. Survival by stage.", "Fig. 3: Uptake."]
+    body = next(c for c in chunks if c.heading == "Results" and c.split == "h2")
+    assert "Figure 2" not in body.text and "Table 1 shows the cohort." in body.text
+
+
+def test_caption_chunks_keep_their_own_line_provenance(rules):
+    source = f"# T\n\n## Results\n\n{words(30)}\n\nFigure 2. Survival by stage.\n\n{words(30)}\n"
+    caption = next(c for c in chunk_markdown(source, rules).chunks if c.split == "caption")
+    assert (caption.line_start, caption.line_end, caption.section_id) == (7, 7, "S2")
+
+
+def test_a_paper_without_headings_is_one_other_section_split_by_size(rules):
+    paragraphs = "\n\n".join(words(100) for _ in range(20))
+    chunks = chunk_markdown(paragraphs, rules).chunks
+    assert {c.section_type.value for c in chunks} == {"other"}
+    assert all(c.word_count <= 1200 for c in chunks)

@@ -1,0 +1,100 @@
+"""The CLI through typer's CliRunner: exit codes, clean errors, and help on every command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import PROJECT
+from pipeline.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "papers.duckdb"
+    result = runner.invoke(app, ["ingest", str(PROJECT / "corpus"), "--db", str(path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_ingest_prints_a_one_line_summary(db):
+    result = runner.invoke(app, ["ingest", str(PROJECT / "corpus"), "--db", str(db), "--quiet"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("4 files: 4 ingested, 0 failed; ")
+
+
+def test_search_prints_ranked_chunks_with_provenance(db):
+    result = runner.invoke(app, ["search", "IL-6", "--db", str(db), "--limit", "2"])
+    assert result.exit_code == 0
+    assert "(lines " in result.stdout
+
+
+def test_search_json_is_machine_readable(db):
+    result = runner.invoke(app, ["search", "p53", "--db", str(db), "--json"])
+    hits = json.loads(result.stdout)
+    assert hits and {"chunk_id", "score", "heading_path", "snippet"} <= set(hits[0])
+
+
+def test_sql_is_read_only(db):
+    result = runner.invoke(app, ["sql", "DELETE FROM chunks", "--db", str(db)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: the query failed:")
+    assert "read-only" in result.stderr
+
+
+def test_sql_prints_csv(db):
+    result = runner.invoke(app, ["sql", "SELECT count(*) AS n FROM documents", "--db", str(db), "--format", "csv"])
+    assert result.stdout.splitlines() == ["n", "4"]
+
+
+def test_report_shows_every_paper(db):
+    result = runner.invoke(app, ["report", "--db", str(db)])
+    assert result.exit_code == 0
+    assert "reviews/berek-2021" in result.stdout and "Body chunk words:" in result.stdout
+
+
+def test_inspect_shows_the_absorption_decisions():
+    result = runner.invoke(app, ["inspect", str(PROJECT / "corpus" / "flat" / "lee-2022.md")])
+    assert result.exit_code == 0
+    assert "Methods chunk group" in result.stdout
+    assert "Patient cohort  (methods, absorbed" in result.stdout
+    assert "stopped at 'Results' (strict anchor: results)" in result.stdout
+
+
+def test_a_missing_database_is_a_clean_error(tmp_path):
+    result = runner.invoke(app, ["search", "x", "--db", str(tmp_path / "none.duckdb")])
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: no database at {tmp_path / 'none.duckdb'}; run `pipeline ingest` first or pass --db\n"
+
+
+def test_a_missing_folder_is_a_clean_error(tmp_path):
+    result = runner.invoke(app, ["ingest", str(tmp_path / "nowhere"), "--db", str(tmp_path / "x.duckdb")])
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {tmp_path / 'nowhere'} is not a folder; pass the folder that holds your papers\n"
+
+
+def test_bad_rules_are_a_clean_error(tmp_path):
+    rules = tmp_path / "r.toml"
+    rules.write_text("[chunk]\ntarget_min_words = 'x'\n")
+    result = runner.invoke(app, ["inspect", str(PROJECT / "corpus" / "flat" / "lee-2022.md"), "--rules", str(rules)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: rules file {rules}: ")
+    assert "Traceback" not in result.output
+
+
+def test_a_failed_file_makes_ingest_exit_3(tmp_path):
+    (tmp_path / "empty.md").write_bytes(b"")
+    result = runner.invoke(app, ["ingest", str(tmp_path), "--db", str(tmp_path / "x.duckdb"), "--quiet"])
+    assert result.exit_code == 3
+    assert "failed: empty.md: the file is empty" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["ingest", "search", "sql", "inspect", "report"])
+def test_every_command_has_help_with_an_example(command):
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Example: pipeline" in result.stdout

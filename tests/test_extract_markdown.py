@@ -1,0 +1,76 @@
+"""Markdown extraction: blocks, true source lines, code fences, front matter, pages, encodings."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.errors import ExtractError
+from pipeline.extract.markdown import extract_markdown, extract_markdown_text
+from pipeline.models import BlockKind
+
+
+def _blocks(source, rules):
+    return extract_markdown_text(source, "paper.md", rules.page_markers).blocks
+
+
+def test_blocks_carry_their_inclusive_source_lines(rules):
+    blocks = _blocks("# Title\n\nFirst line\nsecond line\n\n- a\n- b\n", rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+        (BlockKind.heading, 1, 1), (BlockKind.paragraph, 3, 4), (BlockKind.list, 6, 7)
+    ]
+
+
+def test_a_hash_line_inside_a_code_fence_is_not_a_heading(rules):
+    blocks = _blocks("## Methods\n\n```r\n# fit the model\nlm(y ~ x)\n```\n", rules)
+    assert [b.kind for b in blocks] == [BlockKind.heading, BlockKind.code]
+    assert "# fit the model" in blocks[1].text
+
+
+def test_yaml_front_matter_is_a_block_of_its_own(rules):
+    blocks = _blocks("---\ntitle: X\n---\n\n# X\n", rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [(BlockKind.front_matter, 1, 3), (BlockKind.heading, 5, 5)]
+
+
+def test_tables_are_one_block(rules):
+    blocks = _blocks("| a | b |\n|---|---|\n| 1 | 2 |\n", rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [(BlockKind.table, 1, 3)]
+
+
+def test_markdown_without_page_markers_has_no_pages(rules):
+    blocks = _blocks("# T\n\ntext\n", rules)
+    assert all(segment.page is None for block in blocks for segment in block.segments)
+
+
+def test_html_comment_page_markers_give_pages(rules):
+    blocks = _blocks("<!-- page 1 -->\n\nfirst\n\n<!-- page 2 -->\n\nsecond\n", rules)
+    assert [(b.text, b.segments[0].page) for b in blocks] == [("first", 1), ("second", 2)]
+
+
+def test_marker_paginated_output_counts_pages_from_zero(rules):
+    blocks = _blocks("{0}" + "-" * 48 + "\n\nfirst\n\n{1}" + "-" * 48 + "\n\nsecond\n", rules)
+    assert [(b.text, b.segments[0].page) for b in blocks] == [("first", 1), ("second", 2)]
+
+
+def test_a_utf8_bom_is_read_and_recorded(tmp_path, rules):
+    file = tmp_path / "bom.md"
+    file.write_bytes("\ufeff# Título\n".encode("utf-8"))
+    raw = extract_markdown(file, "bom.md", rules.page_markers)
+    assert (raw.blocks[0].text, raw.encoding) == ("Título", "utf-8-sig")
+
+
+def test_latin1_markdown_is_read_as_cp1252_and_recorded(tmp_path, rules):
+    file = tmp_path / "latin.md"
+    file.write_bytes("# Études\n\nr\xe9sum\xe9\n".encode("latin-1"))
+    raw = extract_markdown(file, "latin.md", rules.page_markers)
+    assert (raw.blocks[1].text, raw.encoding) == ("résumé", "cp1252")
+
+
+@pytest.mark.parametrize(
+    ("content", "cause"),
+    [(b"", "the file is empty"), (b"  \n\n", "the file is empty"), (b"# a\x00b", "NUL byte at offset 3")],
+)
+def test_unreadable_markdown_fails_naming_the_file_and_cause(tmp_path, rules, content, cause):
+    file = tmp_path / "bad.md"
+    file.write_bytes(content)
+    with pytest.raises(ExtractError, match=f"^bad.md: {cause}"):
+        extract_markdown(file, "bad.md", rules.page_markers)

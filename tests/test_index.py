@@ -1,0 +1,111 @@
+"""DuckDB: rows, provenance, ids and BM25 search over the sample corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import PROJECT
+from pipeline.index import connect, search
+from pipeline.ingest import doc_id_for, ingest_folder
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory, rules):
+    db = tmp_path_factory.mktemp("db") / "papers.duckdb"
+    summary = ingest_folder(PROJECT / "corpus", db, rules)
+    assert not summary.failed
+    connection = connect(db, read_only=True)
+    yield connection
+    connection.close()
+
+
+def test_every_chunk_is_an_exact_slice_of_its_document_text(database):
+    mismatches = database.execute(
+        """SELECT count(*) FROM chunks c JOIN documents d USING (doc_id)
+           WHERE substr(d.text, c.char_start + 1, c.char_end - c.char_start) <> c.text"""
+    ).fetchone()[0]
+    assert mismatches == 0
+
+
+def test_markdown_chunks_have_no_pages_and_documents_no_page_count(database):
+    assert database.execute("SELECT count(*) FROM chunks WHERE page_start IS NOT NULL OR len(pages) > 0").fetchone()[0] == 0
+    assert database.execute("SELECT count(*) FROM documents WHERE page_count IS NOT NULL").fetchone()[0] == 0
+
+
+def test_chunk_line_ranges_hold_the_chunk_words(database):
+    rows = database.execute("SELECT d.path, c.text, c.line_start, c.line_end FROM chunks c JOIN documents d USING (doc_id)").fetchall()
+    for path, text, line_start, line_end in rows:
+        source_lines = (PROJECT / "corpus" / path).read_text().splitlines()[line_start - 1 : line_end]
+        source_words = set(" ".join(source_lines).split())
+        first, last = text.split()[0], text.split()[-1]
+        assert any(first in word for word in source_words), (path, line_start, first)
+        assert any(last in word for word in source_words), (path, line_end, last)
+
+
+@pytest.mark.parametrize("query", ["IL-6", "p53", "CO2", "FDG-PET/CT", "정확도", "BRCA1"])
+def test_search_finds_digits_hyphenated_terms_and_non_latin_words(database, query):
+    hits = search(database, query)
+    assert hits, f"no chunk found for {query}"
+    assert query.lower() in database.execute("SELECT lower(text) FROM chunks WHERE chunk_id = ?", [hits[0].chunk_id]).fetchone()[0]
+
+
+def test_search_can_be_limited_to_a_section_type(database):
+    hits = search(database, "IL-6", section_type="results")
+    assert hits and all(hit.section_type == "results" for hit in hits)
+
+
+def test_search_can_be_limited_to_one_paper(database):
+    hits = search(database, "FDG-PET/CT", doc_id="flat/lee-2022")
+    assert hits and {hit.doc_id for hit in hits} == {"flat/lee-2022"}
+
+
+def test_chunk_pages_view_lists_nothing_for_markdown(database):
+    assert database.execute("SELECT count(*) FROM chunk_pages").fetchone()[0] == 0
+
+
+def test_bibliography_is_kept_apart_by_its_anchor(database):
+    rows = database.execute(
+        "SELECT DISTINCT c.section_type FROM chunks c JOIN sections s USING (doc_id, section_id) WHERE s.anchor = 'references'"
+    ).fetchall()
+    assert rows == [("meta",)]
+
+
+def test_ids_are_the_same_byte_for_byte_across_runs(tmp_path, rules):
+    def snapshot(db):
+        ingest_folder(PROJECT / "corpus", db, rules)
+        connection = connect(db, read_only=True)
+        rows = connection.execute("SELECT chunk_id, section_id, paragraph_ids, char_start, char_end, text FROM chunks ORDER BY chunk_id").fetchall()
+        connection.close()
+        return rows
+
+    assert snapshot(tmp_path / "a.duckdb") == snapshot(tmp_path / "b.duckdb")
+
+
+def test_reingesting_replaces_a_papers_rows_instead_of_adding_them(tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(PROJECT / "corpus", db, rules)
+    ingest_folder(PROJECT / "corpus", db, rules)
+    connection = connect(db, read_only=True)
+    assert connection.execute("SELECT count(*), count(DISTINCT chunk_id) FROM chunks").fetchone()[0] == \
+        connection.execute("SELECT count(DISTINCT chunk_id) FROM chunks").fetchone()[0]
+    assert connection.execute("SELECT count(*) FROM documents").fetchone()[0] == 4
+
+
+@pytest.mark.parametrize(
+    ("path", "doc_id"),
+    [("reviews/berek-2021.md", "reviews/berek-2021"), ("Reviews/Berek 2021.md", "reviews/berek-2021"), ("a/b.c.pdf", "a/b-c")],
+)
+def test_doc_ids_are_readable_slugs_of_the_relative_path(path, doc_id):
+    assert doc_id_for(path) == doc_id
+
+
+def test_a_bad_file_is_recorded_and_costs_no_other_file(tmp_path, rules):
+    (tmp_path / "good.md").write_text("# Good\n\n## Results\n\nIL-6 rose.\n")
+    (tmp_path / "empty.md").write_bytes(b"")
+    summary = ingest_folder(tmp_path, tmp_path / "out" / "papers.duckdb", rules)
+    assert summary.ingested == 1 and list(summary.failed) == ["empty.md"]
+    connection = connect(tmp_path / "out" / "papers.duckdb", read_only=True)
+    assert connection.execute("SELECT path, status, error FROM documents ORDER BY path").fetchall() == [
+        ("empty.md", "failed", "empty.md: the file is empty; nothing to ingest"),
+        ("good.md", "ingested", None),
+    ]
