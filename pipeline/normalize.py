@@ -27,7 +27,7 @@ _CHARACTER_MAP = str.maketrans({**_LIGATURES, **_SPACES, **_INVISIBLE})
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _COUNTED_WORD = re.compile(r"\S*[^\W_]\S*")
-_HEADING_MARKUP = re.compile(r"[*_`]+|</?[a-z]+>")
+_HEADING_MARKUP = re.compile(r"[*_`]+|<[^>]*>")
 _TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
 _JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption}
 _LINE_END_HYPHEN = re.compile(r"([^\W\d_]+)-$")
@@ -107,7 +107,7 @@ def _trim_segments(segments: list[TextSegment]) -> list[TextSegment]:
     return [segment for segment in segments if segment.text]
 
 
-def _relative_levels(blocks: list[RawBlock]) -> tuple[int | None, dict[int, int]]:
+def _relative_levels(blocks: list[RawBlock], rules: Rules) -> tuple[int | None, dict[int, int]]:
     """Find the title heading and map every other heading level to 2, 3, …
 
     The title is the first heading when it is an H1; the shallowest remaining level becomes the
@@ -122,31 +122,62 @@ def _relative_levels(blocks: list[RawBlock]) -> tuple[int | None, dict[int, int]
         return title_index, {}
     top = min(blocks[index].level or 2 for index in rest)
     levels = {index: (blocks[index].level or top) - top + 2 for index in rest}
-    return title_index, _deepen_by_numbering(blocks, levels)
+    return title_index, _deepen_by_numbering(blocks, levels, rules)
 
 
-_SECTION_NUMBER = re.compile(r"^\s*[*_]*(\d+(?:\.\d+)*)\.?\s+\S")
+# `2`, `2.1`, `2.1.3.` before the heading text; parts of at most two digits, so `2020 in review`
+# is not read as section 2020.
+_SECTION_NUMBER = re.compile(r"^\s*[*_]*(\d{1,2}(?:\.\d{1,2})*)\.?[*_]*\s+[*_]*[^\W\d_]")
+_HTML_TAG = re.compile(r"<[^>]*>")
 
 
-def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int]) -> dict[int, int]:
-    """`2.1 Study design` under `2. Methods` at the same level becomes its child.
+def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: Rules) -> dict[int, int]:
+    """Where a paper numbers its sections, let the numbers set the levels.
 
-    Converters often emit every numbered heading at one level; the numbering still says which
-    is a sub-section. Only a number whose parent number (`2` for `2.1`) was seen earlier at
-    the same level is deepened, so a paper that numbers nothing is left alone.
+    Converters guess levels from font sizes and often get them wrong (marker writes
+    `### 1. Introduction` beside `## 2. Method`) or flat (`## 2.1 Design` under `## 2. Methods`);
+    the numbering is the author's own outline. It takes over only when it is the outline of the
+    whole paper, seen by its Introduction (or Background) carrying a top-level number, so numbers
+    local to one section (`1.`, `2.` under Results) are left alone. Then `2` is level 2, `2.1`
+    level 3; an unnumbered heading written deeper than the numbered heading before it is that
+    heading's child (`**Data split**` under `5.2`), one written at the level of a numbered
+    sub-section its sibling, and any other (Abstract, References, appendices) top-level.
+    Without such an outline, only `2.1` written at the level of an earlier `2` is deepened.
     """
-    source_level: dict[str, int] = {}
-    final_level: dict[str, int] = {}
-    deepened = dict(levels)
+    numbers = {
+        index: match.group(1)
+        for index in levels
+        if (match := _SECTION_NUMBER.match(_HTML_TAG.sub("", blocks[index].text)))
+    }
+    outline = any(
+        "." not in number and (anchor := rules.anchor_for(heading_key(blocks[index].text, rules))) and anchor.type == "intro"
+        for index, number in numbers.items()
+    )
+    deepened: dict[int, int] = {}
+    if not outline:
+        seen: dict[str, tuple[int, int]] = {}  # number → (source level, new level)
+        for index in sorted(levels):
+            deepened[index] = levels[index]
+            number = numbers.get(index)
+            if number is None:
+                continue
+            parent = seen.get(number.rpartition(".")[0])
+            if parent is not None and parent[0] == levels[index]:
+                deepened[index] = parent[1] + 1
+            seen[number] = (levels[index], deepened[index])
+        return deepened
+    last_numbered: tuple[int, int] | None = None  # (source level, new level)
     for index in sorted(levels):
-        match = _SECTION_NUMBER.match(blocks[index].text)
-        if not match:
-            continue
-        number, level = match.group(1), levels[index]
-        parent = number.rpartition(".")[0]
-        if parent and source_level.get(parent) == level:
-            deepened[index] = final_level[parent] + 1
-        source_level[number], final_level[number] = level, deepened[index]
+        if index in numbers:
+            deepened[index] = numbers[index].count(".") + 2
+            last_numbered = (levels[index], deepened[index])
+        elif last_numbered is not None and levels[index] > last_numbered[0]:
+            deepened[index] = last_numbered[1] + 1
+        elif last_numbered is not None and levels[index] == last_numbered[0] and last_numbered[1] > 2:
+            deepened[index] = last_numbered[1]  # a sibling of `5.2`, written at its level
+        else:
+            deepened[index] = 2
+            last_numbered = None
     return deepened
 
 
@@ -168,7 +199,7 @@ def _furniture(blocks: list[RawBlock], rules: Rules) -> set[int]:
 def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     """Clean `raw` and lay its blocks out in one text: body in reading order, then captions."""
     vocabulary = _vocabulary(raw)
-    title_index, levels = _relative_levels(raw.blocks)
+    title_index, levels = _relative_levels(raw.blocks, rules)
     furniture = _furniture(raw.blocks, rules)
     caption_regex = rules.normalize.caption_regex
 

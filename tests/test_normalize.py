@@ -74,3 +74,20 @@ def test_captions_are_placed_after_the_body_but_listed_in_reading_order(rules):
     document = _document("First.\n\nFigure 1. A plot.\n\nSecond.\n", rules)
     assert document.text == "First.\n\nSecond.\n\nFigure 1. A plot."
     assert [b.kind.value for b in document.blocks] == ["paragraph", "caption", "paragraph"]
+
+
+def test_section_numbers_override_converter_levels_guessed_from_font_sizes(rules):
+    source = "# T\n\n### 1. Introduction\n\n## 2. Method\n\n#### 2.1 Design\n\n#### **Data split**\n\n### 3. Results\n\n### Acknowledgments\n"
+    document = _document(source, rules)
+    assert [b.level for b in document.blocks] == [1, 2, 2, 3, 3, 2, 2]
+
+
+def test_a_paper_that_numbers_nothing_keeps_its_levels(rules):
+    document = _document("# T\n\n## Methods\n\n### 2020 in review\n\n## Results\n", rules)
+    assert [b.level for b in document.blocks] == [1, 2, 3, 2]
+
+
+def test_numbers_local_to_one_section_do_not_reshape_the_paper(rules):
+    source = "# T\n\n## Introduction\n\n## Results\n\n### 1. Selection of studies\n\n### 2. Trial data\n\n## Discussion\n"
+    document = _document(source, rules)
+    assert [b.level for b in document.blocks] == [1, 2, 2, 3, 3, 2]
