@@ -57,7 +57,8 @@ class _Node:
 
     @property
     def own_blocks(self) -> list[Block]:
-        return ([self.heading] if self.heading else []) + self.body
+        """Heading and body in text order (a title may follow the front matter's first lines)."""
+        return sorted(([self.heading] if self.heading else []) + self.body, key=lambda block: block.char_start)
 
     def subtree(self) -> list[_Node]:
         return [self] + [node for child in self.children for node in child.subtree()]

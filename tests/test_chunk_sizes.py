@@ -87,3 +87,8 @@ def test_a_paper_without_headings_is_one_other_section_split_by_size(rules):
     chunks = chunk_markdown(paragraphs, rules).chunks
     assert {c.section_type.value for c in chunks} == {"other"}
     assert all(c.word_count <= 1200 for c in chunks)
+
+
+def test_lines_before_the_title_stay_in_the_front_chunk(rules):
+    result = chunk_markdown(f"arXiv:2103.15348v2\n\n# A study\n\nJ. Doe\n\n## Introduction\n\n{words(20)}\n", rules)
+    assert result.chunks[0].text == "arXiv:2103.15348v2\n\nA study\n\nJ. Doe"

@@ -1,0 +1,154 @@
+"""Measures of PDF extraction against PyMuPDF's own page text and the ground-truth headings.
+
+Importable by the tests, and a script that prints the figures for the shared corpus:
+
+    .venv/bin/python tests/pdf_helpers.py [PDF ...]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from pipeline.models import BlockKind, RawDocument
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+CORPUS_PDF = SHARED / "corpus" / "pdf"
+GROUND_TRUTH = CORPUS_PDF / "groundtruth"
+_TEI = "{http://www.tei-c.org/ns/1.0}"
+_NUMBERING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-Z](?:\.\d{1,2})*[.)])\s+")
+
+
+def words(text: str) -> list[str]:
+    """Case-folded word tokens; punctuation and spacing never count."""
+    return re.findall(r"\w+", text.casefold())
+
+
+def heading_key(text: str) -> str:
+    """A heading reduced for matching: numbering, case, spacing, hyphenation and punctuation removed."""
+    text = " ".join(text.split())
+    return re.sub(r"\W+", "", _NUMBERING.sub("", text).casefold())
+
+
+def page_words(file: Path) -> dict[int, Counter[str]]:
+    """Word counts of every page's text as PyMuPDF's plain `get_text()` gives it."""
+    with pymupdf.open(file) as doc:
+        return {number: Counter(words(page.get_text())) for number, page in enumerate(doc, start=1)}
+
+
+def words_by_page(doc: RawDocument) -> dict[int, Counter[str]]:
+    counts: dict[int, Counter[str]] = {}
+    for block in doc.blocks:
+        for segment in block.segments:
+            counts.setdefault(segment.page, Counter()).update(words(segment.text))
+    return counts
+
+
+def misplaced_words(doc: RawDocument, pages: dict[int, Counter[str]]) -> list[tuple[int, str]]:
+    """Segment words that do not occur on the page the segment claims: (page, word)."""
+    missing = []
+    for block in doc.blocks:
+        for segment in block.segments:
+            page = pages.get(segment.page, Counter())
+            missing.extend((segment.page, word) for word in words(segment.text) if word not in page)
+    return missing
+
+
+def word_share_in_blocks(doc: RawDocument, pages: dict[int, Counter[str]]) -> float:
+    """Share of page words (as a multiset, per page) that reached some block on that page."""
+    placed = words_by_page(doc)
+    total = sum(sum(counts.values()) for counts in pages.values())
+    found = sum(sum((counts & placed.get(page, Counter())).values()) for page, counts in pages.items())
+    return found / total if total else 1.0
+
+
+def ground_truth_headings(pdf: Path) -> list[str] | None:
+    """Section headings from GROBID TEI or CERMINE NLM beside the PDF, or None where there are none."""
+    tei = GROUND_TRUTH / f"{pdf.stem}.grobid.tei.xml"
+    nlm = GROUND_TRUTH / f"{pdf.stem}.cermine-nlm.xml"
+    if tei.exists():
+        body = ET.parse(tei).getroot().find(f"{_TEI}text/{_TEI}body")
+        return [
+            "".join(head.itertext())
+            for div in body.iter(f"{_TEI}div")
+            if (head := div.find(f"{_TEI}head")) is not None
+        ]
+    if nlm.exists():
+        body = ET.parse(nlm).getroot().find("body")
+        return ["".join(title.itertext()) for title in body.iter("title")]
+    return None
+
+
+def plausible_heading(text: str) -> bool:
+    """Drops the tool errors the corpus README warns of (quotations taken for headings)."""
+    text = " ".join(text.split())
+    return len(text.split()) <= 8 and text[-1:] not in ".,;)"
+
+
+@dataclass
+class Recall:
+    found: int
+    total: int
+    missing: list[str]
+
+    @property
+    def share(self) -> float:
+        return self.found / self.total if self.total else 1.0
+
+
+def heading_recall(doc: RawDocument, truth: list[str]) -> Recall:
+    """How many ground-truth headings the extractor marked as headings (normalized text match)."""
+    extracted = Counter(heading_key(block.text) for block in doc.blocks if block.kind is BlockKind.heading)
+    missing = []
+    for heading in truth:
+        key = heading_key(heading)
+        if extracted[key] > 0:
+            extracted[key] -= 1
+        else:
+            missing.append(heading)
+    return Recall(found=len(truth) - len(missing), total=len(truth), missing=missing)
+
+
+def main(files: list[Path]) -> None:
+    from pipeline.errors import NoTextLayerError
+    from pipeline.extract.pdf import extract_pdf
+
+    total_pages = 0
+    total_seconds = 0.0
+    print(f"{'file':42} {'pages':>5} {'blocks':>6} {'heads':>5} {'in blocks':>9} {'misplaced':>9}  heading recall")
+    for file in files:
+        start = time.perf_counter()
+        try:
+            doc = extract_pdf(file, file.name)
+        except NoTextLayerError as error:
+            print(f"{file.name:42} no text layer: {error}")
+            continue
+        seconds = time.perf_counter() - start
+        total_pages += doc.page_count
+        total_seconds += seconds
+        pages = page_words(file)
+        share = word_share_in_blocks(doc, pages)
+        placed = sum(len(words(block.text)) for block in doc.blocks)
+        misplaced = len(misplaced_words(doc, pages)) / placed if placed else 0.0
+        headings = sum(1 for block in doc.blocks if block.kind is BlockKind.heading)
+        truth = ground_truth_headings(file)
+        recall = ""
+        if truth is not None:
+            every = heading_recall(doc, truth)
+            clean = heading_recall(doc, [t for t in truth if plausible_heading(t)])
+            recall = f"{every.found}/{every.total} all, {clean.found}/{clean.total} plausible; missing {clean.missing}"
+        print(f"{file.name:42} {doc.page_count:5} {len(doc.blocks):6} {headings:5} {share:9.1%} {misplaced:9.2%}  {recall}")
+    if total_seconds:
+        print(f"extract_pdf: {total_pages} pages in {total_seconds:.2f} s = {total_pages / total_seconds:.0f} pages/s (one process)")
+
+
+if __name__ == "__main__":
+    arguments = [Path(argument) for argument in sys.argv[1:]]
+    main(arguments or sorted(CORPUS_PDF.glob("*.pdf")))
