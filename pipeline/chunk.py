@@ -9,6 +9,7 @@ it concerns, so `pipeline inspect` can say why the chunks came out as they did.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass, field
@@ -108,6 +109,19 @@ def _joined(first: _Piece, second: _Piece) -> _Piece:
     )
 
 
+class _BlockIndex:
+    """The document's blocks in text order, to find those under a span without a full scan."""
+
+    def __init__(self, document: Document) -> None:
+        self.blocks = sorted(document.blocks, key=lambda block: block.char_start)
+        self.starts = [block.char_start for block in self.blocks]
+
+    def overlapping(self, start: int, end: int) -> list[Block]:
+        first = max(0, bisect.bisect_right(self.starts, start) - 1)
+        last = bisect.bisect_left(self.starts, end)
+        return [block for block in self.blocks[first:last] if block.char_start < end and block.char_end > start]
+
+
 # ---------------------------------------------------------------- sections
 
 
@@ -143,7 +157,7 @@ def build_sections(document: Document) -> list[_Node]:
     return ([front] if has_front else []) + top
 
 
-def classify_sections(nodes: list[_Node], document: Document, rules: Rules) -> None:
+def classify_sections(nodes: list[_Node], rules: Rules) -> None:
     """Type each top-level heading (strict anchor first, then broad patterns); children inherit."""
     has_sections = any(node.heading is not None and node.level == 2 for node in nodes)
     for node in nodes:
@@ -304,18 +318,14 @@ def _word_spans(text: str, start: int, end: int, size: int) -> list[tuple[int, i
     ]
 
 
-def _units(piece: _Piece, document: Document, rules: Rules) -> list[tuple[int, int, int]]:
+def _units(piece: _Piece, document: Document, index: _BlockIndex, rules: Rules) -> list[tuple[int, int, int]]:
     """The piece cut at paragraph boundaries, an oversize paragraph at sentences, an oversize
     sentence at words; each unit as (start, end, words). A heading is glued to what follows."""
     text = document.text
     hard_max = rules.chunk.hard_max_words
     units: list[tuple[int, int, int]] = []
     glue_start: int | None = None
-    for block in document.blocks:
-        if block.char_end <= piece.char_start or block.char_start >= piece.char_end:
-            continue
-        if block.kind == BlockKind.caption and not piece.split == "caption":
-            continue
+    for block in index.overlapping(piece.char_start, piece.char_end):
         if block.kind == BlockKind.heading:
             glue_start = block.char_start if glue_start is None else glue_start
             continue
@@ -350,7 +360,7 @@ def _partition(units: list[tuple[int, int, int]], parts: int) -> list[list[tuple
     return groups
 
 
-def enforce_max(pieces: list[_Piece], document: Document, rules: Rules) -> list[_Piece]:
+def enforce_max(pieces: list[_Piece], document: Document, index: _BlockIndex, rules: Rules) -> list[_Piece]:
     """Cut every piece over the hard max into near-equal parts; nothing leaves over it."""
     result: list[_Piece] = []
     hard_max = rules.chunk.hard_max_words
@@ -358,21 +368,21 @@ def enforce_max(pieces: list[_Piece], document: Document, rules: Rules) -> list[
         if piece.word_count <= hard_max:
             result.append(piece)
             continue
-        units = _units(piece, document, rules)
+        units = _units(piece, document, index, rules)
         parts = math.ceil(piece.word_count / rules.chunk.target_max_words)
         groups = _partition(units, parts)
         while any(sum(words for _, _, words in group) > hard_max for group in groups) and parts < len(units):
             parts += 1
             groups = _partition(units, parts)
         piece.node.decisions.append(f"size split into {len(groups)} parts: {piece.word_count} words > {hard_max}")
-        for index, group in enumerate(groups):
+        for position, group in enumerate(groups):
             words = sum(unit_words for _, _, unit_words in group)
             result.append(
                 _Piece(
                     char_start=group[0][0],
                     char_end=group[-1][1],
                     node=piece.node,
-                    split=piece.split if index == 0 else "size",
+                    split=piece.split if position == 0 else "size",
                     word_count=words,
                     body_words=words,
                 )
@@ -380,7 +390,7 @@ def enforce_max(pieces: list[_Piece], document: Document, rules: Rules) -> list[
     return result
 
 
-def caption_chunks(nodes: list[_Node], document: Document, rules: Rules) -> list[_Piece]:
+def caption_chunks(nodes: list[_Node], document: Document, index: _BlockIndex, rules: Rules) -> list[_Piece]:
     """Every caption is a chunk of its own, kept out of the body text around it."""
     pieces = [
         _piece([block], node, "caption")
@@ -388,14 +398,14 @@ def caption_chunks(nodes: list[_Node], document: Document, rules: Rules) -> list
         for node in top.subtree()
         for block in node.captions
     ]
-    return enforce_max(pieces, document, rules)
+    return enforce_max(pieces, document, index, rules)
 
 
 # ---------------------------------------------------------------- records
 
 
-def _span_provenance(document: Document, start: int, end: int) -> tuple[list[int], int | None, int | None, list[Block]]:
-    blocks = [block for block in document.blocks if block.char_start < end and block.char_end > start]
+def _span_provenance(index: _BlockIndex, start: int, end: int) -> tuple[list[int], int | None, int | None, list[Block]]:
+    blocks = index.overlapping(start, end)
     pages = sorted(
         {span.page for block in blocks for span in block.page_spans if span.char_start < end and span.char_end > start}
     )
@@ -404,7 +414,7 @@ def _span_provenance(document: Document, start: int, end: int) -> tuple[list[int
     return pages, min(lines_start, default=None), max(lines_end, default=None), blocks
 
 
-def _paragraphs(nodes: list[_Node], document: Document) -> tuple[list[Paragraph], dict[int, str]]:
+def _paragraphs(nodes: list[_Node]) -> tuple[list[Paragraph], dict[int, str]]:
     paragraphs = []
     id_by_start: dict[int, str] = {}
     for top in nodes:
@@ -430,13 +440,13 @@ def _paragraphs(nodes: list[_Node], document: Document) -> tuple[list[Paragraph]
     return paragraphs, id_by_start
 
 
-def _sections(nodes: list[_Node], document: Document) -> list[Section]:
+def _sections(nodes: list[_Node], index: _BlockIndex) -> list[Section]:
     sections = []
     for top in nodes:
         for node in top.subtree():
             own = node.own_blocks or node.items
             start, end = own[0].char_start, own[-1].char_end
-            pages, line_start, line_end, _ = _span_provenance(document, start, end)
+            pages, line_start, line_end, _ = _span_provenance(index, start, end)
             sections.append(
                 Section(
                     section_id=node.section_id,
@@ -469,12 +479,12 @@ def _absorbed_into(node: _Node) -> str | None:
     return None
 
 
-def number_chunks(pieces: list[_Piece], document: Document, id_by_start: dict[int, str]) -> list[Chunk]:
+def number_chunks(pieces: list[_Piece], document: Document, index: _BlockIndex, id_by_start: dict[int, str]) -> list[Chunk]:
     """Chunks in text order, `{doc_id}:{ordinal}`, with their provenance read off the blocks."""
     chunks = []
     for ordinal, piece in enumerate(sorted(pieces, key=lambda piece: piece.char_start), start=1):
         text = document.text[piece.char_start : piece.char_end]
-        pages, line_start, line_end, blocks = _span_provenance(document, piece.char_start, piece.char_end)
+        pages, line_start, line_end, blocks = _span_provenance(index, piece.char_start, piece.char_end)
         node = piece.node
         chunks.append(
             Chunk(
@@ -504,17 +514,18 @@ def number_chunks(pieces: list[_Piece], document: Document, id_by_start: dict[in
 
 def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     """Sections, paragraphs and chunks for one normalized document."""
+    index = _BlockIndex(document)
     nodes = build_sections(document)
-    classify_sections(nodes, document, rules)
+    classify_sections(nodes, rules)
     nodes = absorb_siblings(nodes, rules)
     assign_ids(nodes)
     pieces = plan_chunks(nodes, rules)
-    pieces = enforce_max(pieces, document, rules)
-    pieces += caption_chunks(nodes, document, rules)
-    paragraphs, id_by_start = _paragraphs(nodes, document)
+    pieces = enforce_max(pieces, document, index, rules)
+    pieces += caption_chunks(nodes, document, index, rules)
+    paragraphs, id_by_start = _paragraphs(nodes)
     return ChunkedDocument(
         document=document,
-        sections=_sections(nodes, document),
+        sections=_sections(nodes, index),
         paragraphs=paragraphs,
-        chunks=number_chunks(pieces, document, id_by_start),
+        chunks=number_chunks(pieces, document, index, id_by_start),
     )
