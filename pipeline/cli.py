@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -17,10 +18,10 @@ from typing import Annotated
 import duckdb
 import typer
 
-from pipeline.errors import IndexingError, PipelineError
+from pipeline.errors import IndexingError, IngestBusyError, PipelineError
 from pipeline.index import connect, search
 from pipeline.inspect import render_tree
-from pipeline.ingest import doc_id_for, ingest_folder, process_file
+from pipeline.ingest import IngestOptions, doc_id_for, ingest_folder, process_file
 from pipeline.report import render_report
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
@@ -54,32 +55,94 @@ def _fail(error: Exception) -> typer.Exit:
     return typer.Exit(code=1)
 
 
+class _LineProgress:
+    """Plain log lines, for cron and pipes."""
+
+    def start(self, files: int, to_process: int) -> None:
+        typer.echo(f"{files} files found, {to_process} to process", err=True)
+
+    def file_done(self, path: str, status: str, pages: int, chunks: int, error: str | None) -> None:
+        typer.echo(f"{status:9} {path}" + (f": {error}" if error else f" ({chunks} chunks)"), err=True)
+
+
+class _BarProgress:
+    """A progress bar on a terminal: files, pages, pages/s and time left."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.pages = 0
+        self.started = 0.0
+        self.bar = Progress(
+            TextColumn("[bold]ingest"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+            TimeRemainingColumn(), console=Console(stderr=True), transient=True,
+        )
+
+    def start(self, files: int, to_process: int) -> None:
+        import time
+
+        self.started = time.monotonic()
+        self.bar.start()
+        self.task = self.bar.add_task("files", total=to_process, rate="")
+
+    def file_done(self, path: str, status: str, pages: int, chunks: int, error: str | None) -> None:
+        import time
+
+        self.pages += pages
+        rate = self.pages / max(time.monotonic() - self.started, 1e-9)
+        self.bar.update(self.task, advance=1, rate=f"{self.pages} pages, {rate:.0f} pages/s")
+        if error:
+            self.bar.console.print(f"[red]{status}[/red] {path}: {error}", markup=True, highlight=False)
+
+    def stop(self) -> None:
+        self.bar.stop()
+
+
+EXIT_FILES_FAILED, EXIT_RUN_FAILED, EXIT_BUSY = 3, 1, 4
+
+
 @app.command()
 def ingest(
     folder: Annotated[Path, typer.Argument(help="Folder of papers (*.md, *.pdf), searched recursively.")] = Path("corpus"),
     db: DbOption = DEFAULT_DB,
     rules: RulesOption = DEFAULT_RULES_PATH,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for extract/normalize/chunk.")] = os.cpu_count() or 1,
+    timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
+    allow_mass_removal: Annotated[bool, typer.Option("--allow-mass-removal", help="Let this run remove more than half of the stored papers.")] = False,
     quiet: QuietOption = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
 ) -> None:
-    """Ingest every paper below FOLDER into the database and rebuild the search index.
+    """Bring the database in line with the papers below FOLDER: add new files, replace changed
+    ones, remove vanished ones, skip the rest; then publish the new state atomically.
 
-    Example: pipeline ingest corpus --db out/papers.duckdb
+    Exit codes: 0 all ingested, 3 finished but some files failed, 1 the run could not complete
+    (nothing published), 4 another ingest is running.
+
+    Example: pipeline ingest /papers --db out/papers.duckdb --workers 2
     """
+    progress = None if quiet else (_BarProgress() if sys.stderr.isatty() else _LineProgress())
     try:
         loaded = load_rules(rules)
-        progress = (lambda message: None) if quiet else (lambda message: typer.echo(message, err=True))
-        summary = ingest_folder(folder, db, loaded, progress)
+        options = IngestOptions(workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal)
+        summary = ingest_folder(folder, db, loaded, options, progress)
+    except IngestBusyError as error:
+        typer.echo(f"Error: {error}", err=True)
+        raise typer.Exit(code=EXIT_BUSY) from None
     except PipelineError as error:
         raise _fail(error) from None
+    finally:
+        if isinstance(progress, _BarProgress):
+            progress.stop()
     if as_json:
-        typer.echo(json.dumps({**summary.__dict__, "section_types": dict(summary.section_types)}, indent=2))
+        typer.echo(json.dumps(summary.as_json(), indent=2, ensure_ascii=False))
     else:
         typer.echo(summary.line())
-        for path, cause in summary.failed.items():
-            typer.echo(f"  failed: {cause}", err=True)
-    if summary.failed:
-        raise typer.Exit(code=3)
+        if not quiet:
+            for path, cause in {**summary.failed, **summary.still_failing}.items():
+                typer.echo(f"  failed: {cause}" if cause.startswith(path) else f"  failed: {path} ({cause})", err=True)
+    if summary.failed or summary.still_failing:
+        raise typer.Exit(code=EXIT_FILES_FAILED)
 
 
 @app.command("search")

@@ -19,3 +19,11 @@ class IndexingError(PipelineError):
 
 class NoTextLayerError(ExtractError):
     """A PDF whose pages carry no extractable text (scanned without OCR)."""
+
+
+class IngestBusyError(PipelineError):
+    """Another ingest holds the database's lock."""
+
+
+class MassRemovalError(PipelineError):
+    """A run would remove more than half of the stored papers (a wrong or unmounted folder?)."""

@@ -96,11 +96,35 @@ CREATE TABLE IF NOT EXISTS chunk_terms (
     heading_terms VARCHAR NOT NULL,
     text_terms VARCHAR NOT NULL
 );
+-- What extraction produced for a file, so a rules change re-chunks without re-extracting.
+CREATE TABLE IF NOT EXISTS extractions (
+    doc_id VARCHAR NOT NULL,
+    sha256 VARCHAR NOT NULL,           -- of the file the extraction was made from
+    extract_key VARCHAR NOT NULL,      -- pipeline version and the rules extraction depends on
+    raw_document JSON NOT NULL         -- pipeline.models.RawDocument
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER NOT NULL,           -- 1, 2, ... in order
+    started_at TIMESTAMP NOT NULL,
+    finished_at TIMESTAMP NOT NULL,
+    folder VARCHAR NOT NULL,
+    seen INTEGER NOT NULL,             -- files found in the folder
+    added INTEGER NOT NULL,
+    updated INTEGER NOT NULL,
+    unchanged INTEGER NOT NULL,
+    removed INTEGER NOT NULL,
+    failed INTEGER NOT NULL,           -- files whose stage run failed in this run
+    pages INTEGER NOT NULL,            -- PDF pages processed in this run
+    chunks INTEGER NOT NULL,           -- chunks written in this run
+    duration_seconds DOUBLE NOT NULL,
+    pipeline_version VARCHAR NOT NULL,
+    rules_sha256 VARCHAR NOT NULL
+);
 CREATE OR REPLACE VIEW chunk_pages AS
     SELECT chunk_id, doc_id, unnest(pages) AS page FROM chunks;
 """
 
-TABLES_BY_DOCUMENT = ("chunk_terms", "chunks", "paragraphs", "sections", "documents")
+TABLES_BY_DOCUMENT = ("chunk_terms", "chunks", "paragraphs", "sections", "extractions", "documents")
 
 # Characters the index tokenizer treats as separators: everything but letters, digits, `-` and
 # `/` in any script, so `IL-6`, `p53`, `CO2`, `FDG-PET/CT` and `정확도` stay whole tokens (the fts
@@ -192,20 +216,45 @@ class DocumentRow:
     pipeline_version: str
 
 
+def _delete_rows(connection: duckdb.DuckDBPyConnection, doc_id: str) -> None:
+    for table in TABLES_BY_DOCUMENT:
+        if table == "chunk_terms":
+            connection.execute(
+                "DELETE FROM chunk_terms WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE doc_id = ?)", [doc_id]
+            )
+        else:
+            connection.execute(f"DELETE FROM {table} WHERE doc_id = ?", [doc_id])
+
+
+class _Transaction:
+    """`with _Transaction(connection):` commits on success and rolls back on any error."""
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
+        self.connection = connection
+
+    def __enter__(self) -> None:
+        self.connection.execute("BEGIN TRANSACTION")
+
+    def __exit__(self, kind, error, traceback) -> None:
+        self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
 def write_document(
-    connection: duckdb.DuckDBPyConnection, row: DocumentRow, chunked: ChunkedDocument | None
+    connection: duckdb.DuckDBPyConnection,
+    row: DocumentRow,
+    chunked: ChunkedDocument | None,
+    extraction: tuple[str, str] | None = None,
+    replaces: str | None = None,
 ) -> None:
-    """Replace every row of one paper in one transaction."""
+    """Replace every row of one paper in one transaction.
+
+    `extraction` is (extract_key, RawDocument JSON) to keep for re-chunking; `replaces` is the
+    paper's previous doc_id where it changed.
+    """
     document = chunked.document if chunked else None
-    connection.execute("BEGIN TRANSACTION")
-    try:
-        for table in TABLES_BY_DOCUMENT:
-            if table == "chunk_terms":
-                connection.execute(
-                    "DELETE FROM chunk_terms WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE doc_id = ?)", [row.doc_id]
-                )
-            else:
-                connection.execute(f"DELETE FROM {table} WHERE doc_id = ?", [row.doc_id])
+    with _Transaction(connection):
+        for doc_id in {row.doc_id, replaces or row.doc_id}:
+            _delete_rows(connection, doc_id)
         connection.execute(
             "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
@@ -219,12 +268,76 @@ def write_document(
                 row.rules_sha256, row.pipeline_version, datetime.now(timezone.utc).replace(tzinfo=None),
             ],
         )
+        if extraction is not None:
+            connection.execute(
+                "INSERT INTO extractions VALUES (?, ?, ?, ?)", [row.doc_id, row.sha256, extraction[0], extraction[1]]
+            )
         if chunked is not None:
             _insert_rows(connection, chunked)
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
+
+
+def remove_document(connection: duckdb.DuckDBPyConnection, doc_id: str) -> None:
+    """Delete every row of one paper in one transaction."""
+    with _Transaction(connection):
+        _delete_rows(connection, doc_id)
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """What the database holds of a file, to tell whether it changed."""
+
+    doc_id: str
+    sha256: str
+    rules_sha256: str
+    pipeline_version: str
+    status: str
+
+
+def stored_documents(connection: duckdb.DuckDBPyConnection) -> dict[str, StoredDocument]:
+    """Stored papers by their path relative to the ingested folder."""
+    rows = connection.execute(
+        "SELECT path, doc_id, sha256, rules_sha256, pipeline_version, status FROM documents"
+    ).fetchall()
+    return {path: StoredDocument(*rest) for path, *rest in rows}
+
+
+def stored_extraction(connection: duckdb.DuckDBPyConnection, doc_id: str, sha256: str, extract_key: str) -> str | None:
+    """The RawDocument JSON stored for this exact file and extractor, if any."""
+    row = connection.execute(
+        "SELECT raw_document FROM extractions WHERE doc_id = ? AND sha256 = ? AND extract_key = ?",
+        [doc_id, sha256, extract_key],
+    ).fetchone()
+    return row[0] if row else None
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One row of the `runs` table."""
+
+    started_at: datetime
+    finished_at: datetime
+    folder: str
+    seen: int
+    added: int
+    updated: int
+    unchanged: int
+    removed: int
+    failed: int
+    pages: int
+    chunks: int
+    duration_seconds: float
+    pipeline_version: str
+    rules_sha256: str
+
+
+def record_run(connection: duckdb.DuckDBPyConnection, run: RunRecord) -> int:
+    """Append a run to the `runs` table and return its id."""
+    run_id = connection.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
+    connection.execute(
+        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [run_id, *run.__dict__.values()],
+    )
+    return run_id
 
 
 def _insert_rows(connection: duckdb.DuckDBPyConnection, chunked: ChunkedDocument) -> None:
@@ -261,17 +374,20 @@ def _insert_rows(connection: duckdb.DuckDBPyConnection, chunked: ChunkedDocument
 
 def rebuild_search_index(connection: duckdb.DuckDBPyConnection) -> None:
     """Rebuild the BM25 index over every chunk's heading and text, in one transaction."""
-    connection.execute("BEGIN TRANSACTION")
-    try:
+    with _Transaction(connection):
         connection.execute(
             "PRAGMA create_fts_index('chunk_terms', 'chunk_id', 'heading_terms', 'text_terms', "
             f"stemmer = 'porter', stopwords = 'english', ignore = '{FTS_IGNORE}', "
             "strip_accents = 1, lower = 1, overwrite = 1)"
         )
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
+
+
+def has_search_index(connection: duckdb.DuckDBPyConnection) -> bool:
+    return bool(
+        connection.execute(
+            "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'fts_main_chunk_terms'"
+        ).fetchone()[0]
+    )
 
 
 @dataclass(frozen=True)
@@ -306,10 +422,7 @@ def search(
     limit: int = 10,
 ) -> list[SearchHit]:
     """BM25-ranked chunks for `query`, optionally within one section type or one paper."""
-    has_index = connection.execute(
-        "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'fts_main_chunk_terms'"
-    ).fetchone()[0]
-    if not has_index:
+    if not has_search_index(connection):
         raise IndexingError("the database has no search index yet; run `pipeline ingest` first")
     rows = connection.execute(
         """

@@ -1,25 +1,48 @@
-"""One ingest run: find the papers in a folder, run the four stages on each, write DuckDB.
+"""One ingest run: find the papers in a folder, work out what changed, run the four stages on
+what did in a process pool, write the new state apart and publish it atomically.
 
-A file that fails is recorded with its status and cause and costs no other file.
+Files are keyed by their path relative to the folder. A file whose bytes, rules and pipeline
+version match what is stored is skipped; a changed one is replaced in one transaction; a new
+one added; a vanished one removed. A file that fails is recorded with its status and cause and
+costs no other file; a file that takes longer than the time limit is stopped and failed.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
+import json
+import multiprocessing
 import os
 import re
+import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Protocol
+
+import pebble
 
 from pipeline import __version__
 from pipeline.chunk import chunk
-from pipeline.errors import NoTextLayerError, PipelineError
+from pipeline.errors import MassRemovalError, NoTextLayerError, PipelineError
 from pipeline.extract import SUPPORTED_SUFFIXES, extract
-from pipeline.index import DocumentRow, connect, rebuild_search_index, write_document
-from pipeline.models import ChunkedDocument
+from pipeline.index import (
+    DocumentRow,
+    RunRecord,
+    connect,
+    has_search_index,
+    rebuild_search_index,
+    record_run,
+    remove_document,
+    stored_documents,
+    stored_extraction,
+    write_document,
+)
+from pipeline.models import ChunkedDocument, RawDocument
 from pipeline.normalize import normalize
+from pipeline.publish import Publication
 from pipeline.rules import Rules
 
 _SLUG_UNSAFE = re.compile(r"[^\w]+", re.UNICODE)
@@ -56,84 +79,280 @@ def assign_doc_ids(paths: list[str]) -> dict[str, str]:
     return ids
 
 
+def extract_key(rules: Rules) -> str:
+    """What an extraction depends on besides the file: the pipeline and the page-marker rules."""
+    markers = json.dumps([marker.model_dump() for marker in rules.page_markers], sort_keys=True)
+    return f"{__version__}:{hashlib.sha256(markers.encode()).hexdigest()[:16]}"
+
+
 def process_file(file: Path, relative_path: str, doc_id: str, rules: Rules) -> ChunkedDocument:
     """extract → normalize → chunk for one file."""
     raw = extract(file, relative_path, rules)
     return chunk(normalize(raw, doc_id, rules), rules)
 
 
+# ---------------------------------------------------------------- the work a pool worker does
+
+
+@dataclass(frozen=True)
+class Task:
+    """One file to run the stages on; `raw_document` is a stored extraction to reuse."""
+
+    file: str
+    path: str
+    doc_id: str
+    raw_document: str | None
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    chunked: ChunkedDocument | None
+    raw_document: str | None
+    """The extraction as JSON (new or reused), kept so a rules change need not extract again."""
+    status: str
+    error: str | None
+
+
+def run_task(task: Task, rules: Rules) -> TaskResult:
+    """Run the stages on one file; a failure becomes a result, never an exception."""
+    try:
+        fresh = task.raw_document is None
+        raw = extract(Path(task.file), task.path, rules) if fresh else RawDocument.model_validate_json(task.raw_document)
+        chunked = chunk(normalize(raw, task.doc_id, rules), rules)
+        return TaskResult(chunked, raw.model_dump_json() if fresh else task.raw_document, "ingested", None)
+    except NoTextLayerError as error:
+        return TaskResult(None, None, "no_text", str(error))
+    except PipelineError as error:
+        return TaskResult(None, None, "failed", str(error))
+    except Exception as error:  # noqa: BLE001 - one file's bug must not cost the others; it is recorded, not hidden
+        return TaskResult(None, None, "failed", f"{task.path}: internal error {type(error).__name__}: {error}; please report it with this file")
+
+
+# ---------------------------------------------------------------- the run
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    workers: int = os.cpu_count() or 1
+    """Processes running extract/normalize/chunk; the database has one writer."""
+    timeout_seconds: float = 300.0
+    """A file still being processed after this long is stopped and failed."""
+    allow_mass_removal: bool = False
+    """Allow a run to remove more than half of the stored papers."""
+
+
+class Progress(Protocol):
+    """Where a run reports what it is doing (the CLI draws a bar or prints lines)."""
+
+    def start(self, files: int, to_process: int) -> None: ...
+
+    def file_done(self, path: str, status: str, pages: int, chunks: int, error: str | None) -> None: ...
+
+
+class _Silent:
+    def start(self, files: int, to_process: int) -> None:
+        pass
+
+    def file_done(self, path: str, status: str, pages: int, chunks: int, error: str | None) -> None:
+        pass
+
+
 @dataclass
-class IngestSummary:
-    """What one run did, for the one-line summary and `--json`."""
+class RunSummary:
+    """What one run did: printed as one line, stored in `runs`, and given as `--json`."""
 
     folder: str
     database: str
-    files: int = 0
-    ingested: int = 0
+    seen: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
     failed: dict[str, str] = field(default_factory=dict)
-    """Relative path → cause, for every file that was not ingested."""
+    """Relative path → cause, for every file that failed in this run."""
+    still_failing: dict[str, str] = field(default_factory=dict)
+    """Unchanged files whose stored status is a failure."""
+    pages: int = 0
     chunks: int = 0
     section_types: Counter = field(default_factory=Counter)
+    duration_seconds: float = 0.0
+    run_id: int = 0
+    leftovers_removed: int = 0
 
     def line(self) -> str:
         types = ", ".join(f"{name} {count}" for name, count in sorted(self.section_types.items()))
+        failing = f", {len(self.still_failing)} still failing" if self.still_failing else ""
         return (
-            f"{self.files} files: {self.ingested} ingested, {len(self.failed)} failed; "
-            f"{self.chunks} chunks ({types or 'none'}) → {self.database}"
+            f"{self.seen} files: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
+            f"{self.removed} removed, {len(self.failed)} failed{failing}; {self.chunks} chunks written"
+            f"{' (' + types + ')' if types else ''}; {self.duration_seconds:.1f} s → {self.database}"
         )
+
+    def as_json(self) -> dict:
+        return {**self.__dict__, "section_types": dict(self.section_types)}
+
+
+@dataclass(frozen=True)
+class _Scanned:
+    file: Path
+    path: str
+    doc_id: str
+    sha256: str
+    bytes: int
+    read_error: str | None
+
+
+def _scan(folder: Path) -> list[_Scanned]:
+    files = find_papers(folder)
+    relative = [file.relative_to(folder).as_posix() for file in files]
+    doc_ids = assign_doc_ids(relative)
+    scanned = []
+    for file, path in zip(files, relative):
+        try:
+            data = file.read_bytes()
+        except OSError as error:
+            scanned.append(_Scanned(file, path, doc_ids[path], "", 0, f"{path}: cannot read the file: {error.strerror}; check its permissions"))
+            continue
+        scanned.append(_Scanned(file, path, doc_ids[path], hashlib.sha256(data).hexdigest(), len(data), None))
+    return scanned
 
 
 def ingest_folder(
-    folder: Path, db: Path, rules: Rules, progress: Callable[[str], None] = lambda message: None
-) -> IngestSummary:
-    """Ingest every paper below `folder` into the database at `db`, then rebuild the index."""
+    folder: Path, db: Path, rules: Rules, options: IngestOptions = IngestOptions(), progress: Progress | None = None
+) -> RunSummary:
+    """Bring the database at `db` in line with the papers below `folder`, and publish it."""
+    progress = progress or _Silent()
+    started, clock = datetime.now(timezone.utc).replace(tzinfo=None), time.monotonic()
     if not folder.is_dir():
         raise PipelineError(f"{folder} is not a folder; pass the folder that holds your papers")
-    files = find_papers(folder)
-    relative = {file: file.relative_to(folder).as_posix() for file in files}
-    doc_ids = assign_doc_ids(list(relative.values()))
-    summary = IngestSummary(folder=str(folder), database=str(db), files=len(files))
-    connection = connect(db)
-    try:
-        for file in files:
-            path = relative[file]
-            chunked, status, error = _run_stages(file, path, doc_ids[path], rules)
-            try:
-                data = file.read_bytes()
-            except OSError:
-                data = b""
-            row = DocumentRow(
-                doc_id=doc_ids[path],
-                path=path,
-                format="pdf" if path.lower().endswith(".pdf") else "markdown",
-                sha256=hashlib.sha256(data).hexdigest(),
-                bytes=len(data),
-                status=status,
-                error=error,
-                rules_sha256=rules.sha256,
-                pipeline_version=__version__,
-            )
-            write_document(connection, row, chunked)
-            if chunked is None:
-                summary.failed[path] = error or status
-                progress(f"failed  {path}: {error}")
-            else:
-                summary.ingested += 1
-                summary.chunks += len(chunked.chunks)
-                summary.section_types.update(c.section_type.value for c in chunked.chunks)
-                progress(f"ok      {path}: {len(chunked.chunks)} chunks")
-        rebuild_search_index(connection)
-    finally:
-        connection.close()
+    scanned = _scan(folder)
+    summary = RunSummary(folder=str(folder), database=str(db), seen=len(scanned))
+    with Publication(db) as publication:
+        summary.leftovers_removed = publication.leftovers_removed
+        connection = connect(publication.building)
+        try:
+            stored = stored_documents(connection)
+            current = {item.path for item in scanned}
+            removed = sorted(path for path in stored if path not in current)
+            if stored and len(removed) > len(stored) / 2 and not options.allow_mass_removal:
+                raise MassRemovalError(
+                    f"this run would remove {len(removed)} of the {len(stored)} papers stored in {db} "
+                    f"({folder} looks empty or wrong: is it mounted?); nothing was changed. "
+                    "Pass --allow-mass-removal if that is what you want"
+                )
+            tasks, replaces = [], {}
+            key = extract_key(rules)
+            for item in scanned:
+                before = stored.get(item.path)
+                if before and (before.sha256, before.rules_sha256, before.pipeline_version, before.doc_id) == (
+                    item.sha256, rules.sha256, __version__, item.doc_id
+                ) and item.read_error is None:
+                    summary.unchanged += 1
+                    if before.status != "ingested":
+                        summary.still_failing[item.path] = before.status
+                    continue
+                if before is None:
+                    summary.added += 1
+                else:
+                    summary.updated += 1
+                    replaces[item.path] = before.doc_id
+                reusable = stored_extraction(connection, before.doc_id, item.sha256, key) if before else None
+                tasks.append((item, reusable))
+        finally:
+            connection.close()
+
+        progress.start(len(scanned), len(tasks))
+        results = _run_tasks(tasks, rules, options)
+        connection = connect(publication.building)
+        try:
+            for path in removed:
+                remove_document(connection, stored[path].doc_id)
+            summary.removed = len(removed)
+            for item, result in results:
+                _write_result(connection, item, result, replaces.get(item.path), rules, key, summary)
+                pages = result.chunked.document.page_count or 0 if result.chunked else 0
+                progress.file_done(item.path, result.status, pages, len(result.chunked.chunks) if result.chunked else 0, result.error)
+            if tasks or removed or not has_search_index(connection):
+                rebuild_search_index(connection)
+            summary.duration_seconds = time.monotonic() - clock
+            summary.run_id = record_run(connection, _run_record(summary, started, rules))
+            connection.execute("CHECKPOINT")
+        finally:
+            connection.close()
+        publication.publish()
     return summary
 
 
-def _run_stages(file: Path, path: str, doc_id: str, rules: Rules) -> tuple[ChunkedDocument | None, str, str | None]:
-    try:
-        return process_file(file, path, doc_id, rules), "ingested", None
-    except NoTextLayerError as error:
-        return None, "no_text", str(error)
-    except PipelineError as error:
-        return None, "failed", str(error)
-    except Exception as error:  # noqa: BLE001 - one file's bug must not cost the others; it is recorded, not hidden
-        return None, "failed", f"{path}: internal error {type(error).__name__}: {error}; please report it with this file"
+def _run_tasks(tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: IngestOptions):
+    """Yield (file, result) as workers finish; unreadable files fail without a worker."""
+    runnable = []
+    for item, reusable in tasks:
+        if item.read_error is not None:
+            yield item, TaskResult(None, None, "failed", item.read_error)
+        else:
+            runnable.append((item, Task(str(item.file), item.path, item.doc_id, reusable)))
+    if not runnable:
+        return
+    # Workers come from a fork server, not from this process: the writer holds an open DuckDB
+    # connection (and its threads) while the pool replaces a worker stopped for its time limit.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["pipeline.ingest"])
+    with pebble.ProcessPool(max_workers=max(1, min(options.workers, len(runnable))), context=context) as pool:
+        futures = {
+            pool.schedule(run_task, args=(task, rules), timeout=options.timeout_seconds): item for item, task in runnable
+        }
+        for future in concurrent.futures.as_completed(futures):
+            item = futures[future]
+            try:
+                yield item, future.result()
+            except concurrent.futures.TimeoutError:
+                yield item, TaskResult(
+                    None, None, "failed",
+                    f"{item.path}: stopped after {options.timeout_seconds:g} s (time limit per file); "
+                    "if the file is sound, raise --timeout",
+                )
+            except pebble.ProcessExpired as error:
+                yield item, TaskResult(
+                    None, None, "failed", f"{item.path}: the worker died (exit code {error.exitcode}) reading this file; it may be corrupt"
+                )
+
+
+def _write_result(connection, item: _Scanned, result: TaskResult, replaces: str | None, rules: Rules, key: str, summary: RunSummary) -> None:
+    row = DocumentRow(
+        doc_id=item.doc_id,
+        path=item.path,
+        format="pdf" if item.path.lower().endswith(".pdf") else "markdown",
+        sha256=item.sha256,
+        bytes=item.bytes,
+        status=result.status,
+        error=result.error,
+        rules_sha256=rules.sha256,
+        pipeline_version=__version__,
+    )
+    extraction = (key, result.raw_document) if result.raw_document is not None else None
+    write_document(connection, row, result.chunked, extraction, replaces)
+    if result.chunked is None:
+        summary.failed[item.path] = result.error or result.status
+        return
+    summary.chunks += len(result.chunked.chunks)
+    summary.pages += result.chunked.document.page_count or 0
+    summary.section_types.update(c.section_type.value for c in result.chunked.chunks)
+
+
+def _run_record(summary: RunSummary, started: datetime, rules: Rules) -> RunRecord:
+    return RunRecord(
+        started_at=started,
+        finished_at=datetime.now(timezone.utc).replace(tzinfo=None),
+        folder=summary.folder,
+        seen=summary.seen,
+        added=summary.added,
+        updated=summary.updated,
+        unchanged=summary.unchanged,
+        removed=summary.removed,
+        failed=len(summary.failed),
+        pages=summary.pages,
+        chunks=summary.chunks,
+        duration_seconds=summary.duration_seconds,
+        pipeline_version=__version__,
+        rules_sha256=rules.sha256,
+    )

@@ -23,9 +23,20 @@ def render_report(connection: duckdb.DuckDBPyConnection) -> str:
         cells = [types.get(name, 0) for name in SECTION_TYPES] + [sum(types.values())]
         lines.append(f"{doc_id:<{width}}  " + "  ".join(f"{cell:>7}" for cell in cells))
 
+    runs = connection.execute(
+        """SELECT run_id, started_at, seen, added, updated, unchanged, removed, failed, pages, chunks, duration_seconds
+           FROM runs ORDER BY run_id DESC LIMIT 5"""
+    ).fetchall()
+    if runs:
+        lines += ["", "Last runs:"]
+        for run_id, started, seen, added, updated, unchanged, removed, failed_count, pages, chunk_count, seconds in runs:
+            lines.append(
+                f"  #{run_id} {started:%Y-%m-%d %H:%M} UTC: {seen} seen, {added} added, {updated} updated, "
+                f"{unchanged} unchanged, {removed} removed, {failed_count} failed; {pages} pages, {chunk_count} chunks, {seconds:.1f} s"
+            )
     failed = connection.execute("SELECT path, status, error FROM documents WHERE status <> 'ingested' ORDER BY path").fetchall()
     if failed:
-        lines += ["", "Not ingested:"] + [f"  {path} [{status}]: {error}" for path, status, error in failed]
+        lines += ["", "Currently failing:"] + [f"  {path} [{status}]: {error}" for path, status, error in failed]
 
     stats = connection.execute(
         """

@@ -7,8 +7,10 @@ Importable by the tests, and a script that prints the figures for the shared cor
 
 from __future__ import annotations
 
+import bisect
 import re
 import sys
+import unicodedata
 import time
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -28,7 +30,7 @@ _NUMBERING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-Z](?:\.\d
 
 def words(text: str) -> list[str]:
     """Case-folded word tokens; punctuation and spacing never count."""
-    return re.findall(r"\w+", text.casefold())
+    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
 
 
 def heading_key(text: str) -> str:
@@ -116,6 +118,43 @@ def heading_recall(doc: RawDocument, truth: list[str]) -> Recall:
     return Recall(found=len(truth) - len(missing), total=len(truth), missing=missing)
 
 
+def ground_truth_paragraphs(pdf: Path) -> list[str] | None:
+    """Body paragraphs in reading order from GROBID TEI or the MinerU Markdown of the same PDF."""
+    tei = GROUND_TRUTH / f"{pdf.stem}.grobid.tei.xml"
+    if tei.exists():
+        body = ET.parse(tei).getroot().find(f"{_TEI}text/{_TEI}body")
+        return ["".join(p.itertext()) for p in body.iter(f"{_TEI}p")]
+    if pdf.stem == "mineru_demo1_hydrology":
+        markdown = SHARED / "corpus" / "markdown" / "mineru" / "demo1.mineru.md"
+        chunks = markdown.read_text(encoding="utf-8").split("\n\n")
+        return [c for c in chunks if c.strip() and not c.lstrip().startswith(("#", "|", "!", "<", "$"))]
+    return None
+
+
+def reading_order(doc: RawDocument, paragraphs: list[str], span: int = 8) -> tuple[int, int, int]:
+    """Locate a run of `span` words from the middle of every ground-truth paragraph in the
+    extracted text; returns (paragraphs, found, found in the right order: longest increasing run)."""
+    joined = re.sub(r"(\w)-\n(\w)", r"\1\2", "\n".join(block.text for block in doc.blocks))
+    stream = " " + " ".join(words(joined)) + " "
+    positions = []
+    usable = 0
+    for paragraph in paragraphs:
+        tokens = words(paragraph)
+        if len(tokens) < span + 4:
+            continue
+        usable += 1
+        middle = len(tokens) // 2
+        probe = " " + " ".join(tokens[middle : middle + span]) + " "
+        at = stream.find(probe)
+        if at >= 0:
+            positions.append(at)
+    increasing: list[int] = []
+    for position in positions:
+        slot = bisect.bisect_left(increasing, position)
+        increasing[slot : slot + 1] = [position]
+    return usable, len(positions), len(increasing)
+
+
 def main(files: list[Path]) -> None:
     from pipeline.errors import NoTextLayerError
     from pipeline.extract.pdf import extract_pdf
@@ -144,7 +183,12 @@ def main(files: list[Path]) -> None:
             every = heading_recall(doc, truth)
             clean = heading_recall(doc, [t for t in truth if plausible_heading(t)])
             recall = f"{every.found}/{every.total} all, {clean.found}/{clean.total} plausible; missing {clean.missing}"
-        print(f"{file.name:42} {doc.page_count:5} {len(doc.blocks):6} {headings:5} {share:9.1%} {misplaced:9.2%}  {recall}")
+        order = ""
+        paragraphs = ground_truth_paragraphs(file)
+        if paragraphs:
+            usable, found, ordered = reading_order(doc, paragraphs)
+            order = f"; order: {found}/{usable} paragraphs found, {ordered} in sequence"
+        print(f"{file.name:42} {doc.page_count:5} {len(doc.blocks):6} {headings:5} {share:9.1%} {misplaced:9.2%}  {recall}{order}")
     if total_seconds:
         print(f"extract_pdf: {total_pages} pages in {total_seconds:.2f} s = {total_pages / total_seconds:.0f} pages/s (one process)")
 

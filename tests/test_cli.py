@@ -24,7 +24,13 @@ def db(tmp_path_factory):
 def test_ingest_prints_a_one_line_summary(db):
     result = runner.invoke(app, ["ingest", str(PROJECT / "corpus"), "--db", str(db), "--quiet"])
     assert result.exit_code == 0
-    assert result.stdout.startswith("4 files: 4 ingested, 0 failed; ")
+    assert result.stdout.startswith("4 files: 0 added, 0 updated, 4 unchanged, 0 removed, 0 failed; 0 chunks written; ")
+
+
+def test_ingest_json_summary_counts_the_run(tmp_path):
+    result = runner.invoke(app, ["ingest", str(PROJECT / "corpus"), "--db", str(tmp_path / "x.duckdb"), "--json"])
+    summary = json.loads(result.stdout)
+    assert (summary["seen"], summary["added"], summary["failed"], summary["run_id"]) == (4, 4, {}, 1)
 
 
 def test_search_prints_ranked_chunks_with_provenance(db):
@@ -88,7 +94,7 @@ def test_bad_rules_are_a_clean_error(tmp_path):
 
 def test_a_failed_file_makes_ingest_exit_3(tmp_path):
     (tmp_path / "empty.md").write_bytes(b"")
-    result = runner.invoke(app, ["ingest", str(tmp_path), "--db", str(tmp_path / "x.duckdb"), "--quiet"])
+    result = runner.invoke(app, ["ingest", str(tmp_path), "--db", str(tmp_path / "x.duckdb")])
     assert result.exit_code == 3
     assert "failed: empty.md: the file is empty" in result.stderr
 

@@ -103,7 +103,7 @@ def test_a_bad_file_is_recorded_and_costs_no_other_file(tmp_path, rules):
     (tmp_path / "good.md").write_text("# Good\n\n## Results\n\nIL-6 rose.\n")
     (tmp_path / "empty.md").write_bytes(b"")
     summary = ingest_folder(tmp_path, tmp_path / "out" / "papers.duckdb", rules)
-    assert summary.ingested == 1 and list(summary.failed) == ["empty.md"]
+    assert summary.added == 2 and list(summary.failed) == ["empty.md"]
     connection = connect(tmp_path / "out" / "papers.duckdb", read_only=True)
     assert connection.execute("SELECT path, status, error FROM documents ORDER BY path").fetchall() == [
         ("empty.md", "failed", "empty.md: the file is empty; nothing to ingest"),
