@@ -247,17 +247,14 @@ def write_document(
     row: DocumentRow,
     chunked: ChunkedDocument | None,
     extraction: tuple[str, str] | None = None,
-    replaces: str | None = None,
 ) -> None:
     """Replace every row of one paper in one transaction.
 
-    `extraction` is (extract_key, RawDocument JSON) to keep for re-chunking; `replaces` is the
-    paper's previous doc_id where it changed.
+    `extraction` is (extract_key, RawDocument JSON), kept so a rules change can re-chunk.
     """
     document = chunked.document if chunked else None
     with _Transaction(connection):
-        for doc_id in {row.doc_id, replaces or row.doc_id}:
-            _delete_rows(connection, doc_id)
+        _delete_rows(connection, row.doc_id)
         connection.execute(
             "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [

@@ -240,7 +240,7 @@ def ingest_folder(
                     f"({folder} looks empty or wrong: is it mounted?); nothing was changed. "
                     "Pass --allow-mass-removal if that is what you want"
                 )
-            tasks, replaces = [], {}
+            tasks, renamed = [], set()
             key = extract_key(rules)
             for item in scanned:
                 before = stored.get(item.path)
@@ -255,7 +255,8 @@ def ingest_folder(
                     summary.added += 1
                 else:
                     summary.updated += 1
-                    replaces[item.path] = before.doc_id
+                    if before.doc_id != item.doc_id:
+                        renamed.add(before.doc_id)
                 reusable = stored_extraction(connection, before.doc_id, item.sha256, key) if before else None
                 tasks.append((item, reusable))
         finally:
@@ -265,11 +266,13 @@ def ingest_folder(
         results = _run_tasks(tasks, rules, options)
         connection = connect(publication.building)
         try:
-            for path in removed:
-                remove_document(connection, stored[path].doc_id)
+            # Papers that vanished, and the old ids of papers whose id changed (a new `a.markdown`
+            # takes `a` from `a.md`), go first, so no write below can delete a row it did not make.
+            for doc_id in [stored[path].doc_id for path in removed] + list(renamed):
+                remove_document(connection, doc_id)
             summary.removed = len(removed)
             for item, result in results:
-                _write_result(connection, item, result, replaces.get(item.path), rules, key, summary)
+                _write_result(connection, item, result, rules, key, summary)
                 pages = result.chunked.document.page_count or 0 if result.chunked else 0
                 progress.file_done(item.path, result.status, pages, len(result.chunked.chunks) if result.chunked else 0, result.error)
             if tasks or removed or not has_search_index(connection):
@@ -317,7 +320,7 @@ def _run_tasks(tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: 
                 )
 
 
-def _write_result(connection, item: _Scanned, result: TaskResult, replaces: str | None, rules: Rules, key: str, summary: RunSummary) -> None:
+def _write_result(connection, item: _Scanned, result: TaskResult, rules: Rules, key: str, summary: RunSummary) -> None:
     row = DocumentRow(
         doc_id=item.doc_id,
         path=item.path,
@@ -330,7 +333,7 @@ def _write_result(connection, item: _Scanned, result: TaskResult, replaces: str 
         pipeline_version=__version__,
     )
     extraction = (key, result.raw_document) if result.raw_document is not None else None
-    write_document(connection, row, result.chunked, extraction, replaces)
+    write_document(connection, row, result.chunked, extraction)
     if result.chunked is None:
         summary.failed[item.path] = result.error or result.status
         return

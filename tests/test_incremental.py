@@ -1,0 +1,159 @@
+"""Incremental runs: exact about what changed, and equal to a fresh ingest of the final folder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.errors import MassRemovalError
+from pipeline.index import connect
+from pipeline.ingest import IngestOptions, ingest_folder
+
+PAPER = "# {title}\n\n## Methods\n\n{body} cohort.\n\n## Results\n\nIL-6 rose in {body}.\n"
+OPTIONS = IngestOptions(workers=1)
+
+
+def _write(folder, name, title, body="the patients"):
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(PAPER.format(title=title, body=body))
+
+
+def _counts(summary):
+    return summary.added, summary.updated, summary.unchanged, summary.removed
+
+
+@pytest.fixture()
+def folder(tmp_path):
+    papers = tmp_path / "papers"
+    for name in ("a.md", "b.md", "c.md"):
+        _write(papers, name, name)
+    return papers
+
+
+def test_a_second_run_over_the_same_files_changes_nothing(folder, tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    assert _counts(ingest_folder(folder, db, rules, OPTIONS)) == (3, 0, 0, 0)
+    assert _counts(ingest_folder(folder, db, rules, OPTIONS)) == (0, 0, 3, 0)
+
+
+def test_edits_additions_and_removals_are_counted_exactly(folder, tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, OPTIONS)
+    _write(folder, "a.md", "a", body="the edited cohort")
+    _write(folder, "d.md", "d")
+    (folder / "b.md").unlink()
+    summary = ingest_folder(folder, db, rules, OPTIONS)
+    assert _counts(summary) == (1, 1, 1, 1)
+    connection = connect(db, read_only=True)
+    assert connection.execute("SELECT path FROM documents ORDER BY path").fetchall() == [("a.md",), ("c.md",), ("d.md",)]
+    assert connection.execute("SELECT count(*) FROM chunks WHERE doc_id = 'b'").fetchone()[0] == 0
+    assert "edited" in connection.execute("SELECT text FROM documents WHERE doc_id = 'a'").fetchone()[0]
+
+
+def test_every_run_is_recorded_with_its_counts(folder, tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, OPTIONS)
+    ingest_folder(folder, db, rules, OPTIONS)
+    runs = connect(db, read_only=True).execute("SELECT run_id, seen, added, unchanged, chunks FROM runs ORDER BY run_id").fetchall()
+    assert runs == [(1, 3, 3, 0, 9), (2, 3, 0, 3, 0)]
+
+
+def test_a_rules_change_rechunks_from_the_stored_extraction(folder, tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, OPTIONS)
+    # Tamper with the stored extraction: if the next run re-extracted the file, this would vanish.
+    connection = connect(db)
+    raw = json.loads(connection.execute("SELECT raw_document FROM extractions WHERE doc_id = 'a'").fetchone()[0])
+    raw["blocks"][-1]["segments"][0]["text"] = "Text that only the stored extraction holds."
+    connection.execute("UPDATE extractions SET raw_document = ? WHERE doc_id = 'a'", [json.dumps(raw)])
+    connection.close()
+    changed = rules.model_copy(update={"sha256": "a-different-rules-file"})
+    summary = ingest_folder(folder, db, changed, OPTIONS)
+    assert _counts(summary) == (0, 3, 0, 0)
+    text = connect(db, read_only=True).execute("SELECT text FROM documents WHERE doc_id = 'a'").fetchone()[0]
+    assert text.endswith("Text that only the stored extraction holds.")
+
+
+def test_a_run_that_would_remove_most_papers_refuses_and_changes_nothing(folder, tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, OPTIONS)
+    before = db.read_bytes()
+    empty = tmp_path / "unmounted"
+    empty.mkdir()
+    with pytest.raises(MassRemovalError, match="would remove 3 of the 3 papers .*--allow-mass-removal"):
+        ingest_folder(empty, db, rules, OPTIONS)
+    assert db.read_bytes() == before
+
+
+def test_mass_removal_goes_through_when_allowed(folder, tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, OPTIONS)
+    (folder / "a.md").unlink()
+    (folder / "b.md").unlink()
+    summary = ingest_folder(folder, db, rules, IngestOptions(workers=1, allow_mass_removal=True))
+    assert summary.removed == 2
+
+
+# ---------------------------------------------------------------- incremental = fresh, always
+
+TABLE_KEYS = {
+    "documents": "path",
+    "sections": "doc_id, section_id",
+    "paragraphs": "doc_id, paragraph_id",
+    "chunks": "chunk_id",
+    "chunk_terms": "chunk_id",
+    "extractions": "doc_id",
+}
+
+
+def _tables(db):
+    connection = connect(db, read_only=True)
+    try:
+        snapshot = {}
+        for table, key in TABLE_KEYS.items():
+            columns = [row[0] for row in connection.execute(f"DESCRIBE {table}").fetchall() if row[0] != "ingested_at"]
+            snapshot[table] = connection.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {key}").fetchall()
+        return snapshot
+    finally:
+        connection.close()
+
+
+# `a.markdown` shares its slug with `a.md`: adding it renames the other paper's doc_id.
+NAMES = st.sampled_from(["a.md", "a.markdown", "b.md", "sub/c.md", "sub/deeper/d e.md", "é.md"])
+EDITS = st.one_of(
+    st.tuples(st.just("write"), NAMES, st.sampled_from(["the patients", "a new cohort", "mice"])),
+    st.tuples(st.just("remove"), NAMES, st.just("")),
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.lists(EDITS, min_size=1, max_size=3), min_size=1, max_size=4))
+def test_incremental_runs_end_equal_to_a_fresh_ingest_of_the_final_folder(tmp_path_factory, rules, steps):
+    root = tmp_path_factory.mktemp("property")
+    papers = root / "papers"
+    papers.mkdir()
+    options = IngestOptions(workers=1, allow_mass_removal=True)
+    for step in steps:
+        for action, name, body in step:
+            if action == "write":
+                _write(papers, name, name, body)
+            else:
+                (papers / name).unlink(missing_ok=True)
+        ingest_folder(papers, root / "incremental.duckdb", rules, options)
+    ingest_folder(papers, root / "fresh.duckdb", rules, options)
+    assert _tables(root / "incremental.duckdb") == _tables(root / "fresh.duckdb")
+
+
+def test_a_new_file_that_takes_another_papers_id_loses_neither(folder, tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, OPTIONS)
+    _write(folder, "a.markdown", "the newcomer")  # sorts before a.md, so it is `a` now
+    ingest_folder(folder, db, rules, OPTIONS)
+    rows = connect(db, read_only=True).execute(
+        "SELECT d.path, d.doc_id, count(c.chunk_id) FROM documents d JOIN chunks c USING (doc_id) GROUP BY ALL ORDER BY 1"
+    ).fetchall()
+    assert rows == [("a.markdown", "a", 3), ("a.md", "a-md", 3), ("b.md", "b", 3), ("c.md", "c", 3)]
