@@ -318,6 +318,8 @@ def _run_tasks(tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: 
                 yield item, TaskResult(
                     None, None, "failed", f"{item.path}: the worker died (exit code {error.exitcode}) reading this file; it may be corrupt"
                 )
+            except Exception as error:  # noqa: BLE001 - a broken pool fails this file, recorded, and the run goes on
+                yield item, TaskResult(None, None, "failed", f"{item.path}: the worker pool failed ({type(error).__name__}: {error})")
 
 
 def _write_result(connection, item: _Scanned, result: TaskResult, rules: Rules, key: str, summary: RunSummary) -> None:
