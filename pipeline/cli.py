@@ -21,6 +21,7 @@ import typer
 from pipeline.errors import IndexingError, IngestBusyError, PipelineError
 from pipeline.index import connect, search
 from pipeline.inspect import render_tree
+from pipeline.models import SectionType
 from pipeline.ingest import IngestOptions, doc_id_for, ingest_folder, process_file
 from pipeline.report import render_report
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
@@ -37,17 +38,6 @@ class OutputFormat(str, Enum):
     table = "table"
     csv = "csv"
     json = "json"
-
-
-class SectionTypeChoice(str, Enum):
-    intro = "intro"
-    methods = "methods"
-    results = "results"
-    discussion = "discussion"
-    conclusion = "conclusion"
-    meta = "meta"
-    figure_caption = "figure_caption"
-    other = "other"
 
 
 def _fail(error: Exception) -> typer.Exit:
@@ -149,7 +139,7 @@ def ingest(
 def search_command(
     query: Annotated[str, typer.Argument(help="Words to look for (BM25 over heading and text).")],
     db: DbOption = DEFAULT_DB,
-    section_type: Annotated[SectionTypeChoice | None, typer.Option("--section-type", help="Only chunks of this type.")] = None,
+    section_type: Annotated[SectionType | None, typer.Option("--section-type", help="Only chunks of this type.")] = None,
     doc: Annotated[str | None, typer.Option("--doc", help="Only chunks of this doc_id.")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many results.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,

@@ -75,7 +75,20 @@ class RawBlock(Record):
         return "".join(segment.text for segment in self.segments)
 
 
-class RawDocument(Record):
+class SourceFacts(Record):
+    """What is known of the file a document came from, carried from extract to the database."""
+
+    page_count: int | None = None
+    """Physical pages in the source; None for Markdown."""
+    page_labels: dict[int, str] = Field(default_factory=dict)
+    """Printed page label by physical page, only where the PDF defines labels."""
+    encoding: str | None = None
+    """Text encoding the file was decoded with (Markdown only)."""
+    removed_running_lines: int = 0
+    """Repeated page furniture (running heads and feet, page numbers) dropped from the text."""
+
+
+class RawDocument(SourceFacts):
     """What an extractor read from one file: blocks in reading order with their provenance."""
 
     schema_name: str = "pipeline.RawDocument"
@@ -84,14 +97,6 @@ class RawDocument(Record):
     """Path relative to the ingested folder, with `/` separators."""
     format: SourceFormat
     blocks: list[RawBlock]
-    page_count: int | None = None
-    """Physical pages in the source; None for Markdown."""
-    page_labels: dict[int, str] = Field(default_factory=dict)
-    """Printed page label by physical page, only where the PDF defines labels."""
-    encoding: str | None = None
-    """Text encoding the file was decoded with (Markdown only)."""
-    removed_running_lines: int = 0
-    """Repeated page furniture (running heads and feet) the extractor dropped."""
 
 
 # ---------------------------------------------------------------- normalize output
@@ -123,7 +128,7 @@ class Block(Record):
     word_count: int = 0
 
 
-class Document(Record):
+class Document(SourceFacts):
     """One paper's normalized text and its blocks, each an exact slice of `text`."""
 
     schema_name: str = "pipeline.Document"
@@ -139,16 +144,27 @@ class Document(Record):
     slice that no figure interrupts."""
     blocks: list[Block]
     """In reading order (a caption stands where the paper put it, though its text is at the end)."""
-    page_count: int | None = None
-    page_labels: dict[int, str] = Field(default_factory=dict)
-    encoding: str | None = None
-    removed_running_lines: int = 0
 
 
 # ---------------------------------------------------------------- chunk output
 
 
-class Section(Record):
+class SourceSpan(Record):
+    """Where a section, paragraph or chunk sits: in `Document.text` and in the source file."""
+
+    char_start: int
+    char_end: int
+    line_start: int | None
+    """First source line, 1-based (Markdown); None for PDFs."""
+    line_end: int | None
+    """Last source line, inclusive."""
+    page_start: int | None
+    """First physical page, 1-based; None where the source has no pages."""
+    page_end: int | None
+    """Last physical page, inclusive."""
+
+
+class Section(SourceSpan):
     """One heading of the paper (or the untitled front matter) and what chunking decided for it."""
 
     section_id: str
@@ -168,34 +184,22 @@ class Section(Record):
     absorbed_into: str | None
     """Section id of the anchor that absorbed this flat sibling, if any."""
     word_count: int
-    """Words of the section's own body, headings and children excluded."""
-    char_start: int
-    char_end: int
-    """Span of the heading and its own body (children excluded) in `Document.text`."""
-    line_start: int | None
-    line_end: int | None
-    page_start: int | None
-    page_end: int | None
+    """Words of the section's own body, headings and children excluded; its span covers the
+    heading and that body."""
     decisions: list[str] = Field(default_factory=list)
     """What the chunker decided here, in words, for `pipeline inspect`."""
 
 
-class Paragraph(Record):
+class Paragraph(SourceSpan):
     """A body block with its stable id (`S2-P1` is the first paragraph of S2)."""
 
     paragraph_id: str
     section_id: str
     kind: BlockKind
-    char_start: int
-    char_end: int
-    line_start: int | None
-    line_end: int | None
-    page_start: int | None
-    page_end: int | None
     word_count: int
 
 
-class Chunk(Record):
+class Chunk(SourceSpan):
     """A retrievable piece of a paper whose text is `Document.text[char_start:char_end]`."""
 
     chunk_id: str
@@ -209,12 +213,6 @@ class Chunk(Record):
     heading_path: list[str]
     text: str
     word_count: int
-    char_start: int
-    char_end: int
-    line_start: int | None
-    line_end: int | None
-    page_start: int | None
-    page_end: int | None
     pages: list[int]
     """Every page the chunk's text is on (empty where the source has no pages)."""
     paragraph_ids: list[str]
