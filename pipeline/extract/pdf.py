@@ -3,18 +3,21 @@
 PyMuPDF reads every page once (`get_text("dict")`, images off); everything after that is
 geometry and typography on its lines, in passes:
 
-1. `read_page`: PyMuPDF lines → pieces with a box, the dominant font size, bold and caps.
-2. `drop_running_lines`: pieces in the top or bottom margin whose text (digits masked) recurs at
-   the same height on other pages are journal heads, author lines and page numbers.
-3. `order_page`: column gutters are where narrow pieces leave the x-axis empty; a page is read
-   column by column between the full-width pieces (title, wide figures), and pieces on one
-   baseline become a row.
-4. `group_blocks`: rows → blocks, cut where the column changes, at a vertical gap, a first-line
-   indent after a finished line, a change of size or weight, a bullet or a caption label.
-5. `mark_headings`: the outline (`get_toc()`) where its titles are found in the text, then
-   typography: larger than body, or bold or capitals at body size; numbering gives the depth.
-6. `join_continuations`: a paragraph cut at the end of a column or page is joined with the one
-   that carries on at the top of the next, and the floats between them move after it.
+1. `read_page`: PyMuPDF lines → pieces with a box (in the page's writing direction), the size
+   and font most of their characters have, bold and small caps.
+2. `drop_running_lines`: margin lines whose text (digits masked) recurs at the same height on
+   other pages are journal heads, author lines and page numbers; they are dropped and counted.
+3. `find_columns`: a gutter is a strip that lines of column width leave empty; a gutter found on
+   several pages is also sought where one page's own evidence is weak.
+4. `order_page`: a page is read column by column between full-width pieces (title, abstract,
+   wide figures and tables), which keep their place; pieces on one baseline become a row.
+5. `group_blocks`: rows → blocks, cut where the column changes, at a vertical gap, at a
+   first-line indent after a finished line, at a change of size or weight, a bullet or a caption.
+6. `mark_headings`: the title, then outline (`get_toc()`) titles found on their pages, then
+   typography: larger than body, or bold or capitals at body size; numbering gives the depth and
+   distinct styles map to levels by prominence.
+7. `join_continuations`: a paragraph cut at the end of a column or page joins the one that
+   carries on at the top of the next; captions, tables and footnotes between them move after it.
 """
 
 from __future__ import annotations
@@ -34,21 +37,19 @@ _TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
 _SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
 _NUMBERING = re.compile(
-    r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?P<sub>(?:\.\d{1,2})+)?[.)]?)"
+    r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"
     r"\s+(?=\S)"
 )
 _CAPTION_START = re.compile(r"^(?:fig(?:ure)?|table|tab|scheme|plate|chart|box)\.?\s*[A-Z]?\d", re.IGNORECASE)
-_BULLETS = "•◦▪▫‣∙·●○■□–—-*\uf0b7\uf0a7\u2043"
+_BULLETS = "•◦▪▫‣∙·●○■□–—-\uf0b7\uf0a7\u2043"
 _TERMINAL = ".!?:"
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivx]{1,5})(?:\s+of\s+\d{1,4})?$", re.IGNORECASE)
 _CONTINUING_WORDS = frozenset(
     "a an the of and or in on at to for with by from as is are was were be that which than into "
     "their its our this these those between".split()
 )
-_FRONT_ANCHORS = frozenset(
-    "abstract summary introduction background keywords key words highlights main motivation "
-    "overview".split()
-)
+_FRONT_ANCHORS = frozenset("abstract summary introduction background keywords highlights motivation overview".split())
+"""Headings that open a paper's body on page 1; candidates between the title and them are bylines."""
 
 
 @dataclass(slots=True)
@@ -94,7 +95,6 @@ class _Block:
     kind: BlockKind
     rows: list[_Row]
     level: int | None = None
-    style: tuple | None = None
 
     @property
     def text(self) -> str:
@@ -106,7 +106,7 @@ class _Layout:
     """What the whole document says about its body text, measured before blocks are built."""
 
     body_size: float
-    body_font: str
+    """The font size that carries the most characters, in points."""
     pitch: float
     """Baseline-to-baseline distance of body lines, in body font sizes."""
     edges: dict[int, tuple[float, float]] = field(default_factory=dict)
@@ -165,11 +165,20 @@ def _to_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) ->
     return min(us), min(vs), max(us), max(vs)
 
 
-def _piece(line: dict, page: int, frame: tuple[int, int]) -> _Piece | None:
+def _font_style(font: str, styles: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
+    """(bold, small caps) as the font name says; `styles` remembers fonts already seen in this document."""
+    style = styles.get(font)
+    if style is None:
+        style = styles[font] = (bool(_BOLD_FONT.search(font)), bool(_SMALL_CAPS_FONT.search(font)))
+    return style
+
+
+def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tuple[bool, bool]]) -> _Piece | None:
+    """One PyMuPDF line as a piece: its text, box and the size, font and weight most of its characters have."""
     parts: list[str] = []
     chars = bold = caps = 0
-    sizes: Counter[float] = Counter()
-    fonts: Counter[str] = Counter()
+    sizes: dict[float, int] = {}
+    fonts: dict[str, int] = {}
     last_end: float | None = None
     c, s = frame
     for span in line["spans"]:
@@ -180,27 +189,30 @@ def _piece(line: dict, page: int, frame: tuple[int, int]) -> _Piece | None:
                 parts.append(" ")
             continue
         x0, y0, x1, y1 = span["bbox"]
-        start, end = x0 * c + y0 * s, x1 * c + y1 * s
-        start, end = min(start, end), max(start, end)
-        if last_end is not None and start - last_end > 0.15 * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
+        if c != 1:
+            x0, x1 = sorted((x0 * c + y0 * s, x1 * c + y1 * s))
+        # Spans set apart by a visible gap ("1" and "Introduction") are separate words.
+        if last_end is not None and x0 - last_end > 0.15 * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
             parts.append(" ")
         parts.append(text)
-        last_end = end
+        last_end = x1
         count = len(stripped)
         chars += count
-        sizes[round(span["size"], 1)] += count
+        size = round(span["size"], 1)
+        sizes[size] = sizes.get(size, 0) + count
         font = span["font"]
-        fonts[font] += count
-        if span["flags"] & pymupdf.TEXT_FONT_BOLD or _BOLD_FONT.search(font):
+        fonts[font] = fonts.get(font, 0) + count
+        bold_name, caps_name = styles.get(font) or _font_style(font, styles)
+        if bold_name or span["flags"] & pymupdf.TEXT_FONT_BOLD:
             bold += count
-        if _SMALL_CAPS_FONT.search(font):
+        if caps_name:
             caps += count
     if not chars:
         return None
     text = " ".join("".join(parts).split())
-    x0, y0, x1, y1 = _to_frame(line["bbox"], frame)
-    size = sizes.most_common(1)[0][0]
-    if size < 3 and text:
+    x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else _to_frame(line["bbox"], frame)
+    size = max(sizes, key=sizes.__getitem__)
+    if size < 3:
         # Type3 bitmap fonts report a tiny size and glyph boxes that are far too tall: estimate
         # the size from the advance and hang the box on the baseline.
         size = max(1.0, min(y1 - y0, 2.0 * (x1 - x0) / len(text)) / 1.2)
@@ -215,37 +227,40 @@ def _piece(line: dict, page: int, frame: tuple[int, int]) -> _Piece | None:
         y1=y1,
         text=text,
         size=size,
-        font=fonts.most_common(1)[0][0],
+        font=max(fonts, key=fonts.__getitem__),
         bold=bold >= 0.95 * chars,
         small_caps=caps >= 0.95 * chars,
         chars=chars,
     )
 
 
-def read_page(page: pymupdf.Page, number: int) -> tuple[list[_Piece], float]:
-    """Pieces of one page in its dominant writing direction; returns them and the page height in that frame."""
+def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool]]) -> tuple[list[_Piece], float]:
+    """Pieces of one page in its dominant writing direction; returns them and the page height in that frame.
+
+    Lines in another direction (a rotated margin stamp) are marked `rotated` and keep their own frame.
+    """
     lines = [
         line
         for block in page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]
         for line in block.get("lines", ())
     ]
-    weight: Counter[tuple[int, int]] = Counter()
+    weight: dict[tuple[int, int], int] = {}
+    frames = []
     for line in lines:
-        weight[_frame(line["dir"])] += sum(len(span["text"]) for span in line["spans"])
-    frame = weight.most_common(1)[0][0] if weight else (1, 0)
+        frame = _frame(line["dir"])
+        frames.append(frame)
+        weight[frame] = weight.get(frame, 0) + sum(len(span["text"]) for span in line["spans"])
+    main = max(weight, key=weight.__getitem__) if weight else (1, 0)
+    _, top, _, bottom = _to_frame(tuple(page.rect), main)
     pieces = []
-    for line in lines:
-        line_frame = _frame(line["dir"])
-        piece = _piece(line, number, line_frame if line_frame != frame else frame)
+    for line, frame in zip(lines, frames):
+        piece = _piece(line, number, frame, styles)
         if piece is None:
             continue
-        if line_frame != frame:
-            piece.rotated = True
-        pieces.append(piece)
-    _, top, _, bottom = _to_frame(tuple(page.rect), frame)
-    for piece in pieces:
+        piece.rotated = frame != main
         piece.y0 -= top
         piece.y1 -= top
+        pieces.append(piece)
     return pieces, bottom - top
 
 
@@ -319,23 +334,46 @@ def drop_running_lines(pages: list[list[_Piece]], heights: list[float]) -> list[
 
 
 def _coverage_gaps(pieces: list[_Piece], lo: float, hi: float, limit: float) -> list[tuple[float, float, float]]:
-    """Stretches of [lo, hi] where the pieces crossing carry at most `limit` characters: (start, end, load)."""
+    """Stretches of [lo, hi] that the pieces leave (nearly) uncovered: (start, end, characters crossing).
+
+    Where the crossing load stays under `limit` over a stretch, only its least covered part
+    counts: a short last column must not widen the gutter up to the page edge.
+    """
     events = sorted([(p.x0, p.chars) for p in pieces] + [(p.x1, -p.chars) for p in pieces])
-    gaps: list[tuple[float, float, float]] = []
+    segments: list[tuple[float, float, float]] = []
     load = 0
-    previous = events[0][0] if events else lo
-    for x, delta in events:
+    previous = lo
+    for x, delta in events + [(hi, 0)]:
         start, end = max(previous, lo), min(x, hi)
-        if end > start and load <= limit:
-            if gaps and abs(gaps[-1][1] - start) < 0.01:
-                gaps[-1] = (gaps[-1][0], end, max(gaps[-1][2], load))
-            else:
-                gaps.append((start, end, load))
+        if end > start:
+            segments.append((start, end, load))
         load += delta
-        previous = x
-    if previous < hi and load <= limit:
-        gaps.append((max(previous, lo), hi, load))
+        previous = max(previous, x)
+    gaps: list[tuple[float, float, float]] = []
+    run: list[tuple[float, float, float]] = []
+    for segment in segments + [(hi, hi, float("inf"))]:
+        if segment[2] <= limit:
+            run.append(segment)
+        elif run:
+            floor = min(load for _, _, load in run)
+            start, end = _widest_stretch(run, floor + 0.2 * (limit - floor))
+            gaps.append((start, end, floor))
+            run = []
     return gaps
+
+
+def _widest_stretch(segments: list[tuple[float, float, float]], ceiling: float) -> tuple[float, float]:
+    """The widest run of consecutive segments whose load is at most `ceiling`."""
+    best = (0.0, 0.0)
+    start: float | None = None
+    for a, b, load in segments:
+        if load <= ceiling:
+            start = a if start is None else start
+            if b - start > best[1] - best[0]:
+                best = (start, b)
+        else:
+            start = None
+    return best
 
 
 _CROSSING_SHARE = 0.12
@@ -414,13 +452,19 @@ def _rows(pieces: list[_Piece], group: int) -> list[_Row]:
 
 
 def _row(pieces: list[_Piece], group: int) -> _Row:
+    if len(pieces) == 1:
+        p = pieces[0]
+        return _Row(
+            page=p.page, group=group, x0=p.x0, y0=p.y0, x1=p.x1, y1=p.y1, text=p.text, size=p.size,
+            font=p.font, bold=p.bold, small_caps=p.small_caps, chars=p.chars, cells=0, rotated=p.rotated,
+        )
     chars = sum(p.chars for p in pieces)
-    sizes: Counter[float] = Counter()
-    fonts: Counter[str] = Counter()
+    sizes: dict[float, int] = {}
+    fonts: dict[str, int] = {}
     for p in pieces:
-        sizes[p.size] += p.chars
-        fonts[p.font] += p.chars
-    size = sizes.most_common(1)[0][0]
+        sizes[p.size] = sizes.get(p.size, 0) + p.chars
+        fonts[p.font] = fonts.get(p.font, 0) + p.chars
+    size = max(sizes, key=sizes.__getitem__)
     cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > 1.2 * size)
     return _Row(
         page=pieces[0].page,
@@ -431,7 +475,7 @@ def _row(pieces: list[_Piece], group: int) -> _Row:
         y1=max(p.y1 for p in pieces),
         text=" ".join(p.text for p in pieces),
         size=size,
-        font=fonts.most_common(1)[0][0],
+        font=max(fonts, key=fonts.__getitem__),
         bold=sum(p.chars for p in pieces if p.bold) >= 0.95 * chars,
         small_caps=sum(p.chars for p in pieces if p.small_caps) >= 0.95 * chars,
         chars=chars,
@@ -446,13 +490,13 @@ def find_columns(pages: list[list[_Piece]], body_size: float) -> list[list[tuple
     flats = [[p for p in pieces if not p.rotated] for pieces in pages]
     gutters = [_find_gutters(flat, body_size) for flat in flats]
     middles = sorted((a + b) / 2 for page in gutters for a, b in page)
-    common = []
+    if not middles:
+        return gutters
+    repeated = []
     for middle in middles:
         near = [m for m in middles if abs(m - middle) <= 6]
-        if len(near) >= 2 and not any(abs(c - middle) <= 6 for c in common):
-            common.append(statistics.median(near))
-    if not common:
-        return gutters
+        if (len(near) >= 2 or len(near) >= 0.3 * len(pages)) and not any(abs(c - middle) <= 6 for c in repeated):
+            repeated.append(statistics.median(near))
     for index, flat in enumerate(flats):
         if gutters[index] or len(flat) < 6:
             continue
@@ -461,16 +505,19 @@ def find_columns(pages: list[list[_Piece]], body_size: float) -> list[list[tuple
         narrow = _narrow_lines(flat, right - left)
         narrow_chars = sum(p.chars for p in narrow)
         total = sum(p.chars for p in flat)
-        if narrow_chars < 0.3 * total:
-            continue
+        if narrow_chars >= 0.3 * total and repeated:
+            gaps, least, common = _coverage_gaps(narrow, left, right, _CROSSING_SHARE * narrow_chars), 3, repeated
+        else:
+            # Mostly wide lines: a gutter seen on any page, where nothing at all crosses (a margin column).
+            gaps, least, common = _coverage_gaps(flat, left, right, 0), 2, middles
         found = []
-        for start, end, _ in _coverage_gaps(narrow, left, right, _CROSSING_SHARE * narrow_chars):
+        for start, end, _ in gaps:
             if end - start >= 0.5 * body_size and any(start <= c <= end for c in common):
                 sides = (
                     [p for p in flat if p.x1 <= start + 2],
                     [p for p in flat if p.x0 >= end - 2],
                 )
-                if all(len(side) >= 3 and sum(p.chars for p in side) >= 0.05 * total for side in sides):
+                if all(len(side) >= least and sum(p.chars for p in side) >= 0.02 * total for side in sides):
                     found.append((start, end))
         gutters[index] = found
     return gutters
@@ -489,7 +536,8 @@ def _wide_table_cells(pieces: list[_Piece], gutters: list[tuple[float, float]], 
             continue
         if len(line) >= 4:
             line.sort(key=lambda p: p.x0)
-            separate = 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > a.size)
+            # Word gaps of justified text stay under two spaces' width; cells stand further apart.
+            separate = 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > 2 * a.size)
             sides = {sum(1 for start, end in gutters if (p.x0 + p.x1) / 2 > (start + end) / 2) for p in line}
             text_line = any(p.chars >= 20 and p.x1 - p.x0 >= 0.5 * min(widths) for p in line)
             if separate >= 4 and len(sides) >= 2 and not text_line:
@@ -515,10 +563,8 @@ def order_page(pieces: list[_Piece], gutters: list[tuple[float, float]], first_g
         columns: list[list[_Piece]] = [[] for _ in widths]
         table_cells = _wide_table_cells(flat, gutters, widths)
         for p in flat:
-            # Crossing into both columns, or a short piece (table cell) in the middle of the gutter.
             crossed = id(p) in table_cells or any(
-                (p.x0 < start - 0.2 * widths[i] and p.x1 > end + 0.2 * widths[i + 1])
-                or (p.x0 < end - 0.25 * (end - start) and p.x1 > start + 0.25 * (end - start))
+                p.x0 < start - 0.2 * widths[i] and p.x1 > end + 0.2 * widths[i + 1]
                 for i, (start, end) in enumerate(gutters)
             )
             if crossed:
@@ -581,18 +627,24 @@ def _breaks_before(block: _Block, row: _Row, following: _Row | None, layout: _La
         return True
     if prev.bold != row.bold or (prev.small_caps != row.small_caps and not row.bold):
         return True
+    left, right = layout.edges[row.group]
+    if prev.bold and row.bold and (
+        _font_family(prev.font) != _font_family(row.font)
+        or (prev.x1 - left < 0.6 * (right - left) and row.size < 1.3 * layout.body_size)
+    ):
+        return True  # a section heading and its first subheading, both bold (titles excepted)
     if _starts_item(row.text) or (_CAPTION_START.match(row.text) and prev.text[-1:] in _TERMINAL):
         return True
     step = min(row.y0 - prev.y0, row.y1 - prev.y1)
     if step > 1.3 * layout.pitch * prev.size + 0.1 * prev.size:
         return True
-    left, right = layout.edges[row.group]
     em = 0.7 * row.size
     finished = prev.text[-1:] in _TERMINAL
     short = prev.x1 < right - max(0.15 * (right - left), 3 * prev.size)
     # Hanging indents (reference lists): an entry's later lines are indented, the next entry is not.
     hanging = following is not None and following.group == row.group and abs(following.x0 - row.x0) < 0.3 * row.size
-    if row.x0 - prev.x0 > em and row.x0 - left > em and (finished or short) and not hanging:
+    in_item = _starts_item(block.rows[0].text)
+    if row.x0 - prev.x0 > em and row.x0 - left > em and (finished or short) and not hanging and not in_item:
         return True
     first = block.rows[0]
     if len(block.rows) >= 2 and prev.x0 - row.x0 > em and abs(first.x0 - row.x0) < 0.3 * row.size and first.x0 < block.rows[1].x0 - em:
@@ -670,10 +722,12 @@ def _heading_style(block: _Block, layout: _Layout) -> tuple | None:
     if block.kind is not BlockKind.paragraph or len(block.rows) > 3:
         return None
     rows = block.rows
+    if sum(len(row.text) for row in rows) > 160 or rows[0].rotated:
+        return None
     text = block.text
     words = text.split()
     letters = sum(ch.isalpha() for ch in text)
-    if not 1 <= len(words) <= 16 or letters < 3 or len(text) > 160 or rows[0].rotated:
+    if not 1 <= len(words) <= 16 or letters < 3:
         return None
     first = _without_numbering(text)
     if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i":
@@ -682,6 +736,12 @@ def _heading_style(block: _Block, layout: _Layout) -> tuple | None:
         return None
     if re.search(r"[a-z)]\. +[A-Z0-9]", first):
         return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
+    numbered = _NUMBERING.match(text) is not None
+    if any(row.cells >= 2 for row in rows) or (rows[0].cells == 1 and not numbered):
+        return None  # table rows
+    compact = text.replace(" ", "")
+    if sum(ch.isdigit() for ch in compact) > 0.3 * len(compact) or letters < 0.5 * len(compact) or "=" in text:
+        return None  # numbers and formulas
     size = max(row.size for row in rows)
     body = layout.body_size
     if size < 0.95 * body:
@@ -691,16 +751,28 @@ def _heading_style(block: _Block, layout: _Layout) -> tuple | None:
     larger = size >= 1.07 * body
     if not (larger or bold or caps):
         return None
-    return (round(size * 2) / 2, bold, caps)
+    return (round(size * 2) / 2, bold, caps, _font_family(rows[0].font))
 
 
-def _title_index(blocks: list[_Block], layout: _Layout, page_height: float) -> int | None:
-    """The paper title: the largest text in the upper part of page 1, at least a little above body size."""
+def _font_family(font: str) -> str:
+    return re.split(r"[-,+]", font.split("+")[-1], maxsplit=1)[0].casefold()
+
+
+def _looks_like_byline(text: str) -> bool:
+    """Author and affiliation lines: footnote marks, e-mail, or initials before a surname."""
+    return bool(re.search(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]", text))
+
+
+def _title_index(blocks: list[_Block], layout: _Layout, page_height: float, front: int | None) -> int | None:
+    """The paper title: the largest text of three words or more in the upper part of page 1,
+    above the abstract, and clearly above body size."""
     best: tuple[float, int, int] | None = None
     for index, block in enumerate(blocks):
         row = block.rows[0]
-        if row.page != 1:
+        if row.page != 1 or (front is not None and index >= front):
             break
+        if len(block.text.split()) < 3:
+            continue
         if block.kind is not BlockKind.paragraph or row.rotated or row.y0 > 0.6 * page_height:
             continue
         if sum(ch.isalpha() for ch in block.text) < 8 or len(block.rows) > 6:
@@ -711,7 +783,20 @@ def _title_index(blocks: list[_Block], layout: _Layout, page_height: float) -> i
             best = key
     if best is None or best[0] < 1.15 * layout.body_size:
         return None
-    return -best[2]
+    title = -best[2]
+    # A title's last line can be short enough to sit in the left column of a two-column page.
+    rows = blocks[title].rows
+    while title + 1 < len(blocks):
+        nxt = blocks[title + 1].rows
+        if not (
+            nxt[0].page == 1
+            and len(rows) + len(nxt) <= 6
+            and all(abs(r.size - rows[-1].size) < 0.05 * rows[-1].size and r.bold == rows[-1].bold for r in nxt)
+            and 0 < nxt[0].y0 - rows[-1].y0 <= 1.6 * rows[-1].size
+        ):
+            break
+        rows.extend(blocks.pop(title + 1).rows)
+    return title
 
 
 def _split_block(blocks: list[_Block], index: int, rows: int) -> None:
@@ -767,32 +852,67 @@ def _rows_matching(block: _Block, key: str) -> int:
     return 0
 
 
-def _style_levels(candidates: list[tuple[int, tuple, int | None]], anchors: dict[tuple, int]) -> dict[tuple, int]:
+def _style_levels(
+    candidates: list[tuple[int, tuple, int | None]], anchors: dict[tuple, int], prominence: dict[tuple, tuple]
+) -> dict[tuple, int]:
     """Heading level of every candidate style.
 
     Styles fixed by the outline or by numbering keep their level; other styles that recur take the
-    level below the nearest more prominent style; a style seen once joins the recurring style just
-    below it, so a one-off banner does not push every real heading a level down.
+    level below the nearest more prominent style (or the level of an anchored style of the same
+    size and weight); a style seen once joins the recurring style just below it, so that a one-off
+    banner does not push every real heading a level down.
     """
     counts = Counter(style for _, style, _ in candidates)
+    rank = prominence.__getitem__
     levels = dict(anchors)
-    recurring = sorted({s for s in counts if counts[s] >= 2} | set(anchors), reverse=True)
+    recurring = sorted({s for s in counts if counts[s] >= 2} | set(anchors), key=rank, reverse=True)
     for position, style in enumerate(recurring):
         if style in levels:
             continue
-        twin = [levels[s] for s in anchors if s[:2] == style[:2]]
+        twin = [levels[s] for s in anchors if s[:3] == style[:3]]
         above = [levels[s] for s in recurring[:position] if s in levels]
         levels[style] = twin[0] if twin else min(4, (above[-1] + 1) if above else 2)
-    for style in sorted(counts, reverse=True):
+    for style in sorted(counts, key=rank, reverse=True):
         if style not in levels:
-            below = [levels[s] for s in recurring if s < style]
+            below = [levels[s] for s in recurring if rank(s) < rank(style)]
             levels[style] = below[0] if below else (max(levels.values()) if levels else 2)
     return levels
 
 
+def _merge_wrapped_headings(blocks: list[_Block], layout: _Layout) -> list[_Block]:
+    """Join a heading that wraps onto a second line and was cut at the indent of its number."""
+    merged: list[_Block] = []
+    for block in blocks:
+        prev = merged[-1] if merged else None
+        if (
+            prev is not None
+            and prev.kind is BlockKind.paragraph
+            and block.kind is BlockKind.paragraph
+            and len(prev.rows) + len(block.rows) <= 3
+            and prev.rows[-1].group == block.rows[0].group
+            and prev.text[-1:] not in _TERMINAL
+            and not _NUMBERING.match(block.text)
+        ):
+            style = _heading_style(prev, layout)
+            last, first = prev.rows[-1], block.rows[0]
+            left, right = layout.edges[last.group]
+            if (
+                style is not None
+                and all(row.bold == last.bold and abs(row.size - last.size) < 0.05 * last.size for row in block.rows)
+                and last.x1 - left >= 0.6 * (right - left)
+                and first.y0 - last.y0 <= 1.6 * layout.pitch * last.size
+            ):
+                prev.rows.extend(block.rows)
+                continue
+        merged.append(block)
+    return merged
+
+
 def mark_headings(blocks: list[_Block], layout: _Layout, toc: list[list], page_height: float) -> None:
     """Set kind and level on heading blocks: the title, outline entries, then typographic headings."""
-    title = _title_index(blocks, layout, page_height)
+    blocks[:] = _merge_wrapped_headings(blocks, layout)
+    front = _first_front_anchor(blocks, layout)
+    title = _title_index(blocks, layout, page_height, front)
     if title is not None:
         blocks[title].kind = BlockKind.heading
         blocks[title].level = 1
@@ -809,6 +929,7 @@ def mark_headings(blocks: list[_Block], layout: _Layout, toc: list[list], page_h
 
     front = _first_front_anchor(blocks, layout)
     candidates: list[tuple[int, tuple, int | None]] = []
+    prominence: dict[tuple, tuple] = {}
     for index, block in enumerate(blocks):
         if block.kind is not BlockKind.paragraph:
             continue
@@ -819,11 +940,18 @@ def mark_headings(blocks: list[_Block], layout: _Layout, toc: list[list], page_h
         if on_first_page and front is not None and index < front:
             continue
         style = _heading_style(block, layout)
-        if style is None:
+        if style is None or (on_first_page and _looks_like_byline(block.text)):
             continue
-        if trusted and style not in outline_styles and style > min(outline_styles, default=style):
-            continue
+        # Bigger, bolder, capitals first; between equals the style met first is the higher level.
+        prominence.setdefault(style, (style[0], style[1], style[2], -index))
         candidates.append((index, style, None))
+    for style in outline_styles:
+        prominence.setdefault(style, (style[0], style[1], style[2], 0))
+    if trusted:
+        least = min((prominence[s] for s in outline_styles), default=None)
+        candidates = [
+            c for c in candidates if c[1] in outline_styles or least is None or prominence[c[1]] < least
+        ]
     # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
     roman = sum(1 for index, _, _ in candidates if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= 2
     candidates = [(index, style, _numbering_depth(blocks[index].text, roman)) for index, style, _ in candidates]
@@ -835,7 +963,7 @@ def mark_headings(blocks: list[_Block], layout: _Layout, toc: list[list], page_h
             numbered[style][min(4, depth + 1)] += 1
     for style, counts in numbered.items():
         anchors.setdefault(style, counts.most_common(1)[0][0])
-    levels = _style_levels(candidates, anchors)
+    levels = _style_levels(candidates, anchors, prominence)
     deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)
     for index, style, depth in candidates:
         if depth is not None:
@@ -846,6 +974,12 @@ def mark_headings(blocks: list[_Block], layout: _Layout, toc: list[list], page_h
             level = levels[style]
         blocks[index].kind = BlockKind.heading
         blocks[index].level = min(4, max(2, level))
+    # "Abstract" alone on its line opens the paper even where its font says nothing.
+    for block in blocks:
+        first_page = block.rows[0].page == 1
+        if first_page and block.kind is BlockKind.paragraph and len(block.rows) == 1:
+            if _normalized(block.text) in ("abstract", "summary"):
+                block.kind, block.level = BlockKind.heading, 2
 
 
 def _first_front_anchor(blocks: list[_Block], layout: _Layout) -> int | None:
@@ -876,10 +1010,18 @@ def _is_float(block: _Block, layout: _Layout) -> bool:
 
 
 def _continues(first: _Block, second: _Block, layout: _Layout) -> bool:
+    """Whether `second` carries on the sentence `first` breaks off at a column or page end.
+
+    `first` must fill its last line and lack terminal punctuation; then a lowercase or numeric
+    start, a dangling hyphen, comma or function word, or a first line that is not indented (a
+    new paragraph would be) says the sentence goes on.
+    """
     if first.kind not in (BlockKind.paragraph, BlockKind.list) or second.kind is not BlockKind.paragraph:
         return False
-    if _is_float(first, layout) or _is_float(second, layout) or _CAPTION_START.match(second.text):
+    if first.rows[0].rotated or second.rows[0].rotated or _CAPTION_START.match(second.text):
         return False
+    if _CAPTION_START.match(first.text) or _is_float(first, layout) != _is_float(second, layout):
+        return False  # small print (references, footnotes) only continues in small print
     if abs(first.rows[-1].size - second.rows[0].size) > 0.1 * layout.body_size:
         return False
     last = first.rows[-1]
@@ -891,11 +1033,15 @@ def _continues(first: _Block, second: _Block, layout: _Layout) -> bool:
     if end[-1:] in _TERMINAL or _starts_item(start):
         return False
     last_word = end.rsplit(" ", 1)[-1].casefold()
+    head = second.rows[0]
+    flush = head.x0 - layout.edges[head.group][0] < 0.5 * head.size
     return (
         start[:1].islower()
+        or start[:1].isdigit()
         or start[:1] in "([{"
         or end[-1:] in "-,;–("
         or last_word in _CONTINUING_WORDS
+        or (flush and end[-1:].isalnum())
     )
 
 
@@ -906,7 +1052,7 @@ def join_continuations(blocks: list[_Block], layout: _Layout) -> list[_Block]:
     while index < len(blocks):
         block = blocks[index]
         look = index + 1
-        while look < len(blocks) and look - index <= 6 and _is_float(blocks[look], layout):
+        while look < len(blocks) and look - index <= 6 and _is_float(blocks[look], layout) and not _is_float(block, layout):
             look += 1
         if look < len(blocks):
             nxt = blocks[look]
@@ -945,19 +1091,15 @@ def _segments(rows: list[_Row]) -> list[TextSegment]:
     return segments
 
 
-def _measure(pages: list[list[_Piece]]) -> tuple[float, str]:
-    sizes: Counter[float] = Counter()
-    fonts: Counter[str] = Counter()
+def _body_size(pages: list[list[_Piece]]) -> float:
+    """The font size (to half a point) that carries the most characters."""
+    sizes: dict[float, int] = {}
     for pieces in pages:
         for piece in pieces:
             if not piece.rotated:
-                sizes[round(piece.size * 2) / 2] += piece.chars
-    body_size = sizes.most_common(1)[0][0] if sizes else 10.0
-    for pieces in pages:
-        for piece in pieces:
-            if abs(piece.size - body_size) <= 0.3:
-                fonts[piece.font] += piece.chars
-    return body_size, fonts.most_common(1)[0][0] if fonts else ""
+                size = round(piece.size * 2) / 2
+                sizes[size] = sizes.get(size, 0) + piece.chars
+    return max(sizes, key=sizes.__getitem__) if sizes else 10.0
 
 
 def _pitch(rows: list[_Row], body_size: float) -> float:
@@ -970,50 +1112,70 @@ def _pitch(rows: list[_Row], body_size: float) -> float:
     return statistics.median(steps) if len(steps) >= 5 else 1.2
 
 
-def extract_pdf(file: Path, path: str) -> RawDocument:
-    """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in messages."""
+def _edges(rows: list[_Row]) -> dict[int, tuple[float, float]]:
+    """Left and right edge of the text of every group, ignoring the odd wider line (a byline, a formula)."""
+    by_group: dict[int, list[_Row]] = defaultdict(list)
+    for row in rows:
+        by_group[row.group].append(row)
+    edges = {}
+    for group, members in by_group.items():
+        lefts = sorted(row.x0 for row in members)
+        rights = sorted(row.x1 for row in members)
+        cut = len(members) // 10
+        edges[group] = (lefts[cut], rights[-1 - cut])
+    return edges
+
+
+def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[_Piece]], list[float], dict[int, str]]:
+    """Pieces and frame height of every page, and the page labels the PDF defines."""
     pages: list[list[_Piece]] = []
     heights: list[float] = []
     labels: dict[int, str] = {}
+    has_labels = bool(doc.get_page_labels())
+    styles: dict[str, tuple[bool, bool]] = {}
+    for number, page in enumerate(doc, start=1):
+        try:
+            pieces, height = read_page(page, number, styles)
+            label = page.get_label() if has_labels else ""
+        except RuntimeError as error:
+            raise ExtractError(f"{path}: page {number} cannot be read ({error}); the PDF is damaged, re-export it") from None
+        pages.append(pieces)
+        heights.append(height)
+        if label:
+            labels[number] = label
+    return pages, heights, labels
+
+
+def extract_pdf(file: Path, path: str) -> RawDocument:
+    """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in messages."""
     with _open(file, path) as doc:
-        has_labels = bool(doc.get_page_labels())
-        toc = doc.get_toc(simple=True)
-        for number, page in enumerate(doc, start=1):
-            try:
-                pieces, height = read_page(page, number)
-            except RuntimeError as error:
-                raise ExtractError(f"{path}: page {number} cannot be read ({error}); the PDF is damaged, re-export it") from None
-            pages.append(pieces)
-            heights.append(height)
-            if has_labels:
-                label = page.get_label()
-                if label:
-                    labels[number] = label
+        pages, heights, labels = _read(doc, path)
+        try:
+            toc = doc.get_toc(simple=True)
+        except RuntimeError:
+            toc = []  # a broken outline only costs the outline: headings then come from typography
         page_count = doc.page_count
+        repaired = doc.is_repaired
     if not any(pages):
+        if repaired:
+            raise ExtractError(f"{path}: the PDF is damaged (PyMuPDF had to repair it) and no page has text; re-download or re-export it")
         raise NoTextLayerError(
             f"{path}: none of its {page_count} pages has a text layer (a scan?); OCR it first "
             "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
         )
     removed = len(drop_running_lines(pages, heights))
-    body_size, body_font = _measure(pages)
+    body_size = _body_size(pages)
     rows: list[_Row] = []
     for pieces, gutters in zip(pages, find_columns(pages, body_size)):
         rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
-    layout = _Layout(body_size=body_size, body_font=body_font, pitch=_pitch(rows, body_size))
-    for row in rows:
-        left, right = layout.edges.get(row.group, (row.x0, row.x1))
-        layout.edges[row.group] = (min(left, row.x0), max(right, row.x1))
+    layout = _Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows))
     blocks = group_blocks(rows, layout)
     mark_headings(blocks, layout, toc, heights[0])
     blocks = _merge_lists(join_continuations(blocks, layout))
     return RawDocument(
         path=path,
         format=SourceFormat.pdf,
-        blocks=[
-            RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level)
-            for block in blocks
-        ],
+        blocks=[RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level) for block in blocks],
         page_count=page_count,
         page_labels=labels,
         removed_running_lines=removed,

@@ -1,0 +1,315 @@
+"""The PDF extractor on papers rendered from a known source, on broken files, and on real papers.
+
+The generated papers come from `corpus/make_pdfs.py`; their source text is the truth. The real
+papers live in `../shared/corpus/pdf` and are skipped where that folder is absent.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import unicodedata
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pdf_helpers import (
+    CORPUS_PDF,
+    ground_truth_headings,
+    ground_truth_paragraphs,
+    heading_key,
+    heading_recall,
+    misplaced_words,
+    page_words,
+    plausible_heading,
+    reading_order,
+    running_words,
+    word_share_in_blocks,
+)
+from pipeline.errors import ExtractError, NoTextLayerError
+from pipeline.extract.pdf import extract_pdf
+from pipeline.models import BlockKind, RawDocument
+
+_MAKE_PDFS = Path(__file__).resolve().parents[1] / "corpus" / "make_pdfs.py"
+_spec = importlib.util.spec_from_file_location("make_pdfs", _MAKE_PDFS)
+make_pdfs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_pdfs)
+
+VARIANTS = ["single_column", "two_column", "running_heads", "bold_headings"]
+REAL_PDFS = sorted(CORPUS_PDF.glob("*.pdf")) if CORPUS_PDF.is_dir() else []
+needs_corpus = pytest.mark.skipif(not REAL_PDFS, reason=f"shared corpus not found at {CORPUS_PDF}")
+# Floors measured on the ground-truth files (both at 100% when set), with room for tool noise.
+HEADING_RECALL_FLOOR = 0.9
+
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return make_pdfs.make_pdfs(tmp_path_factory.mktemp("generated"))
+
+
+@pytest.fixture(scope="session")
+def extracted(generated: dict[str, Path]) -> dict[str, RawDocument]:
+    return {name: extract_pdf(path, f"generated/{name}.pdf") for name, path in generated.items()}
+
+
+def flat(text: str) -> str:
+    """Text with ligatures expanded and all spacing reduced to single spaces, for comparisons."""
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def headings(doc: RawDocument) -> list[tuple[int, str]]:
+    return [(block.level, flat(block.text)) for block in doc.blocks if block.kind is BlockKind.heading]
+
+
+def source_headings(numbered: bool) -> list[tuple[int, str]]:
+    paper = make_pdfs._numbered(make_pdfs.PAPER) if numbered else make_pdfs.PAPER
+    levels = {"h2": 2, "h3": 3}
+    return [(1, make_pdfs.TITLE)] + [(levels[kind], text) for kind, text in paper if kind in levels]
+
+
+def block_with(doc: RawDocument, sentence: str):
+    return next(block for block in doc.blocks if sentence in flat(block.text))
+
+
+# ---------------------------------------------------------------- generated papers
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_headings_are_recovered_with_their_levels(extracted, variant):
+    expected = source_headings(numbered=variant != "single_column")
+    assert [(level, heading_key(text)) for level, text in headings(extracted[variant])] == [
+        (level, heading_key(text)) for level, text in expected
+    ]
+
+
+def test_headings_at_body_size_are_found_by_weight_and_numbering(extracted):
+    found = dict((text, level) for level, text in headings(extracted["bold_headings"]))
+    assert found["1 Introduction"] == 2
+    assert found["2.1 Cohort and setting"] == 3
+
+
+def test_two_columns_are_read_column_by_column(extracted):
+    text = flat(" ".join(block.text for block in extracted["two_column"].blocks))
+    sentences = [
+        sentence
+        for kind, paragraph in make_pdfs.PAPER
+        if kind == "p"
+        for sentence in re.split(r"(?<=\.) ", paragraph)
+    ]
+    positions = [text.find(sentence) for sentence in sentences]
+    assert -1 not in positions, [s for s, at in zip(sentences, positions) if at < 0]
+    assert positions == sorted(positions)
+
+
+def test_running_heads_and_page_numbers_are_dropped_and_counted(extracted):
+    doc = extracted["running_heads"]
+    text = " ".join(block.text for block in doc.blocks)
+    assert make_pdfs.RUNNING_HEAD not in text and make_pdfs.RUNNING_AUTHORS not in text
+    # Three stamps per page: the journal head, the author line and the page number.
+    assert doc.removed_running_lines == 3 * doc.page_count
+
+
+def test_papers_without_running_lines_lose_nothing(extracted):
+    assert extracted["single_column"].removed_running_lines == 0
+
+
+def test_page_labels_come_from_the_pdf(extracted):
+    assert extracted["running_heads"].page_labels == {1: "101", 2: "102"}
+
+
+def test_page_labels_are_never_invented(extracted):
+    assert extracted["single_column"].page_labels == {}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_segment_is_on_the_page_it_claims(generated, extracted, variant):
+    assert misplaced_words(extracted[variant], page_words(generated[variant])) == []
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_paragraph_across_a_page_break_is_one_block_on_two_pages(extracted, variant):
+    block = block_with(extracted[variant], "The crossing paragraph begins")
+    assert "The crossing paragraph ends here" in flat(block.text)
+    first, second = (segment.page for segment in block.segments)
+    assert second == first + 1
+    assert block.segments[0].text.endswith("\n")
+
+
+def test_a_paragraph_across_a_column_break_is_one_block(extracted):
+    block = block_with(extracted["two_column"], "The crossing paragraph begins")
+    assert "Its clause number 4 records" in flat(block.text)
+
+
+def test_line_breaks_are_kept_inside_segments(extracted):
+    block = block_with(extracted["two_column"], "The cohort sentence says")
+    assert "\n" in block.segments[0].text
+
+
+def test_a_caption_is_a_paragraph_of_its_own(extracted):
+    block = block_with(extracted["two_column"], "Figure 1.")
+    assert block.kind is BlockKind.paragraph
+    assert flat(block.text) == "Figure 1. Mean systolic pressure by visit for the synthetic cohort."
+
+
+def test_a_bulleted_list_is_one_list_block(extracted):
+    block = block_with(extracted["two_column"], "the first listed outcome")
+    assert block.kind is BlockKind.list
+    assert "the second listed outcome was heart rate" in flat(block.text)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_page_count_is_the_real_page_count(generated, extracted, variant):
+    with pymupdf.open(generated[variant]) as doc:
+        assert extracted[variant].page_count == doc.page_count
+
+
+def test_pdf_blocks_have_no_line_numbers(extracted):
+    assert all(block.line_start is None and block.line_end is None for block in extracted["single_column"].blocks)
+
+
+# ---------------------------------------------------------------- files that cannot be read
+
+
+def zero_bytes(folder: Path, generated: dict[str, Path]) -> Path:
+    path = folder / "empty.pdf"
+    path.write_bytes(b"")
+    return path
+
+
+def truncated(folder: Path, generated: dict[str, Path]) -> Path:
+    data = generated["single_column"].read_bytes()
+    path = folder / "truncated.pdf"
+    path.write_bytes(data[: len(data) // 2])
+    return path
+
+
+def not_a_pdf(folder: Path, generated: dict[str, Path]) -> Path:
+    path = folder / "notes.pdf"
+    path.write_text("# Notes\n\nThis is Markdown that someone saved with a .pdf name.\n", encoding="utf-8")
+    return path
+
+
+def encrypted(folder: Path, generated: dict[str, Path]) -> Path:
+    path = folder / "locked.pdf"
+    with pymupdf.open(generated["single_column"]) as doc:
+        doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="x", owner_pw="y")
+    return path
+
+
+def scanned(folder: Path, generated: dict[str, Path]) -> Path:
+    path = folder / "scan.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.draw_rect(pymupdf.Rect(72, 72, 400, 300), color=(0, 0, 0), fill=(0.8, 0.8, 0.8))
+        pixmap = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 40), False)
+        pixmap.clear_with(200)
+        page.insert_image(pymupdf.Rect(100, 400, 300, 600), pixmap=pixmap)
+        doc.save(path)
+    return path
+
+
+BROKEN = {
+    "zero_bytes": (zero_bytes, ExtractError, "empty"),
+    "truncated": (truncated, ExtractError, "truncated"),
+    "not_a_pdf": (not_a_pdf, ExtractError, "not a PDF"),
+    "encrypted": (encrypted, ExtractError, "encrypted"),
+    "scanned": (scanned, NoTextLayerError, "OCR"),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN)
+def test_unreadable_files_raise_with_the_cause(tmp_path, generated, case):
+    make, error, cause = BROKEN[case]
+    with pytest.raises(error, match=cause):
+        extract_pdf(make(tmp_path, generated), f"inbox/{case}.pdf")
+
+
+@pytest.mark.parametrize("case", BROKEN)
+def test_error_messages_name_the_file(tmp_path, generated, case):
+    make, error, _ = BROKEN[case]
+    with pytest.raises(error) as raised:
+        extract_pdf(make(tmp_path, generated), f"inbox/{case}.pdf")
+    assert str(raised.value).startswith(f"inbox/{case}.pdf: ")
+
+
+def test_a_damaged_pdf_is_not_taken_for_a_scan(tmp_path, generated):
+    path = tmp_path / "cut.pdf"
+    data = generated["single_column"].read_bytes()
+    path.write_bytes(data[: len(data) // 2] + b"\n%%EOF\n")
+    with pytest.raises(ExtractError, match="damaged") as raised:
+        extract_pdf(path, "inbox/cut.pdf")
+    assert not isinstance(raised.value, NoTextLayerError)
+
+
+def test_a_scan_without_text_is_not_a_generic_failure(tmp_path, generated):
+    with pytest.raises(NoTextLayerError):
+        extract_pdf(scanned(tmp_path, generated), "inbox/scan.pdf")
+
+
+def test_a_pdf_that_opens_with_the_empty_password_is_read(tmp_path, generated):
+    path = tmp_path / "owner_only.pdf"
+    with pymupdf.open(generated["single_column"]) as doc:
+        doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="y")
+    assert extract_pdf(path, "inbox/owner_only.pdf").page_count == 2
+
+
+# ---------------------------------------------------------------- real papers
+
+
+@pytest.fixture(scope="module")
+def real() -> dict[str, RawDocument]:
+    return {}
+
+
+def real_doc(real: dict[str, RawDocument], pdf: Path) -> RawDocument:
+    if pdf.name not in real:
+        real[pdf.name] = extract_pdf(pdf, f"pdf/{pdf.name}")
+    return real[pdf.name]
+
+
+@needs_corpus
+@pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda p: p.stem)
+def test_real_paper_extracts(real, pdf):
+    try:
+        doc = real_doc(real, pdf)
+    except NoTextLayerError:
+        assert not any(words.values() for words in page_words(pdf).values())
+        return
+    assert doc.page_count > 0 and doc.blocks
+
+
+@needs_corpus
+@pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda p: p.stem)
+def test_real_paper_segments_are_on_their_pages(real, pdf):
+    assert misplaced_words(real_doc(real, pdf), page_words(pdf)) == []
+
+
+@needs_corpus
+@pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda p: p.stem)
+def test_real_paper_text_reaches_blocks(real, pdf):
+    share = word_share_in_blocks(real_doc(real, pdf), page_words(pdf), running_words(pdf))
+    print(f"{pdf.name}: {share:.1%} of page words in blocks")
+    assert share >= 0.95
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    "pdf", [p for p in REAL_PDFS if ground_truth_headings(p) is not None], ids=lambda p: p.stem
+)
+def test_real_paper_heading_recall(real, pdf):
+    truth = [heading for heading in ground_truth_headings(pdf) if plausible_heading(heading)]
+    recall = heading_recall(real_doc(real, pdf), truth)
+    print(f"{pdf.name}: heading recall {recall.found}/{recall.total}; missing {recall.missing}")
+    assert recall.share >= HEADING_RECALL_FLOOR
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    "pdf", [p for p in REAL_PDFS if ground_truth_paragraphs(p)], ids=lambda p: p.stem
+)
+def test_real_two_column_paper_reads_in_order(real, pdf):
+    usable, found, in_order = reading_order(real_doc(real, pdf), ground_truth_paragraphs(pdf))
+    print(f"{pdf.name}: {found}/{usable} ground-truth paragraphs found, {in_order} in sequence")
+    assert found >= 0.8 * usable
+    assert in_order >= 0.95 * found
