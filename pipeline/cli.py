@@ -160,7 +160,10 @@ def search_command(
         typer.echo(f"No chunks match {query!r}.", err=True)
         return
     for hit in hits:
-        where = f"pages {hit.page_start}-{hit.page_end}" if hit.page_start else f"lines {hit.line_start}-{hit.line_end}"
+        if hit.page_start is not None:
+            where = f"page {hit.page_start}" if hit.page_start == hit.page_end else f"pages {hit.page_start}-{hit.page_end}"
+        else:
+            where = f"lines {hit.line_start}-{hit.line_end}"
         typer.echo(f"{hit.score:6.2f}  {hit.chunk_id}  [{hit.section_type}]  {hit.path} ({where})")
         typer.echo(f"        {' › '.join(hit.heading_path) or '(front matter)'}")
         typer.echo(f"        {hit.snippet}\n")

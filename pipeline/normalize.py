@@ -22,8 +22,11 @@ BLOCK_SEPARATOR = "\n\n"
 _LIGATURES = {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
 _SPACES = dict.fromkeys(["\u00a0", "\u2000", "\u2001", "\u2002", "\u2003", "\u2004", "\u2005", "\u2006",
                          "\u2007", "\u2008", "\u2009", "\u200a", "\u202f", "\u205f", "\u3000", "\t"], " ")
+# Control characters carry no text: PDF fonts emit them for glyphs such as TeX's bullet
+# (U+000F) or a math symbol between two letters, so they become a space, not nothing.
+_CONTROLS = dict.fromkeys([chr(code) for code in [*range(0x20), *range(0x7F, 0xA0)] if chr(code) not in "\n\t"], " ")
 _INVISIBLE = dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"], "")
-_CHARACTER_MAP = str.maketrans({**_LIGATURES, **_SPACES, **_INVISIBLE})
+_CHARACTER_MAP = str.maketrans({**_LIGATURES, **_SPACES, **_CONTROLS, **_INVISIBLE})
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _COUNTED_WORD = re.compile(r"\S*[^\W_]\S*")
