@@ -55,12 +55,12 @@ def words_by_page(doc: RawDocument) -> dict[int, Counter[str]]:
 
 def running_words(file: Path) -> dict[int, Counter[str]]:
     """Words of the running heads and feet the extractor drops, by page (its own pass, rerun)."""
-    from pipeline.extract import pdf
+    from pipeline.extract import pdf_lines
 
     styles: dict[str, tuple[bool, bool]] = {}
     with pymupdf.open(file) as doc:
-        read = [pdf.read_page(page, number, styles) for number, page in enumerate(doc, start=1)]
-    removed = pdf.drop_running_lines([pieces for pieces, _ in read], [height for _, height in read])
+        read = [pdf_lines.read_page(page, number, styles) for number, page in enumerate(doc, start=1)]
+    removed = pdf_lines.drop_running_lines([pieces for pieces, _ in read], [height for _, height in read])
     counts: dict[int, Counter[str]] = {}
     for piece in removed:
         counts.setdefault(piece.page, Counter()).update(words(piece.text))

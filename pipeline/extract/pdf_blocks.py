@@ -1,0 +1,175 @@
+"""Rows in reading order cut into paragraph, list and table blocks, and paragraphs joined across breaks.
+
+`group_blocks` cuts where the column changes, at a vertical gap, at a first-line indent after a
+finished line, at a change of size or weight, a bullet or a caption, and lets a table take its
+header and footer rows; `join_continuations` joins a paragraph cut at the end of a column or page
+to the one that carries on at the top of the next, moving captions, tables and footnotes between
+them after it; `merge_lists` makes consecutive list items one list.
+"""
+
+from __future__ import annotations
+
+from pipeline.extract.pdf_lines import CAPTION_START, TERMINAL, Layout, PdfBlock, Row, font_family
+from pipeline.models import BlockKind
+
+_BULLETS = "•◦▪▫‣∙·●○■□–—-\uf0b7\uf0a7\u2043"
+_CONTINUING_WORDS = frozenset(
+    "a an the of and or in on at to for with by from as is are was were be that which than into "
+    "their its our this these those between".split()
+)
+
+
+def _starts_item(text: str) -> bool:
+    return bool(text) and text[0] in _BULLETS and (len(text) == 1 or text[1] == " " or text[0] in "•◦▪‣●■\uf0b7\uf0a7")
+
+
+def _breaks_before(block: PdfBlock, row: Row, following: Row | None, layout: Layout) -> bool:
+    """Whether `row` starts a new block after the rows of `block`, within one column group."""
+    prev = block.rows[-1]
+    if (prev.cells >= 2) != (row.cells >= 2):
+        return True
+    if abs(row.size - prev.size) > 0.06 * max(row.size, prev.size):
+        return True
+    if prev.bold != row.bold or (prev.small_caps != row.small_caps and not row.bold):
+        return True
+    left, right = layout.edges[row.group]
+    if prev.bold and row.bold and (
+        font_family(prev.font) != font_family(row.font)
+        or (prev.x1 - left < 0.6 * (right - left) and row.size < 1.3 * layout.body_size)
+    ):
+        return True  # a section heading and its first subheading, both bold (titles excepted)
+    if _starts_item(row.text) or (CAPTION_START.match(row.text) and prev.text[-1:] in TERMINAL):
+        return True
+    step = min(row.y0 - prev.y0, row.y1 - prev.y1)
+    if step > 1.3 * layout.pitch * prev.size + 0.1 * prev.size:
+        return True
+    em = 0.7 * row.size
+    finished = prev.text[-1:] in TERMINAL
+    short = prev.x1 < right - max(0.15 * (right - left), 3 * prev.size)
+    # Hanging indents (reference lists): an entry's later lines are indented, the next entry is not.
+    hanging = following is not None and following.group == row.group and abs(following.x0 - row.x0) < 0.3 * row.size
+    in_item = _starts_item(block.rows[0].text)
+    if row.x0 - prev.x0 > em and row.x0 - left > em and (finished or short) and not hanging and not in_item:
+        return True
+    first = block.rows[0]
+    if len(block.rows) >= 2 and prev.x0 - row.x0 > em and abs(first.x0 - row.x0) < 0.3 * row.size and first.x0 < block.rows[1].x0 - em:
+        return True
+    return finished and short and (row.text[:1].isupper() or row.text[:1].isdigit())
+
+
+def group_blocks(rows: list[Row], layout: Layout) -> list[PdfBlock]:
+    """Cut the rows of the document, in reading order, into paragraph, list and table blocks."""
+    blocks: list[PdfBlock] = []
+    for index, row in enumerate(rows):
+        following = rows[index + 1] if index + 1 < len(rows) else None
+        block = blocks[-1] if blocks else None
+        if block is None or row.group != block.rows[-1].group or row.rotated or _breaks_before(block, row, following, layout):
+            kind = BlockKind.list if _starts_item(row.text) else BlockKind.paragraph
+            blocks.append(PdfBlock(kind=kind, rows=[row]))
+        else:
+            block.rows.append(row)
+    for block in blocks:
+        if len(block.rows) >= 2 and all(row.cells >= 2 for row in block.rows):
+            block.kind = BlockKind.table
+    return _absorb_table_edges(blocks)
+
+
+def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
+    """Header and footer rows of a table with fewer cells (`Approach  CS  Bio`) join the table."""
+    def is_edge(block: PdfBlock, table: PdfBlock) -> bool:
+        return (
+            block.kind is BlockKind.paragraph
+            and len(block.rows) <= 3
+            and all(row.cells >= 1 for row in block.rows)
+            and block.rows[0].group == table.rows[0].group
+        )
+
+    result: list[PdfBlock] = []
+    for block in blocks:
+        if block.kind is BlockKind.table:
+            while result and is_edge(result[-1], block):
+                block.rows[:0] = result.pop().rows
+        elif result and result[-1].kind is BlockKind.table and is_edge(block, result[-1]):
+            result[-1].rows.extend(block.rows)
+            continue
+        result.append(block)
+    return result
+
+
+# ---------------------------------------------------------------- continuations
+
+
+def _is_float(block: PdfBlock, layout: Layout) -> bool:
+    """Blocks that may sit between the two halves of a paragraph: captions, tables, footnotes, labels."""
+    if block.kind is BlockKind.table or block.rows[0].rotated:
+        return True
+    if block.kind is BlockKind.heading:
+        return False
+    return bool(CAPTION_START.match(block.text)) or max(r.size for r in block.rows) < 0.9 * layout.body_size
+
+
+def _continues(first: PdfBlock, second: PdfBlock, layout: Layout) -> bool:
+    """Whether `second` carries on the sentence `first` breaks off at a column or page end.
+
+    `first` must fill its last line and lack terminal punctuation; then a lowercase or numeric
+    start, a dangling hyphen, comma or function word, or a first line that is not indented (a
+    new paragraph would be) says the sentence goes on.
+    """
+    if first.kind not in (BlockKind.paragraph, BlockKind.list) or second.kind is not BlockKind.paragraph:
+        return False
+    if first.rows[0].rotated or second.rows[0].rotated or CAPTION_START.match(second.text):
+        return False
+    if CAPTION_START.match(first.text) or _is_float(first, layout) != _is_float(second, layout):
+        return False  # small print (references, footnotes) only continues in small print
+    if abs(first.rows[-1].size - second.rows[0].size) > 0.1 * layout.body_size:
+        return False
+    last = first.rows[-1]
+    left, right = layout.edges[last.group]
+    if last.x1 < right - max(0.15 * (right - left), 3 * last.size):
+        return False
+    end = last.text
+    start = second.rows[0].text
+    if end[-1:] in TERMINAL or _starts_item(start):
+        return False
+    last_word = end.rsplit(" ", 1)[-1].casefold()
+    head = second.rows[0]
+    flush = head.x0 - layout.edges[head.group][0] < 0.5 * head.size
+    return (
+        start[:1].islower()
+        or start[:1].isdigit()
+        or start[:1] in "([{"
+        or end[-1:] in "-,;–("
+        or last_word in _CONTINUING_WORDS
+        or (flush and end[-1:].isalnum())
+    )
+
+
+def join_continuations(blocks: list[PdfBlock], layout: Layout) -> list[PdfBlock]:
+    """Join paragraphs cut by a column or page end; floats between the halves end up after the paragraph."""
+    blocks = list(blocks)
+    index = 0
+    while index < len(blocks):
+        block = blocks[index]
+        look = index + 1
+        while look < len(blocks) and look - index <= 6 and _is_float(blocks[look], layout) and not _is_float(block, layout):
+            look += 1
+        if look < len(blocks):
+            nxt = blocks[look]
+            moved_on = nxt.rows[0].group != block.rows[-1].group or look > index + 1
+            if moved_on and _continues(block, nxt, layout):
+                block.rows.extend(nxt.rows)
+                del blocks[look]
+                continue
+        index += 1
+    return blocks
+
+
+def merge_lists(blocks: list[PdfBlock]) -> list[PdfBlock]:
+    """Make consecutive list blocks one list."""
+    merged: list[PdfBlock] = []
+    for block in blocks:
+        if merged and block.kind is BlockKind.list and merged[-1].kind is BlockKind.list:
+            merged[-1].rows.extend(block.rows)
+        else:
+            merged.append(block)
+    return merged

@@ -1,0 +1,321 @@
+"""Heading blocks and their levels: the title, outline entries, then typography.
+
+`mark_headings` finds the title on page 1, marks the blocks whose text is an outline
+(`get_toc()`) title on the page the outline names, then the blocks that look like headings by
+their type: larger than body, or bold or capitals at body size. Numbering gives the depth, and
+distinct styles map to levels by prominence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from pipeline.extract.pdf_lines import CAPTION_START, TERMINAL, Layout, PdfBlock, font_family
+from pipeline.models import BlockKind
+
+_NUMBERING = re.compile(
+    r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"
+    r"\s+(?=\S)"
+)
+_FRONT_ANCHORS = frozenset("abstract summary introduction background keywords highlights motivation overview".split())
+"""Headings that open a paper's body on page 1; candidates between the title and them are bylines."""
+
+
+def _normalized(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.casefold())
+
+
+def _without_numbering(text: str) -> str:
+    match = _NUMBERING.match(text)
+    return text[match.end() :] if match else text
+
+
+def _numbering_depth(text: str, roman_sections: bool) -> int | None:
+    match = _NUMBERING.match(text)
+    if not match:
+        return None
+    if match["arabic"]:
+        if int(match["arabic"].split(".")[0]) == 0:
+            return None
+        return match["arabic"].count(".") + 1
+    if match["roman"]:
+        return 1
+    depth = 1 + (match["sub"] or "").count(".")
+    return depth + 1 if roman_sections else depth
+
+
+def _heading_style(block: PdfBlock, layout: Layout) -> tuple | None:
+    """The typographic style of a block that looks like a heading, or None."""
+    if block.kind is not BlockKind.paragraph or len(block.rows) > 3:
+        return None
+    rows = block.rows
+    if sum(len(row.text) for row in rows) > 160 or rows[0].rotated:
+        return None
+    text = block.text
+    words = text.split()
+    letters = sum(ch.isalpha() for ch in text)
+    if not 1 <= len(words) <= 16 or letters < 3:
+        return None
+    first = _without_numbering(text)
+    if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i":
+        return None
+    if text[-1] in ".,;" or CAPTION_START.match(text) or text.count(",") >= 2 or "@" in text:
+        return None
+    if re.search(r"[a-z)]\. +[A-Z0-9]", first):
+        return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
+    numbered = _NUMBERING.match(text) is not None
+    if any(row.cells >= 2 for row in rows) or (rows[0].cells == 1 and not numbered):
+        return None  # table rows
+    compact = text.replace(" ", "")
+    if sum(ch.isdigit() for ch in compact) > 0.3 * len(compact) or letters < 0.5 * len(compact) or "=" in text:
+        return None  # numbers and formulas
+    size = max(row.size for row in rows)
+    body = layout.body_size
+    if size < 0.95 * body:
+        return None
+    caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= 4)
+    bold = all(row.bold for row in rows)
+    larger = size >= 1.07 * body
+    if not (larger or bold or caps):
+        return None
+    return (round(size * 2) / 2, bold, caps, font_family(rows[0].font))
+
+
+def _looks_like_byline(text: str) -> bool:
+    """Author and affiliation lines: footnote marks, e-mail, or initials before a surname."""
+    return bool(re.search(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]", text))
+
+
+def _title_index(blocks: list[PdfBlock], layout: Layout, page_height: float, front: int | None) -> int | None:
+    """The paper title: the largest text of three words or more in the upper part of page 1,
+    above the abstract, and clearly above body size."""
+    best: tuple[float, int, int] | None = None
+    for index, block in enumerate(blocks):
+        row = block.rows[0]
+        if row.page != 1 or (front is not None and index >= front):
+            break
+        if len(block.text.split()) < 3:
+            continue
+        if block.kind is not BlockKind.paragraph or row.rotated or row.y0 > 0.6 * page_height:
+            continue
+        if sum(ch.isalpha() for ch in block.text) < 8 or len(block.rows) > 6:
+            continue
+        size = max(r.size for r in block.rows)
+        key = (size, len(block.text), -index)
+        if best is None or key > best:
+            best = key
+    if best is None or best[0] < 1.15 * layout.body_size:
+        return None
+    title = -best[2]
+    # A title's last line can be short enough to sit in the left column of a two-column page.
+    rows = blocks[title].rows
+    while title + 1 < len(blocks):
+        nxt = blocks[title + 1].rows
+        if not (
+            nxt[0].page == 1
+            and len(rows) + len(nxt) <= 6
+            and all(abs(r.size - rows[-1].size) < 0.05 * rows[-1].size and r.bold == rows[-1].bold for r in nxt)
+            and 0 < nxt[0].y0 - rows[-1].y0 <= 1.6 * rows[-1].size
+        ):
+            break
+        rows.extend(blocks.pop(title + 1).rows)
+    return title
+
+
+def _split_block(blocks: list[PdfBlock], index: int, rows: int) -> None:
+    block = blocks[index]
+    if 0 < rows < len(block.rows):
+        blocks[index : index + 1] = [PdfBlock(kind=block.kind, rows=block.rows[:rows]), PdfBlock(kind=block.kind, rows=block.rows[rows:])]
+
+
+def _match_outline(blocks: list[PdfBlock], toc: list[list], title: int | None) -> int:
+    """Mark blocks whose text is an outline title, on the page the outline names, as headings.
+
+    Returns how many outline entries were found.
+    """
+    entries = [(level, _normalized(_without_numbering(str(name).strip())), page) for level, name, page, *_ in toc]
+    entries = [entry for entry in entries if entry[1]]
+    if not entries:
+        return 0
+    top = min(level for level, _, _ in entries)
+    title_key = _normalized(blocks[title].text) if title is not None else None
+    alone = sum(1 for entry in entries if entry[0] == top) == 1
+    offset = 0 if entries[0][0] == top and (entries[0][1] == title_key or alone) else 1
+    matched = 0
+    cursor = 0
+    for level, key, page in entries:
+        if key == title_key:
+            matched += 1
+            continue
+        for index in range(cursor, len(blocks)):
+            block = blocks[index]
+            if block.rows[0].page > page:
+                break
+            if block.rows[0].page < page or block.kind in (BlockKind.heading, BlockKind.table):
+                continue
+            rows = _rows_matching(block, key)
+            if rows:
+                _split_block(blocks, index, rows)
+                blocks[index].kind = BlockKind.heading
+                blocks[index].level = min(4, max(2, level - top + 1 + offset))
+                cursor = index + 1
+                matched += 1
+                break
+    return matched
+
+
+def _rows_matching(block: PdfBlock, key: str) -> int:
+    """How many leading rows of `block` spell `key` (numbering ignored), or 0."""
+    for count in range(1, min(4, len(block.rows)) + 1):
+        text = _normalized(_without_numbering(" ".join(row.text for row in block.rows[:count])))
+        if text == key:
+            return count
+        if not key.startswith(text):
+            return 0
+    return 0
+
+
+def _style_levels(
+    candidates: list[tuple[int, tuple, int | None]], anchors: dict[tuple, int], prominence: dict[tuple, tuple]
+) -> dict[tuple, int]:
+    """Heading level of every candidate style.
+
+    Styles fixed by the outline or by numbering keep their level; other styles that recur take the
+    level below the nearest more prominent style (or the level of an anchored style of the same
+    size and weight); a style seen once joins the recurring style just below it, so that a one-off
+    banner does not push every real heading a level down.
+    """
+    counts = Counter(style for _, style, _ in candidates)
+    rank = prominence.__getitem__
+    levels = dict(anchors)
+    recurring = sorted({s for s in counts if counts[s] >= 2} | set(anchors), key=rank, reverse=True)
+    for position, style in enumerate(recurring):
+        if style in levels:
+            continue
+        twin = [levels[s] for s in anchors if s[:3] == style[:3]]
+        above = [levels[s] for s in recurring[:position] if s in levels]
+        levels[style] = twin[0] if twin else min(4, (above[-1] + 1) if above else 2)
+    for style in sorted(counts, key=rank, reverse=True):
+        if style not in levels:
+            below = [levels[s] for s in recurring if rank(s) < rank(style)]
+            levels[style] = below[0] if below else (max(levels.values()) if levels else 2)
+    return levels
+
+
+def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout) -> list[PdfBlock]:
+    """Join a heading that wraps onto a second line and was cut at the indent of its number."""
+    merged: list[PdfBlock] = []
+    for block in blocks:
+        prev = merged[-1] if merged else None
+        if (
+            prev is not None
+            and prev.kind is BlockKind.paragraph
+            and block.kind is BlockKind.paragraph
+            and len(prev.rows) + len(block.rows) <= 3
+            and prev.rows[-1].group == block.rows[0].group
+            and prev.text[-1:] not in TERMINAL
+            and not _NUMBERING.match(block.text)
+        ):
+            style = _heading_style(prev, layout)
+            last, first = prev.rows[-1], block.rows[0]
+            left, right = layout.edges[last.group]
+            if (
+                style is not None
+                and all(row.bold == last.bold and abs(row.size - last.size) < 0.05 * last.size for row in block.rows)
+                and last.x1 - left >= 0.6 * (right - left)
+                and first.y0 - last.y0 <= 1.6 * layout.pitch * last.size
+            ):
+                prev.rows.extend(block.rows)
+                continue
+        merged.append(block)
+    return merged
+
+
+def mark_headings(blocks: list[PdfBlock], layout: Layout, toc: list[list], page_height: float) -> None:
+    """Set kind and level on heading blocks: the title, outline entries, then typographic headings."""
+    blocks[:] = _merge_wrapped_headings(blocks, layout)
+    front = _first_front_anchor(blocks, layout)
+    title = _title_index(blocks, layout, page_height, front)
+    if title is not None:
+        blocks[title].kind = BlockKind.heading
+        blocks[title].level = 1
+    outline_entries = sum(1 for entry in toc if str(entry[1]).strip())
+    matched = _match_outline(blocks, toc, title) if toc else 0
+    trusted = matched >= max(2, outline_entries // 2)
+    title = next((i for i, b in enumerate(blocks) if b.level == 1), None)
+    outline_styles: dict[tuple, Counter[int]] = defaultdict(Counter)
+    for block in blocks:
+        if block.kind is BlockKind.heading and block.level and block.level > 1:
+            style = _heading_style(PdfBlock(kind=BlockKind.paragraph, rows=block.rows), layout)
+            if style:
+                outline_styles[style][block.level] += 1
+
+    front = _first_front_anchor(blocks, layout)
+    candidates: list[tuple[int, tuple, int | None]] = []
+    prominence: dict[tuple, tuple] = {}
+    for index, block in enumerate(blocks):
+        if block.kind is not BlockKind.paragraph:
+            continue
+        on_first_page = block.rows[0].page == 1
+        # Page 1 above the title is journal furniture; between title and abstract, authors.
+        if on_first_page and title is not None and index < title:
+            continue
+        if on_first_page and front is not None and index < front:
+            continue
+        style = _heading_style(block, layout)
+        if style is None or (on_first_page and _looks_like_byline(block.text)):
+            continue
+        # Bigger, bolder, capitals first; between equals the style met first is the higher level.
+        prominence.setdefault(style, (style[0], style[1], style[2], -index))
+        candidates.append((index, style, None))
+    for style in outline_styles:
+        prominence.setdefault(style, (style[0], style[1], style[2], 0))
+    if trusted:
+        least = min((prominence[s] for s in outline_styles), default=None)
+        candidates = [
+            c for c in candidates if c[1] in outline_styles or least is None or prominence[c[1]] < least
+        ]
+    # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
+    roman = sum(1 for index, _, _ in candidates if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= 2
+    candidates = [(index, style, _numbering_depth(blocks[index].text, roman)) for index, style, _ in candidates]
+
+    anchors = {style: counts.most_common(1)[0][0] for style, counts in outline_styles.items()}
+    numbered: dict[tuple, Counter[int]] = defaultdict(Counter)
+    for _, style, depth in candidates:
+        if depth is not None:
+            numbered[style][min(4, depth + 1)] += 1
+    for style, counts in numbered.items():
+        anchors.setdefault(style, counts.most_common(1)[0][0])
+    levels = _style_levels(candidates, anchors, prominence)
+    deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)
+    for index, style, depth in candidates:
+        if depth is not None:
+            level = depth + 1
+        elif trusted and style not in outline_styles:
+            level = deepest_outline + 1
+        else:
+            level = levels[style]
+        blocks[index].kind = BlockKind.heading
+        blocks[index].level = min(4, max(2, level))
+    # "Abstract" alone on its line opens the paper even where its font says nothing.
+    for block in blocks:
+        first_page = block.rows[0].page == 1
+        if first_page and block.kind is BlockKind.paragraph and len(block.rows) == 1:
+            if _normalized(block.text) in ("abstract", "summary"):
+                block.kind, block.level = BlockKind.heading, 2
+
+
+def _first_front_anchor(blocks: list[PdfBlock], layout: Layout) -> int | None:
+    """Index of the first block on page 1 that opens the paper's body (Abstract, 1 Introduction, …)."""
+    for index, block in enumerate(blocks):
+        if block.rows[0].page != 1:
+            return None
+        text = block.text
+        words = _normalized(_without_numbering(text)) if len(text) < 40 else ""
+        head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
+        if words in _FRONT_ANCHORS or (head in _FRONT_ANCHORS and _heading_style(block, layout)):
+            return index
+        if _NUMBERING.match(text) and _heading_style(block, layout) and _numbering_depth(text, False) == 1:
+            return index
+    return None

@@ -1,0 +1,274 @@
+"""PDF lines as pieces with a box and a style, the records the later passes share, and running lines.
+
+`read_page` turns PyMuPDF's lines into `Piece`s in the page's writing direction, with the size
+and font most of their characters have, bold and small caps; `drop_running_lines` removes the
+journal heads, author lines and page numbers that recur in the margins. `Row`, `PdfBlock` and
+`Layout` are the records the column, block and heading passes hand on; `CAPTION_START`,
+`TERMINAL` and `font_family` are the typographic tests more than one pass applies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import pymupdf
+
+from pipeline.models import BlockKind
+
+_TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
+_SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
+CAPTION_START = re.compile(r"^(?:fig(?:ure)?|table|tab|scheme|plate|chart|box)\.?\s*[A-Z]?\d", re.IGNORECASE)
+TERMINAL = ".!?:"
+_PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivx]{1,5})(?:\s+of\s+\d{1,4})?$", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class Piece:
+    """One PyMuPDF line, in the page's reading frame (x along the text, y down the page)."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    size: float
+    font: str
+    bold: bool
+    small_caps: bool
+    chars: int
+    rotated: bool = False
+
+
+@dataclass(slots=True)
+class Row:
+    """Pieces that share a baseline inside one column: the unit of paragraph building."""
+
+    page: int
+    group: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    size: float
+    font: str
+    bold: bool
+    small_caps: bool
+    chars: int
+    cells: int
+    rotated: bool
+
+
+@dataclass(slots=True)
+class PdfBlock:
+    """Rows that make one paragraph, list, table or heading; `level` is set on headings."""
+
+    kind: BlockKind
+    rows: list[Row]
+    level: int | None = None
+
+    @property
+    def text(self) -> str:
+        return " ".join(row.text for row in self.rows)
+
+
+@dataclass(slots=True)
+class Layout:
+    """What the whole document says about its body text, measured before blocks are built."""
+
+    body_size: float
+    """The font size that carries the most characters, in points."""
+    pitch: float
+    """Baseline-to-baseline distance of body lines, in body font sizes."""
+    edges: dict[int, tuple[float, float]] = field(default_factory=dict)
+    """Left and right edge of every column group, by group id."""
+
+
+def _frame(direction: tuple[float, float]) -> tuple[int, int]:
+    """The cardinal direction nearest to a line's writing direction."""
+    dx, dy = direction
+    if abs(dx) >= abs(dy):
+        return (1, 0) if dx >= 0 else (-1, 0)
+    return (0, 1) if dy > 0 else (0, -1)
+
+
+def _to_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) -> tuple[float, float, float, float]:
+    """Rotate a box so that `frame` points along +x: u = x·c + y·s, v = y·c − x·s."""
+    c, s = frame
+    x0, y0, x1, y1 = box
+    us = (x0 * c + y0 * s, x1 * c + y1 * s)
+    vs = (y0 * c - x0 * s, y1 * c - x1 * s)
+    return min(us), min(vs), max(us), max(vs)
+
+
+def _font_style(font: str, styles: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
+    """(bold, small caps) as the font name says; `styles` remembers fonts already seen in this document."""
+    style = styles.get(font)
+    if style is None:
+        style = styles[font] = (bool(_BOLD_FONT.search(font)), bool(_SMALL_CAPS_FONT.search(font)))
+    return style
+
+
+def font_family(font: str) -> str:
+    return re.split(r"[-,+]", font.split("+")[-1], maxsplit=1)[0].casefold()
+
+
+def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tuple[bool, bool]]) -> Piece | None:
+    """One PyMuPDF line as a piece: its text, box and the size, font and weight most of its characters have."""
+    parts: list[str] = []
+    chars = bold = caps = 0
+    sizes: dict[float, int] = {}
+    fonts: dict[str, int] = {}
+    last_end: float | None = None
+    c, s = frame
+    for span in line["spans"]:
+        text = span["text"]
+        stripped = text.strip()
+        if not stripped:
+            if text and parts:
+                parts.append(" ")
+            continue
+        x0, y0, x1, y1 = span["bbox"]
+        if c != 1:
+            x0, x1 = sorted((x0 * c + y0 * s, x1 * c + y1 * s))
+        # Spans set apart by a visible gap ("1" and "Introduction") are separate words.
+        if last_end is not None and x0 - last_end > 0.15 * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
+            parts.append(" ")
+        parts.append(text)
+        last_end = x1
+        count = len(stripped)
+        chars += count
+        size = round(span["size"], 1)
+        sizes[size] = sizes.get(size, 0) + count
+        font = span["font"]
+        fonts[font] = fonts.get(font, 0) + count
+        bold_name, caps_name = styles.get(font) or _font_style(font, styles)
+        if bold_name or span["flags"] & pymupdf.TEXT_FONT_BOLD:
+            bold += count
+        if caps_name:
+            caps += count
+    if not chars:
+        return None
+    text = " ".join("".join(parts).split())
+    x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else _to_frame(line["bbox"], frame)
+    size = max(sizes, key=sizes.__getitem__)
+    if size < 3:
+        # Type3 bitmap fonts report a tiny size and glyph boxes that are far too tall: estimate
+        # the size from the advance and hang the box on the baseline.
+        size = max(1.0, min(y1 - y0, 2.0 * (x1 - x0) / len(text)) / 1.2)
+        ox, oy = line["spans"][0]["origin"]
+        base = oy * c - ox * s
+        y0, y1 = base - 0.9 * size, base + 0.3 * size
+    return Piece(
+        page=page,
+        x0=x0,
+        y0=y0,
+        x1=x1,
+        y1=y1,
+        text=text,
+        size=size,
+        font=max(fonts, key=fonts.__getitem__),
+        bold=bold >= 0.95 * chars,
+        small_caps=caps >= 0.95 * chars,
+        chars=chars,
+    )
+
+
+def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool]]) -> tuple[list[Piece], float]:
+    """Pieces of one page in its dominant writing direction; returns them and the page height in that frame.
+
+    Lines in another direction (a rotated margin stamp) are marked `rotated` and keep their own frame.
+    """
+    lines = [
+        line
+        for block in page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]
+        for line in block.get("lines", ())
+    ]
+    weight: dict[tuple[int, int], int] = {}
+    frames = []
+    for line in lines:
+        frame = _frame(line["dir"])
+        frames.append(frame)
+        weight[frame] = weight.get(frame, 0) + sum(len(span["text"]) for span in line["spans"])
+    main = max(weight, key=weight.__getitem__) if weight else (1, 0)
+    _, top, _, bottom = _to_frame(tuple(page.rect), main)
+    pieces = []
+    for line, frame in zip(lines, frames):
+        piece = _piece(line, number, frame, styles)
+        if piece is None:
+            continue
+        piece.rotated = frame != main
+        piece.y0 -= top
+        piece.y1 -= top
+        pieces.append(piece)
+    return pieces, bottom - top
+
+
+# ---------------------------------------------------------------- running heads and feet
+
+
+def _running_key(text: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(text.casefold().split()))
+
+
+def _margin_lines(pieces: list[Piece], height: float) -> list[list[Piece]]:
+    """Pieces in the top and bottom 15% of the page, gathered into lines across the page width."""
+    margin = sorted(
+        (p for p in pieces if not p.rotated and not 0.15 * height <= (p.y0 + p.y1) / 2 <= 0.85 * height),
+        key=lambda p: p.y0,
+    )
+    lines: list[list[Piece]] = []
+    for piece in margin:
+        if lines and piece.y0 < max(p.y1 for p in lines[-1]) - 0.5 * (piece.y1 - piece.y0):
+            lines[-1].append(piece)
+        else:
+            lines.append([piece])
+    return lines
+
+
+def _separate_pieces(line: list[Piece]) -> list[Piece]:
+    """Pieces of a margin line set well apart from their neighbours: long, or a page number."""
+    chosen = []
+    for index, piece in enumerate(line):
+        before = line[index - 1].x1 if index else float("-inf")
+        after = line[index + 1].x0 if index + 1 < len(line) else float("inf")
+        apart = piece.x0 - before > 1.5 * piece.size and after - piece.x1 > 1.5 * piece.size
+        if apart and (piece.chars >= 12 or _PAGE_NUMBER.match(piece.text)):
+            chosen.append(piece)
+    return chosen
+
+
+def drop_running_lines(pages: list[list[Piece]], heights: list[float]) -> list[Piece]:
+    """Remove margin lines whose text (digits masked) recurs at the same height on other pages.
+
+    A whole margin line is compared, and so is each of its pieces that is a page number or at
+    least 12 characters long (a running head set apart from the page number on the same line).
+    Returns the pieces removed.
+    """
+    if len(pages) < 2:
+        return []
+    least_pages = 2 if len(pages) <= 3 else 3
+    seen: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    candidates: list[tuple[str, int, float, float, list[Piece]]] = []
+    for index, (pieces, height) in enumerate(zip(pages, heights)):
+        for line in _margin_lines(pieces, height):
+            line.sort(key=lambda p: p.x0)
+            middle = sum(p.y0 + p.y1 for p in line) / (2 * len(line))
+            keys = [(_running_key(" ".join(p.text for p in line)), line)]
+            if len(line) > 1:
+                keys += [(_running_key(p.text), [p]) for p in _separate_pieces(line)]
+            for key, members in keys:
+                seen[key].append((index, middle))
+                candidates.append((key, index, middle, max(4.0, 0.015 * height), members))
+    running: set[int] = set()
+    for key, _index, middle, tolerance, members in candidates:
+        if len({other for other, y in seen[key] if abs(y - middle) <= tolerance}) >= least_pages:
+            running.update(id(p) for p in members)
+    removed = [p for pieces in pages for p in pieces if id(p) in running]
+    for index, pieces in enumerate(pages):
+        pages[index] = [p for p in pieces if id(p) not in running]
+    return removed
