@@ -496,7 +496,7 @@ def number_chunks(pieces: list[_Piece], document: Document, index: _BlockIndex, 
                 heading=node.heading_text,
                 heading_path=node.heading_path,
                 text=text,
-                word_count=count_words(text),
+                word_count=piece.word_count,  # its blocks' (or units') counts, which sum exactly
                 char_start=piece.char_start,
                 char_end=piece.char_end,
                 line_start=line_start,

@@ -29,7 +29,8 @@ _INVISIBLE = dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\
 _CHARACTER_MAP = str.maketrans({**_LIGATURES, **_SPACES, **_CONTROLS, **_INVISIBLE})
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_COUNTED_WORD = re.compile(r"\S*[^\W_]\S*")
+_TOKEN_WITHOUT_WORD = re.compile(r"(?<!\S)(?:[^\w\s]|_)+(?!\S)")
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _HEADING_MARKUP = re.compile(r"[*_`]+|<[^>]*>")
 _TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
 _JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption}
@@ -39,10 +40,12 @@ _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
 
 def count_words(text: str) -> int:
     """Words are whitespace-separated tokens holding at least one letter or digit."""
-    return len(_COUNTED_WORD.findall(text))
+    return len(text.split()) - len(_TOKEN_WITHOUT_WORD.findall(text))
 
 
 def clean_characters(text: str) -> str:
+    if text.isascii() and not _ASCII_CONTROL.search(text):
+        return text  # plain ASCII is NFC already and holds nothing to map: the common case, kept fast
     return unicodedata.normalize("NFC", text).translate(_CHARACTER_MAP)
 
 
@@ -55,9 +58,13 @@ def heading_key(heading: str, rules: Rules) -> str:
     return key.strip()
 
 
-def _vocabulary(raw: RawDocument) -> set[str]:
-    """Lower-cased words the document writes whole somewhere: the test for de-hyphenation."""
-    return {word.lower() for block in raw.blocks for word in _WORD.findall(clean_characters(block.text))}
+def _vocabulary(cleaned: list[list[TextSegment]]) -> set[str]:
+    """Lower-cased words the document writes whole somewhere: the test for de-hyphenation.
+    Empty where no line ends in a hyphen, since then nothing will ask."""
+    texts = ["".join(segment.text for segment in segments) for segments in cleaned]
+    if not any("-\n" in text for text in texts):
+        return set()
+    return {word.lower() for text in texts for word in _WORD.findall(text)}
 
 
 def _joint(previous: str, line: str, vocabulary: set[str]) -> tuple[str, bool]:
@@ -72,16 +79,11 @@ def _joint(previous: str, line: str, vocabulary: set[str]) -> tuple[str, bool]:
     return "", False  # a real compound broken at its hyphen: `non-small-` / `cell`
 
 
-def _clean_segments(block: RawBlock, vocabulary: set[str]) -> list[TextSegment]:
-    """Clean each segment's characters; join a paragraph's lines into one line."""
-    if block.kind not in _JOINED_KINDS:
-        cleaned = [TextSegment(text=clean_characters(segment.text), page=segment.page) for segment in block.segments]
-        return _trim_segments(cleaned)
-    lines = [
-        (" ".join(line.split()), segment.page)
-        for segment in block.segments
-        for line in clean_characters(segment.text).split("\n")
-    ]
+def _join_lines(kind: BlockKind, segments: list[TextSegment], vocabulary: set[str]) -> list[TextSegment]:
+    """Join a paragraph's lines into one line (other blocks keep theirs)."""
+    if kind not in _JOINED_KINDS:
+        return _trim_segments(segments)
+    lines = [(" ".join(line.split()), segment.page) for segment in segments for line in segment.text.split("\n")]
     lines = [(line, page) for line, page in lines if line]
     segments: list[TextSegment] = []
     for index, (line, page) in enumerate(lines):
@@ -184,14 +186,15 @@ def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: 
     return deepened
 
 
-def _furniture(blocks: list[RawBlock], rules: Rules) -> set[int]:
+def _furniture(blocks: list[RawBlock], cleaned: list[list[TextSegment]], rules: Rules) -> set[int]:
     """Indexes of paragraphs that are page furniture: repeated short lines and bare page numbers."""
     texts = {
-        index: " ".join(clean_characters(block.text).split())
+        index: " ".join("".join(segment.text for segment in cleaned[index]).split())
         for index, block in enumerate(blocks)
         if block.kind == BlockKind.paragraph
     }
-    repeats = Counter(text for text in texts.values() if 0 < count_words(text) <= rules.normalize.running_line_max_words)
+    most = rules.normalize.running_line_max_words
+    repeats = Counter(text for text in texts.values() if text.count(" ") < most and 0 < count_words(text) <= most)
     return {
         index
         for index, text in texts.items()
@@ -201,16 +204,17 @@ def _furniture(blocks: list[RawBlock], rules: Rules) -> set[int]:
 
 def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     """Clean `raw` and lay its blocks out in one text: body in reading order, then captions."""
-    vocabulary = _vocabulary(raw)
+    cleaned = [[TextSegment(text=clean_characters(s.text), page=s.page) for s in block.segments] for block in raw.blocks]
+    vocabulary = _vocabulary(cleaned)
     title_index, levels = _relative_levels(raw.blocks, rules)
-    furniture = _furniture(raw.blocks, rules)
+    furniture = _furniture(raw.blocks, cleaned, rules)
     caption_regex = rules.normalize.caption_regex
 
     prepared: list[tuple[RawBlock, BlockKind, int | None, list[TextSegment]]] = []
     for index, block in enumerate(raw.blocks):
         if index in furniture:
             continue
-        segments = _clean_segments(block, vocabulary)
+        segments = _join_lines(block.kind, cleaned[index], vocabulary)
         if not segments:
             continue
         kind = block.kind

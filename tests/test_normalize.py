@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.extract.markdown import extract_markdown_text
-from pipeline.normalize import heading_key, normalize
+from pipeline.normalize import count_words, heading_key, normalize
 
 
 def _document(source, rules):
@@ -91,3 +91,11 @@ def test_numbers_local_to_one_section_do_not_reshape_the_paper(rules):
     source = "# T\n\n## Introduction\n\n## Results\n\n### 1. Selection of studies\n\n### 2. Trial data\n\n## Discussion\n"
     document = _document(source, rules)
     assert [b.level for b in document.blocks] == [1, 2, 2, 3, 3, 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("IL-6 rose in p53 cells.", 5), ("| Stage | Description |\n|---|---|", 2), ("a — b", 2), ("_ __ x_y", 1), ("정확도가 높다", 2)],
+)
+def test_words_are_whitespace_tokens_with_a_letter_or_digit(text, count):
+    assert count_words(text) == count
