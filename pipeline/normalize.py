@@ -26,7 +26,8 @@ _SPACES = dict.fromkeys(["\u00a0", "\u2000", "\u2001", "\u2002", "\u2003", "\u20
 # (U+000F) or a math symbol between two letters, so they become a space, not nothing.
 _CONTROLS = dict.fromkeys([chr(code) for code in [*range(0x20), *range(0x7F, 0xA0)] if chr(code) not in "\n\t"], " ")
 _INVISIBLE = dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"], "")
-_CHARACTER_MAP = str.maketrans({**_LIGATURES, **_SPACES, **_CONTROLS, **_INVISIBLE})
+_CHARACTER_MAP = {**_LIGATURES, **_SPACES, **_CONTROLS, **_INVISIBLE}
+_MAPPED_CHARACTER = re.compile("[" + re.escape("".join(_CHARACTER_MAP)) + "]")
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _TOKEN_WITHOUT_WORD = re.compile(r"(?<!\S)(?:[^\w\s]|_)+(?!\S)")
@@ -46,7 +47,9 @@ def count_words(text: str) -> int:
 def clean_characters(text: str) -> str:
     if text.isascii() and not _ASCII_CONTROL.search(text):
         return text  # plain ASCII is NFC already and holds nothing to map: the common case, kept fast
-    return unicodedata.normalize("NFC", text).translate(_CHARACTER_MAP)
+    text = unicodedata.normalize("NFC", text)
+    # A substitution touches only the few characters to map; str.translate visits every one.
+    return _MAPPED_CHARACTER.sub(lambda match: _CHARACTER_MAP[match.group()], text)
 
 
 def heading_key(heading: str, rules: Rules) -> str:

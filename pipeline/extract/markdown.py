@@ -61,12 +61,13 @@ def _front_matter_end(lines: list[str]) -> int | None:
 
 def _page_starts(lines: list[str], markers: list[PageMarkerRule]) -> dict[int, int]:
     """Map 0-based line index of every explicit page marker to the 1-based page it starts."""
+    compiled = [(marker.regex, marker.first_page) for marker in markers]
     starts = {}
     for index, line in enumerate(lines):
-        for marker in markers:
-            match = marker.regex.match(line)
+        for regex, first_page in compiled:
+            match = regex.match(line)
             if match:
-                starts[index] = int(match.group("page")) - marker.first_page + 1
+                starts[index] = int(match.group("page")) - first_page + 1
                 break
     return starts
 
