@@ -30,7 +30,7 @@ _CHARACTER_MAP = {**_LIGATURES, **_SPACES, **_CONTROLS, **_INVISIBLE}
 _MAPPED_CHARACTER = re.compile("[" + re.escape("".join(_CHARACTER_MAP)) + "]")
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_TOKEN_WITHOUT_WORD = re.compile(r"(?<!\S)(?:[^\w\s]|_)+(?!\S)")
+_TOKEN_WITHOUT_WORD = re.compile(r"\s(?:[^\w\s]|_)+(?=\s)")
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _HEADING_MARKUP = re.compile(r"[*_`]+|<[^>]*>")
 _TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
@@ -41,7 +41,7 @@ _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
 
 def count_words(text: str) -> int:
     """Words are whitespace-separated tokens holding at least one letter or digit."""
-    return len(text.split()) - len(_TOKEN_WITHOUT_WORD.findall(text))
+    return len(text.split()) - len(_TOKEN_WITHOUT_WORD.findall(f" {text} "))
 
 
 def clean_characters(text: str) -> str:
