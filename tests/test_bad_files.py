@@ -136,3 +136,20 @@ def test_a_file_over_the_time_limit_is_stopped_and_failed(tmp_path, rules):
     summary = ingest_folder(tmp_path / ".", tmp_path / "out" / "papers.duckdb", rules, IngestOptions(workers=1, timeout_seconds=1))
     assert summary.failed["slow.md"] == "slow.md: stopped after 1 s (time limit per file); if the file is sound, raise --timeout"
     assert "good.md" not in summary.failed
+
+
+def test_a_50_mb_markdown_file_is_ingested_beside_a_small_one(tmp_path, rules):
+    (tmp_path / "good.md").write_text(GOOD)
+    section = "## Section {index}\n\n" + "The cohort of patients was followed with imaging and blood tests. " * 30 + "\n\n"
+    with open(tmp_path / "huge.md", "w") as huge:
+        huge.write("# A huge paper\n\n")
+        index = 0
+        while huge.tell() < 50_000_000:
+            huge.write(section.format(index=index))
+            index += 1
+    db = tmp_path / "out" / "papers.duckdb"
+    summary = ingest_folder(tmp_path, db, rules, IngestOptions(workers=2, timeout_seconds=600))
+    assert summary.failed == {}
+    connection = connect(db, read_only=True)
+    assert connection.execute("SELECT count(*), max(word_count) FROM chunks WHERE doc_id = 'huge'").fetchone() == (index + 1, 2 + 30 * 11)  # front chunk + one per section
+    assert connection.execute("SELECT status FROM documents WHERE doc_id = 'good'").fetchone() == ("ingested",)
