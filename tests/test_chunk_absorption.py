@@ -110,3 +110,9 @@ def test_anchor_with_absorbed_siblings_at_or_under_800_words_is_one_chunk(rules)
     methods = [c for c in result.chunks if c.section_type.value == "methods"]
     assert len(methods) == 1
     assert methods[0].absorbed_into is None and methods[0].section_id == "S2"
+
+
+def test_a_results_sibling_about_a_contribution_is_not_back_matter(rules):
+    source = f"# T\n\n## Results\n\n{words(50)}\n\n## Estimating the relative contribution of DOC\n\n{words(50)}\n"
+    sections = {s.heading: s for s in chunk_markdown(source, rules).sections}
+    assert sections["Estimating the relative contribution of DOC"].absorbed_into == sections["Results"].section_id
