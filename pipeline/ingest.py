@@ -30,15 +30,15 @@ from pipeline.errors import MassRemovalError, NoTextLayerError, PipelineError
 from pipeline.extract import SUPPORTED_SUFFIXES, extract
 from pipeline.index import (
     DocumentRow,
+    DocumentWriter,
     RunRecord,
     connect,
     has_search_index,
     rebuild_search_index,
     record_run,
-    remove_document,
+    remove_documents,
     stored_documents,
     stored_extraction,
-    write_document,
 )
 from pipeline.models import ChunkedDocument, RawDocument
 from pipeline.normalize import normalize
@@ -268,13 +268,14 @@ def ingest_folder(
         try:
             # Papers that vanished, and the old ids of papers whose id changed (a new `a.markdown`
             # takes `a` from `a.md`), go first, so no write below can delete a row it did not make.
-            for doc_id in [stored[path].doc_id for path in removed] + list(renamed):
-                remove_document(connection, doc_id)
+            remove_documents(connection, [stored[path].doc_id for path in removed] + sorted(renamed))
             summary.removed = len(removed)
+            writer = DocumentWriter(connection)
             for item, result in results:
-                _write_result(connection, item, result, rules, key, summary)
+                _write_result(writer, item, result, rules, key, summary)
                 pages = result.chunked.document.page_count or 0 if result.chunked else 0
                 progress.file_done(item.path, result.status, pages, len(result.chunked.chunks) if result.chunked else 0, result.error)
+            writer.flush()
             if tasks or removed or not has_search_index(connection):
                 rebuild_search_index(connection)
             summary.duration_seconds = time.monotonic() - clock
@@ -300,12 +301,25 @@ def _run_tasks(tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: 
     # connection (and its threads) while the pool replaces a worker stopped for its time limit.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["pipeline.ingest"])
-    with pebble.ProcessPool(max_workers=max(1, min(options.workers, len(runnable))), context=context) as pool:
-        futures = {
-            pool.schedule(run_task, args=(task, rules), timeout=options.timeout_seconds): item for item, task in runnable
-        }
-        for future in concurrent.futures.as_completed(futures):
-            item = futures[future]
+    workers = max(1, min(options.workers, len(runnable)))
+    with pebble.ProcessPool(max_workers=workers, context=context) as pool:
+        # A bounded number of files in flight: results are written and dropped as they come,
+        # so the writer's memory does not grow with the folder.
+        queued = iter(runnable)
+        in_flight: dict[concurrent.futures.Future, _Scanned] = {}
+
+        def schedule_next() -> None:
+            for item, task in queued:
+                in_flight[pool.schedule(run_task, args=(task, rules), timeout=options.timeout_seconds)] = item
+                return
+
+        for _ in range(2 * workers):
+            schedule_next()
+        while in_flight:
+            done, _ = concurrent.futures.wait(in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
+            future = next(iter(done))
+            item = in_flight.pop(future)
+            schedule_next()
             try:
                 yield item, future.result()
             except concurrent.futures.TimeoutError:
@@ -322,7 +336,7 @@ def _run_tasks(tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: 
                 yield item, TaskResult(None, None, "failed", f"{item.path}: the worker pool failed ({type(error).__name__}: {error})")
 
 
-def _write_result(connection, item: _Scanned, result: TaskResult, rules: Rules, key: str, summary: RunSummary) -> None:
+def _write_result(writer: DocumentWriter, item: _Scanned, result: TaskResult, rules: Rules, key: str, summary: RunSummary) -> None:
     row = DocumentRow(
         doc_id=item.doc_id,
         path=item.path,
@@ -335,7 +349,7 @@ def _write_result(connection, item: _Scanned, result: TaskResult, rules: Rules, 
         pipeline_version=__version__,
     )
     extraction = (key, result.raw_document) if result.raw_document is not None else None
-    write_document(connection, row, result.chunked, extraction)
+    writer.add(row, result.chunked, extraction)
     if result.chunked is None:
         summary.failed[item.path] = result.error or result.status
         return
