@@ -270,7 +270,8 @@ def ingest_folder(
             # takes `a` from `a.md`), go first, so no write below can delete a row it did not make.
             remove_documents(connection, [stored[path].doc_id for path in removed] + sorted(renamed))
             summary.removed = len(removed)
-            writer = DocumentWriter(connection)
+            # Renamed and removed papers are gone already; only papers stored before may have rows.
+            writer = DocumentWriter(connection, stored={before.doc_id for before in stored.values()} - renamed)
             for item, result in results:
                 _write_result(writer, item, result, rules, key, summary)
                 pages = result.chunked.document.page_count or 0 if result.chunked else 0
