@@ -46,6 +46,9 @@ from pipeline.publish import Publication
 from pipeline.rules import Rules
 
 _SLUG_UNSAFE = re.compile(r"[^\w]+", re.UNICODE)
+# Files queued per worker: enough that workers never idle while the writer flushes a batch,
+# few enough that results waiting to be written stay a small part of memory.
+_IN_FLIGHT_PER_WORKER = 8
 
 
 def doc_id_for(relative_path: str) -> str:
@@ -314,7 +317,7 @@ def _run_tasks(tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: 
                 in_flight[pool.schedule(run_task, args=(task, rules), timeout=options.timeout_seconds)] = item
                 return
 
-        for _ in range(2 * workers):
+        for _ in range(_IN_FLIGHT_PER_WORKER * workers):
             schedule_next()
         while in_flight:
             done, _ = concurrent.futures.wait(in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
