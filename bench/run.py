@@ -1,0 +1,460 @@
+"""Benchmark the pipeline against the usual recipe and the raw floors, on the same files, in one run.
+
+    .venv/bin/python bench/run.py [--corpus ../shared/corpus] [--scale N] [--repeat 3]
+
+prints a table and writes out/bench.json. It times, on the shared corpus's PDFs (pdf/*.pdf)
+and Markdown (markdown/**/*.md, jats_md/**/*.md):
+
+- the floors: PyMuPDF `get_text("dict")` with images off, and markdown-it-py's bare parse;
+- the usual recipe: `pymupdf4llm.to_markdown`, then LangChain's `MarkdownHeaderTextSplitter`
+  and `RecursiveCharacterTextSplitter` (only the splitters for Markdown);
+- this pipeline end to end (`ingest_folder` into a fresh database) with 1 worker and with
+  every CPU, the CLI for PDFs, and each stage separately in-process (extract, normalize,
+  chunk, index = writing the rows + `rebuild_search_index`);
+- incremental runs on the whole corpus (first, no change, rules-only change), `search`
+  latency at the corpus's own size and with its chunks duplicated to --search-chunks, and
+  with --scale N how time and memory grow from 1× to N× copies of the corpus.
+
+Every run of every variant is its own process, so its peak RSS is its own: the main process's
+RUSAGE_SELF, and the largest worker's RUSAGE_CHILDREN. The bench extras: `pip install -e '.[bench]'`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+from corpus import BenchError, Corpus, find_corpus, lay_out
+
+PROJECT = Path(__file__).resolve().parent.parent
+WORKERS = os.cpu_count() or 1
+
+QUERIES = [
+    "IL-6", "p53", "randomized trial", "citation graph", "heart failure", "deep vein thrombosis",
+    "FDG-PET/CT", "CO2", "machine learning", "gene expression", "rainfall runoff", "wheat yield",
+    "neurofeedback", "sepsis", "Gaussian process", "question answering", "semantic scholar",
+    "rehabilitation", "mortality", "confidence interval", "logistic regression", "transformer",
+    "survival analysis", "dopamine", "mouse model", "T cells", "inflammation", "systematic review",
+    "quark mass", "정확도",
+]
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=PROJECT.parent / "shared" / "corpus", help="the shared corpus folder")
+    parser.add_argument("--scale", type=int, default=1, help="also ingest N copies of the corpus and report growth")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each timing; the median is reported")
+    parser.add_argument(
+        "--recipe-repeat", type=int, default=1,
+        help="runs of the pymupdf4llm recipe on PDFs (about 2 minutes each here; 0 skips it)",
+    )
+    parser.add_argument("--search-chunks", type=int, default=100_000, help="chunk count for the large search measurement")
+    parser.add_argument("--out", type=Path, default=PROJECT / "out" / "bench.json", help="where to write the JSON report")
+    parser.add_argument("--_measure", help=argparse.SUPPRESS)
+    parser.add_argument("--_params", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--_result", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.scale < 1 or args.repeat < 1 or args.recipe_repeat < 0:
+        parser.error("--scale and --repeat must be at least 1, --recipe-repeat at least 0")
+    return args
+
+
+# ---------------------------------------------------------------- measuring in child processes
+
+
+def _measure_here(args: argparse.Namespace) -> None:
+    """The child side: run one variant once and write what it found, with its peak RSS."""
+    from variants import VARIANTS, peak_rss
+
+    result = VARIANTS[args._measure](json.loads(args._params.read_text()))
+    result.update(peak_rss())
+    args._result.write_text(json.dumps(result))
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def measure(variant: str, params: dict, runs: int, workdir: Path, label: str, keep_db: bool = False) -> dict:
+    """Run `variant` `runs` times, each in a fresh process (and with a fresh database where
+    it writes one); return every run and the median seconds and peak RSS over the runs."""
+    results = []
+    kept = None
+    for run in range(runs):
+        folder = Path(tempfile.mkdtemp(prefix=f"{variant}-", dir=workdir))
+        run_params = {"db": str(folder / "papers.duckdb"), "work_db": str(folder / "search.duckdb"), **params}
+        (folder / "params.json").write_text(json.dumps(run_params))
+        started = time.perf_counter()
+        completed = subprocess.run(
+            [sys.executable, __file__, "--_measure", variant, "--_params", str(folder / "params.json"), "--_result", str(folder / "result.json")],
+            capture_output=True, text=True, cwd=PROJECT,
+        )
+        if completed.returncode != 0:
+            raise BenchError(f"{label} (run {run + 1}) failed with exit code {completed.returncode}:\n{completed.stderr.strip()[-3000:]}")
+        result = json.loads((folder / "result.json").read_text())
+        results.append(result)
+        _progress(f"  {label}, run {run + 1}/{runs}: {result['seconds']:.2f} s ({time.perf_counter() - started:.1f} s with start-up)")
+        if keep_db and run == runs - 1:
+            kept = folder / "papers.duckdb"
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "label": label,
+        "runs": len(results),
+        "seconds": statistics.median(result["seconds"] for result in results),
+        "rss_main_mib": max(result["rss_self_mib"] for result in results),
+        "rss_worker_mib": max(result["rss_children_mib"] for result in results),
+        "results": results,
+        **({"db": str(kept)} if kept else {}),
+    }
+
+
+def _median_of(results: list[dict], *keys: str) -> float:
+    values = []
+    for result in results:
+        for key in keys:
+            result = result[key]
+        values.append(result)
+    return statistics.median(values)
+
+
+# ---------------------------------------------------------------- the run
+
+
+def machine() -> dict:
+    cpu = "unknown"
+    try:
+        cpu = next(
+            line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")
+        )
+    except (OSError, StopIteration):
+        pass
+
+    def version(name: str) -> str | None:
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+
+    return {
+        "cpu": cpu,
+        "cores": WORKERS,
+        "python": platform.python_version(),
+        "date": datetime.now().astimezone().isoformat(timespec="minutes"),
+        "load_average_at_start": [round(value, 2) for value in os.getloadavg()],
+        "versions": {
+            name: version(name)
+            for name in ("paper-pipeline", "pymupdf", "duckdb", "markdown-it-py", "pymupdf4llm", "langchain-text-splitters")
+        },
+    }
+
+
+def recipe_missing() -> str | None:
+    missing = [name for name in ("pymupdf4llm", "langchain_text_splitters") if importlib.util.find_spec(name) is None]
+    return f"{', '.join(missing)} not installed: .venv/bin/pip install -e '.[bench]'" if missing else None
+
+
+def _row(measured: dict, amount: float, floor: dict | None, recipe: dict | None, chunks: int | None = None) -> dict:
+    throughput = amount / measured["seconds"]
+    return {
+        **{key: value for key, value in measured.items() if key != "results"},
+        "throughput": throughput,
+        "vs_floor": throughput / floor["throughput"] if floor else None,
+        "vs_recipe": throughput / recipe["throughput"] if recipe else None,
+        "chunks": chunks,
+    }
+
+
+def _measure_kind(
+    corpus: Corpus, kind: str, files: list[str], folder: Path, args: argparse.Namespace, workdir: Path, missing: str | None
+) -> dict:
+    """Floor, recipe, end to end (1 and all CPUs), CLI (PDFs) and stages for one file kind."""
+    pdf = kind == "pdf"
+    amount = corpus.pages if pdf else corpus.markdown_bytes / 1e6
+    repeat = args.repeat
+    floor_measured = measure("pdf_floor" if pdf else "markdown_floor", {"files": files}, repeat, workdir, f"{kind} floor")
+    floor = {"throughput": amount / floor_measured["seconds"]}
+    floor_row = _row(floor_measured, amount, floor, None)
+    recipe_row, recipe = None, None
+    recipe_runs = args.recipe_repeat if pdf else repeat
+    if missing is None and recipe_runs:
+        recipe_measured = measure("recipe_pdf" if pdf else "recipe_markdown", {"files": files}, recipe_runs, workdir, f"{kind} recipe")
+        recipe = {"throughput": amount / recipe_measured["seconds"]}
+        recipe_row = _row(recipe_measured, amount, floor, recipe, recipe_measured["results"][0]["chunks"])
+        if pdf:
+            per_file = recipe_measured["results"][0]["per_file_seconds"]
+            slowest = max(per_file, key=per_file.get)
+            recipe_row["slowest_file"] = {"file": slowest, "seconds": per_file[slowest]}
+    floor_row["vs_recipe"] = floor["throughput"] / recipe["throughput"] if recipe else None
+
+    rows = {"floor": floor_row, "recipe": recipe_row}
+    for workers in sorted({1, WORKERS}):
+        measured = measure("end_to_end", {"folder": str(folder), "workers": workers}, repeat, workdir, f"{kind} end to end, {workers} worker(s)")
+        first = measured["results"][0]
+        if first["failed"]:
+            _progress(f"  warning: {first['failed']} {kind} file(s) failed in the end-to-end run")
+        rows[f"end_to_end_{workers}"] = {**_row(measured, amount, floor, recipe, first["chunks"]), "workers": workers, "failed": first["failed"]}
+    if pdf:
+        measured = measure("cli", {"folder": str(folder), "workers": 1}, repeat, workdir, f"{kind} CLI, 1 worker")
+        rows["cli_1"] = _row(measured, amount, floor, recipe)
+    measured = measure("stages", {"folder": str(folder)}, repeat, workdir, f"{kind} stages in-process")
+    results = measured["results"]
+    rows["stages"] = _row(measured, amount, floor, recipe, results[0]["chunks"])
+    rows["stages"]["stages"] = {name: _median_of(results, "stages", name) for name in results[0]["stages"]}
+    for name, seconds in rows["stages"]["stages"].items():
+        rows[f"stage_{name}"] = {"label": name, "seconds": seconds, "throughput": amount / seconds if seconds else None, "runs": measured["runs"]}
+    return {"amount": amount, "unit": "pages/s" if pdf else "MB/s", "rows": rows}
+
+
+def _incremental(folder: Path, args: argparse.Namespace, workdir: Path, label: str) -> dict:
+    measured = measure("incremental", {"folder": str(folder), "workers": WORKERS}, args.repeat, workdir, label, keep_db=True)
+    results = measured["results"]
+    first = results[0]["first"]
+    return {
+        "label": label,
+        "workers": WORKERS,
+        "files": first["files"],
+        "chunks": first["chunks"],
+        "first_seconds": _median_of(results, "first", "seconds"),
+        "no_change_seconds": _median_of(results, "no_change", "seconds"),
+        "rules_change_seconds": _median_of(results, "rules_change", "seconds"),
+        "first_rss_main_mib": max(result["first"]["rss_self_mib"] for result in results),
+        "first_rss_worker_mib": max(result["first"]["rss_children_mib"] for result in results),
+        "checks": {
+            "no_change_all_unchanged": all(r["no_change"]["unchanged"] == r["no_change"]["files"] for r in results),
+            "rules_change_all_updated": all(r["rules_change"]["updated"] == r["rules_change"]["files"] for r in results),
+            "failed_first_run": first["failed"],
+        },
+        "runs": measured["runs"],
+        "db": measured["db"],
+    }
+
+
+def _search(db: str, target: int, args: argparse.Namespace, workdir: Path, label: str) -> dict:
+    params = {"db": db, "target_chunks": target, "queries": QUERIES, "passes": args.repeat}
+    measured = measure("search_latency", params, 1, workdir, label)
+    result = measured["results"][0]
+    quantiles = statistics.quantiles(result["latencies_ms"], n=100, method="inclusive")
+    return {
+        "label": label,
+        "chunks": result["chunks"],
+        "fts_rebuild_seconds": result["seconds"],
+        "queries": len(QUERIES),
+        "passes": args.repeat,
+        "first_query_ms": result["first_query_ms"],
+        "p50_ms": statistics.median(result["latencies_ms"]),
+        "p95_ms": quantiles[94],
+        "max_ms": max(result["latencies_ms"]),
+        "queries_without_hits": sorted(query for query, hits in result["hits"].items() if not hits),
+        "per_query_median_ms": result["per_query_median_ms"],
+        "rss_mib": measured["rss_main_mib"],
+    }
+
+
+def run_benchmark(args: argparse.Namespace) -> dict:
+    corpus = find_corpus(args.corpus.resolve())
+    missing = recipe_missing()
+    report = {
+        "machine": machine(),
+        "corpus": {
+            "root": str(args.corpus), "pdfs": len(corpus.pdfs), "pages": corpus.pages, "pdf_bytes": corpus.pdf_bytes,
+            "markdown_files": len(corpus.markdown), "markdown_bytes": corpus.markdown_bytes,
+        },
+        "settings": {"repeat": args.repeat, "recipe_repeat": args.recipe_repeat, "scale": args.scale, "workers": WORKERS},
+        "recipe_missing": missing,
+    }
+    with tempfile.TemporaryDirectory(prefix="paper-bench-") as temporary:
+        workdir = Path(temporary)
+        _progress(f"laying out {args.scale} cop{'y' if args.scale == 1 else 'ies'} of {args.corpus} in {workdir}")
+        root = lay_out(corpus, workdir / "corpus", args.scale)
+        one = root / "copy-00"
+        pdf_files = [str(one / "pdf" / pdf.name) for pdf in corpus.pdfs]
+        markdown_files = [str(one / "md" / markdown) for markdown in corpus.markdown]
+        report["pdf"] = _measure_kind(corpus, "pdf", pdf_files, one / "pdf", args, workdir, missing)
+        report["markdown"] = _measure_kind(corpus, "markdown", markdown_files, one / "md", args, workdir, missing)
+        report["incremental"] = _incremental(one, args, workdir, "whole corpus 1×")
+        report["search"] = [_search(report["incremental"]["db"], 0, args, workdir, "corpus 1×")]
+        largest = report["incremental"]["db"]
+        if args.scale > 1:
+            scaled = _incremental(root, args, workdir, f"whole corpus {args.scale}×")
+            report["scale"] = {"copies": args.scale, "one": report["incremental"], "scaled": scaled}
+            report["search"].append(_search(scaled["db"], 0, args, workdir, f"corpus {args.scale}×"))
+            largest = scaled["db"]
+        report["search"].append(_search(largest, args.search_chunks, args, workdir, f"chunk rows duplicated to ≥{args.search_chunks:,}"))
+    report["targets"] = evaluate_targets(report)
+    return report
+
+
+# ---------------------------------------------------------------- targets and the table
+
+
+def evaluate_targets(report: dict) -> list[dict]:
+    """Issue 5's targets, each PASS or MISS with the figure it was judged on."""
+    pdf, markdown = report["pdf"]["rows"], report["markdown"]["rows"]
+    one = pdf["end_to_end_1"]
+    targets = [
+        ("PDF end to end, 1 worker ≥ 100 pages/s", one["throughput"] >= 100, f"{one['throughput']:.1f} pages/s"),
+        ("PDF end to end, 1 worker ≥ 1/3 of the floor", one["vs_floor"] >= 1 / 3,
+         f"{one['vs_floor']:.2f} of {pdf['floor']['throughput']:.0f} pages/s"),
+    ]
+    if WORKERS > 1:
+        # 1.7× is the issue's figure for 2 workers; for other counts the same 85% efficiency.
+        needed = 1.7 if WORKERS == 2 else 0.85 * WORKERS
+        speedup = pdf[f"end_to_end_{WORKERS}"]["throughput"] / one["throughput"]
+        targets.append((f"PDF end to end, {WORKERS} workers ≥ {needed:.2f}× 1 worker", speedup >= needed, f"{speedup:.2f}×"))
+    md_one = markdown["end_to_end_1"]
+    targets.append(
+        ("Markdown end to end, 1 worker ≥ 1/2 of markdown-it's bare parse", md_one["vs_floor"] >= 0.5,
+         f"{md_one['vs_floor']:.2f} ({md_one['throughput']:.2f} of {markdown['floor']['throughput']:.2f} MB/s)")
+    )
+    incremental = report["incremental"]
+    share = incremental["no_change_seconds"] / incremental["first_seconds"]
+    targets.append(("no-change re-run < 10% of the first run", share < 0.10, f"{share:.1%}"))
+    large = report["search"][-1]
+    targets.append(
+        (f"search p95 < 100 ms at 100k chunks (measured at {large['chunks']:,})", large["p95_ms"] < 100 and large["chunks"] >= 100_000,
+         f"{large['p95_ms']:.0f} ms")
+    )
+    return [{"target": name, "pass": passed, "measured": figure} for name, passed, figure in targets]
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "—"
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}f}"
+
+
+def _ratio(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.0f}×" if value >= 100 else f"{value:.2f}×" if value < 10 else f"{value:.1f}×"
+
+
+def render(report: dict) -> str:
+    m, c = report["machine"], report["corpus"]
+    lines = [
+        f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, {m['date']}, "
+        f"load average at start {'/'.join(str(value) for value in m['load_average_at_start'])}",
+        "versions: " + ", ".join(f"{name} {version or 'absent'}" for name, version in m["versions"].items()),
+        f"corpus: {c['root']}: {c['pdfs']} PDFs ({c['pages']} pages, {c['pdf_bytes'] / 1e6:.1f} MB), "
+        f"{c['markdown_files']} Markdown files ({c['markdown_bytes'] / 1e6:.1f} MB)",
+        f"each time is the median of {report['settings']['repeat']} run(s) (each run its own process) unless its row says otherwise; "
+        "MB = 10^6 bytes; RSS = peak MiB of the main process / of the largest pool process (a worker or the fork server)",
+        "floors and recipe time in-memory work on files read before the clock; pipeline rows include reading the files",
+    ]
+    if report["recipe_missing"]:
+        lines.append(f"recipe rows skipped: {report['recipe_missing']}")
+    names = {
+        "floor": None, "recipe": None, "cli_1": "pipeline CLI, 1 worker (launch to exit)", "stages": "pipeline stages in-process, total",
+        "stage_extract": "  extract", "stage_normalize": "  normalize", "stage_chunk": "  chunk",
+        "stage_write": "  index: write rows (DocumentWriter)", "stage_fts_rebuild": "  index: rebuild_search_index",
+    }
+    for kind, floor_name, recipe_name in (
+        ("pdf", 'floor: PyMuPDF get_text("dict"), images off', "recipe: pymupdf4llm.to_markdown + LangChain splitters"),
+        ("markdown", 'floor: markdown-it-py MarkdownIt("commonmark").parse', "recipe: LangChain header + recursive splitters"),
+    ):
+        section = report[kind]
+        unit = section["unit"]
+        title = f"{'PDF' if kind == 'pdf' else 'Markdown'} ({c['pdfs']} files, {c['pages']} pages)" if kind == "pdf" else (
+            f"Markdown ({c['markdown_files']} files, {c['markdown_bytes'] / 1e6:.1f} MB)"
+        )
+        lines += ["", f"{title:<62}{'time s':>9} {unit:>9} {'×floor':>8} {'×recipe':>8} {'chunks':>7} {'RSS MiB':>13}"]
+        for key, row in section["rows"].items():
+            if row is None:
+                continue
+            if key.startswith("end_to_end_"):
+                name = f"pipeline end to end, {row['workers']} worker{'s' if row['workers'] > 1 else ''}"
+            else:
+                name = names.get(key) or (floor_name if key == "floor" else recipe_name)
+            if row.get("runs") != report["settings"]["repeat"] and not key.startswith("stage_"):
+                name += f" [{row['runs']} run{'s' if row['runs'] != 1 else ''}]"
+            rss = f"{row['rss_main_mib']:.0f} / {row['rss_worker_mib']:.0f}" if "rss_main_mib" in row else ""
+            if key == "cli_1":
+                rss = f"{row['rss_worker_mib']:.0f} (largest)"
+            elif rss.endswith(" / 0"):
+                rss = rss[:-4]
+            lines.append(
+                f"{name:<62}{_number(row['seconds']):>9} {_number(row['throughput']):>9} {_ratio(row.get('vs_floor')):>8} "
+                f"{_ratio(row.get('vs_recipe')):>8} {row.get('chunks') or '':>7} {rss:>13}"
+            )
+            if key == "recipe" and "slowest_file" in row:
+                slowest = row["slowest_file"]
+                lines.append(f"  (slowest: {slowest['file']}, {slowest['seconds']:.1f} s)")
+
+    incremental = report["incremental"]
+    title = f"Incremental, {incremental['label']} ({incremental['files']} files, {incremental['chunks']} chunks, {incremental['workers']} workers)"
+    lines += ["", f"{title:<72}{'time s':>9} {'× first':>8}"]
+    for name, key in (("first run, fresh database", "first_seconds"), ("no-change re-run", "no_change_seconds"),
+                      ("rules-only change (re-chunk, no re-extract)", "rules_change_seconds")):
+        lines.append(f"  {name:<70}{_number(incremental[key]):>9} {incremental[key] / incremental['first_seconds']:>7.1%}")
+    checks = incremental["checks"]
+    if not (checks["no_change_all_unchanged"] and checks["rules_change_all_updated"]) or checks["failed_first_run"]:
+        lines.append(f"  warning: {checks}")
+
+    title = f"Search: {len(QUERIES)} queries × {report['settings']['repeat']} passes, read-only connection"
+    lines += ["", f"{title:<72}{'chunks':>8} {'FTS build s':>11} {'first ms':>9} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7}"]
+    for row in report["search"]:
+        lines.append(
+            f"  {row['label']:<70}{row['chunks']:>8,} {row['fts_rebuild_seconds']:>11.1f} {row['first_query_ms']:>9.0f} "
+            f"{row['p50_ms']:>7.0f} {row['p95_ms']:>7.0f} {row['max_ms']:>7.0f}"
+        )
+        if row["queries_without_hits"]:
+            lines.append(f"    no hits: {', '.join(row['queries_without_hits'])}")
+
+    if "scale" in report:
+        scale = report["scale"]
+        one, scaled, copies = scale["one"], scale["scaled"], scale["copies"]
+        title = f"Scale 1× → {copies}× (first run, {WORKERS} workers)"
+        lines += ["", f"{title:<70}{'files':>6} {'chunks':>7} {'time s':>8} {'s per 1×':>9} {'RSS MiB':>11}"]
+        for label, row, factor in (("1×", one, 1), (f"{copies}×", scaled, copies)):
+            lines.append(
+                f"  {label:<68}{row['files']:>6} {row['chunks']:>7} {row['first_seconds']:>8.1f} "
+                f"{row['first_seconds'] / factor:>9.1f} {row['first_rss_main_mib']:>5.0f} / {row['first_rss_worker_mib']:.0f}"
+            )
+        lines.append(
+            f"  growth for {copies}× the data: time ×{scaled['first_seconds'] / one['first_seconds']:.2f} (linear: ×{copies}), "
+            f"main RSS ×{scaled['first_rss_main_mib'] / one['first_rss_main_mib']:.2f}, "
+            f"worker RSS ×{scaled['first_rss_worker_mib'] / one['first_rss_worker_mib']:.2f} (flat: ×1); "
+            f"no-change re-run {scaled['no_change_seconds']:.2f} s, rules-only change {scaled['rules_change_seconds']:.1f} s"
+        )
+
+    lines += ["", "Targets (issue 5)"]
+    lines += [f"  {'PASS' if target['pass'] else 'MISS'}  {target['target']:<66} {target['measured']}" for target in report["targets"]]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args._measure:
+        _measure_here(args)
+        return 0
+    started = time.perf_counter()
+    try:
+        report = run_benchmark(args)
+    except BenchError as error:
+        print(f"Error: {error}", file=sys.stderr)
+        return 2
+    report["bench_seconds"] = time.perf_counter() - started
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    print(render(report))
+    print(f"\n{report['bench_seconds']:.0f} s in all; written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,279 @@
+"""What the benchmark measures, one function per variant, each run in a fresh process.
+
+Every variant takes its parameters as a dict (they travel as JSON from `run.py`) and returns a
+dict with `seconds` (wall time, `time.perf_counter`) and what else it learned. Imports happen
+before the clock starts; the floors and the recipe time in-memory work on texts read before
+the clock, while the pipeline's rows include reading the files, as a real run does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import multiprocessing.forkserver
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def peak_rss() -> dict:
+    """Peak resident memory of this process, and of the largest descendant waited for, in MiB."""
+    return {
+        "rss_self_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_children_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }
+
+
+def _stop_forkserver() -> None:
+    """Stop and reap the fork server the pipeline's pool started its workers from.
+
+    Its workers are its children, not ours: only once it has been waited for does
+    RUSAGE_CHILDREN include their peak memory. `_stop` is private but is what the standard
+    library's own tests use to do this.
+    """
+    multiprocessing.forkserver._forkserver._stop()
+
+
+# ---------------------------------------------------------------- floors
+
+
+def pdf_floor(params: dict) -> dict:
+    """PyMuPDF's `get_text("dict")` over every page, images off, nothing else."""
+    import pymupdf
+
+    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+    started = time.perf_counter()
+    pages = 0
+    for file in params["files"]:
+        with pymupdf.open(file) as doc:
+            for page in doc:
+                page.get_text("dict", flags=flags)
+                pages += 1
+    return {"seconds": time.perf_counter() - started, "pages": pages}
+
+
+def markdown_floor(params: dict) -> dict:
+    """markdown-it-py's bare CommonMark `parse` of every file's text."""
+    from markdown_it import MarkdownIt
+
+    texts = [Path(file).read_text(encoding="utf-8", errors="replace") for file in params["files"]]
+    started = time.perf_counter()
+    parser = MarkdownIt("commonmark")
+    tokens = sum(len(parser.parse(text)) for text in texts)
+    return {"seconds": time.perf_counter() - started, "tokens": tokens}
+
+
+# ---------------------------------------------------------------- the usual recipe
+
+
+def _splitters():
+    from langchain_text_splitters import MarkdownHeaderTextSplitter, RecursiveCharacterTextSplitter
+
+    # LangChain's defaults for the character splitter: chunk_size 4000, chunk_overlap 200.
+    headers = MarkdownHeaderTextSplitter([("#", "h1"), ("##", "h2"), ("###", "h3"), ("####", "h4")])
+    return headers, RecursiveCharacterTextSplitter()
+
+
+def recipe_pdf(params: dict) -> dict:
+    """`pymupdf4llm.to_markdown`, then LangChain's header and recursive character splitters."""
+    import pymupdf4llm
+
+    per_file = {}
+    chunks = 0
+    started = time.perf_counter()
+    headers, characters = _splitters()
+    for file in params["files"]:
+        file_started = time.perf_counter()
+        markdown = pymupdf4llm.to_markdown(file, show_progress=False)
+        chunks += len(characters.split_documents(headers.split_text(markdown)))
+        per_file[Path(file).name] = time.perf_counter() - file_started
+    return {"seconds": time.perf_counter() - started, "chunks": chunks, "per_file_seconds": per_file}
+
+
+def recipe_markdown(params: dict) -> dict:
+    """LangChain's header and recursive character splitters on every file's text."""
+    texts = [Path(file).read_text(encoding="utf-8", errors="replace") for file in params["files"]]
+    started = time.perf_counter()
+    headers, characters = _splitters()
+    chunks = sum(len(characters.split_documents(headers.split_text(text))) for text in texts)
+    return {"seconds": time.perf_counter() - started, "chunks": chunks}
+
+
+# ---------------------------------------------------------------- the pipeline
+
+
+def stages(params: dict) -> dict:
+    """extract → normalize → chunk → write for each file in turn, in this process, then the FTS
+    rebuild; each stage's time summed over the files. Rows are written as `ingest_folder`
+    writes them: a `DocumentWriter` (batched transactions) into a fresh database."""
+    from pipeline import __version__
+    from pipeline.chunk import chunk
+    from pipeline.errors import PipelineError
+    from pipeline.extract import extract
+    from pipeline.index import DocumentRow, DocumentWriter, connect, rebuild_search_index
+    from pipeline.ingest import assign_doc_ids, extract_key, find_papers
+    from pipeline.normalize import normalize
+    from pipeline.rules import load_rules
+
+    folder = Path(params["folder"])
+    rules = load_rules()
+    files = find_papers(folder)
+    relative = [file.relative_to(folder).as_posix() for file in files]
+    doc_ids = assign_doc_ids(relative)
+    key = extract_key(rules)
+    seconds = dict.fromkeys(("extract", "normalize", "chunk", "write", "fts_rebuild"), 0.0)
+    chunks = failed = 0
+    clock = time.perf_counter
+    started = clock()
+    connection = connect(Path(params["db"]))
+    writer = DocumentWriter(connection, stored=set())
+    seconds["write"] += clock() - started
+    for file, path in zip(files, relative):
+        sha256 = hashlib.sha256(file.read_bytes()).hexdigest()
+        try:
+            at = clock()
+            raw = extract(file, path, rules)
+            extracted = clock()
+            document = normalize(raw, doc_ids[path], rules)
+            normalized = clock()
+            chunked = chunk(document, rules)
+            chunked_at = clock()
+        except PipelineError:
+            failed += 1
+            continue
+        seconds["extract"] += extracted - at
+        seconds["normalize"] += normalized - extracted
+        seconds["chunk"] += chunked_at - normalized
+        row = DocumentRow(
+            doc_id=doc_ids[path], path=path, format="pdf" if path.endswith(".pdf") else "markdown",
+            sha256=sha256, bytes=file.stat().st_size, status="ingested", error=None,
+            rules_sha256=rules.sha256, pipeline_version=__version__,
+        )
+        at = clock()
+        writer.add(row, chunked, (key, raw.model_dump_json()))
+        seconds["write"] += clock() - at
+        chunks += len(chunked.chunks)
+    at = clock()
+    writer.flush()
+    seconds["write"] += clock() - at
+    at = clock()
+    rebuild_search_index(connection)
+    connection.execute("CHECKPOINT")
+    seconds["fts_rebuild"] += clock() - at
+    connection.close()
+    return {"seconds": sum(seconds.values()), "stages": seconds, "chunks": chunks, "failed": failed, "files": len(files)}
+
+
+def _ingest(folder: Path, db: Path, rules, workers: int) -> dict:
+    from pipeline.ingest import IngestOptions, ingest_folder
+
+    started = time.perf_counter()
+    summary = ingest_folder(folder, db, rules, IngestOptions(workers=workers))
+    seconds = time.perf_counter() - started
+    return {
+        "seconds": seconds, "files": summary.seen, "added": summary.added, "updated": summary.updated,
+        "unchanged": summary.unchanged, "failed": len(summary.failed), "pages": summary.pages, "chunks": summary.chunks,
+    }
+
+
+def end_to_end(params: dict) -> dict:
+    """`ingest_folder` into a fresh database with N workers (copy, publish and FTS rebuild included)."""
+    from pipeline.rules import load_rules
+
+    result = _ingest(Path(params["folder"]), Path(params["db"]), load_rules(), params["workers"])
+    _stop_forkserver()
+    return result
+
+
+def incremental(params: dict) -> dict:
+    """A first run into a fresh database, a no-change re-run, and a rules-only change, which
+    re-chunks every paper from its stored extraction."""
+    from pipeline.rules import load_rules
+
+    folder, db, workers = Path(params["folder"]), Path(params["db"]), params["workers"]
+    rules = load_rules()
+    first = _ingest(folder, db, rules, workers)
+    _stop_forkserver()
+    first.update(peak_rss())
+    no_change = _ingest(folder, db, rules, workers)
+    rules_change = _ingest(folder, db, rules.model_copy(update={"sha256": "changed"}), workers)
+    _stop_forkserver()
+    return {"seconds": first["seconds"], "first": first, "no_change": no_change, "rules_change": rules_change}
+
+
+def cli(params: dict) -> dict:
+    """`python -m pipeline ingest FOLDER --db DB --workers N --quiet`: wall time from launch to
+    exit, so interpreter start and imports count. This process becomes a subreaper, so the
+    fork server the CLI leaves behind is reparented here and reaped, and RUSAGE_CHILDREN holds
+    the largest of the CLI's processes."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    command = [
+        sys.executable, "-m", "pipeline", "ingest", params["folder"], "--db", params["db"],
+        "--workers", str(params["workers"]), "--quiet",
+    ]
+    started = time.perf_counter()
+    completed = subprocess.run(command, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            break
+    if completed.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited {completed.returncode}: {completed.stderr.strip()[-2000:]}")
+    return {"seconds": seconds}
+
+
+# ---------------------------------------------------------------- search
+
+
+def search_latency(params: dict) -> dict:
+    """Copy a database, grow its chunks to `target_chunks` (0: as it is), rebuild the FTS index
+    (timed), then time `search` for every query, `passes` times, on a read-only connection."""
+    from pipeline.index import connect, rebuild_search_index, search
+
+    from corpus import grow_chunks
+
+    work = Path(params["work_db"])
+    shutil.copyfile(params["db"], work)
+    connection = connect(work)
+    chunks = grow_chunks(connection, params["target_chunks"]) if params["target_chunks"] else (
+        connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    )
+    started = time.perf_counter()
+    rebuild_search_index(connection)
+    fts_seconds = time.perf_counter() - started
+    connection.execute("CHECKPOINT")
+    connection.close()
+
+    connection = connect(work, read_only=True)
+    queries = params["queries"]
+    started = time.perf_counter()
+    search(connection, queries[0])
+    first_ms = (time.perf_counter() - started) * 1000
+    latencies, hits = [], {}
+    by_query: dict[str, list[float]] = {query: [] for query in queries}
+    for _ in range(params["passes"]):
+        for query in queries:
+            started = time.perf_counter()
+            hits[query] = len(search(connection, query))
+            latency = (time.perf_counter() - started) * 1000
+            latencies.append(latency)
+            by_query[query].append(latency)
+    connection.close()
+    return {
+        "seconds": fts_seconds, "chunks": chunks, "first_query_ms": first_ms, "latencies_ms": latencies, "hits": hits,
+        "per_query_median_ms": {query: sorted(values)[len(values) // 2] for query, values in by_query.items()},
+    }
+
+
+VARIANTS = {
+    function.__name__: function
+    for function in (pdf_floor, markdown_floor, recipe_pdf, recipe_markdown, stages, end_to_end, incremental, cli, search_latency)
+}
