@@ -223,7 +223,11 @@ def _scan(folder: Path) -> list[_Scanned]:
 def ingest_folder(
     folder: Path, db: Path, rules: Rules, options: IngestOptions = IngestOptions(), progress: Progress | None = None
 ) -> RunSummary:
-    """Bring the database at `db` in line with the papers below `folder`, and publish it."""
+    """Bring the database at `db` in line with the papers below `folder`, and publish it.
+
+    The workers start from a fork server that imports the caller's main module, so a script
+    that calls this must keep its work under `if __name__ == "__main__":`.
+    """
     progress = progress or _Silent()
     started, clock = datetime.now(timezone.utc).replace(tzinfo=None), time.monotonic()
     if not folder.is_dir():
