@@ -316,18 +316,6 @@ class DocumentWriter:
         self.rows = {table: [] for table in TABLES_BY_DOCUMENT}
 
 
-def write_document(
-    connection: duckdb.DuckDBPyConnection,
-    row: DocumentRow,
-    chunked: ChunkedDocument | None,
-    extraction: tuple[str, str] | None = None,
-) -> None:
-    """Replace every row of one paper in one transaction."""
-    writer = DocumentWriter(connection)
-    writer.add(row, chunked, extraction)
-    writer.flush()
-
-
 @dataclass(frozen=True)
 class StoredDocument:
     """What the database holds of a file, to tell whether it changed."""

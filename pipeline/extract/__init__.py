@@ -20,6 +20,7 @@ def extract(file: Path, path: str, rules: Rules) -> RawDocument:
     if suffix in MARKDOWN_SUFFIXES:
         return extract_markdown(file, path, rules.page_markers)
     if suffix in PDF_SUFFIXES:
+        # Imported here: `pipeline sql` and `search` load this module too, and need no PyMuPDF.
         from pipeline.extract.pdf import extract_pdf
 
         return extract_pdf(file, path)
