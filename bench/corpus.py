@@ -110,17 +110,17 @@ def lay_out(corpus: Corpus, folder: Path, copies: int) -> Path:
 
 
 def grow_chunks(connection: duckdb.DuckDBPyConnection, target: int) -> int:
-    """Duplicate every chunk (and its search terms) under new chunk ids until there are at
-    least `target` chunks; return the count. Documents are not copied: a copy keeps its doc_id."""
+    """Duplicate every chunk (and its postings) under new chunk ids until there are at least
+    `target` chunks; return the count. Documents are not copied: a copy keeps its doc_id."""
     existing = connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
     copies = max(1, math.ceil(target / existing))
     if copies > 1:
         connection.execute("BEGIN TRANSACTION")
         connection.execute(
-            "INSERT INTO chunk_terms SELECT t.chunk_id || '~' || r.copy, t.heading_terms, t.text_terms "
-            "FROM chunk_terms t, range(1, ?) r(copy)",
+            "INSERT INTO chunk_postings SELECT p.term, p.chunk_id || '~' || r.copy, p.tf FROM chunk_postings p, range(1, ?) r(copy)",
             [copies],
         )
+        connection.execute("UPDATE search_index_state SET unsorted_rows = (SELECT count(*) FROM chunk_postings)")
         connection.execute(
             "INSERT INTO chunks SELECT c.chunk_id || '~' || r.copy, c.* EXCLUDE (chunk_id) FROM chunks c, range(1, ?) r(copy)",
             [copies],

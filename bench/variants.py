@@ -109,17 +109,19 @@ def recipe_markdown(params: dict) -> dict:
 
 
 def stages(params: dict) -> dict:
-    """extract → normalize → chunk → write for each file in turn, in this process, then the FTS
-    rebuild; each stage's time summed over the files. Rows are written as `ingest_folder`
-    writes them: a `DocumentWriter` (batched transactions) into a fresh database."""
+    """extract → normalize → chunk → count terms → build rows → write for each file in turn, in
+    this process, then the postings put in term order where due; each stage's time summed over
+    the files. Rows are written as `ingest_folder` writes them: a `DocumentWriter` (batched
+    transactions) into a fresh database."""
     from pipeline import __version__
     from pipeline.chunk import chunk
     from pipeline.errors import PipelineError
     from pipeline.extract import extract
-    from pipeline.index import DocumentRow, DocumentWriter, connect, rebuild_search_index
+    from pipeline.index import DocumentRow, DocumentWriter, connect, order_search_index, paper_rows
     from pipeline.ingest import assign_doc_ids, extract_key, find_papers
     from pipeline.normalize import normalize
     from pipeline.rules import load_rules
+    from pipeline.terms import count_chunk_terms
 
     folder = Path(params["folder"])
     rules = load_rules()
@@ -127,7 +129,7 @@ def stages(params: dict) -> dict:
     relative = [file.relative_to(folder).as_posix() for file in files]
     doc_ids = assign_doc_ids(relative)
     key = extract_key(rules)
-    seconds = dict.fromkeys(("extract", "normalize", "chunk", "write", "fts_rebuild"), 0.0)
+    seconds = dict.fromkeys(("extract", "normalize", "chunk", "terms", "rows", "write", "index_order"), 0.0)
     chunks = failed = 0
     clock = time.perf_counter
     started = clock()
@@ -144,28 +146,34 @@ def stages(params: dict) -> dict:
             normalized = clock()
             chunked = chunk(document, rules)
             chunked_at = clock()
+            terms = count_chunk_terms(chunked)
+            counted = clock()
         except PipelineError:
             failed += 1
             continue
         seconds["extract"] += extracted - at
         seconds["normalize"] += normalized - extracted
         seconds["chunk"] += chunked_at - normalized
+        seconds["terms"] += counted - chunked_at
         row = DocumentRow(
             doc_id=doc_ids[path], path=path, format="pdf" if path.endswith(".pdf") else "markdown",
             sha256=sha256, bytes=file.stat().st_size, status="ingested", error=None,
             rules_sha256=rules.sha256, pipeline_version=__version__,
         )
         at = clock()
-        writer.add(row, chunked, (key, raw.model_dump_json()))
-        seconds["write"] += clock() - at
+        rows = paper_rows(row, chunked, (key, raw.model_dump_json()), terms)
+        built = clock()
+        writer.add(rows)
+        seconds["rows"] += built - at
+        seconds["write"] += clock() - built
         chunks += len(chunked.chunks)
     at = clock()
     writer.flush()
     seconds["write"] += clock() - at
     at = clock()
-    rebuild_search_index(connection)
+    order_search_index(connection)
     connection.execute("CHECKPOINT")
-    seconds["fts_rebuild"] += clock() - at
+    seconds["index_order"] += clock() - at
     connection.close()
     return {"seconds": sum(seconds.values()), "stages": seconds, "chunks": chunks, "failed": failed, "files": len(files)}
 
@@ -183,7 +191,7 @@ def _ingest(folder: Path, db: Path, rules, workers: int) -> dict:
 
 
 def end_to_end(params: dict) -> dict:
-    """`ingest_folder` into a fresh database with N workers (copy, publish and FTS rebuild included)."""
+    """`ingest_folder` into a fresh database with N workers (copy, publish and index ordering included)."""
     from pipeline.rules import load_rules
 
     result = _ingest(Path(params["folder"]), Path(params["db"]), load_rules(), params["workers"])
@@ -234,9 +242,9 @@ def cli(params: dict) -> dict:
 
 
 def search_latency(params: dict) -> dict:
-    """Copy a database, grow its chunks to `target_chunks` (0: as it is), rebuild the FTS index
-    (timed), then time `search` for every query, `passes` times, on a read-only connection."""
-    from pipeline.index import connect, rebuild_search_index, search
+    """Copy a database, grow its chunks to `target_chunks` (0: as it is), put the postings in term
+    order where due (timed), then time `search` for every query, `passes` times, read-only."""
+    from pipeline.index import connect, order_search_index, search
 
     from corpus import grow_chunks
 
@@ -247,8 +255,9 @@ def search_latency(params: dict) -> dict:
         connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
     )
     started = time.perf_counter()
-    rebuild_search_index(connection)
-    fts_seconds = time.perf_counter() - started
+    ordered = order_search_index(connection)
+    order_seconds = time.perf_counter() - started
+    postings = connection.execute("SELECT count(*) FROM chunk_postings").fetchone()[0]
     connection.execute("CHECKPOINT")
     connection.close()
 
@@ -268,7 +277,7 @@ def search_latency(params: dict) -> dict:
             by_query[query].append(latency)
     connection.close()
     return {
-        "seconds": fts_seconds, "chunks": chunks, "first_query_ms": first_ms, "latencies_ms": latencies, "hits": hits,
+        "seconds": order_seconds, "ordered": ordered, "postings": postings, "chunks": chunks, "first_query_ms": first_ms, "latencies_ms": latencies, "hits": hits,
         "per_query_median_ms": {query: sorted(values)[len(values) // 2] for query, values in by_query.items()},
     }
 

@@ -31,10 +31,11 @@ from pipeline.extract import SUPPORTED_SUFFIXES, extract
 from pipeline.index import (
     DocumentRow,
     DocumentWriter,
+    PaperRows,
     RunRecord,
     connect,
-    has_search_index,
-    rebuild_search_index,
+    order_search_index,
+    paper_rows,
     record_run,
     remove_documents,
     stored_documents,
@@ -44,6 +45,7 @@ from pipeline.models import ChunkedDocument, RawDocument
 from pipeline.normalize import normalize
 from pipeline.publish import Publication
 from pipeline.rules import Rules
+from pipeline.terms import count_chunk_terms
 
 _SLUG_UNSAFE = re.compile(r"[^\w]+", re.UNICODE)
 # Files queued per worker: enough that workers never idle while the writer flushes a batch,
@@ -104,31 +106,57 @@ class Task:
     file: str
     path: str
     doc_id: str
+    sha256: str
+    bytes: int
     raw_document: str | None
 
 
 @dataclass(frozen=True)
 class TaskResult:
-    chunked: ChunkedDocument | None
-    raw_document: str | None
-    """The extraction as JSON (new or reused), kept so a rules change need not extract again."""
     status: str
     error: str | None
+    rows: PaperRows | None = None
+    """The paper's rows, built in the worker so that the single writer only loads them; None
+    where the stages failed."""
+    chunks: int = 0
+    pages: int = 0
+    section_types: tuple[str, ...] = ()
+    """Each chunk's section type, for the run's summary."""
+
+
+def document_row(path: str, doc_id: str, sha256: str, size: int, status: str, error: str | None, rules: Rules) -> DocumentRow:
+    return DocumentRow(
+        doc_id=doc_id,
+        path=path,
+        format="pdf" if path.lower().endswith(".pdf") else "markdown",
+        sha256=sha256,
+        bytes=size,
+        status=status,
+        error=error,
+        rules_sha256=rules.sha256,
+        pipeline_version=__version__,
+    )
 
 
 def run_task(task: Task, rules: Rules) -> TaskResult:
-    """Run the stages on one file; a failure becomes a result, never an exception."""
+    """Run the stages on one file and build its rows; a failure becomes a result, never an exception."""
     try:
         fresh = task.raw_document is None
         raw = extract(Path(task.file), task.path, rules) if fresh else RawDocument.model_validate_json(task.raw_document)
         chunked = chunk(normalize(raw, task.doc_id, rules), rules)
-        return TaskResult(chunked, raw.model_dump_json() if fresh else task.raw_document, "ingested", None)
+        raw_document = raw.model_dump_json() if fresh else task.raw_document
+        row = document_row(task.path, task.doc_id, task.sha256, task.bytes, "ingested", None, rules)
+        rows = paper_rows(row, chunked, (extract_key(rules), raw_document), count_chunk_terms(chunked))
+        return TaskResult(
+            "ingested", None, rows, len(chunked.chunks), chunked.document.page_count or 0,
+            tuple(c.section_type.value for c in chunked.chunks),
+        )
     except NoTextLayerError as error:
-        return TaskResult(None, None, "no_text", str(error))
+        return TaskResult("no_text", str(error))
     except PipelineError as error:
-        return TaskResult(None, None, "failed", str(error))
+        return TaskResult("failed", str(error))
     except Exception as error:  # noqa: BLE001 - one file's bug must not cost the others; it is recorded, not hidden
-        return TaskResult(None, None, "failed", f"{task.path}: internal error {type(error).__name__}: {error}; please report it with this file")
+        return TaskResult("failed", f"{task.path}: internal error {type(error).__name__}: {error}; please report it with this file")
 
 
 # ---------------------------------------------------------------- the run
@@ -280,12 +308,10 @@ def ingest_folder(
             # Renamed and removed papers are gone already; only papers stored before may have rows.
             writer = DocumentWriter(connection, stored={before.doc_id for before in stored.values()} - renamed)
             for item, result in results:
-                _write_result(writer, item, result, rules, key, summary)
-                pages = result.chunked.document.page_count or 0 if result.chunked else 0
-                progress.file_done(item.path, result.status, pages, len(result.chunked.chunks) if result.chunked else 0, result.error)
+                _write_result(writer, item, result, rules, summary)
+                progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
             writer.flush()
-            if tasks or removed or not has_search_index(connection):
-                rebuild_search_index(connection)
+            order_search_index(connection)
             summary.duration_seconds = time.monotonic() - clock
             summary.run_id = record_run(connection, _run_record(summary, started, rules))
             connection.execute("CHECKPOINT")
@@ -300,9 +326,9 @@ def _run_tasks(tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: 
     runnable = []
     for item, reusable in tasks:
         if item.read_error is not None:
-            yield item, TaskResult(None, None, "failed", item.read_error)
+            yield item, TaskResult("failed", item.read_error)
         else:
-            runnable.append((item, Task(str(item.file), item.path, item.doc_id, reusable)))
+            runnable.append((item, Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, reusable)))
     if not runnable:
         return
     # Workers come from a fork server, not from this process: the writer holds an open DuckDB
@@ -332,38 +358,28 @@ def _run_tasks(tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: 
                 yield item, future.result()
             except concurrent.futures.TimeoutError:
                 yield item, TaskResult(
-                    None, None, "failed",
+                    "failed",
                     f"{item.path}: stopped after {options.timeout_seconds:g} s (time limit per file); "
                     "if the file is sound, raise --timeout",
                 )
             except pebble.ProcessExpired as error:
                 yield item, TaskResult(
-                    None, None, "failed", f"{item.path}: the worker died (exit code {error.exitcode}) reading this file; it may be corrupt"
+                    "failed", f"{item.path}: the worker died (exit code {error.exitcode}) reading this file; it may be corrupt"
                 )
             except Exception as error:  # noqa: BLE001 - a broken pool fails this file, recorded, and the run goes on
-                yield item, TaskResult(None, None, "failed", f"{item.path}: the worker pool failed ({type(error).__name__}: {error})")
+                yield item, TaskResult("failed", f"{item.path}: the worker pool failed ({type(error).__name__}: {error})")
 
 
-def _write_result(writer: DocumentWriter, item: _Scanned, result: TaskResult, rules: Rules, key: str, summary: RunSummary) -> None:
-    row = DocumentRow(
-        doc_id=item.doc_id,
-        path=item.path,
-        format="pdf" if item.path.lower().endswith(".pdf") else "markdown",
-        sha256=item.sha256,
-        bytes=item.bytes,
-        status=result.status,
-        error=result.error,
-        rules_sha256=rules.sha256,
-        pipeline_version=__version__,
-    )
-    extraction = (key, result.raw_document) if result.raw_document is not None else None
-    writer.add(row, result.chunked, extraction)
-    if result.chunked is None:
+def _write_result(writer: DocumentWriter, item: _Scanned, result: TaskResult, rules: Rules, summary: RunSummary) -> None:
+    if result.rows is None:
+        row = document_row(item.path, item.doc_id, item.sha256, item.bytes, result.status, result.error, rules)
+        writer.add(paper_rows(row, None))
         summary.failed[item.path] = result.error or result.status
         return
-    summary.chunks += len(result.chunked.chunks)
-    summary.pages += result.chunked.document.page_count or 0
-    summary.section_types.update(c.section_type.value for c in result.chunked.chunks)
+    writer.add(result.rows)
+    summary.chunks += result.chunks
+    summary.pages += result.pages
+    summary.section_types.update(result.section_types)
 
 
 def _run_record(summary: RunSummary, started: datetime, rules: Rules) -> RunRecord:

@@ -105,7 +105,7 @@ TABLE_KEYS = {
     "sections": "doc_id, section_id",
     "paragraphs": "doc_id, paragraph_id",
     "chunks": "chunk_id",
-    "chunk_terms": "chunk_id",
+    "chunk_postings": "chunk_id, term",
     "extractions": "doc_id",
 }
 

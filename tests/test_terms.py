@@ -1,0 +1,160 @@
+"""The BM25 index: which terms a chunk is indexed under, how the postings grow and shrink paper
+by paper, and scores equal to DuckDB fts' own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from conftest import PROJECT
+from pipeline.index import connect, order_search_index, search
+from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.terms import TermCounter, index_words, search_terms
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("IL-6 and p53", ["il-6", "and", "p53", "il", "6"]),
+        ("FDG-PET/CT, CO2.", ["fdg-pet/ct", "co2", "fdg", "pet", "ct"]),
+        ("Café naïve Ångström", ["cafe", "naive", "angstrom"]),
+        ("정확도가 높다", ["정확도가", "높다", "정확", "확도", "도가", "높다"]),
+        ("snake_case x² 523", ["snake", "case", "x²", "523"]),
+    ],
+)
+def test_words_keep_letters_digits_hyphens_and_slashes_of_every_script_plus_compound_parts(text, expected):
+    assert index_words(text) == expected
+
+
+def test_the_text_the_index_reads_holds_compound_parts_and_bigrams():
+    assert search_terms("FDG-PET/CT 정확도가") == "FDG-PET/CT 정확도가 FDG PET CT 정확 확도 도가"
+
+
+def test_a_chunk_counts_stemmed_terms_without_stopwords():
+    counts = TermCounter().count("Results", "The mice were treated, and the treated mice worked.")
+    assert counts == {"result": 1, "mice": 2, "treat": 2, "work": 1}
+
+
+def test_a_query_keeps_stopwords_as_fts_does():
+    assert TermCounter().query_terms("the IL-6 results") == ["6", "il", "il-6", "result", "the"]
+
+
+# ---------------------------------------------------------------- the postings in the database
+
+
+def _ingest(folder: Path, db: Path, rules) -> None:
+    summary = ingest_folder(folder, db, rules, IngestOptions(workers=1, allow_mass_removal=True))
+    assert not summary.failed
+
+
+def _postings(db: Path) -> list[tuple]:
+    connection = connect(db, read_only=True)
+    try:
+        return connection.execute("SELECT term, chunk_id, tf FROM chunk_postings ORDER BY ALL").fetchall()
+    finally:
+        connection.close()
+
+
+def test_a_papers_postings_go_with_the_paper(tmp_path, rules):
+    (tmp_path / "a.md").write_text("# A\n\n## Results\n\nSerum IL-6 rose.\n")
+    (tmp_path / "b.md").write_text("# B\n\n## Results\n\nTumour p53 fell.\n")
+    db = tmp_path / "out" / "papers.duckdb"
+    _ingest(tmp_path, db, rules)
+    (tmp_path / "b.md").unlink()
+    _ingest(tmp_path, db, rules)
+    assert {chunk_id.split(":")[0] for _, chunk_id, _ in _postings(db)} == {"a"}
+
+
+def test_putting_the_postings_in_term_order_changes_no_search_result(tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    _ingest(PROJECT / "corpus", db, rules)
+    connection = connect(db)
+    before = [(hit.chunk_id, hit.score) for hit in search(connection, "IL-6 imaging")]
+    assert order_search_index(connection, unsorted_limit=0)
+    terms = [term for (term,) in connection.execute("SELECT term FROM chunk_postings").fetchall()]
+    after = [(hit.chunk_id, hit.score) for hit in search(connection, "IL-6 imaging")]
+    unsorted = connection.execute("SELECT unsorted_rows FROM search_index_state").fetchone()[0]
+    connection.close()
+    assert terms == sorted(terms) and unsorted == 0
+    assert [chunk_id for chunk_id, _ in after] == [chunk_id for chunk_id, _ in before]
+    assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(after, before))  # sums may add in another order
+
+
+def test_the_postings_are_left_alone_while_few_rows_are_out_of_order(tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    _ingest(PROJECT / "corpus", db, rules)
+    connection = connect(db)
+    unsorted = connection.execute("SELECT unsorted_rows FROM search_index_state").fetchone()[0]
+    assert unsorted == connection.execute("SELECT count(*) FROM chunk_postings").fetchone()[0]
+    assert not order_search_index(connection, unsorted_limit=unsorted)
+    connection.close()
+
+
+def test_a_database_an_older_pipeline_wrote_is_rebuilt_by_the_next_ingest(tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    old = duckdb.connect(str(db))
+    old.execute("CREATE TABLE documents (doc_id VARCHAR, path VARCHAR)")  # schema 1 had no pipeline_schema
+    old.execute("CREATE TABLE chunk_terms (chunk_id VARCHAR, heading_terms VARCHAR, text_terms VARCHAR)")
+    old.execute("INSERT INTO documents VALUES ('gone', 'gone.md')")
+    old.close()
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "a.md").write_text("# A\n\n## Results\n\nSerum IL-6 rose.\n")
+    summary = ingest_folder(tmp_path / "papers", db, rules, IngestOptions(workers=1))
+    assert (summary.added, summary.removed) == (1, 0)
+    connection = connect(db, read_only=True)
+    assert [hit.doc_id for hit in search(connection, "IL-6")] == ["a"]
+    assert not connection.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'chunk_terms'").fetchone()[0]
+    connection.close()
+
+
+# ---------------------------------------------------------------- the same scores as fts
+
+
+def _fts_or_skip(connection: duckdb.DuckDBPyConnection) -> None:
+    try:
+        import duckdb_extension_fts
+    except ImportError:
+        pytest.skip("duckdb-extension-fts is not installed (a test extra on Linux x86_64): nothing to compare with")
+    extension = Path(duckdb_extension_fts.__file__).parent / "extensions" / f"v{duckdb.__version__}" / "fts.duckdb_extension"
+    try:
+        connection.execute(f"LOAD '{extension}'")
+    except duckdb.Error as error:
+        pytest.skip(f"DuckDB's fts extension would not load ({error}): nothing to compare with")
+
+
+@pytest.fixture(scope="module")
+def fts_reference(tmp_path_factory, rules):
+    """The sample corpus ingested, and beside it DuckDB fts' own index over the same chunks, built
+    as the pipeline used to build it (heading path and text, the same tokenizer settings)."""
+    db = tmp_path_factory.mktemp("fts") / "papers.duckdb"
+    _ingest(PROJECT / "corpus", db, rules)
+    connection = connect(db)
+    _fts_or_skip(connection)
+    rows = connection.execute("SELECT chunk_id, heading_path, text FROM chunks").fetchall()
+    connection.execute("CREATE TABLE fts_input (chunk_id VARCHAR, heading_terms VARCHAR, text_terms VARCHAR)")
+    connection.executemany(
+        "INSERT INTO fts_input VALUES (?, ?, ?)",
+        [(chunk_id, search_terms(" ".join(path)), search_terms(text)) for chunk_id, path, text in rows],
+    )
+    connection.execute(
+        "PRAGMA create_fts_index('fts_input', 'chunk_id', 'heading_terms', 'text_terms', stemmer = 'porter', "
+        r"stopwords = 'english', ignore = '[^\p{L}\p{N}/-]+', strip_accents = 1, lower = 1)"
+    )
+    yield connection
+    connection.close()
+
+
+@pytest.mark.parametrize("query", ["IL-6", "FDG-PET/CT reading", "patients imaging", "정확도", "the tumour values"])
+def test_search_scores_exactly_as_fts_match_bm25(fts_reference, query):
+    reference = fts_reference.execute(
+        """SELECT chunk_id, score FROM (
+               SELECT chunk_id, fts_main_fts_input.match_bm25(chunk_id, ?) AS score FROM fts_input
+           ) WHERE score IS NOT NULL ORDER BY score DESC, chunk_id LIMIT 10""",
+        [search_terms(query)],
+    ).fetchall()
+    ours = [(hit.chunk_id, hit.score) for hit in search(fts_reference, query, limit=10)]
+    assert reference
+    assert [chunk_id for chunk_id, _ in ours] == [chunk_id for chunk_id, _ in reference]
+    assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(ours, reference))
