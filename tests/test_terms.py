@@ -9,6 +9,7 @@ import duckdb
 import pytest
 
 from conftest import PROJECT
+from pipeline.errors import IndexingError
 from pipeline.index import connect, order_search_index, search
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.terms import TermCounter, index_words, search_terms
@@ -158,3 +159,14 @@ def test_search_scores_exactly_as_fts_match_bm25(fts_reference, query):
     assert reference
     assert [chunk_id for chunk_id, _ in ours] == [chunk_id for chunk_id, _ in reference]
     assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(ours, reference))
+
+
+def test_searching_a_database_an_older_pipeline_wrote_says_to_ingest_again(tmp_path):
+    db = tmp_path / "papers.duckdb"
+    old = duckdb.connect(str(db))
+    old.execute("CREATE TABLE documents (doc_id VARCHAR, path VARCHAR)")
+    old.close()
+    connection = connect(db, read_only=True)
+    with pytest.raises(IndexingError, match="no search index of this pipeline's version; run `pipeline ingest`"):
+        search(connection, "IL-6")
+    connection.close()
