@@ -244,7 +244,8 @@ def cli(params: dict) -> dict:
 def search_latency(params: dict) -> dict:
     """Copy a database, grow its chunks to `target_chunks` (0: as it is), put the postings in term
     order where due (timed), then time `search` for every query, `passes` times, read-only."""
-    from pipeline.index import connect, order_search_index, search
+    from pipeline.index import connect, order_search_index
+    from pipeline.search import search
 
     from corpus import grow_chunks
 

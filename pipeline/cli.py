@@ -19,7 +19,8 @@ import duckdb
 import typer
 
 from pipeline.errors import IndexingError, IngestBusyError, PipelineError
-from pipeline.index import connect, search
+from pipeline.index import connect
+from pipeline.search import search
 from pipeline.inspect import render_tree
 from pipeline.models import SectionType
 from pipeline.ingest import IngestOptions, doc_id_for, ingest_folder, process_file

@@ -1,4 +1,4 @@
-"""Stage 4, index: the DuckDB schema, writing papers' rows and their BM25 postings, and search.
+"""Stage 4, index: the DuckDB schema, writing papers' rows and their BM25 postings.
 
 The schema lives here and only here; the README documents it for people writing their own SQL.
 Values always travel as parameters; each batch of papers is written in one transaction.
@@ -23,7 +23,7 @@ import duckdb
 
 from pipeline.errors import IndexingError
 from pipeline.models import ChunkedDocument
-from pipeline.terms import ChunkTerms, TermCounter, count_chunk_terms
+from pipeline.terms import ChunkTerms, count_chunk_terms
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
@@ -144,7 +144,6 @@ INSERT INTO pipeline_schema SELECT {schema_version} WHERE NOT EXISTS (SELECT * F
 SCHEMA = SCHEMA.replace("{postings_columns}", _POSTINGS_COLUMNS).replace("{schema_version}", str(SCHEMA_VERSION))
 
 
-
 def _columns(schema: str) -> dict[str, list[str]]:
     """Each table's column names in order, read off the schema, so that a pool worker can build
     rows without a connection."""
@@ -165,7 +164,6 @@ TABLES_BY_DOCUMENT = ("chunk_postings", "chunks", "paragraphs", "sections", "ext
 # 7 ms per million rows here, so the table is rewritten in order (7 s at 14 million rows, 100,000
 # chunks) only once a million rows have piled up, not after every small nightly run.
 UNSORTED_POSTINGS_LIMIT = 1_000_000
-_WORD = re.compile(r"[^\W_]+")
 
 
 def connect(db: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -484,87 +482,3 @@ def order_search_index(connection: duckdb.DuckDBPyConnection, unsorted_limit: in
         connection.execute("ALTER TABLE chunk_postings_in_order RENAME TO chunk_postings")
         connection.execute("UPDATE search_index_state SET unsorted_rows = 0")
     return True
-
-
-# BM25 as DuckDB fts' match_bm25 scores it (k1 = 1.2, b = 0.75; document frequency, chunk count
-# and mean length over every chunk), from the postings of the query's terms alone. The terms are
-# written into the statement so that DuckDB skips the row groups of other terms; a bound list is
-# not pushed down to the scan. Texts are read last, for the winners alone.
-_RANKED_SEARCH = """
-WITH stats AS (SELECT count(*) AS chunks, avg(term_count) AS mean_terms FROM chunks),
-hits AS (
-    SELECT chunk_id, tf, count(*) OVER (PARTITION BY term) AS df
-    FROM chunk_postings
-    WHERE term IN ({terms})
-)
-SELECT hits.chunk_id,
-       sum(log((stats.chunks - hits.df + 0.5) / (hits.df + 0.5) + 1)
-           * (hits.tf * (1.2 + 1) / (hits.tf + 1.2 * (1 - 0.75 + 0.75 * c.term_count / stats.mean_terms)))) AS score
-FROM hits JOIN chunks c USING (chunk_id) CROSS JOIN stats
-WHERE (? IS NULL OR c.section_type = ?) AND (? IS NULL OR c.doc_id = ?)
-GROUP BY hits.chunk_id
-ORDER BY score DESC, hits.chunk_id
-LIMIT ?
-"""
-_HIT_DETAILS = """
-SELECT c.chunk_id, c.doc_id, d.path, c.heading_path, c.section_type, c.line_start, c.line_end,
-       c.page_start, c.page_end, c.text
-FROM chunks c JOIN documents d USING (doc_id)
-WHERE c.chunk_id IN (SELECT unnest(?::VARCHAR[]))
-"""
-
-
-def _has_search_index(connection: duckdb.DuckDBPyConnection) -> bool:
-    return bool(
-        connection.execute(
-            "SELECT count(*) FROM information_schema.columns WHERE table_name = 'chunk_postings' AND column_name = 'term'"
-        ).fetchone()[0]
-    )
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    chunk_id: str
-    doc_id: str
-    path: str
-    heading_path: list[str]
-    section_type: str
-    line_start: int | None
-    line_end: int | None
-    page_start: int | None
-    page_end: int | None
-    score: float
-    snippet: str
-
-
-def _snippet(text: str, query: str, width: int = 220) -> str:
-    lowered = text.lower()
-    positions = [lowered.find(term) for term in _WORD.findall(query.lower())]
-    positions = [position for position in positions if position >= 0]
-    start = max(0, min(positions, default=0) - width // 3)
-    snippet = " ".join(text[start : start + width].split())
-    return ("…" if start else "") + snippet + ("…" if start + width < len(text) else "")
-
-
-def search(
-    connection: duckdb.DuckDBPyConnection,
-    query: str,
-    section_type: str | None = None,
-    doc_id: str | None = None,
-    limit: int = 10,
-) -> list[SearchHit]:
-    """BM25-ranked chunks for `query`, optionally within one section type or one paper."""
-    if not _has_search_index(connection):
-        raise IndexingError(
-            "the database has no search index of this pipeline's version; run `pipeline ingest`, which rebuilds it"
-        )
-    terms = TermCounter().query_terms(query)
-    if not terms:
-        return []
-    statement = _RANKED_SEARCH.replace("{terms}", ", ".join("'" + term.replace("'", "''") + "'" for term in terms))
-    ranked = connection.execute(statement, [section_type, section_type, doc_id, doc_id, limit]).fetchall()
-    if not ranked:
-        return []
-    details = {row[0]: row for row in connection.execute(_HIT_DETAILS, [[chunk_id for chunk_id, _ in ranked]]).fetchall()}
-    rows = [(*details[chunk_id][:9], score, details[chunk_id][9]) for chunk_id, score in ranked]
-    return [SearchHit(*row[:10], snippet=_snippet(row[10], query)) for row in rows]

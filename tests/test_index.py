@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import PROJECT
-from pipeline.index import COLUMNS, connect, search
+from pipeline.index import COLUMNS, connect
+from pipeline.search import search
 from pipeline.ingest import doc_id_for, ingest_folder
 
 

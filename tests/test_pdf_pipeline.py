@@ -13,7 +13,8 @@ import pytest
 
 from conftest import PROJECT
 from pdf_helpers import CORPUS_PDF, ground_truth_paragraphs, page_words, words
-from pipeline.index import connect, search
+from pipeline.index import connect
+from pipeline.search import search
 from pipeline.ingest import IngestOptions, doc_id_for, ingest_folder, process_file
 
 _spec = importlib.util.spec_from_file_location("make_pdfs", PROJECT / "corpus" / "make_pdfs.py")

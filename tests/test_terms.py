@@ -10,7 +10,8 @@ import pytest
 
 from conftest import PROJECT
 from pipeline.errors import IndexingError
-from pipeline.index import connect, order_search_index, search
+from pipeline.index import connect, order_search_index
+from pipeline.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.terms import TermCounter, index_words, search_terms
 
