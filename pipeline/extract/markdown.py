@@ -7,6 +7,7 @@ source lines, so a block's text is what the file says at those lines.
 
 from __future__ import annotations
 
+from itertools import groupby
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -75,14 +76,15 @@ def _page_starts(lines: list[str], markers: list[PageMarkerRule]) -> dict[int, i
 def _segments_by_page(
     lines: list[str], first: int, last: int, page_of_line: list[int | None]
 ) -> list[TextSegment]:
+    """Lines `first`..`last` (0-based, inclusive) as one segment per run of lines on one page;
+    a segment that another follows keeps the newline between them."""
+    # One join and one record per page run, not a record rebuilt for every line:
+    # extract 0.95 s -> 0.88 s on the shared Markdown corpus.
     segments: list[TextSegment] = []
-    for index in range(first, last + 1):
-        text = lines[index] + ("\n" if index < last else "")
-        page = page_of_line[index]
-        if segments and segments[-1].page == page:
-            segments[-1] = TextSegment(text=segments[-1].text + text, page=page)
-        else:
-            segments.append(TextSegment(text=text, page=page))
+    for page, run in groupby(range(first, last + 1), key=page_of_line.__getitem__):
+        indexes = list(run)
+        text = "\n".join(lines[indexes[0] : indexes[-1] + 1]) + ("\n" if indexes[-1] < last else "")
+        segments.append(TextSegment(text=text, page=page))
     return segments
 
 
@@ -133,12 +135,12 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
     for index in blanked:
         parse_lines[index] = ""
 
-    tokens = MarkdownIt("commonmark").enable("table").parse("\n".join(parse_lines))
-    index = 0
-    while index < len(tokens):
-        token = tokens[index]
+    # Blocks are read from the token maps and the source lines, never from the inline tokens, so
+    # the inline phase (more than half of the parse) is skipped: extract 1.64 s -> 0.95 s on the
+    # shared Markdown corpus. A heading's inline token still carries its `content`.
+    tokens = MarkdownIt("commonmark").enable("table").disable("inline").parse("\n".join(parse_lines))
+    for index, token in enumerate(tokens):
         if token.level != 0 or token.map is None:
-            index += 1
             continue
         if token.type == "heading_open":
             inline = tokens[index + 1]
@@ -158,7 +160,6 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
             is_comment = token.type == "html_block" and token.content.lstrip().startswith("<!--")
             if block is not None and not is_comment:
                 blocks.append(block)
-        index += 1
     return RawDocument(
         path=path,
         format=SourceFormat.markdown,
