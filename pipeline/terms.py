@@ -31,6 +31,7 @@ _PART = re.compile(r"[^\W_]+")
 # Japanese): their words are also indexed as character bigrams, the usual way to make them
 # findable without a dictionary.
 _UNSPACED_SCRIPT = re.compile(r"[\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]{2,}")
+_UNSPACED_CHARACTER = re.compile(r"[\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 # fts' English list ("the SMART system"), less the entries with an apostrophe, which the
 # tokenizer can never produce.
@@ -110,9 +111,9 @@ def _lowered_words(text: str) -> list[str]:
 
 
 def _bigrams(text: str) -> list[str]:
-    # Every unspaced script lies above U+3040; `max` finds a text without one 10x faster than the
-    # pattern does (0.13 s → 0.01 s on the shared corpus).
-    if text.isascii() or max(text) < "\u3040":
+    # Looking for one such character first skips the texts without any 3x faster than the pattern
+    # itself (0.12 s → 0.04 s on the shared corpus, where most texts hold a non-ASCII character).
+    if text.isascii() or not _UNSPACED_CHARACTER.search(text):
         return []
     return [run[index : index + 2] for run in _UNSPACED_SCRIPT.findall(text) for index in range(len(run) - 1)]
 
