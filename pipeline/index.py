@@ -234,22 +234,19 @@ class _Transaction:
         self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _delete_rows(connection: duckdb.DuckDBPyConnection, doc_ids: list[str]) -> None:
-    for table in TABLES_BY_DOCUMENT:
-        if table == "chunk_postings":
-            connection.execute(
-                "DELETE FROM chunk_postings WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE doc_id IN (SELECT unnest(?)))",
-                [doc_ids],
-            )
-        else:
-            connection.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?))", [doc_ids])
-
-
 def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str]) -> None:
-    """Delete every row of these papers in one transaction."""
-    if doc_ids:
-        with _Transaction(connection):
-            _delete_rows(connection, doc_ids)
+    """Delete every row of these papers in one transaction, one statement a table."""
+    if not doc_ids:
+        return
+    with _Transaction(connection):
+        for table in TABLES_BY_DOCUMENT:
+            if table == "chunk_postings":
+                connection.execute(
+                    "DELETE FROM chunk_postings WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE doc_id IN (SELECT unnest(?)))",
+                    [doc_ids],
+                )
+            else:
+                connection.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?))", [doc_ids])
 
 
 @dataclass(frozen=True)
@@ -299,26 +296,22 @@ def paper_rows(
 
 
 class DocumentWriter:
-    """Replaces papers' rows in batches: each batch is one transaction with one bulk insert per
+    """Writes papers' rows in batches: each batch is one transaction with one bulk insert per
     table, since a DuckDB statement costs milliseconds whatever its size (per-paper writes of
     290 Markdown papers took 8.9 s). Batches of 10,000 rows let writing overlap the workers.
 
-    Rows are buffered by `add` and written when `max_rows` are waiting and by `flush`, which the
-    caller must call at the end.
+    It only adds: the caller removes the old rows of papers it writes again (`remove_documents`,
+    once for all of them). Rows are buffered by `add` and written when `max_rows` are waiting
+    and by `flush`, which the caller must call at the end.
     """
 
-    def __init__(
-        self, connection: duckdb.DuckDBPyConnection, stored: set[str] | None = None, max_rows: int = 10_000
-    ) -> None:
-        """`stored` are the doc_ids the database may hold rows of (None: any); only those are
-        deleted before a write, since a DELETE scans its table even when it finds nothing."""
+    def __init__(self, connection: duckdb.DuckDBPyConnection, max_rows: int = 10_000) -> None:
         self.connection = connection
-        self.stored = stored
         self.max_rows = max_rows
         self._queued: list[PaperRows] = []
 
     def add(self, rows: PaperRows) -> None:
-        """Queue one paper's rows, replacing whatever is stored for its doc_id."""
+        """Queue one paper's rows."""
         self._queued.append(rows)
         if sum(queued.row_count for queued in self._queued) >= self.max_rows:
             self.flush()
@@ -327,10 +320,7 @@ class DocumentWriter:
         """Write everything queued, in one transaction."""
         if not self._queued:
             return
-        replaced = [rows.doc_id for rows in self._queued if self.stored is None or rows.doc_id in self.stored]
         with _Transaction(self.connection):
-            if replaced:
-                _delete_rows(self.connection, replaced)
             for table in reversed(TABLES_BY_DOCUMENT):  # documents first, as a reader would expect
                 lines = "".join(rows.lines.get(table, "") for rows in self._queued)
                 if table == "chunk_postings":
