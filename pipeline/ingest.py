@@ -301,32 +301,38 @@ def ingest_folder(
             connection.close()
 
         progress.start(len(scanned), len(tasks))
-        results = _run_tasks(tasks, rules, options, context)
-        connection = connect(publication.building)
-        try:
-            # The rows of papers that vanished and of every paper written again (under its old id,
-            # should a new `a.markdown` take `a` from `a.md`) go first, in one statement a table:
-            # deleting them batch by batch scanned the postings once a batch (a rules change on
-            # 10 copies of the corpus took 72 s, a first run 54 s). Nothing is published until
-            # the end, so readers never see them missing.
-            rewritten = [stored[item.path].doc_id for item, _ in tasks if item.path in stored]
-            remove_documents(connection, [stored[path].doc_id for path in removed] + rewritten)
-            summary.removed = len(removed)
-            # One DuckDB thread while the workers run leaves them the other cores (Markdown corpus,
-            # 2 workers: 4.7 s → 4.45 s); all of them again for ordering the index.
-            connection.execute("SET threads = 1")
-            writer = DocumentWriter(connection)
-            for item, result in results:
-                _write_result(writer, item, result, rules, summary)
-                progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
-            writer.flush()
-            connection.execute("RESET threads")
-            order_search_index(connection)
-            summary.duration_seconds = time.monotonic() - clock
-            summary.run_id = record_run(connection, _run_record(summary, started, rules))
-            connection.execute("CHECKPOINT")
-        finally:
-            connection.close()
+        # The pool outlives the writing: stopped once the last file is done, its shutdown (0.1 s
+        # while pebble's threads wind down) overlaps the last write and the checkpoint instead of
+        # following them. Workers start with the first file scheduled, so a run with nothing to
+        # do starts none.
+        workers = max(1, min(options.workers, len(tasks)))
+        with pebble.ProcessPool(max_workers=workers, context=context) as pool:
+            results = _run_tasks(pool, tasks, rules, options)
+            connection = connect(publication.building)
+            try:
+                # The rows of papers that vanished and of every paper written again (under its old
+                # id, should a new `a.markdown` take `a` from `a.md`) go first, one statement a
+                # table: deleting them batch by batch scanned the postings once a batch (a rules
+                # change on 10 copies of the corpus took 72 s, a first run 54 s). Nothing is
+                # published until the end, so readers never see them missing.
+                rewritten = [stored[item.path].doc_id for item, _ in tasks if item.path in stored]
+                remove_documents(connection, [stored[path].doc_id for path in removed] + rewritten)
+                summary.removed = len(removed)
+                # One DuckDB thread while the workers run leaves them the other cores (Markdown
+                # corpus, 2 workers: 4.7 s → 4.45 s); all of them again for ordering the index.
+                connection.execute("SET threads = 1")
+                writer = DocumentWriter(connection)
+                for item, result in results:
+                    _write_result(writer, item, result, rules, summary)
+                    progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
+                writer.flush()
+                connection.execute("RESET threads")
+                order_search_index(connection)
+                summary.duration_seconds = time.monotonic() - clock
+                summary.run_id = record_run(connection, _run_record(summary, started, rules))
+                connection.execute("CHECKPOINT")
+            finally:
+                connection.close()
         publication.publish()
     return summary
 
@@ -339,10 +345,8 @@ def _worker_context() -> multiprocessing.context.ForkServerContext:
     return context
 
 
-def _run_tasks(
-    tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: IngestOptions, context: multiprocessing.context.ForkServerContext
-):
-    """Yield (file, result) as workers finish; unreadable files fail without a worker."""
+def _run_tasks(pool: pebble.ProcessPool, tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: IngestOptions):
+    """Yield (file, result) as `pool`'s workers finish; unreadable files fail without a worker."""
     runnable = []
     for item, reusable in tasks:
         if item.read_error is not None:
@@ -351,39 +355,39 @@ def _run_tasks(
             runnable.append((item, Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, reusable)))
     if not runnable:
         return
-    workers = max(1, min(options.workers, len(runnable)))
-    with pebble.ProcessPool(max_workers=workers, context=context) as pool:
-        # A bounded number of files in flight: results are written and dropped as they come,
-        # so the writer's memory does not grow with the folder.
-        queued = iter(runnable)
-        in_flight: dict[concurrent.futures.Future, _Scanned] = {}
+    # A bounded number of files in flight: results are written and dropped as they come,
+    # so the writer's memory does not grow with the folder.
+    queued = iter(runnable)
+    in_flight: dict[concurrent.futures.Future, _Scanned] = {}
 
-        def schedule_next() -> None:
-            for item, task in queued:
-                in_flight[pool.schedule(run_task, args=(task, rules), timeout=options.timeout_seconds)] = item
-                return
+    def schedule_next() -> None:
+        for item, task in queued:
+            in_flight[pool.schedule(run_task, args=(task, rules), timeout=options.timeout_seconds)] = item
+            return
 
-        for _ in range(_IN_FLIGHT_PER_WORKER * workers):
-            schedule_next()
-        while in_flight:
-            done, _ = concurrent.futures.wait(in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
-            future = next(iter(done))
-            item = in_flight.pop(future)
-            schedule_next()
-            try:
-                yield item, future.result()
-            except concurrent.futures.TimeoutError:
-                yield item, TaskResult(
-                    "failed",
-                    f"{item.path}: stopped after {options.timeout_seconds:g} s (time limit per file); "
-                    "if the file is sound, raise --timeout",
-                )
-            except pebble.ProcessExpired as error:
-                yield item, TaskResult(
-                    "failed", f"{item.path}: the worker died (exit code {error.exitcode}) reading this file; it may be corrupt"
-                )
-            except Exception as error:  # noqa: BLE001 - a broken pool fails this file, recorded, and the run goes on
-                yield item, TaskResult("failed", f"{item.path}: the worker pool failed ({type(error).__name__}: {error})")
+    for _ in range(_IN_FLIGHT_PER_WORKER * options.workers):
+        schedule_next()
+    while in_flight:
+        done, _ = concurrent.futures.wait(in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
+        future = next(iter(done))
+        item = in_flight.pop(future)
+        schedule_next()
+        if not in_flight:
+            pool.stop()  # every file is done; see ingest_folder
+        try:
+            yield item, future.result()
+        except concurrent.futures.TimeoutError:
+            yield item, TaskResult(
+                "failed",
+                f"{item.path}: stopped after {options.timeout_seconds:g} s (time limit per file); "
+                "if the file is sound, raise --timeout",
+            )
+        except pebble.ProcessExpired as error:
+            yield item, TaskResult(
+                "failed", f"{item.path}: the worker died (exit code {error.exitcode}) reading this file; it may be corrupt"
+            )
+        except Exception as error:  # noqa: BLE001 - a broken pool fails this file, recorded, and the run goes on
+            yield item, TaskResult("failed", f"{item.path}: the worker pool failed ({type(error).__name__}: {error})")
 
 
 def _write_result(writer: DocumentWriter, item: _Scanned, result: TaskResult, rules: Rules, summary: RunSummary) -> None:
