@@ -4,7 +4,7 @@ compute them in parallel and the index grows paper by paper instead of being reb
 
 fts' `create_fts_index` lowers, strips accents, replaces every run of characters outside its
 `ignore` pattern with a space, splits on whitespace, drops its English stopwords and applies the
-Porter stemmer. `index_terms` does the same with the same stopword list and Snowball's own Porter
+Porter stemmer. `count_chunk_terms` does the same with the same stopword list and Snowball's own Porter
 stemmer (PyStemmer is the C library fts bundles), and `tests/test_terms.py` checks the scores
 against fts' `match_bm25` where the extension is installed.
 """
@@ -30,8 +30,9 @@ _PART = re.compile(r"[^\W_]+")
 # Scripts written without spaces between words and particles (Korean `정확도가`, Chinese,
 # Japanese): their words are also indexed as character bigrams, the usual way to make them
 # findable without a dictionary.
-_UNSPACED_SCRIPT = re.compile(r"[\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]{2,}")
-_UNSPACED_CHARACTER = re.compile(r"[\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+_UNSPACED = r"[\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"
+_UNSPACED_SCRIPT = re.compile(_UNSPACED + "{2,}")
+_UNSPACED_CHARACTER = re.compile(_UNSPACED)
 
 # fts' English list ("the SMART system"), less the entries with an apostrophe, which the
 # tokenizer can never produce.
@@ -82,10 +83,7 @@ def search_terms(text: str) -> str:
     """The text plus the parts of every compound term (so `PET` also finds `FDG-PET/CT`) and
     the bigrams of unspaced scripts (so `정확도` finds `정확도가`): what the index reads, as text.
     `index_words` gives the same words without building the text."""
-    compounds = [
-        compound for token in text.split() if "-" in token or "/" in token for compound in _COMPOUND.findall(token)
-    ]
-    parts = [part for compound in compounds for part in _PART.findall(compound)] + _bigrams(text)
+    parts = _compound_parts(text.split()) + _bigrams(text)
     return f"{text} {' '.join(parts)}" if parts else text
 
 
@@ -98,16 +96,20 @@ def index_words(text: str) -> list[str]:
 def _lowered_words(text: str) -> list[str]:
     lowered = text.lower()
     words = _TOKEN.findall(lowered.replace("_", " ") if "_" in lowered else lowered)
-    # Only words holding `-` or `/` can hold a compound: looking there alone is 8x faster on real
+    return words + _compound_parts(words) + _bigrams(lowered)
+
+
+def _compound_parts(tokens: list[str]) -> list[str]:
+    """`FDG-PET/CT` → `FDG`, `PET`, `CT`."""
+    # Only tokens holding `-` or `/` can hold a compound: looking there alone is 8x faster on real
     # papers than letting the compound pattern try every position of the text.
-    words += [
+    return [
         part
-        for word in words
-        if "-" in word or "/" in word
-        for compound in _COMPOUND.findall(word)
+        for token in tokens
+        if "-" in token or "/" in token
+        for compound in _COMPOUND.findall(token)
         for part in _PART.findall(compound)
     ]
-    return words + _bigrams(lowered)
 
 
 def _bigrams(text: str) -> list[str]:
