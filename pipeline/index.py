@@ -23,7 +23,7 @@ import duckdb
 
 from pipeline.errors import IndexingError
 from pipeline.models import ChunkedDocument
-from pipeline.terms import ChunkTerms, count_chunk_terms
+from pipeline.terms import ChunkTerms
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
@@ -161,8 +161,8 @@ _STAGED_POSTINGS = {"chunk_id": "VARCHAR", "terms": "VARCHAR[]", "frequencies": 
 TABLES_BY_DOCUMENT = ("chunk_postings", "chunks", "paragraphs", "sections", "extractions", "documents")
 
 # A search scans every postings row written since the table was last put in term order: about
-# 7 ms per million rows here, so the table is rewritten in order (7 s at 14 million rows, 100,000
-# chunks) only once a million rows have piled up, not after every small nightly run.
+# 7 ms per million rows here, so the table is rewritten in order (8-9 s at 14.5 million rows,
+# 100,000 chunks) only once a million rows have piled up, not after every small nightly run.
 UNSORTED_POSTINGS_LIMIT = 1_000_000
 
 
@@ -182,13 +182,13 @@ def connect(db: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     except (duckdb.Error, OSError) as error:
         raise IndexingError(f"cannot open database {db}: {error}; check the path, or whether another ingest holds it") from None
     if not read_only:
-        if _stored_schema_version(connection) not in (None, SCHEMA_VERSION):
+        if stored_schema_version(connection) not in (None, SCHEMA_VERSION):
             _drop_everything(connection)
         connection.execute(SCHEMA)
     return connection
 
 
-def _stored_schema_version(connection: duckdb.DuckDBPyConnection) -> int | None:
+def stored_schema_version(connection: duckdb.DuckDBPyConnection) -> int | None:
     """The schema version of an existing database: None for a new one, 1 before versions were kept."""
     tables = {name for (name,) in connection.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     if "pipeline_schema" in tables:
@@ -265,12 +265,13 @@ def paper_rows(
     row: DocumentRow,
     chunked: ChunkedDocument | None,
     extraction: tuple[str, str] | None = None,
-    terms: tuple[ChunkTerms, ...] | None = None,
+    terms: tuple[ChunkTerms, ...] = (),
 ) -> PaperRows:
     """A paper's rows: its documents row, and where it was chunked its sections, paragraphs,
-    chunks and postings (terms counted here unless given).
+    chunks and postings.
 
-    `extraction` is (extract_key, RawDocument JSON), kept so a rules change can re-chunk.
+    `extraction` is (extract_key, RawDocument JSON), kept so a rules change can re-chunk;
+    `terms` are the chunks' index terms (`count_chunk_terms`), one for each chunk.
     """
     document = chunked.document if chunked else None
     tables: dict[str, list[list]] = {"documents": [[
@@ -286,7 +287,7 @@ def paper_rows(
     if extraction is not None:
         tables["extractions"] = [[row.doc_id, row.sha256, extraction[0], extraction[1]]]
     if chunked is not None:
-        tables.update(_chunked_rows(chunked, terms or count_chunk_terms(chunked)))
+        tables.update(_chunked_rows(chunked, terms))
     lines = {}
     for table, rows in tables.items():
         names = list(_STAGED_POSTINGS) if table == "chunk_postings" else COLUMNS[table]

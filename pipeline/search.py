@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import duckdb
 
 from pipeline.errors import IndexingError
+from pipeline.index import SCHEMA_VERSION, stored_schema_version
 from pipeline.terms import TermCounter
 
 _WORD = re.compile(r"[^\W_]+")
@@ -38,14 +39,6 @@ SELECT c.chunk_id, c.doc_id, d.path, c.heading_path, c.section_type, c.line_star
 FROM chunks c JOIN documents d USING (doc_id)
 WHERE c.chunk_id IN (SELECT unnest(?::VARCHAR[]))
 """
-
-
-def _has_search_index(connection: duckdb.DuckDBPyConnection) -> bool:
-    return bool(
-        connection.execute(
-            "SELECT count(*) FROM information_schema.columns WHERE table_name = 'chunk_postings' AND column_name = 'term'"
-        ).fetchone()[0]
-    )
 
 
 @dataclass(frozen=True)
@@ -80,7 +73,7 @@ def search(
     limit: int = 10,
 ) -> list[SearchHit]:
     """BM25-ranked chunks for `query`, optionally within one section type or one paper."""
-    if not _has_search_index(connection):
+    if stored_schema_version(connection) != SCHEMA_VERSION:
         raise IndexingError(
             "the database has no search index of this pipeline's version; run `pipeline ingest`, which rebuilds it"
         )
