@@ -57,6 +57,12 @@ def test_sql_prints_csv(db):
     assert result.stdout.splitlines() == ["n", "4"]
 
 
+def test_sql_prints_timestamps_with_a_time_zone(db):
+    result = runner.invoke(app, ["sql", "SELECT TIMESTAMPTZ '2026-12-01 10:00:00+00' AS t", "--db", str(db), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1].startswith("2026-12-01")
+
+
 def test_report_shows_every_paper(db):
     result = runner.invoke(app, ["report", "--db", str(db)])
     assert result.exit_code == 0
