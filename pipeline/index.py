@@ -11,7 +11,6 @@ every nightly run that changes one paper.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tempfile
@@ -20,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
+from pydantic_core import to_json
 
 from pipeline.errors import IndexingError
 from pipeline.models import ChunkedDocument
@@ -255,8 +255,8 @@ class PaperRows:
     processed (a pool worker), so that the single writer only has to load them."""
 
     doc_id: str
-    lines: dict[str, str]
-    """Table → its rows, one JSON object a line (chunk_postings: one per chunk, see _STAGED_POSTINGS)."""
+    lines: dict[str, bytes]
+    """Table → its rows, one UTF-8 JSON object a line (chunk_postings: one per chunk, see _STAGED_POSTINGS)."""
     row_count: int
     posting_count: int
 
@@ -291,7 +291,9 @@ def paper_rows(
     lines = {}
     for table, rows in tables.items():
         names = list(_STAGED_POSTINGS) if table == "chunk_postings" else COLUMNS[table]
-        lines[table] = "".join(json.dumps(dict(zip(names, values)), ensure_ascii=False, default=str) + "\n" for values in rows)
+        # pydantic's serializer, in Rust, writes these rows 3x faster than `json.dumps` (0.73 s →
+        # 0.23 s of a worker's time on the shared Markdown corpus).
+        lines[table] = b"".join(to_json(dict(zip(names, values))) + b"\n" for values in rows)
     postings = sum(len(values[1]) for values in tables.get("chunk_postings", []))
     return PaperRows(row.doc_id, lines, sum(len(rows) for rows in tables.values()), postings)
 
@@ -323,7 +325,7 @@ class DocumentWriter:
             return
         with _Transaction(self.connection):
             for table in reversed(TABLES_BY_DOCUMENT):  # documents first, as a reader would expect
-                lines = "".join(rows.lines.get(table, "") for rows in self._queued)
+                lines = b"".join(rows.lines.get(table, b"") for rows in self._queued)
                 if table == "chunk_postings":
                     _insert_json_lines(self.connection, table, _STAGED_POSTINGS, "unnest(terms), chunk_id, unnest(frequencies)", lines)
                     self.connection.execute(
@@ -438,7 +440,7 @@ _LARGEST_ROW_BYTES = 2**31 - 1
 
 
 def _insert_json_lines(
-    connection: duckdb.DuckDBPyConnection, table: str, types: dict[str, str], select: str, lines: str
+    connection: duckdb.DuckDBPyConnection, table: str, types: dict[str, str], select: str, lines: bytes
 ) -> None:
     """`INSERT INTO table SELECT select` over newline-delimited JSON rows with these column types:
     DuckDB reads JSON ~100x faster than `executemany` binds parameters (24 s → 0.3 s for a 5 MB
@@ -446,7 +448,7 @@ def _insert_json_lines(
     if not lines:
         return
     columns = ", ".join(f"{name}: '{data_type}'" for name, data_type in types.items())
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", encoding="utf-8", delete=False) as staging:
+    with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as staging:
         staging.write(lines)
     try:
         connection.execute(
