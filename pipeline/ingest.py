@@ -355,6 +355,9 @@ def _run_tasks(pool: pebble.ProcessPool, tasks: list[tuple[_Scanned, str | None]
             runnable.append((item, Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, reusable)))
     if not runnable:
         return
+    # Largest files first, so the run does not end with one worker busy on a big file while the
+    # others wait; bytes are the one size known before a file is opened.
+    runnable.sort(key=lambda pair: pair[0].bytes, reverse=True)
     # A bounded number of files in flight: results are written and dropped as they come,
     # so the writer's memory does not grow with the folder.
     queued = iter(runnable)
