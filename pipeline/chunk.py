@@ -344,7 +344,7 @@ def _units(piece: _Piece, document: Document, index: _BlockIndex, rules: Rules) 
                 else:
                     spans.append((start, end, words))
         else:
-            spans = [(block.char_start, block.char_end, count_words(text[block.char_start : block.char_end]))]
+            spans = [(block.char_start, block.char_end, block.word_count)]
         for start, end, words in spans:
             if glue_start is not None:
                 start, glue_start = glue_start, None
