@@ -90,34 +90,48 @@ def _progress(message: str) -> None:
 def measure(variant: str, params: dict, runs: int, workdir: Path, label: str, keep_db: bool = False) -> dict:
     """Run `variant` `runs` times, each in a fresh process (and with a fresh database where
     it writes one); return every run and the median seconds and peak RSS over the runs."""
-    results = []
-    kept = None
+    return measure_interleaved([(variant, params, label)], runs, workdir, keep_db)[label]
+
+
+def measure_interleaved(specs: list[tuple[str, dict, str]], runs: int, workdir: Path, keep_db: bool = False) -> dict[str, dict]:
+    """`measure` for several (variant, params, label) at once, in rounds: one run of each, then
+    the next round. Timings on a shared machine drift by tens of percent within minutes, so
+    figures compared as ratios (pipeline against floor, 2 workers against 1) are measured
+    side by side rather than one block of runs after the other."""
+    results: dict[str, list[dict]] = {label: [] for _, _, label in specs}
+    kept: dict[str, Path] = {}
     for run in range(runs):
-        folder = Path(tempfile.mkdtemp(prefix=f"{variant}-", dir=workdir))
-        run_params = {"db": str(folder / "papers.duckdb"), "work_db": str(folder / "search.duckdb"), **params}
-        (folder / "params.json").write_text(json.dumps(run_params))
-        started = time.perf_counter()
-        completed = subprocess.run(
-            [sys.executable, __file__, "--_measure", variant, "--_params", str(folder / "params.json"), "--_result", str(folder / "result.json")],
-            capture_output=True, text=True, cwd=PROJECT,
-        )
-        if completed.returncode != 0:
-            raise BenchError(f"{label} (run {run + 1}) failed with exit code {completed.returncode}:\n{completed.stderr.strip()[-3000:]}")
-        result = json.loads((folder / "result.json").read_text())
-        results.append(result)
-        _progress(f"  {label}, run {run + 1}/{runs}: {result['seconds']:.2f} s ({time.perf_counter() - started:.1f} s with start-up)")
-        if keep_db and run == runs - 1:
-            kept = folder / "papers.duckdb"
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
+        for variant, params, label in specs:
+            folder = Path(tempfile.mkdtemp(prefix=f"{variant}-", dir=workdir))
+            run_params = {"db": str(folder / "papers.duckdb"), "work_db": str(folder / "search.duckdb"), **params}
+            (folder / "params.json").write_text(json.dumps(run_params))
+            started = time.perf_counter()
+            completed = subprocess.run(
+                [sys.executable, __file__, "--_measure", variant, "--_params", str(folder / "params.json"), "--_result", str(folder / "result.json")],
+                capture_output=True, text=True, cwd=PROJECT,
+            )
+            if completed.returncode != 0:
+                raise BenchError(f"{label} (run {run + 1}) failed with exit code {completed.returncode}:\n{completed.stderr.strip()[-3000:]}")
+            result = json.loads((folder / "result.json").read_text())
+            results[label].append(result)
+            _progress(f"  {label}, run {run + 1}/{runs}: {result['seconds']:.2f} s ({time.perf_counter() - started:.1f} s with start-up)")
+            if keep_db and run == runs - 1:
+                kept[label] = folder / "papers.duckdb"
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
     return {
-        "label": label,
-        "runs": len(results),
-        "seconds": statistics.median(result["seconds"] for result in results),
-        "rss_main_mib": max(result["rss_self_mib"] for result in results),
-        "rss_worker_mib": max(result["rss_children_mib"] for result in results),
-        "results": results,
-        **({"db": str(kept)} if kept else {}),
+        label: {
+            "label": label,
+            "runs": len(measured),
+            "seconds": statistics.median(result["seconds"] for result in measured),
+            "seconds_min": min(result["seconds"] for result in measured),
+            "seconds_max": max(result["seconds"] for result in measured),
+            "rss_main_mib": max(result["rss_self_mib"] for result in measured),
+            "rss_worker_mib": max(result["rss_children_mib"] for result in measured),
+            "results": measured,
+            **({"db": str(kept[label])} if label in kept else {}),
+        }
+        for label, measured in results.items()
     }
 
 
@@ -184,7 +198,14 @@ def _measure_kind(
     pdf = kind == "pdf"
     amount = corpus.pages if pdf else corpus.markdown_bytes / 1e6
     repeat = args.repeat
-    floor_measured = measure("pdf_floor" if pdf else "markdown_floor", {"files": files}, repeat, workdir, f"{kind} floor")
+    # The floor and the end-to-end runs, which the targets compare, in the same rounds.
+    worker_counts = sorted({1, WORKERS})
+    side_by_side = measure_interleaved(
+        [("pdf_floor" if pdf else "markdown_floor", {"files": files}, f"{kind} floor")]
+        + [("end_to_end", {"folder": str(folder), "workers": workers}, f"{kind} end to end, {workers} worker(s)") for workers in worker_counts],
+        repeat, workdir,
+    )
+    floor_measured = side_by_side[f"{kind} floor"]
     floor = {"throughput": amount / floor_measured["seconds"]}
     floor_row = _row(floor_measured, amount, floor, None)
     recipe_row, recipe = None, None
@@ -200,8 +221,8 @@ def _measure_kind(
     floor_row["vs_recipe"] = floor["throughput"] / recipe["throughput"] if recipe else None
 
     rows = {"floor": floor_row, "recipe": recipe_row}
-    for workers in sorted({1, WORKERS}):
-        measured = measure("end_to_end", {"folder": str(folder), "workers": workers}, repeat, workdir, f"{kind} end to end, {workers} worker(s)")
+    for workers in worker_counts:
+        measured = side_by_side[f"{kind} end to end, {workers} worker(s)"]
         first = measured["results"][0]
         if first["failed"]:
             _progress(f"  warning: {first['failed']} {kind} file(s) failed in the end-to-end run")
@@ -359,7 +380,8 @@ def render(report: dict) -> str:
         "versions: " + ", ".join(f"{name} {version or 'absent'}" for name, version in m["versions"].items()),
         f"corpus: {c['root']}: {c['pdfs']} PDFs ({c['pages']} pages, {c['pdf_bytes'] / 1e6:.1f} MB), "
         f"{c['markdown_files']} Markdown files ({c['markdown_bytes'] / 1e6:.1f} MB)",
-        f"each time is the median of {report['settings']['repeat']} run(s) (each run its own process) unless its row says otherwise; "
+        f"each time is the median of {report['settings']['repeat']} run(s) (each run its own process) unless its row says otherwise, "
+        "min–max beside it; floor and end-to-end runs alternate, round by round; "
         "MB = 10^6 bytes; RSS = peak MiB of the main process / of the largest pool process (a worker or the fork server)",
         "floors and recipe time in-memory work on files read before the clock; pipeline rows include reading the files",
     ]
@@ -381,7 +403,7 @@ def render(report: dict) -> str:
         title = f"{'PDF' if kind == 'pdf' else 'Markdown'} ({c['pdfs']} files, {c['pages']} pages)" if kind == "pdf" else (
             f"Markdown ({c['markdown_files']} files, {c['markdown_bytes'] / 1e6:.1f} MB)"
         )
-        lines += ["", f"{title:<62}{'time s':>9} {unit:>9} {'×floor':>8} {'×recipe':>8} {'chunks':>7} {'RSS MiB':>13}"]
+        lines += ["", f"{title:<62}{'time s':>9} {'min–max s':>11} {unit:>9} {'×floor':>8} {'×recipe':>8} {'chunks':>7} {'RSS MiB':>13}"]
         for key, row in section["rows"].items():
             if row is None:
                 continue
@@ -396,8 +418,9 @@ def render(report: dict) -> str:
                 rss = f"{row['rss_worker_mib']:.0f} (largest)"
             elif rss.endswith(" / 0"):
                 rss = rss[:-4]
+            spread = f"{_number(row['seconds_min'])}–{_number(row['seconds_max'])}" if row.get("runs", 1) > 1 and "seconds_min" in row else ""
             lines.append(
-                f"{name:<62}{_number(row['seconds']):>9} {_number(row['throughput']):>9} {_ratio(row.get('vs_floor')):>8} "
+                f"{name:<62}{_number(row['seconds']):>9} {spread:>11} {_number(row['throughput']):>9} {_ratio(row.get('vs_floor')):>8} "
                 f"{_ratio(row.get('vs_recipe')):>8} {row.get('chunks') or '':>7} {rss:>13}"
             )
             if key == "recipe" and "slowest_file" in row:
