@@ -134,7 +134,7 @@ def stages(params: dict) -> dict:
     clock = time.perf_counter
     started = clock()
     connection = connect(Path(params["db"]))
-    writer = DocumentWriter(connection)
+    writer = DocumentWriter(connection, in_background=False)  # each batch timed where it is written
     seconds["write"] += clock() - started
     for file, path in zip(files, relative):
         sha256 = hashlib.sha256(file.read_bytes()).hexdigest()

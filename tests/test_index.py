@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 
 from conftest import PROJECT
-from pipeline.index import COLUMNS, connect
+from pipeline.index import COLUMNS, DocumentRow, DocumentWriter, PaperRows, connect, paper_rows
 from pipeline.search import search
 from pipeline.ingest import doc_id_for, ingest_folder
 
@@ -115,3 +116,28 @@ def test_a_bad_file_is_recorded_and_costs_no_other_file(tmp_path, rules):
 def test_the_column_lists_workers_build_rows_by_match_the_tables(database):
     for table, columns in COLUMNS.items():
         assert [row[0] for row in database.execute(f"DESCRIBE {table}").fetchall()] == columns, table
+
+
+def _paper(doc_id: str, path: str) -> PaperRows:
+    row = DocumentRow(doc_id=doc_id, path=path, format="markdown", sha256="0" * 64, bytes=1, status="failed",
+                      error="empty", rules_sha256="r", pipeline_version="0")
+    return paper_rows(row, None)
+
+
+def test_batches_written_in_the_background_are_all_there_after_flush(tmp_path):
+    connection = connect(tmp_path / "papers.duckdb")
+    writer = DocumentWriter(connection, max_rows=1)  # every paper its own batch
+    for index in range(5):
+        writer.add(_paper(f"p{index}", f"p{index}.md"))
+    writer.flush()
+    assert connection.execute("SELECT count(*) FROM documents").fetchone()[0] == 5
+
+
+def test_a_background_batch_that_fails_raises_its_error_in_the_callers_thread(tmp_path):
+    connection = connect(tmp_path / "papers.duckdb")
+    writer = DocumentWriter(connection, max_rows=1)
+    broken = _paper("p0", "p0.md")
+    broken.lines["documents"] = b"{not json\n"
+    writer.add(broken)
+    with pytest.raises(duckdb.Error):
+        writer.flush()
