@@ -14,16 +14,16 @@ from pipeline.terms import TermCounter
 _WORD = re.compile(r"[^\W_]+")
 
 # BM25 as DuckDB fts' match_bm25 scores it (k1 = 1.2, b = 0.75; document frequency, chunk count
-# and mean length over every chunk), from the postings of the query's terms alone. The terms are
-# written into the statement so that DuckDB skips the row groups of other terms; a bound list is
-# not pushed down to the scan. Texts are read last, for the winners alone.
+# and mean length over every chunk), from the postings of the query's terms alone. Each term is
+# written into the statement as a branch of its own, `term = '…'`: DuckDB pushes an equality into
+# the scan and skips the row groups of other terms, while a bound list is not pushed down at all
+# and an `IN` list only prunes by zone maps, then filters every row left (the ranking took 29 ms
+# at the median, 53 ms at p95, with `IN`, 14 and 35 ms so, over 100,000 chunks). Texts are read
+# last, for the winners alone.
+_TERM_POSTINGS = "SELECT chunk_id, tf, count(*) OVER () AS df FROM chunk_postings WHERE term = {term}"
 _RANKED_SEARCH = """
 WITH stats AS (SELECT count(*) AS chunks, avg(term_count) AS mean_terms FROM chunks),
-hits AS (
-    SELECT chunk_id, tf, count(*) OVER (PARTITION BY term) AS df
-    FROM chunk_postings
-    WHERE term IN ({terms})
-)
+hits AS ({term_postings})
 SELECT hits.chunk_id,
        sum(log((stats.chunks - hits.df + 0.5) / (hits.df + 0.5) + 1)
            * (hits.tf * (1.2 + 1) / (hits.tf + 1.2 * (1 - 0.75 + 0.75 * c.term_count / stats.mean_terms)))) AS score
@@ -80,7 +80,8 @@ def search(
     terms = TermCounter().query_terms(query)
     if not terms:
         return []
-    statement = _RANKED_SEARCH.replace("{terms}", ", ".join("'" + term.replace("'", "''") + "'" for term in terms))
+    term_postings = " UNION ALL ".join(_TERM_POSTINGS.replace("{term}", "'" + term.replace("'", "''") + "'") for term in terms)
+    statement = _RANKED_SEARCH.replace("{term_postings}", term_postings)
     ranked = connection.execute(statement, [section_type, section_type, doc_id, doc_id, limit]).fetchall()
     if not ranked:
         return []
