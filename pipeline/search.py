@@ -56,11 +56,24 @@ class SearchHit:
     snippet: str
 
 
+def _first_whole_word(lowered: str, words: list[str]) -> int | None:
+    """Where the first of `words` occurs in `lowered` as a word of its own (`il` in `il-6`, never in `will`)."""
+    positions = [
+        match.start()
+        for word in words
+        if (match := re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", lowered))
+    ]
+    return min(positions, default=None)
+
+
 def _snippet(text: str, query: str, width: int = 220) -> str:
-    lowered = text.lower()
-    positions = [lowered.find(term) for term in _WORD.findall(query.lower())]
-    positions = [position for position in positions if position >= 0]
-    start = max(0, min(positions, default=0) - width // 3)
+    """The text around the query's first occurrence: a whole query word (`IL-6`), else one of
+    its parts (`IL`), else the text's start."""
+    lowered, words = text.lower(), query.lower().split()
+    found = _first_whole_word(lowered, words)
+    if found is None:
+        found = _first_whole_word(lowered, _WORD.findall(query.lower()))
+    start = max(0, (found or 0) - width // 3)
     snippet = " ".join(text[start : start + width].split())
     return ("…" if start else "") + snippet + ("…" if start + width < len(text) else "")
 

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import PROJECT
 from pipeline.index import COLUMNS, DocumentRow, DocumentWriter, PaperRows, connect, paper_rows
-from pipeline.search import search
+from pipeline.search import _snippet, search
 from pipeline.ingest import doc_id_for, ingest_folder
 
 
@@ -141,3 +141,9 @@ def test_a_background_batch_that_fails_raises_its_error_in_the_callers_thread(tm
     writer.add(broken)
     with pytest.raises(duckdb.Error):
         writer.flush()
+
+
+def test_a_snippet_shows_the_query_word_not_a_word_that_contains_it():
+    text = "Patients will be followed. " * 20 + "Serum IL-6 rose sharply after surgery."
+    assert "IL-6 rose" in _snippet(text, "IL-6")
+    assert "IL-6 rose" in _snippet(text, "il")  # `il` is a word of `IL-6`, and only a part of `will`
