@@ -372,7 +372,8 @@ def _run_tasks(pool: pebble.ProcessPool, tasks: list[tuple[_Scanned, str | None]
         schedule_next()
     while in_flight:
         done, _ = concurrent.futures.wait(in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
-        future = next(iter(done))
+        # Of the files done, the one scheduled first: one worker's results come in its order.
+        future = next(future for future in in_flight if future in done)
         item = in_flight.pop(future)
         schedule_next()
         if not in_flight:
