@@ -105,6 +105,9 @@ CREATE TABLE IF NOT EXISTS chunks (
     absorbed_into VARCHAR,
     split VARCHAR NOT NULL             -- why the chunk starts here: front | h2 | h3_soft | size | caption
 );
+-- Lets `search` fetch its hits' rows by id: 2 ms for ten of them at 100,000 chunks, against 44 ms
+-- scanning for them (DuckDB only uses it for a filter on constants against this table alone).
+CREATE INDEX IF NOT EXISTS chunks_by_id ON chunks (chunk_id);
 -- The BM25 index: how often each term occurs in each chunk's heading path and text. Terms are
 -- lowered, accent-stripped, stopped and Porter-stemmed words (pipeline/terms.py); `search` reads
 -- the rows of the query's terms, which is fast while the table is in term order.

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import PROJECT
 from pipeline.index import COLUMNS, DocumentRow, DocumentWriter, PaperRows, connect, paper_rows
-from pipeline.search import _snippet, search
+from pipeline.search import _HIT_DETAILS, _snippet, search
 from pipeline.ingest import doc_id_for, ingest_folder
 
 
@@ -59,6 +59,18 @@ def test_search_can_be_limited_to_a_section_type(database):
 def test_search_can_be_limited_to_one_paper(database):
     hits = search(database, "FDG-PET/CT", doc_id="flat/lee-2022")
     assert hits and {hit.doc_id for hit in hits} == {"flat/lee-2022"}
+
+
+def test_a_search_hit_s_row_is_looked_up_in_the_chunk_id_index_not_scanned_for(database):
+    chunk_id = database.execute("SELECT chunk_id FROM chunks ORDER BY chunk_id DESC LIMIT 1").fetchone()[0]
+    # DuckDB picks index or scan as the query runs, so only the profiled plan says which it took.
+    plan = database.execute("EXPLAIN ANALYZE " + _HIT_DETAILS.replace("{chunk_ids}", f"'{chunk_id}'")).fetchall()[0][1]
+    assert "Index Scan" in plan
+
+
+def test_search_hits_carry_their_paper_s_path(database):
+    hit = search(database, "FDG-PET/CT", doc_id="flat/lee-2022")[0]
+    assert hit.path == database.execute("SELECT path FROM documents WHERE doc_id = 'flat/lee-2022'").fetchone()[0]
 
 
 def test_chunk_pages_view_lists_nothing_for_markdown(database):
