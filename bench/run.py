@@ -200,14 +200,21 @@ def _measure_kind(
     repeat = args.repeat
     # The floor and the end-to-end runs, which the targets compare, in the same rounds.
     worker_counts = sorted({1, WORKERS})
+    floor_variant = "pdf_floor" if pdf else "markdown_floor"
+    # The floor in WORKERS processes at once says what the machine itself gives that many workers.
+    at_once = [("floor_at_once", {"floor": floor_variant, "files": files, "copies": WORKERS}, f"{kind} floor, {WORKERS} at once")]
     side_by_side = measure_interleaved(
-        [("pdf_floor" if pdf else "markdown_floor", {"files": files}, f"{kind} floor")]
+        [(floor_variant, {"files": files}, f"{kind} floor")]
+        + (at_once if WORKERS > 1 else [])
         + [("end_to_end", {"folder": str(folder), "workers": workers}, f"{kind} end to end, {workers} worker(s)") for workers in worker_counts],
         repeat, workdir,
     )
     floor_measured = side_by_side[f"{kind} floor"]
     floor = {"throughput": amount / floor_measured["seconds"]}
     floor_row = _row(floor_measured, amount, floor, None)
+    at_once_row = None
+    if WORKERS > 1:
+        at_once_row = {**_row(side_by_side[f"{kind} floor, {WORKERS} at once"], WORKERS * amount, floor, None), "copies": WORKERS}
     recipe_row, recipe = None, None
     recipe_runs = args.recipe_repeat if pdf else repeat
     if missing is None and recipe_runs:
@@ -219,8 +226,10 @@ def _measure_kind(
             slowest = max(per_file, key=per_file.get)
             recipe_row["slowest_file"] = {"file": slowest, "seconds": per_file[slowest]}
     floor_row["vs_recipe"] = floor["throughput"] / recipe["throughput"] if recipe else None
+    if at_once_row is not None:
+        at_once_row["vs_recipe"] = at_once_row["throughput"] / recipe["throughput"] if recipe else None
 
-    rows = {"floor": floor_row, "recipe": recipe_row}
+    rows = {"floor": floor_row, "floor_at_once": at_once_row, "recipe": recipe_row}
     for workers in worker_counts:
         measured = side_by_side[f"{kind} end to end, {workers} worker(s)"]
         first = measured["results"][0]
@@ -336,7 +345,9 @@ def evaluate_targets(report: dict) -> list[dict]:
         # 1.7× is the figure for 2 workers; for other counts the same 85% efficiency.
         needed = 1.7 if WORKERS == 2 else 0.85 * WORKERS
         speedup = pdf[f"end_to_end_{WORKERS}"]["throughput"] / one["throughput"]
-        targets.append((f"PDF end to end, {WORKERS} workers ≥ {needed:.2f}× 1 worker", speedup >= needed, f"{speedup:.2f}×"))
+        machine_gives = pdf["floor_at_once"]["vs_floor"]
+        targets.append((f"PDF end to end, {WORKERS} workers ≥ {needed:.2f}× 1 worker", speedup >= needed,
+                        f"{speedup:.2f}× (the floor in {WORKERS} processes at once: {machine_gives:.2f}× one)"))
     md_one, md_all = markdown["end_to_end_1"], markdown[f"end_to_end_{WORKERS}"]
     targets.append(
         ("Markdown end to end, 1 worker ≥ 1/2 of markdown-it's bare parse", md_one["vs_floor"] >= 0.5,
@@ -388,7 +399,8 @@ def render(report: dict) -> str:
     if report["recipe_missing"]:
         lines.append(f"recipe rows skipped: {report['recipe_missing']}")
     names = {
-        "floor": None, "recipe": None, "cli_1": "pipeline CLI, 1 worker (launch to exit)", "stages": "pipeline stages in-process, total",
+        "floor": None, "floor_at_once": f"floor, {WORKERS} processes at once (the machine's own ceiling)",
+        "recipe": None, "cli_1": "pipeline CLI, 1 worker (launch to exit)", "stages": "pipeline stages in-process, total",
         "stage_extract": "  extract", "stage_normalize": "  normalize", "stage_chunk": "  chunk",
         "stage_terms": "  index: count terms (count_chunk_terms)", "stage_rows": "  index: build rows as JSON (paper_rows)",
         "stage_write": "  index: load rows (DocumentWriter)",
