@@ -266,6 +266,8 @@ class PaperRows:
     """Table → its rows, one UTF-8 JSON object a line (chunk_postings: one per chunk, see _STAGED_POSTINGS)."""
     row_count: int
     posting_count: int
+    longest_line: int = 0
+    """Bytes of the longest of those lines: DuckDB's JSON reader is told to expect nothing longer."""
 
 
 def paper_rows(
@@ -296,13 +298,16 @@ def paper_rows(
     if chunked is not None:
         tables.update(_chunked_rows(chunked, terms))
     lines = {}
+    longest = 0
     for table, rows in tables.items():
         names = list(_STAGED_POSTINGS) if table == "chunk_postings" else COLUMNS[table]
         # pydantic's serializer, in Rust, writes these rows 3x faster than `json.dumps` (0.73 s →
         # 0.23 s of a worker's time on the shared Markdown corpus).
-        lines[table] = b"".join(to_json(dict(zip(names, values))) + b"\n" for values in rows)
+        encoded = [to_json(dict(zip(names, values))) for values in rows]
+        longest = max(longest, max(map(len, encoded), default=0))
+        lines[table] = b"".join(line + b"\n" for line in encoded)
     postings = sum(len(values[1]) for values in tables.get("chunk_postings", []))
-    return PaperRows(row.doc_id, lines, sum(len(rows) for rows in tables.values()), postings)
+    return PaperRows(row.doc_id, lines, sum(len(rows) for rows in tables.values()), postings, longest)
 
 
 class DocumentWriter:
@@ -385,18 +390,19 @@ class _BatchWrite(threading.Thread):
 
 
 def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) -> None:
+    longest = max(rows.longest_line for rows in batch)
     with _Transaction(connection):
         for table in reversed(TABLES_BY_DOCUMENT):  # documents first, as a reader would expect
             lines = b"".join(rows.lines.get(table, b"") for rows in batch)
             if table == "chunk_postings":
-                _insert_json_lines(connection, table, _STAGED_POSTINGS, "unnest(terms), chunk_id, unnest(frequencies)", lines)
+                _insert_json_lines(connection, table, _STAGED_POSTINGS, "unnest(terms), chunk_id, unnest(frequencies)", lines, longest)
                 connection.execute(
                     "UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?",
                     [sum(rows.posting_count for rows in batch)],
                 )
             else:
                 types = _column_types(connection, table)
-                _insert_json_lines(connection, table, types, ", ".join(types), lines)
+                _insert_json_lines(connection, table, types, ", ".join(types), lines, longest)
 
 
 @dataclass(frozen=True)
@@ -497,25 +503,29 @@ def _column_types(connection: duckdb.DuckDBPyConnection, table: str) -> dict[str
     )
 
 
-_LARGEST_ROW_BYTES = 2**31 - 1
+_DEFAULT_OBJECT_BYTES = 16 * 2**20  # read_json's own default maximum_object_size
 
 
 def _insert_json_lines(
-    connection: duckdb.DuckDBPyConnection, table: str, types: dict[str, str], select: str, lines: bytes
+    connection: duckdb.DuckDBPyConnection, table: str, types: dict[str, str], select: str, lines: bytes, longest_line: int
 ) -> None:
-    """`INSERT INTO table SELECT select` over newline-delimited JSON rows with these column types:
-    DuckDB reads JSON ~100x faster than `executemany` binds parameters (24 s → 0.3 s for a 5 MB
-    paper's 19,000 rows)."""
+    """`INSERT INTO table SELECT select` over newline-delimited JSON rows with these column types,
+    none longer than `longest_line` bytes: DuckDB reads JSON ~100x faster than `executemany`
+    binds parameters (24 s → 0.3 s for a 5 MB paper's 19,000 rows)."""
     if not lines:
         return
     columns = ", ".join(f"{name}: '{data_type}'" for name, data_type in types.items())
+    # One row holds a whole paper's text, which can be far over read_json's 16 MB default. The
+    # reader takes a buffer of twice the size it is told to expect, counted against DuckDB's
+    # memory limit, so it is told the longest line there is: told 2 GB, it asked for 4 GB and
+    # failed on every machine whose limit (80% of memory by default) is smaller.
+    object_bytes = max(_DEFAULT_OBJECT_BYTES, longest_line + 1)
     with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as staging:
         staging.write(lines)
     try:
         connection.execute(
-            # One row holds a whole paper's text, which can be far over read_json's 16 MB default.
             f"INSERT INTO {table} SELECT {select} FROM read_json(?, columns = {{{columns}}}, "
-            f"format = 'newline_delimited', maximum_object_size = {_LARGEST_ROW_BYTES})",
+            f"format = 'newline_delimited', maximum_object_size = {object_bytes})",
             [staging.name],
         )
     finally:

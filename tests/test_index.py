@@ -6,6 +6,10 @@ import duckdb
 import pytest
 
 from conftest import PROJECT
+from pipeline.chunk import chunk
+from pipeline.extract.markdown import extract_markdown_text
+from pipeline.normalize import normalize
+from pipeline.terms import count_chunk_terms
 from pipeline.index import COLUMNS, DocumentRow, DocumentWriter, PaperRows, connect, paper_rows
 from pipeline.search import _HIT_DETAILS, _snippet, search
 from pipeline.ingest import doc_id_for, ingest_folder
@@ -143,6 +147,21 @@ def test_batches_written_in_the_background_are_all_there_after_flush(tmp_path):
         writer.add(_paper(f"p{index}", f"p{index}.md"))
     writer.flush()
     assert connection.execute("SELECT count(*) FROM documents").fetchone()[0] == 5
+
+
+def test_papers_are_written_within_a_small_duckdb_memory_limit(tmp_path, rules):
+    # DuckDB's limit is 80% of the machine's memory by default: 256 MB stands for a small machine.
+    raw = extract_markdown_text("# A paper\n\n## Results\n\nSerum IL-6 rose.\n", "a.md", rules.page_markers)
+    chunked = chunk(normalize(raw, "a", rules), rules)
+    row = DocumentRow(doc_id="a", path="a.md", format="markdown", sha256="0" * 64, bytes=1, status="ingested",
+                      error=None, rules_sha256="r", pipeline_version="0")
+    connection = connect(tmp_path / "papers.duckdb")
+    connection.execute("SET memory_limit = '256MB'")
+    writer = DocumentWriter(connection)
+    writer.add(paper_rows(row, chunked, ("key", raw.model_dump_json()), count_chunk_terms(chunked)))
+    writer.flush()
+    assert connection.execute("SELECT count(*) FROM chunks").fetchone()[0] == len(chunked.chunks)
+    assert connection.execute("SELECT count(*) FROM chunk_postings WHERE term = 'il-6'").fetchone()[0] == 1
 
 
 def test_a_background_batch_that_fails_raises_its_error_in_the_callers_thread(tmp_path):
