@@ -62,9 +62,15 @@ class Publication:
         return self
 
     def _remove_leftovers(self) -> None:
-        """Delete building files of earlier runs: we hold the lock, so their runs are dead."""
+        """Delete building files of earlier runs: we hold the lock, so their runs are dead.
+
+        Besides the file and its WAL, a run killed while DuckDB spilled to disk (a sort or join
+        larger than its memory limit) leaves the folder DuckDB spills into, `<building>.tmp`."""
         for leftover in self.db.parent.glob(f"{self.db.name}.building-*"):
-            leftover.unlink(missing_ok=True)
+            if leftover.is_dir() and not leftover.is_symlink():
+                shutil.rmtree(leftover, ignore_errors=True)
+            else:
+                leftover.unlink(missing_ok=True)
             self.leftovers_removed += 1
 
     def publish(self) -> None:

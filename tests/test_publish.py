@@ -96,6 +96,18 @@ def test_kill_9_at_any_moment_leaves_the_published_database_as_it_was(library, p
     assert list(db.parent.glob(db.name + ".building-*")) == []
 
 
+def test_the_spill_folder_of_a_run_killed_mid_sort_is_cleaned_up_by_the_next_run(library):
+    folder, db = library
+    # What DuckDB leaves when killed while a sort or join spilled past its memory limit.
+    spill = db.with_name(db.name + ".building-999999.tmp")
+    spill.mkdir()
+    (spill / "duckdb_temp_storage-0.tmp").write_bytes(b"\0" * 1024)
+    result = subprocess.run(_ingest_command(folder, db, "--quiet"), capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert _documents(db) == 100
+    assert list(db.parent.glob(db.name + ".building-*")) == []
+
+
 def test_readers_get_the_last_complete_state_during_a_run_and_the_new_one_after(library):
     folder, db = library
     process = _start_ingest(folder, db)
