@@ -11,7 +11,6 @@ every nightly run that changes one paper.
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 import threading
@@ -520,16 +519,24 @@ def _insert_json_lines(
     # memory limit, so it is told the longest line there is: told 2 GB, it asked for 4 GB and
     # failed on every machine whose limit (80% of memory by default) is smaller.
     object_bytes = max(_DEFAULT_OBJECT_BYTES, longest_line + 1)
-    with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as staging:
-        staging.write(lines)
+    staging = None
     try:
+        try:
+            with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as staging:
+                staging.write(lines)
+        except OSError as error:
+            raise IndexingError(
+                f"cannot stage {table} rows for loading in {tempfile.gettempdir()}: {error.strerror}; "
+                "free space there, or point TMPDIR at a folder with room, and run again"
+            ) from None
         connection.execute(
             f"INSERT INTO {table} SELECT {select} FROM read_json(?, columns = {{{columns}}}, "
             f"format = 'newline_delimited', maximum_object_size = {object_bytes})",
             [staging.name],
         )
     finally:
-        os.unlink(staging.name)
+        if staging is not None:
+            Path(staging.name).unlink(missing_ok=True)
 
 
 def order_search_index(connection: duckdb.DuckDBPyConnection, unsorted_limit: int = UNSORTED_POSTINGS_LIMIT) -> bool:

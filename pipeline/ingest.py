@@ -10,6 +10,7 @@ costs no other file; a file that takes longer than the time limit is stopped and
 from __future__ import annotations
 
 import concurrent.futures
+import errno
 import hashlib
 import json
 import multiprocessing
@@ -20,14 +21,17 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
+import duckdb
 import pebble
 
 from pipeline import __version__
 from pipeline.chunk import chunk
-from pipeline.errors import MassRemovalError, NoTextLayerError, PipelineError
+from pipeline.errors import IndexingError, MassRemovalError, NoTextLayerError, PipelineError
 from pipeline.extract import SUPPORTED_SUFFIXES, extract
 from pipeline.index import (
     DocumentRow,
@@ -267,7 +271,7 @@ def ingest_folder(
     multiprocessing.forkserver.ensure_running()
     scanned = _scan(folder)
     summary = RunSummary(folder=str(folder), database=str(db), seen=len(scanned))
-    with Publication(db) as publication:
+    with _writing_errors(db), Publication(db) as publication:
         summary.leftovers_removed = publication.leftovers_removed
         connection = connect(publication.building)
         try:
@@ -335,6 +339,29 @@ def ingest_folder(
                 connection.close()
         publication.publish()
     return summary
+
+
+# What a disk or its permissions can do to a run; any other OSError is no writing problem.
+_STORAGE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
+
+
+@contextmanager
+def _writing_errors(db: Path) -> Iterator[None]:
+    """A disk that cannot take the database's copy or its writes (full, read-only, not
+    permitted), as an error that says so, once `Publication` has removed the half-built copy."""
+    try:
+        yield
+    except (duckdb.Error, OSError) as error:
+        if isinstance(error, OSError) and error.errno not in _STORAGE_ERRORS:
+            raise
+        full = getattr(error, "errno", None) == errno.ENOSPC or "No space left on device" in str(error)
+        advice = (
+            f"free space in {db.parent} (a run builds a copy of the database beside it) and run again"
+            if full
+            else f"check that {db.parent} is writable and has room, and run again"
+        )
+        cause = " ".join(str(error).split())
+        raise IndexingError(f"could not write {db}: {cause}. {db} keeps its last complete state; {advice}") from None
 
 
 def _worker_context() -> multiprocessing.context.ForkServerContext:

@@ -53,12 +53,17 @@ class Publication:
             raise IngestBusyError(
                 f"another ingest is running on {self.db} (it holds {self.lock_path}); wait for it to finish"
             ) from None
-        self._remove_leftovers()
-        if self.db.exists():
-            shutil.copyfile(self.db, self.building)
-            wal = self.db.with_name(self.db.name + ".wal")
-            if wal.exists():  # left by someone who opened the published file read-write
-                shutil.copyfile(wal, self.building.with_name(self.building.name + ".wal"))
+        try:
+            self._remove_leftovers()
+            if self.db.exists():
+                shutil.copyfile(self.db, self.building)
+                wal = self.db.with_name(self.db.name + ".wal")
+                if wal.exists():  # left by someone who opened the published file read-write
+                    shutil.copyfile(wal, self.building.with_name(self.building.name + ".wal"))
+        except BaseException:
+            # A copy that failed halfway (a full disk) would hold the space a later run needs.
+            self.__exit__(None, None, None)
+            raise
         return self
 
     def _remove_leftovers(self) -> None:

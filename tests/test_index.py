@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import errno
+
 import duckdb
 import pytest
 
 from conftest import PROJECT
+from pipeline import index
 from pipeline.chunk import chunk
+from pipeline.errors import IndexingError
 from pipeline.extract.markdown import extract_markdown_text
 from pipeline.normalize import normalize
 from pipeline.terms import count_chunk_terms
@@ -162,6 +166,17 @@ def test_papers_are_written_within_a_small_duckdb_memory_limit(tmp_path, rules):
     writer.flush()
     assert connection.execute("SELECT count(*) FROM chunks").fetchone()[0] == len(chunked.chunks)
     assert connection.execute("SELECT count(*) FROM chunk_postings WHERE term = 'il-6'").fetchone()[0] == 1
+
+
+def test_rows_that_cannot_be_staged_for_loading_say_where_and_why(tmp_path, monkeypatch):
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(index.tempfile, "NamedTemporaryFile", full_disk)
+    writer = DocumentWriter(connect(tmp_path / "papers.duckdb"))
+    writer.add(_paper("p0", "p0.md"))
+    with pytest.raises(IndexingError, match="cannot stage documents rows for loading in .*: No space left on device; free space there"):
+        writer.flush()
 
 
 def test_a_background_batch_that_fails_raises_its_error_in_the_callers_thread(tmp_path):

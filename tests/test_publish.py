@@ -1,7 +1,9 @@
-"""Never half-written, readers never blocked: real ingest subprocesses, killed and raced."""
+"""Never half-written, readers never blocked: real ingest subprocesses, killed and raced; and a
+full disk, simulated, met with a clear error."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import signal
@@ -11,7 +13,12 @@ import time
 
 import pytest
 
+import duckdb
+
+from pipeline import ingest, publish
+from pipeline.errors import IndexingError
 from pipeline.index import connect
+from pipeline.ingest import IngestOptions, ingest_folder
 
 SECTION = "## Results {index}\n\n" + "IL-6 levels rose in the treated cohort of patients. " * 60 + "\n\n"
 
@@ -146,3 +153,48 @@ def test_a_second_ingest_exits_at_once_with_its_own_code(library):
     finally:
         first.communicate()
     assert first.returncode == 0
+
+
+# ---------------------------------------------------------------- a full disk
+
+
+@pytest.fixture()
+def published(tmp_path, rules):
+    """A database of one paper, and a second paper waiting."""
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "a.md").write_text(_paper(1))
+    db = tmp_path / "out" / "papers.duckdb"
+    ingest_folder(folder, db, rules, IngestOptions(workers=1))
+    (folder / "b.md").write_text(_paper(2))
+    return folder, db
+
+
+def test_a_disk_too_full_to_copy_the_database_is_a_clear_error_and_leaves_no_half_copy(published, rules, monkeypatch):
+    folder, db = published
+    before = _digest(db)
+
+    def copy_half(source, target):
+        target.write_bytes(source.read_bytes()[:1000])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(publish.shutil, "copyfile", copy_half)
+    with pytest.raises(IndexingError, match=r"No space left on device.*keeps its last complete state; free space in"):
+        ingest_folder(folder, db, rules, IngestOptions(workers=1))
+    assert _digest(db) == before
+    assert list(db.parent.glob(db.name + ".building-*")) == []
+
+
+def test_a_disk_that_fills_up_while_writing_is_a_clear_error_and_changes_nothing(published, rules, monkeypatch):
+    folder, db = published
+    before = _digest(db)
+
+    def flush(self):
+        raise duckdb.IOException('Could not write file "papers.duckdb.building-1": No space left on device')
+
+    monkeypatch.setattr(ingest.DocumentWriter, "flush", flush)
+    with pytest.raises(IndexingError, match=r"could not write .*papers.duckdb: .*No space left on device.*free space in"):
+        ingest_folder(folder, db, rules, IngestOptions(workers=1))
+    assert _digest(db) == before
+    assert _documents(db) == 1
+    assert list(db.parent.glob(db.name + ".building-*")) == []
