@@ -169,9 +169,14 @@ TABLES_BY_DOCUMENT = ("chunk_postings", "chunks", "paragraphs", "sections", "ext
 UNSORTED_POSTINGS_LIMIT = 1_000_000
 
 
-def connect(db: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+# What DuckDB says of a file that is not, or no longer, a whole DuckDB database.
+_DAMAGED = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
+
+
+def connect(db: Path, read_only: bool = False, shown_as: Path | None = None) -> duckdb.DuckDBPyConnection:
     """Open the database, creating its folder and schema when writing (and replacing a schema
-    an older pipeline wrote, whose rows the next ingest rebuilds from the papers)."""
+    an older pipeline wrote, whose rows the next ingest rebuilds from the papers). Errors name
+    `shown_as` where `db` is a working copy of it."""
     if read_only and not db.exists():
         raise IndexingError(f"no database at {db}; run `pipeline ingest` first or pass --db")
     try:
@@ -183,7 +188,13 @@ def connect(db: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
             config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
         )
     except (duckdb.Error, OSError) as error:
-        raise IndexingError(f"cannot open database {db}: {error}; check the path, or whether another ingest holds it") from None
+        shown = shown_as or db
+        cause = " ".join(str(error).split()).replace(str(db), str(shown))
+        if any(sign in cause for sign in _DAMAGED):
+            advice = "the file is damaged or no DuckDB database: move it aside and run `pipeline ingest`, which rebuilds it from the papers"
+        else:
+            advice = "check the path, or whether another process holds it open for writing"
+        raise IndexingError(f"cannot open database {shown}: {cause}; {advice}") from None
     if not read_only:
         if stored_schema_version(connection) not in (None, SCHEMA_VERSION):
             _drop_everything(connection)

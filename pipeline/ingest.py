@@ -273,7 +273,7 @@ def ingest_folder(
     summary = RunSummary(folder=str(folder), database=str(db), seen=len(scanned))
     with _writing_errors(db), Publication(db) as publication:
         summary.leftovers_removed = publication.leftovers_removed
-        connection = connect(publication.building)
+        connection = connect(publication.building, shown_as=db)
         try:
             stored = stored_documents(connection)
             current = {item.path for item in scanned}
@@ -312,7 +312,7 @@ def ingest_folder(
         workers = max(1, min(options.workers, len(tasks)))
         with pebble.ProcessPool(max_workers=workers, context=context) as pool:
             results = _run_tasks(pool, tasks, rules, options)
-            connection = connect(publication.building)
+            connection = connect(publication.building, shown_as=db)
             try:
                 # The rows of papers that vanished and of every paper written again (under its old
                 # id, should a new `a.markdown` take `a` from `a.md`) go first, one statement a

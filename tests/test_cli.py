@@ -83,6 +83,18 @@ def test_a_missing_database_is_a_clean_error(tmp_path):
     assert result.stderr == f"Error: no database at {tmp_path / 'none.duckdb'}; run `pipeline ingest` first or pass --db\n"
 
 
+@pytest.mark.parametrize("command", ["ingest", "search"])
+def test_a_damaged_database_is_named_with_how_to_rebuild_it(tmp_path, command):
+    db = tmp_path / "papers.duckdb"
+    db.write_bytes(b"\x5a" * 5000)  # what is left of a file a disk or a copy mangled
+    arguments = ["ingest", str(PROJECT / "corpus")] if command == "ingest" else ["search", "IL-6"]
+    result = runner.invoke(app, [*arguments, "--db", str(db)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: cannot open database {db}: ")
+    assert "building" not in result.stderr  # the ingest's working copy is not what the reader has to deal with
+    assert "damaged or no DuckDB database: move it aside and run `pipeline ingest`" in " ".join(result.stderr.split())
+
+
 def test_a_missing_folder_is_a_clean_error(tmp_path):
     result = runner.invoke(app, ["ingest", str(tmp_path / "nowhere"), "--db", str(tmp_path / "x.duckdb")])
     assert result.exit_code == 1
