@@ -37,9 +37,10 @@ from datetime import datetime
 from pathlib import Path
 
 from corpus import BenchError, Corpus, find_corpus, lay_out
+from pipeline.ingest import available_cpus
 
 PROJECT = Path(__file__).resolve().parent.parent
-WORKERS = os.cpu_count() or 1
+WORKERS = available_cpus()
 
 QUERIES = [
     "IL-6", "p53", "randomized trial", "citation graph", "heart failure", "deep vein thrombosis",

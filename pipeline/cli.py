@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -23,7 +22,7 @@ from pipeline.index import connect
 from pipeline.search import search
 from pipeline.inspect import render_tree
 from pipeline.models import SectionType
-from pipeline.ingest import IngestOptions, doc_id_for, ingest_folder, process_file
+from pipeline.ingest import IngestOptions, available_cpus, doc_id_for, ingest_folder, process_file
 from pipeline.report import render_report
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
@@ -98,7 +97,7 @@ def ingest(
     folder: Annotated[Path, typer.Argument(help="Folder of papers (*.md, *.pdf), searched recursively.")] = Path("corpus"),
     db: DbOption = DEFAULT_DB,
     rules: RulesOption = DEFAULT_RULES_PATH,
-    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for extract/normalize/chunk.")] = os.cpu_count() or 1,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for extract/normalize/chunk; default: the CPUs this process may use.")] = available_cpus(),
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
     allow_mass_removal: Annotated[bool, typer.Option("--allow-mass-removal", help="Let this run remove more than half of the stored papers.")] = False,
     quiet: QuietOption = False,

@@ -13,6 +13,7 @@ import concurrent.futures
 import errno
 import hashlib
 import json
+import math
 import multiprocessing
 import multiprocessing.forkserver
 import os
@@ -167,9 +168,24 @@ def run_task(task: Task, rules: Rules) -> TaskResult:
 # ---------------------------------------------------------------- the run
 
 
+def available_cpus(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
+    """CPUs this process may use: those it is allowed to run on (taskset, a container's cpuset),
+    fewer where a cgroup quota (`docker --cpus`, a Kubernetes limit) allows less time. The
+    machine's own count, `os.cpu_count()`, would start 64 workers in a 2-CPU container on a
+    64-core host, each holding its memory and all throttled."""
+    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        quota, period = cpu_max.read_text().split()
+    except (OSError, ValueError):
+        return allowed
+    if quota == "max":
+        return allowed
+    return max(1, min(allowed, math.ceil(int(quota) / int(period))))
+
+
 @dataclass(frozen=True)
 class IngestOptions:
-    workers: int = os.cpu_count() or 1
+    workers: int = field(default_factory=available_cpus)
     """Processes running extract/normalize/chunk; the database has one writer."""
     timeout_seconds: float = 300.0
     """A file still being processed after this long is stopped and failed."""

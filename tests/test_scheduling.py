@@ -1,8 +1,12 @@
-"""In what order a run hands files to its workers."""
+"""How many workers a run starts, and in what order it hands them files."""
 
 from __future__ import annotations
 
-from pipeline.ingest import IngestOptions, ingest_folder
+import os
+
+import pytest
+
+from pipeline.ingest import IngestOptions, available_cpus, ingest_folder
 
 
 class _Recorder:
@@ -23,3 +27,26 @@ def test_the_largest_files_go_first_so_a_big_file_does_not_end_the_run_alone(tmp
     # One worker finishes files in the order it was given them.
     ingest_folder(tmp_path, tmp_path / "out" / "papers.duckdb", rules, IngestOptions(workers=1), recorder)
     assert recorder.done == ["b-large.md", "c-medium.md", "a-small.md"]
+
+
+@pytest.fixture()
+def eight_cpus_allowed(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+
+
+@pytest.mark.parametrize(
+    "cpu_max, workers",
+    [
+        ("150000 100000\n", 2),  # docker --cpus=1.5: a second worker for the half CPU
+        ("50000 100000\n", 1),  # half a CPU still runs one
+        ("max 100000\n", 8),  # no quota: every CPU the process may run on
+        ("1600000 100000\n", 8),  # a quota above the CPUs allowed gives no more than those
+    ],
+)
+def test_workers_default_to_the_cpus_a_container_allows_not_the_hosts(tmp_path, eight_cpus_allowed, cpu_max, workers):
+    (tmp_path / "cpu.max").write_text(cpu_max)
+    assert available_cpus(tmp_path / "cpu.max") == workers
+
+
+def test_without_a_cgroup_quota_workers_default_to_the_cpus_the_process_may_run_on(tmp_path, eight_cpus_allowed):
+    assert available_cpus(tmp_path / "absent") == 8
