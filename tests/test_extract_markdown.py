@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+
 import pytest
 
 from pipeline.errors import ExtractError
@@ -63,6 +65,23 @@ def test_latin1_markdown_is_read_as_cp1252_and_recorded(tmp_path, rules):
     file.write_bytes("# Études\n\nr\xe9sum\xe9\n".encode("latin-1"))
     raw = extract_markdown(file, "latin.md", rules.page_markers)
     assert (raw.blocks[1].text, raw.encoding) == ("résumé", "cp1252")
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_with_a_byte_order_mark_are_read_and_recorded(tmp_path, rules, codec):
+    # Windows' "Unicode" text files are UTF-16 little-endian behind a byte-order mark.
+    file = tmp_path / "wide.md"
+    text = "# Título\n\nnaïve 정확도\n"
+    file.write_bytes((codecs.BOM_UTF16_BE + text.encode(codec)) if codec == "utf-16-be" else text.encode(codec))
+    raw = extract_markdown(file, "wide.md", rules.page_markers)
+    assert ([block.text for block in raw.blocks], raw.encoding) == (["Título", "naïve 정확도"], codec[:6])
+
+
+def test_utf16_without_a_byte_order_mark_fails_saying_it_may_be_that(tmp_path, rules):
+    file = tmp_path / "wide.md"
+    file.write_bytes("# Title\n".encode("utf-16-le"))
+    with pytest.raises(ExtractError, match="or it is UTF-16 without a byte-order mark; .* re-save it as UTF-8"):
+        extract_markdown(file, "wide.md", rules.page_markers)
 
 
 @pytest.mark.parametrize(

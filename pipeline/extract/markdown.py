@@ -7,6 +7,7 @@ source lines, so a block's text is what the file says at those lines.
 
 from __future__ import annotations
 
+import codecs
 from itertools import groupby
 from pathlib import Path
 
@@ -28,17 +29,40 @@ _LEAF_TOKENS = {"fence": BlockKind.code, "code_block": BlockKind.code, "html_blo
 _FRONT_MATTER_FENCES = ("---", "+++")
 
 
+# Byte-order marks of the wide encodings (Windows' "Unicode" text is UTF-16 LE with one), UTF-32
+# first: its little-endian mark begins with UTF-16's.
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
 def decode_markdown(data: bytes, path: str) -> tuple[str, str]:
     """Decode a Markdown file's bytes; return the text and the encoding used.
 
-    UTF-8 (with or without a BOM) first; then cp1252, which also reads Latin-1 text in
-    practice. Bytes that are not text at all (NUL bytes) fail with the cause.
+    UTF-16 or UTF-32 where a byte-order mark says so; else UTF-8 (with or without a BOM) first,
+    then cp1252, which also reads Latin-1 text in practice. Bytes that are not text at all (NUL
+    bytes) fail with the cause.
     """
+    for bom, encoding in _WIDE_BOMS:
+        if data.startswith(bom):
+            try:
+                data = data.decode(encoding).encode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ExtractError(
+                    f"{path}: starts with a {encoding.upper()} byte-order mark but byte {error.start} is not {encoding.upper()}; "
+                    "re-save it as UTF-8"
+                ) from None
+            text, _ = decode_markdown(data, path)
+            return text, encoding
     if not data.strip():
         raise ExtractError(f"{path}: the file is empty; nothing to ingest")
     if b"\x00" in data:
         offset = data.index(b"\x00")
-        raise ExtractError(f"{path}: NUL byte at offset {offset}: this is not a text file; check that it really is Markdown")
+        raise ExtractError(
+            f"{path}: NUL byte at offset {offset}: this is not a text file, or it is UTF-16 without a byte-order mark; "
+            "check that it really is Markdown, and re-save it as UTF-8"
+        )
     for encoding in ("utf-8-sig", "cp1252"):
         try:
             text = data.decode(encoding)
