@@ -213,9 +213,6 @@ def _measure_kind(
     floor_measured = side_by_side[f"{kind} floor"]
     floor = {"throughput": amount / floor_measured["seconds"]}
     floor_row = _row(floor_measured, amount, floor, None)
-    at_once_row = None
-    if WORKERS > 1:
-        at_once_row = {**_row(side_by_side[f"{kind} floor, {WORKERS} at once"], WORKERS * amount, floor, None), "copies": WORKERS}
     recipe_row, recipe = None, None
     recipe_runs = args.recipe_repeat if pdf else repeat
     if missing is None and recipe_runs:
@@ -227,8 +224,9 @@ def _measure_kind(
             slowest = max(per_file, key=per_file.get)
             recipe_row["slowest_file"] = {"file": slowest, "seconds": per_file[slowest]}
     floor_row["vs_recipe"] = floor["throughput"] / recipe["throughput"] if recipe else None
-    if at_once_row is not None:
-        at_once_row["vs_recipe"] = at_once_row["throughput"] / recipe["throughput"] if recipe else None
+    at_once_row = None
+    if WORKERS > 1:
+        at_once_row = {**_row(side_by_side[f"{kind} floor, {WORKERS} at once"], WORKERS * amount, floor, recipe), "copies": WORKERS}
 
     rows = {"floor": floor_row, "floor_at_once": at_once_row, "recipe": recipe_row}
     for workers in worker_counts:

@@ -75,7 +75,7 @@ def floor_at_once(params: dict) -> dict:
     every process has imported its library and waits at the barrier."""
     import multiprocessing
 
-    floor = {"pdf_floor": pdf_floor, "markdown_floor": markdown_floor}[params["floor"]]
+    floor = VARIANTS[params["floor"]]
     context = multiprocessing.get_context("fork")  # this process runs no threads to fork with
     barrier = context.Barrier(params["copies"] + 1)
     processes = [context.Process(target=_floor_after, args=(floor, params, barrier)) for _ in range(params["copies"])]
