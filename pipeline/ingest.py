@@ -14,8 +14,6 @@ import errno
 import hashlib
 import json
 import math
-import multiprocessing
-import multiprocessing.forkserver
 import os
 import re
 import time
@@ -52,6 +50,7 @@ from pipeline.normalize import normalize
 from pipeline.publish import Publication
 from pipeline.rules import Rules
 from pipeline.terms import count_chunk_terms
+from pipeline.workers import start_fork_server
 
 _SLUG_UNSAFE = re.compile(r"[^\w]+", re.UNICODE)
 # Files queued per worker: enough that workers never idle while the writer flushes a batch,
@@ -281,10 +280,10 @@ def ingest_folder(
     started, clock = datetime.now(timezone.utc).replace(tzinfo=None), time.monotonic()
     if not folder.is_dir():
         raise PipelineError(f"{folder} is not a folder; pass the folder that holds your papers")
-    # The fork server imports the pipeline (0.25 s) while this process hashes the files, copies
-    # the database and works out what changed; a run with nothing to do leaves it idle.
-    context = _worker_context()
-    multiprocessing.forkserver.ensure_running()
+    # The fork server imports the pipeline (0.5 s) while this process hashes the files, copies
+    # the database and works out what changed; a run with nothing to do leaves it idle. The
+    # command line starts it sooner still, and then this finds it running.
+    context = start_fork_server()
     scanned = _scan(folder)
     summary = RunSummary(folder=str(folder), database=str(db), seen=len(scanned))
     with _writing_errors(db), Publication(db) as publication:
@@ -378,14 +377,6 @@ def _writing_errors(db: Path) -> Iterator[None]:
         )
         cause = " ".join(str(error).split())
         raise IndexingError(f"could not write {db}: {cause}. {db} keeps its last complete state; {advice}") from None
-
-
-def _worker_context() -> multiprocessing.context.ForkServerContext:
-    """Workers come from a fork server, not from this process: the writer holds an open DuckDB
-    connection (and its threads) while the pool replaces a worker stopped for its time limit."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["pipeline.ingest"])
-    return context
 
 
 def _run_tasks(pool: pebble.ProcessPool, tasks: list[tuple[_Scanned, str | None]], rules: Rules, options: IngestOptions):

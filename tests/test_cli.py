@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -122,3 +124,32 @@ def test_every_command_has_help_with_an_example(command):
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0
     assert "Example: pipeline" in result.stdout
+
+
+def _fork_server_running_when_the_command_line_is_imported(command: str) -> bool:
+    """Run the `pipeline` entry point on `command --help` in a fresh interpreter, and look at the
+    workers' fork server at the moment `pipeline.cli` starts being imported."""
+    probe = f"""
+import sys, multiprocessing.forkserver
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "pipeline.cli":
+            print("fork server running:", multiprocessing.forkserver._forkserver._forkserver_pid is not None)
+sys.meta_path.insert(0, Watch())
+sys.argv = ["pipeline", "{command}", "--help"]
+from pipeline.__main__ import main
+try:
+    main()
+except SystemExit:
+    pass
+"""
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return "fork server running: True" in result.stdout
+
+
+def test_ingest_starts_the_workers_fork_server_before_importing_the_command_line():
+    assert _fork_server_running_when_the_command_line_is_imported("ingest")
+
+
+def test_other_commands_start_no_worker_processes():
+    assert not _fork_server_running_when_the_command_line_is_imported("sql")
