@@ -36,6 +36,8 @@ _TOKEN_WITHOUT_WORD = re.compile(r"\s(?:[^\w\s]|_)+(?=\s)")
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _HEADING_MARKUP = re.compile(r"[*_`]+|<[^>]*>")
 _TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
+# Typeset quotes as typed ones, so that a rule's `authors'` also matches the `Authors’` of a PDF.
+_TYPESET_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption}
 _LINE_END_HYPHEN = re.compile(r"([^\W\d_]+)-$")
 _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
@@ -68,7 +70,7 @@ def heading_key(heading: str, rules: Rules) -> str:
 def _heading_key(heading: str, numbering: re.Pattern[str]) -> str:
     # The rules' regex is looked up once per document by `normalize`: each lookup goes through
     # pydantic's private-attribute access, about 5 µs, once per heading otherwise.
-    key = _HEADING_MARKUP.sub("", heading).lower()
+    key = _HEADING_MARKUP.sub("", heading).lower().translate(_TYPESET_QUOTES)
     key = " ".join(key.split())
     key = numbering.sub("", key)
     key = _TRAILING_PUNCTUATION.sub("", key)

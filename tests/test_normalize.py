@@ -40,6 +40,7 @@ def test_ligatures_and_odd_spaces_are_normalized(rules):
         ("II. Results", "results"),
         ("A. Statistical analysis.", "statistical analysis"),
         ("Materials  and   methods", "materials and methods"),
+        ("Authors’ contributions", "authors' contributions"),
     ],
 )
 def test_heading_keys_drop_numbering_markup_punctuation_and_case(rules, heading, key):
