@@ -42,6 +42,7 @@ class _Node:
     type_source: str = "unmatched"
     anchor: str | None = None
     broad_type: SectionType | None = None
+    broad_rule: str | None = None
     absorbed_into: _Node | None = None
     section_id: str = ""
     heading_text: str | None = None
@@ -171,12 +172,28 @@ def classify_sections(nodes: list[_Node], rules: Rules) -> None:
             broad = None if anchor else rules.classify_heading(key)  # a broad type only counts without an anchor
             member.anchor = anchor.name if anchor else None
             member.broad_type = anchor.type if anchor else (broad.type if broad else None)
-            if member is not node:
-                member.section_type, member.type_source = node.section_type, "inherited"
-            elif anchor:
-                member.section_type, member.type_source = anchor.type, f"anchor:{anchor.name}"
-            elif broad:
-                member.section_type, member.type_source = broad.type, f"classified:{broad.name}"
+            member.broad_rule = broad.name if broad else None
+        _type_subtree(node, rules)
+
+
+def _type_subtree(node: _Node, rules: Rules) -> None:
+    """Type `node` by its own heading and give its type to its sub-sections, unless it is a meta
+    section too long to be one: then each sub-section is typed by its own heading in turn."""
+    if node.anchor:
+        node.section_type, node.type_source = node.broad_type, f"anchor:{node.anchor}"
+    elif node.broad_type:
+        node.section_type, node.type_source = node.broad_type, f"classified:{node.broad_rule}"
+    limit = rules.inherit.meta_max_words
+    if node.section_type == SectionType.meta and node.children and (words := node.subtree_words()) > limit:
+        node.decisions.append(
+            f"passes no type to its sub-sections: {words} words with them, more than a meta section "
+            f"holds (inherit.meta_max_words = {limit}); they are the paper's sections, typed by their own headings"
+        )
+        for child in node.children:
+            _type_subtree(child, rules)
+        return
+    for member in node.subtree()[1:]:
+        member.section_type, member.type_source = node.section_type, "inherited"
 
 
 def absorb_siblings(nodes: list[_Node], rules: Rules) -> list[_Node]:
@@ -272,7 +289,9 @@ def _merge_fragments(parts: list[list[_Piece]], target: int) -> list[_Piece]:
     pieces: list[_Piece] = []
     current: _Piece | None = None
     for part in parts:
-        if current is not None and (current.body_words == 0 or (len(part) == 1 and current.word_count + part[0].word_count <= target)):
+        fits = len(part) == 1 and current is not None and current.word_count + part[0].word_count <= target
+        # Pieces of different types are not merged: the chunk would carry the first one's type.
+        if current is not None and (current.body_words == 0 or (fits and current.node.section_type == part[0].node.section_type)):
             part = [_joined(current, part[0])] + part[1:]
             current = None
         if current is not None:

@@ -51,6 +51,10 @@ class AbsorbRules(RulesModel):
     only_childless_anchor: bool = True
 
 
+class InheritRules(RulesModel):
+    meta_max_words: Annotated[int, Field(gt=0)] = 3000
+
+
 class PatternRule(RulesModel):
     """A named regex that gives a heading a section type."""
 
@@ -148,6 +152,7 @@ class Rules(RulesModel):
 
     chunk: ChunkRules
     absorb: AbsorbRules
+    inherit: InheritRules = Field(default_factory=InheritRules)
     anchors: list[AnchorRule]
     classify: list[PatternRule]
     normalize: NormalizeRules

@@ -92,3 +92,33 @@ def test_a_paper_without_headings_is_one_other_section_split_by_size(rules):
 def test_lines_before_the_title_stay_in_the_front_chunk(rules):
     result = chunk_markdown(f"arXiv:2103.15348v2\n\n# A study\n\nJ. Doe\n\n## Introduction\n\n{words(20)}\n", rules)
     assert result.chunks[0].text == "arXiv:2103.15348v2\n\nA study\n\nJ. Doe"
+
+
+def test_a_structured_abstract_gives_its_parts_its_meta_type(rules):
+    parts = "".join(f"### {name}\n\n{words(60)}\n\n" for name in ["Background", "Methods", "Results", "Conclusions"])
+    sections = {s.heading: s for s in chunk_markdown(f"# T\n\n## Abstract\n\n{parts}## Introduction\n\n{words(50)}\n", rules).sections}
+    assert [(sections[name].section_type.value, sections[name].type_source) for name in ["Methods", "Results"]] == [
+        ("meta", "inherited"), ("meta", "inherited"),
+    ]
+
+
+def test_sections_that_came_out_below_the_abstract_are_typed_by_their_own_headings(rules):
+    # 3,107 words with the headings: too long for an abstract (inherit.meta_max_words = 3000).
+    parts = "".join(f"### {name}\n\n{words(1000)}\n\n" for name in ["Introduction", "Materials and methods", "Heavy mesons"])
+    result = chunk_markdown(f"# T\n\n## Abstract\n\n{words(100)}\n\n{parts}", rules)
+    sections = {s.heading: s for s in result.sections}
+    assert [(sections[name].section_type.value, sections[name].type_source) for name in sections if name != "T"] == [
+        ("meta", "anchor:abstract"),
+        ("intro", "anchor:introduction"),
+        ("methods", "anchor:methods"),
+        ("other", "unmatched"),
+    ]
+    assert "passes no type to its sub-sections: 3107 words" in sections["Abstract"].decisions[0]
+
+
+def test_pieces_of_different_types_are_not_merged_into_one_chunk(rules):
+    parts = f"### Introduction\n\n{words(200)}\n\n### Methods\n\n{words(200)}\n\n### Results\n\n{words(3000)}\n\n"
+    chunks = chunk_markdown(f"# T\n\n## Abstract\n\n{words(100)}\n\n{parts}", rules).chunks
+    assert [(c.heading, c.section_type.value) for c in chunks][1:4] == [
+        ("Abstract", "meta"), ("Introduction", "intro"), ("Methods", "methods"),
+    ]
