@@ -8,12 +8,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import PROJECT
+from conftest import PROJECT, chunk_markdown
 from pipeline.errors import IndexingError
 from pipeline.index import connect, order_search_index
 from pipeline.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
-from pipeline.terms import TermCounter, index_words, search_terms
+from pipeline import terms
+from pipeline.terms import TermCounter, count_chunk_terms, index_words, search_terms
 
 
 @pytest.mark.parametrize(
@@ -37,6 +38,20 @@ def test_the_text_the_index_reads_holds_compound_parts_and_bigrams():
 def test_a_chunk_counts_stemmed_terms_without_stopwords():
     counts = TermCounter().count("Results", "The mice were treated, and the treated mice worked.")
     assert counts == {"result": 1, "mice": 2, "treat": 2, "work": 1}
+
+
+def test_a_paper_s_postings_do_not_depend_on_the_papers_counted_before_it(rules):
+    paper = chunk_markdown("# T\n\n## Results\n\nThe treated mice worked.\n", rules)
+    first = count_chunk_terms(paper)
+    count_chunk_terms(chunk_markdown("# U\n\n## Methods\n\nMice were treated with IL-6.\n", rules))
+    assert count_chunk_terms(paper) == first
+
+
+def test_the_shared_counter_forgets_past_its_limit_so_a_worker_s_memory_stays_flat(rules, monkeypatch):
+    monkeypatch.setattr(terms, "REMEMBERED_WORDS", 3)
+    count_chunk_terms(chunk_markdown("# T\n\n## Results\n\nalpha beta gamma delta\n", rules))
+    count_chunk_terms(chunk_markdown("# U\n\n## Methods\n\nepsilon\n", rules))
+    assert terms._SHARED_COUNTER.remembered == len({"u", "methods", "epsilon"})
 
 
 def test_a_query_keeps_stopwords_as_fts_does():
