@@ -100,10 +100,14 @@ def _piece(blocks: list[Block], node: _Node, split: str) -> _Piece:
 
 
 def _joined(first: _Piece, second: _Piece) -> _Piece:
+    """`first` and `second` as one piece, in `first`'s section; but a bare heading joined to a
+    piece of another type (an Abstract heading whose sections came out below it) gives it no
+    type, so the piece stays in `second`'s section."""
+    bare_heading_of_another_type = first.body_words == 0 and first.node.section_type != second.node.section_type
     return _Piece(
         char_start=first.char_start,
         char_end=second.char_end,
-        node=first.node,
+        node=second.node if bare_heading_of_another_type else first.node,
         split=first.split,
         word_count=first.word_count + second.word_count,
         body_words=first.body_words + second.body_words,

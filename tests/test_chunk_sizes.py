@@ -122,3 +122,11 @@ def test_pieces_of_different_types_are_not_merged_into_one_chunk(rules):
     assert [(c.heading, c.section_type.value) for c in chunks][1:4] == [
         ("Abstract", "meta"), ("Introduction", "intro"), ("Methods", "methods"),
     ]
+
+
+def test_a_bare_abstract_heading_joins_the_section_after_it_without_giving_it_its_type(rules):
+    parts = f"### Introduction\n\n{words(1600)}\n\n### Methods\n\n{words(1600)}\n\n"
+    chunks = chunk_markdown(f"# T\n\n## Abstract\n\n{parts}", rules).chunks
+    first = chunks[1]
+    assert first.text.startswith("Abstract\n\nIntroduction")
+    assert (first.heading, first.section_type.value) == ("Introduction", "intro")
