@@ -32,7 +32,10 @@ _CHARACTER_MAP = {**_LIGATURES, **_SPACES, **_CONTROLS, **_INVISIBLE}
 _MAPPED_CHARACTER = re.compile("[" + re.escape("".join(_CHARACTER_MAP)) + "]")
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_TOKEN_WITHOUT_WORD = re.compile(r"\s(?:[^\w\s]|_)+(?=\s)")
+# A token of symbols alone (`—`, `=`, `|`) is no word. It is looked for between single spaces:
+# with a literal first character the regex skips ahead to each space instead of trying every
+# position (normalize's word counts, shared Markdown corpus: 0.30 s -> 0.13 s).
+_SYMBOLS_ONLY = re.compile(r" (?:[^\w\s]|_)+(?= )")
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _HEADING_MARKUP = re.compile(r"[*_`]+|<[^>]*>")
 _TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
@@ -45,7 +48,13 @@ _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
 
 def count_words(text: str) -> int:
     """Words are whitespace-separated tokens holding at least one letter or digit."""
-    return len(text.split()) - len(_TOKEN_WITHOUT_WORD.findall(f" {text} "))
+    return _count_words_in_line(" ".join(text.split()))
+
+
+def _count_words_in_line(line: str) -> int:
+    """`count_words` of a text whose tokens single spaces separate, with none at its ends: a
+    paragraph, heading or caption as normalize leaves it."""
+    return line.count(" ") + 1 - len(_SYMBOLS_ONLY.findall(f" {line} ")) if line else 0
 
 
 def clean_characters(text: str) -> str:
@@ -217,7 +226,7 @@ def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules
     """Indexes of paragraphs that are page furniture: repeated short lines and bare page numbers."""
     texts = {index: collapsed[index] for index, block in enumerate(blocks) if block.kind == BlockKind.paragraph}
     most = rules.normalize.running_line_max_words
-    repeats = Counter(text for text in texts.values() if text.count(" ") < most and 0 < count_words(text) <= most)
+    repeats = Counter(text for text in texts.values() if text.count(" ") < most and 0 < _count_words_in_line(text) <= most)
     min_repeats = rules.normalize.running_line_min_repeats
     page_number = rules.normalize.page_number_regex  # once, not once per paragraph: see `_heading_key`
     return {index for index, text in texts.items() if repeats[text] >= min_repeats or page_number.fullmatch(text)}
@@ -280,7 +289,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
                 line_start=block.line_start,
                 line_end=block.line_end,
                 page_spans=spans,
-                word_count=count_words(block_text),
+                word_count=_count_words_in_line(block_text) if kind in _JOINED_KINDS else count_words(block_text),
             )
         )
     text = "".join(text_parts)

@@ -96,7 +96,8 @@ def test_numbers_local_to_one_section_do_not_reshape_the_paper(rules):
 
 @pytest.mark.parametrize(
     ("text", "count"),
-    [("IL-6 rose in p53 cells.", 5), ("| Stage | Description |\n|---|---|", 2), ("a — b", 2), ("_ __ x_y", 1), ("정확도가 높다", 2)],
+    [("IL-6 rose in p53 cells.", 5), ("| Stage | Description |\n|---|---|", 2), ("a — b", 2), ("_ __ x_y", 1), ("정확도가 높다", 2),
+     (" a  —\n=\tb_c _ x ", 3), ("", 0), (" \n ", 0)],
 )
 def test_words_are_whitespace_tokens_with_a_letter_or_digit(text, count):
     assert count_words(text) == count
