@@ -25,6 +25,7 @@ from pipeline.terms import TermCounter, count_chunk_terms, index_words, search_t
         ("Café naïve Ångström", ["cafe", "naive", "angstrom"]),
         ("정확도가 높다", ["정확도가", "높다", "정확", "확도", "도가", "높다"]),
         ("snake_case x² 523", ["snake", "case", "x²", "523"]),
+        ("p53—ki67 2×3 “quoted” a\u2009b", ["p53", "ki67", "2", "3", "quoted", "a", "b"]),
     ],
 )
 def test_words_keep_letters_digits_hyphens_and_slashes_of_every_script_plus_compound_parts(text, expected):
