@@ -1,10 +1,12 @@
-"""Rules files: validated on load, and a bad one names the file, the rule and the problem."""
+"""Rules files: validated on load, and a bad one names the file, the rule and the problem; and the
+default anchors on back-matter labels of real papers."""
 
 from __future__ import annotations
 
 import pytest
 
 from pipeline.errors import RulesError
+from pipeline.normalize import heading_key
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
 
@@ -48,3 +50,13 @@ def test_a_missing_rules_file_says_what_to_do(tmp_path):
 def test_the_rules_hash_follows_the_file_bytes(tmp_path):
     path = _rules_file(tmp_path, "target_min_words = 500", "target_min_words = 400")
     assert load_rules(path).sha256 != load_rules().sha256
+
+
+@pytest.mark.parametrize(
+    "heading",
+    ["Availability of data and materials", "Ethics approval and consent to participate", "Consent for publication",
+     "Author details", "Authors’ information", "Pre-publication history", "Authors' contributions"],
+)
+def test_the_declarations_of_biomedical_back_matter_are_meta_anchors(rules, heading):
+    anchor = rules.anchor_for(heading_key(heading, rules))
+    assert anchor is not None and (anchor.name, anchor.type.value) == ("back_matter", "meta")
