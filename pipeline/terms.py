@@ -12,6 +12,7 @@ against fts' `match_bm25` where the extension is installed.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -164,7 +165,8 @@ class ChunkTerms:
 
 class TermCounter:
     """Counts index terms. It remembers each word's stem, since papers repeat most of their
-    words and stemming them one by one was most of the cost; `forget` empties that memory."""
+    words and stemming them one by one was most of the cost. Not for sharing between threads:
+    neither is its stemmer."""
 
     def __init__(self) -> None:
         # PyStemmer's own cache is off: words reach it once each, and keeping it cost 3x the stemming.
@@ -174,9 +176,6 @@ class TermCounter:
     @property
     def remembered(self) -> int:
         return len(self._stems)
-
-    def forget(self) -> None:
-        self._stems.clear()
 
     def learn(self, words: set[str]) -> None:
         """Strip and stem the words not seen yet, in one call; a stopword's stem is None."""
@@ -212,20 +211,26 @@ class TermCounter:
         return sorted(set(self._stemmer.stemWords(index_words(query))))
 
 
-# One counter for all the papers a process counts: they share most of their words (the 290 shared
-# Markdown papers have 531,266 words to stem paper by paper, 76,513 in all; counting their terms
-# took 0.65 s with a counter a paper, 0.49 s with one). It forgets past this many words, so a
-# worker's memory stays flat however many papers it reads.
-_SHARED_COUNTER = TermCounter()
+# One counter for all the papers a thread counts (a pool worker has one thread): papers share
+# most of their words (the 290 shared Markdown papers have 531,266 words to stem paper by paper,
+# 76,513 in all; counting their terms took 0.65 s with a counter a paper, 0.49 s with one). A
+# counter past this many words is replaced by a new one, so a worker's memory stays flat however
+# many papers it reads.
 REMEMBERED_WORDS = 100_000
+_THIS_THREAD = threading.local()
+
+
+def _thread_counter() -> TermCounter:
+    counter = getattr(_THIS_THREAD, "counter", None)
+    if counter is None or counter.remembered > REMEMBERED_WORDS:
+        counter = _THIS_THREAD.counter = TermCounter()
+    return counter
 
 
 def count_chunk_terms(chunked: ChunkedDocument) -> tuple[ChunkTerms, ...]:
     """The postings of every chunk of a paper: terms of its heading path and its text."""
     words_by_chunk = [_lowered_words(" ".join(chunk.heading_path)) + _lowered_words(chunk.text) for chunk in chunked.chunks]
-    counter = _SHARED_COUNTER
-    if counter.remembered > REMEMBERED_WORDS:
-        counter.forget()
+    counter = _thread_counter()
     counter.learn(set().union(*words_by_chunk))  # the paper's vocabulary in one call, not one a chunk
     postings = []
     for chunk, words in zip(chunked.chunks, words_by_chunk):

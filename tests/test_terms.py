@@ -3,6 +3,8 @@ by paper, and scores equal to DuckDB fts' own."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import threading
 from pathlib import Path
 
 import duckdb
@@ -48,11 +50,23 @@ def test_a_paper_s_postings_do_not_depend_on_the_papers_counted_before_it(rules)
     assert count_chunk_terms(paper) == first
 
 
-def test_the_shared_counter_forgets_past_its_limit_so_a_worker_s_memory_stays_flat(rules, monkeypatch):
+def test_a_counter_past_its_limit_is_replaced_so_a_worker_s_memory_stays_flat(rules, monkeypatch):
     monkeypatch.setattr(terms, "REMEMBERED_WORDS", 3)
     count_chunk_terms(chunk_markdown("# T\n\n## Results\n\nalpha beta gamma delta\n", rules))
     count_chunk_terms(chunk_markdown("# U\n\n## Methods\n\nepsilon\n", rules))
-    assert terms._SHARED_COUNTER.remembered == len({"u", "methods", "epsilon"})
+    assert terms._thread_counter().remembered == len({"u", "methods", "epsilon"})
+
+
+def test_each_thread_counts_with_a_counter_of_its_own():
+    both_running = threading.Barrier(2)
+
+    def counter_of_this_thread(_):
+        both_running.wait()  # two tasks at once are on two threads
+        return terms._thread_counter()
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(counter_of_this_thread, range(2))
+    assert first is not second
 
 
 def test_a_query_keeps_stopwords_as_fts_does():
