@@ -288,14 +288,20 @@ def _merge_fragments(parts: list[list[_Piece]], target: int) -> list[_Piece]:
     """Merge adjacent whole sub-sections while the merged piece stays within `target` words.
 
     A sub-section that was itself split keeps its pieces; a bare heading always joins the
-    piece after it.
+    piece after it. Pieces of different types are not merged: the chunk would carry the first
+    one's type.
     """
     pieces: list[_Piece] = []
     current: _Piece | None = None
     for part in parts:
-        fits = len(part) == 1 and current is not None and current.word_count + part[0].word_count <= target
-        # Pieces of different types are not merged: the chunk would carry the first one's type.
-        if current is not None and (current.body_words == 0 or (fits and current.node.section_type == part[0].node.section_type)):
+        if current is not None and (
+            current.body_words == 0
+            or (
+                len(part) == 1
+                and current.word_count + part[0].word_count <= target
+                and current.node.section_type == part[0].node.section_type
+            )
+        ):
             part = [_joined(current, part[0])] + part[1:]
             current = None
         if current is not None:
