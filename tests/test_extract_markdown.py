@@ -38,6 +38,34 @@ def test_tables_are_one_block(rules):
     assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [(BlockKind.table, 1, 3)]
 
 
+def test_an_html_table_on_one_line_ends_at_that_line_without_a_blank_line_after_it(rules):
+    # Unstructured writes its Markdown without blank lines; CommonMark would run the HTML block on
+    # to the end of the file, headings and all.
+    blocks = _blocks("<table><tr><td>1</td></tr></table>\n## 3.1 Models\nA model takes an image.\n", rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+        (BlockKind.paragraph, 1, 1), (BlockKind.heading, 2, 2), (BlockKind.paragraph, 3, 3)
+    ]
+
+
+def test_an_html_element_over_several_lines_ends_at_its_closing_tag(rules):
+    blocks = _blocks("<table>\n<tr><td>1</td></tr>\n</table>\nTable 1: Models.\n\n## Next\n", rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+        (BlockKind.paragraph, 1, 3), (BlockKind.paragraph, 4, 4), (BlockKind.heading, 6, 6)
+    ]
+
+
+def test_every_html_block_that_runs_on_is_ended_and_the_lines_after_keep_their_numbers(rules):
+    source = '<img src="f1.png">\nFigure 1: A.\n<table><tr><td>1</td></tr></table>\n# Results\nText.\n'
+    blocks = _blocks(source, rules)
+    assert [(b.kind, b.line_start, b.text) for b in blocks] == [
+        (BlockKind.paragraph, 1, '<img src="f1.png">'),
+        (BlockKind.paragraph, 2, "Figure 1: A."),
+        (BlockKind.paragraph, 3, "<table><tr><td>1</td></tr></table>"),
+        (BlockKind.heading, 4, "Results"),
+        (BlockKind.paragraph, 5, "Text."),
+    ]
+
+
 def test_markdown_without_page_markers_has_no_pages(rules):
     blocks = _blocks("# T\n\ntext\n", rules)
     assert all(segment.page is None for block in blocks for segment in block.segments)

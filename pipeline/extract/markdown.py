@@ -8,6 +8,7 @@ source lines, so a block's text is what the file says at those lines.
 from __future__ import annotations
 
 import codecs
+import re
 from itertools import groupby
 from pathlib import Path
 
@@ -33,6 +34,13 @@ _FRONT_MATTER_FENCES = ("---", "+++")
 # shared Markdown corpus. A heading's inline token still carries its `content`. One parser for
 # every file: building it took 0.3 ms a file. Each `parse` keeps its state to itself.
 _BLOCK_PARSER = MarkdownIt("commonmark").enable("table").disable("inline")
+
+
+# CommonMark runs an HTML block on to the next blank line, past the tag that closes it. A file
+# written without blank lines (Unstructured's Markdown has none) then loses every heading and
+# paragraph after a `<table>…</table>`, so a block is ended at the line where its element closes.
+_OPENING_TAG = re.compile(r" {0,3}<([A-Za-z][A-Za-z0-9-]*)")
+_VOID_TAGS = frozenset("area base br col embed hr img input link meta source track wbr".split())
 
 
 # Byte-order marks of the wide encodings (Windows' "Unicode" text is UTF-16 LE with one), UTF-32
@@ -134,6 +142,57 @@ def _block_from_token(
     )
 
 
+def _parse_blocks(lines: list[str]) -> list[Token]:
+    """markdown-it's tokens of `lines`, each HTML block ended at the line where its element
+    closes: where one ran on past it, a blank line goes after that line and the text is parsed
+    again, until none does."""
+    closing_lines: set[int] = set()
+    while True:
+        tokens = _parse_with_blank_lines_after(lines, closing_lines)
+        run_on = {
+            closing
+            for token in tokens
+            if token.type == "html_block" and token.level == 0 and token.map is not None
+            and (closing := _element_end(lines, *token.map)) is not None and closing < token.map[1] - 1
+        }
+        if run_on <= closing_lines:
+            return tokens
+        closing_lines |= run_on
+
+
+def _parse_with_blank_lines_after(lines: list[str], after: set[int]) -> list[Token]:
+    """markdown-it's tokens of `lines` with a blank line put after each line in `after`; their
+    maps count the lines of `lines`."""
+    if not after:
+        return _BLOCK_PARSER.parse("\n".join(lines))
+    parsed_lines: list[str] = []
+    line_of: list[int] = []  # parsed line -> line of `lines`; a blank put in counts as the next one
+    for index, line in enumerate(lines):
+        parsed_lines.append(line)
+        line_of.append(index)
+        if index in after:
+            parsed_lines.append("")
+            line_of.append(index + 1)
+    line_of.append(len(lines))
+    tokens = _BLOCK_PARSER.parse("\n".join(parsed_lines))
+    for token in tokens:
+        if token.map is not None:
+            token.map = [line_of[token.map[0]], line_of[token.map[1]]]
+    return tokens
+
+
+def _element_end(lines: list[str], first: int, end: int) -> int | None:
+    """The line where the HTML element that opens line `first` closes, if it does before `end`."""
+    opening = _OPENING_TAG.match(lines[first])
+    if opening is None:
+        return None
+    tag = opening.group(1).lower()
+    if tag in _VOID_TAGS:
+        return first
+    closing_tag = f"</{tag}>"
+    return next((index for index in range(first, end) if lines[index].rstrip().lower().endswith(closing_tag)), None)
+
+
 def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], encoding: str = "utf-8") -> RawDocument:
     """Turn Markdown source into a `RawDocument`; `path` is relative to the ingested folder."""
     lines = text.splitlines()
@@ -165,7 +224,7 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
     for index in blanked:
         parse_lines[index] = ""
 
-    tokens = _BLOCK_PARSER.parse("\n".join(parse_lines))
+    tokens = _parse_blocks(parse_lines)
     for index, token in enumerate(tokens):
         if token.level != 0 or token.map is None:
             continue
