@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from dataclasses import dataclass
 
 import duckdb
@@ -10,8 +10,6 @@ import duckdb
 from pipeline.errors import IndexingError
 from pipeline.index import SCHEMA_VERSION, stored_schema_version
 from pipeline.terms import TermCounter
-
-_WORD = re.compile(r"[^\W_]+")
 
 # BM25 as DuckDB fts' match_bm25 scores it (k1 = 1.2, b = 0.75; document frequency, chunk count
 # and mean length over every chunk), from the postings of the query's terms alone. Each term is
@@ -60,26 +58,45 @@ class SearchHit:
     snippet: str
 
 
-def _first_whole_word(lowered: str, words: list[str]) -> int | None:
-    """Where the first of `words` occurs in `lowered` as a word of its own (`il` in `il-6`, never in `will`)."""
-    positions = [
-        match.start()
-        for word in words
-        if (match := re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", lowered))
-    ]
-    return min(positions, default=None)
+def _snippet(text: str, terms: set[str], counter: TermCounter, width: int = 220) -> str:
+    """About `width` characters of `text`, cut between words, around the stretch that holds the
+    most of the query's terms as the index matched them: `routing` for a query's `routed`, never
+    its `of`. The text's start where none occurs (a hit on the heading path alone)."""
+    found = counter.find_terms(text, terms)
+    start = _between_words(text, max(0, _most_varied_stretch(found, width * 2 // 3) - width // 4)) if found else 0
+    end = len(text) if start + width >= len(text) else _between_words(text, start + width)
+    snippet = " ".join(text[start:end].split())
+    return ("…" if start else "") + snippet + ("…" if end < len(text) else "")
 
 
-def _snippet(text: str, query: str, width: int = 220) -> str:
-    """The text around the query's first occurrence: a whole query word (`IL-6`), else one of
-    its parts (`IL`), else the text's start."""
-    lowered, words = text.lower(), query.lower().split()
-    found = _first_whole_word(lowered, words)
-    if found is None:
-        found = _first_whole_word(lowered, _WORD.findall(query.lower()))
-    start = max(0, (found or 0) - width // 3)
-    snippet = " ".join(text[start : start + width].split())
-    return ("…" if start else "") + snippet + ("…" if start + width < len(text) else "")
+def _most_varied_stretch(found: list[tuple[int, str]], reach: int) -> int:
+    """Where the stretch of `reach` characters that holds the most distinct terms begins (the
+    earliest of equals): the offset of its first occurrence."""
+    best_offset, best_distinct = found[0][0], 0
+    in_stretch: Counter[str] = Counter()
+    end = 0
+    for offset, term in found:
+        while end < len(found) and found[end][0] < offset + reach:
+            in_stretch[found[end][1]] += 1
+            end += 1
+        if len(in_stretch) > best_distinct:
+            best_offset, best_distinct = offset, len(in_stretch)
+        in_stretch[term] -= 1
+        if not in_stretch[term]:
+            del in_stretch[term]
+    return best_offset
+
+
+# A word longer than this (a URL, a sequence) is cut where the width falls, not kept whole.
+_LONGEST_KEPT_WORD = 40
+
+
+def _between_words(text: str, position: int) -> int:
+    """`position`, moved back to the start of the word it falls inside, if any."""
+    for back in range(position, max(0, position - _LONGEST_KEPT_WORD) - 1, -1):
+        if back == 0 or text[back - 1].isspace() or text[back].isspace():
+            return back
+    return position
 
 
 def search(
@@ -94,7 +111,8 @@ def search(
         raise IndexingError(
             "the database has no search index of this pipeline's version; run `pipeline ingest`, which rebuilds it"
         )
-    terms = TermCounter().query_terms(query)
+    counter = TermCounter()
+    terms = counter.query_terms(query)
     if not terms:
         return []
     term_postings = " UNION ALL ".join(_TERM_POSTINGS.replace("{term}", _literal(term)) for term in terms)
@@ -111,7 +129,7 @@ def search(
         hits.append(
             SearchHit(
                 chunk_id, hit_doc_id, paths[hit_doc_id], heading_path, hit_type,
-                line_start, line_end, page_start, page_end, score, snippet=_snippet(text, query),
+                line_start, line_end, page_start, page_end, score, snippet=_snippet(text, set(terms), counter),
             )
         )
     return hits

@@ -69,6 +69,16 @@ def test_each_thread_counts_with_a_counter_of_its_own():
     assert first is not second
 
 
+def test_terms_are_found_where_the_text_writes_them_whole_or_as_a_part():
+    text = "Serum IL-6 and FDG-PET/CT of the pets"
+    assert TermCounter().find_terms(text, {"il-6", "pet", "the"}) == [(6, "il-6"), (19, "pet"), (33, "pet")]
+
+
+def test_terms_are_found_at_the_texts_own_offsets_where_lowering_lengthens_it():
+    text = "İzmir and Serum IL-6"  # `İ` lowers to two characters
+    assert TermCounter().find_terms(text, {"il-6"}) == [(16, "il-6")]
+
+
 def test_a_query_keeps_stopwords_as_fts_does():
     assert TermCounter().query_terms("the IL-6 results") == ["6", "il", "il-6", "result", "the"]
 
