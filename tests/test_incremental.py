@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import tomllib
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import PROJECT
+from pipeline import __version__
 from pipeline.errors import MassRemovalError
 from pipeline.index import connect
 from pipeline.ingest import IngestOptions, ingest_folder
@@ -157,3 +160,10 @@ def test_a_new_file_that_takes_another_papers_id_loses_neither(folder, tmp_path,
         "SELECT d.path, d.doc_id, count(c.chunk_id) FROM documents d JOIN chunks c USING (doc_id) GROUP BY ALL ORDER BY 1"
     ).fetchall()
     assert rows == [("a.markdown", "a", 3), ("a.md", "a-md", 3), ("b.md", "b", 3), ("c.md", "c", 3)]
+
+
+def test_the_package_and_its_metadata_give_one_version():
+    # An upgrade re-processes every stored paper because the stored pipeline_version differs;
+    # a bump made in one of the two places only would not reach the database.
+    project = tomllib.loads((PROJECT / "pyproject.toml").read_text())["project"]
+    assert project["version"] == __version__
