@@ -66,6 +66,34 @@ def test_every_html_block_that_runs_on_is_ended_and_the_lines_after_keep_their_n
     ]
 
 
+def test_a_file_without_blank_lines_is_read_a_block_a_line(rules):
+    # Unstructured's Markdown: one element a line, running heads included.
+    source = "# Title\nFirst paragraph.\nShen et al.\nSecond paragraph.\n- a\n- b\n"
+    blocks = _blocks(source, rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+        (BlockKind.heading, 1, 1), (BlockKind.paragraph, 2, 2), (BlockKind.paragraph, 3, 3),
+        (BlockKind.paragraph, 4, 4), (BlockKind.list, 5, 6),
+    ]
+
+
+def test_a_file_without_blank_lines_keeps_table_rows_setext_headings_and_quotes_whole(rules):
+    source = "| a | b |\n|---|---|\n| 1 | 2 |\nResults\n=======\n> one\n> two\nAfter.\n"
+    blocks = _blocks(source, rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+        (BlockKind.table, 1, 3), (BlockKind.heading, 4, 5), (BlockKind.blockquote, 6, 7), (BlockKind.paragraph, 8, 8)
+    ]
+
+
+def test_a_file_without_blank_lines_keeps_a_word_broken_at_a_hyphen_together(rules):
+    blocks = _blocks("Results of the non-small-\ncell cohort.\nTable 1: Cohorts.\n", rules)
+    assert [(b.line_start, b.line_end) for b in blocks] == [(1, 2), (3, 3)]
+
+
+def test_a_file_with_blank_lines_joins_a_paragraphs_lines_as_commonmark_does(rules):
+    blocks = _blocks("# Title\n\nA paragraph wrapped\nover two lines.\n", rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [(BlockKind.heading, 1, 1), (BlockKind.paragraph, 3, 4)]
+
+
 def test_markdown_without_page_markers_has_no_pages(rules):
     blocks = _blocks("# T\n\ntext\n", rules)
     assert all(segment.page is None for block in blocks for segment in block.segments)

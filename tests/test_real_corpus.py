@@ -55,6 +55,16 @@ def test_chunks_do_not_overlap(converter_paper):
     assert all(previous[1] <= current[0] for previous, current in zip(spans, spans[1:]))
 
 
+def test_unstructured_markdown_written_without_blank_lines_keeps_its_headings_heads_and_captions(rules):
+    file = shared_corpus("markdown") / "unstructured" / "layout-parser-paper.unstructured.md"
+    chunked = process_file(file, file.name, doc_id_for(file.name), rules)
+    headings = [section.heading for section in chunked.sections]
+    assert "3.1 Layout Detection Models" in headings and "References" in headings  # after its HTML tables
+    assert "LayoutParser: A Uniﬁed Toolkit for DL-Based DIA" not in chunked.document.text  # a running head
+    captions = [c for c in chunked.chunks if c.section_type.value == "figure_caption"]
+    assert len(captions) == 8  # Fig. 1-6, Tables 1-2
+
+
 # Measured 0.930 nested and 0.864 flat (see README, "Section typing on real papers"); the floors
 # sit just under, so a regression fails while a re-measured improvement can raise them.
 @pytest.mark.parametrize(("shape", "floor"), [("nested", 0.92), ("flat", 0.85)])

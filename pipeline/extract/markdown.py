@@ -41,6 +41,14 @@ _BLOCK_PARSER = MarkdownIt("commonmark").enable("table").disable("inline")
 # paragraph after a `<table>…</table>`, so a block is ended at the line where its element closes.
 _OPENING_TAG = re.compile(r" {0,3}<([A-Za-z][A-Za-z0-9-]*)")
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta source track wbr".split())
+# A file without one blank line separates its blocks by line breaks alone (Unstructured writes an
+# element a line): CommonMark would join every line between two headings into one paragraph,
+# running heads and captions included. Such a file is read a block a line, but for lines that
+# only make sense together: a pipe table's rows, a setext heading's underline, a blockquote, and a
+# word broken at a hyphen. A line that starts in lower case is no sign: Unstructured's continue a
+# paragraph that a page broke, and after the running head it would then keep.
+_SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)\s*$")
+_BLOCKQUOTE_LINE = re.compile(r" {0,3}>")
 
 
 # Byte-order marks of the wide encodings (Windows' "Unicode" text is UTF-16 LE with one), UTF-32
@@ -142,11 +150,29 @@ def _block_from_token(
     )
 
 
-def _parse_blocks(lines: list[str]) -> list[Token]:
-    """markdown-it's tokens of `lines`, each HTML block ended at the line where its element
-    closes: where one ran on past it, a blank line goes after that line and the text is parsed
-    again, until none does."""
-    closing_lines: set[int] = set()
+def _lines_as_blocks(lines: list[str], blanked: set[int]) -> set[int]:
+    """The lines after which a blank line goes, so that a file with no blank line of its own is
+    read a block a line (see `_SETEXT_UNDERLINE`); none for any other file."""
+    if any(not line.strip() for index, line in enumerate(lines) if index not in blanked):
+        return set()  # nearly every file, found at its first blank line
+    written = [index for index in range(len(lines)) if index not in blanked]
+    return {index for index in written[:-1] if not _read_together(lines[index], lines[index + 1])}
+
+
+def _read_together(line: str, next_line: str) -> bool:
+    return (
+        line.rstrip().endswith("-")
+        or ("|" in line and "|" in next_line)
+        or bool(_SETEXT_UNDERLINE.match(next_line))
+        or bool(_BLOCKQUOTE_LINE.match(line) and _BLOCKQUOTE_LINE.match(next_line))
+    )
+
+
+def _parse_blocks(lines: list[str], blank_after: set[int]) -> list[Token]:
+    """markdown-it's tokens of `lines` with a blank line after each line of `blank_after`, and
+    each HTML block ended at the line where its element closes: where one ran on past it, a blank
+    line goes after that line too and the text is parsed again, until none does."""
+    closing_lines = set(blank_after)
     while True:
         tokens = _parse_with_blank_lines_after(lines, closing_lines)
         run_on = {
@@ -224,7 +250,7 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
     for index in blanked:
         parse_lines[index] = ""
 
-    tokens = _parse_blocks(parse_lines)
+    tokens = _parse_blocks(parse_lines, _lines_as_blocks(lines, blanked))
     for index, token in enumerate(tokens):
         if token.level != 0 or token.map is None:
             continue
