@@ -42,6 +42,14 @@ _TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
 # Typeset quotes as typed ones, so that a rule's `authors'` also matches the `Authors’` of a PDF.
 _TYPESET_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption}
+# What a converter adds for its own cross-references holds no text of the paper: Marker's empty
+# anchors (`<span id="page-3-0"></span>`, before headings and reference entries) and its links to
+# them (`[(Vaswani et al.,](#page-39-1)`). Left in, they showed in heading paths, cluttered the
+# chunks a reader or a model gets, and were indexed as the words `span`, `id` and `page`. A link's
+# own text stays, and the source file keeps both. Code and front matter are left as written.
+_EMPTY_ANCHOR = re.compile(r'<(a|span)\s+(?:id|name)\s*=\s*"[^"]*"\s*>\s*</\1\s*>', re.IGNORECASE)
+_LINK_TO_ANCHOR = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(#[^)\s]*\)")
+_KEPT_AS_WRITTEN = {BlockKind.code, BlockKind.front_matter}
 _LINE_END_HYPHEN = re.compile(r"([^\W\d_]+)-$")
 _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
 
@@ -65,8 +73,17 @@ def clean_characters(text: str) -> str:
     return _MAPPED_CHARACTER.sub(lambda match: _CHARACTER_MAP[match.group()], text)
 
 
-def _clean_segment(segment: TextSegment) -> TextSegment:
+def drop_converter_anchors(text: str) -> str:
+    """`text` without a converter's empty anchors, and with its links to them as their text."""
+    if "</" not in text and "](#" not in text:
+        return text
+    return _LINK_TO_ANCHOR.sub(r"\1", _EMPTY_ANCHOR.sub("", text))
+
+
+def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
     text = clean_characters(segment.text)
+    if kind not in _KEPT_AS_WRITTEN:
+        text = drop_converter_anchors(text)
     # Most text comes back unchanged; its record is kept rather than rebuilt.
     return segment if text == segment.text else TextSegment(text=text, page=segment.page)
 
@@ -234,7 +251,7 @@ def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules
 
 def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     """Clean `raw` and lay its blocks out in one text: body in reading order, then captions."""
-    cleaned = [[_clean_segment(segment) for segment in block.segments] for block in raw.blocks]
+    cleaned = [[_clean_segment(segment, block.kind) for segment in block.segments] for block in raw.blocks]
     cleaned_texts = ["".join(segment.text for segment in segments) for segments in cleaned]
     # Whitespace collapsed once per block that is joined into one line: the furniture test
     # compares paragraphs by it, and it is the joined text of a block of one line.
@@ -296,7 +313,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     blocks = [placed[position] for position in range(len(prepared))]
     title = None
     if title_index is not None:
-        title = " ".join(clean_characters(raw.blocks[title_index].text).split()) or None
+        title = " ".join(drop_converter_anchors(clean_characters(raw.blocks[title_index].text)).split()) or None
     return Document(
         doc_id=doc_id,
         path=raw.path,

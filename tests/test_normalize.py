@@ -26,6 +26,19 @@ def test_real_compounds_keep_their_hyphen_across_a_line_end(rules):
     assert _texts(document)[0] == "In non-small-cell cancer and IL-6 levels."
 
 
+def test_a_converters_anchors_go_and_its_links_to_them_keep_their_text(rules):
+    source = (
+        '## <span id="page-3-0"></span>2. Switch Transformer\n\n'
+        "A Transformer [(Vaswani et al.,](#page-39-1) [2017)](#page-39-1), code at [mesh](https://github.com/t/mesh).\n\n"
+        '```html\n<span id="keep"></span>\n```\n'
+    )
+    assert _texts(_document(source, rules)) == [
+        "2. Switch Transformer",
+        "A Transformer (Vaswani et al., 2017), code at [mesh](https://github.com/t/mesh).",
+        '```html\n<span id="keep"></span>\n```',
+    ]
+
+
 def test_ligatures_and_odd_spaces_are_normalized(rules):
     document = _document("ﬁbrosis\u00a0and\u2009the e\u0301tude\n", rules)
     assert _texts(document)[0] == "fibrosis and the étude"
