@@ -15,9 +15,12 @@ def _blocks(source, rules):
     return extract_markdown_text(source, "paper.md", rules.page_markers).blocks
 
 
+def _kinds_and_lines(source, rules):
+    return [(b.kind, b.line_start, b.line_end) for b in _blocks(source, rules)]
+
+
 def test_blocks_carry_their_inclusive_source_lines(rules):
-    blocks = _blocks("# Title\n\nFirst line\nsecond line\n\n- a\n- b\n", rules)
-    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+    assert _kinds_and_lines("# Title\n\nFirst line\nsecond line\n\n- a\n- b\n", rules) == [
         (BlockKind.heading, 1, 1), (BlockKind.paragraph, 3, 4), (BlockKind.list, 6, 7)
     ]
 
@@ -29,27 +32,23 @@ def test_a_hash_line_inside_a_code_fence_is_not_a_heading(rules):
 
 
 def test_yaml_front_matter_is_a_block_of_its_own(rules):
-    blocks = _blocks("---\ntitle: X\n---\n\n# X\n", rules)
-    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [(BlockKind.front_matter, 1, 3), (BlockKind.heading, 5, 5)]
+    assert _kinds_and_lines("---\ntitle: X\n---\n\n# X\n", rules) == [(BlockKind.front_matter, 1, 3), (BlockKind.heading, 5, 5)]
 
 
 def test_tables_are_one_block(rules):
-    blocks = _blocks("| a | b |\n|---|---|\n| 1 | 2 |\n", rules)
-    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [(BlockKind.table, 1, 3)]
+    assert _kinds_and_lines("| a | b |\n|---|---|\n| 1 | 2 |\n", rules) == [(BlockKind.table, 1, 3)]
 
 
 def test_an_html_table_on_one_line_ends_at_that_line_without_a_blank_line_after_it(rules):
     # Unstructured writes its Markdown without blank lines; CommonMark would run the HTML block on
     # to the end of the file, headings and all.
-    blocks = _blocks("<table><tr><td>1</td></tr></table>\n## 3.1 Models\nA model takes an image.\n", rules)
-    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+    assert _kinds_and_lines("<table><tr><td>1</td></tr></table>\n## 3.1 Models\nA model takes an image.\n", rules) == [
         (BlockKind.paragraph, 1, 1), (BlockKind.heading, 2, 2), (BlockKind.paragraph, 3, 3)
     ]
 
 
 def test_an_html_element_over_several_lines_ends_at_its_closing_tag(rules):
-    blocks = _blocks("<table>\n<tr><td>1</td></tr>\n</table>\nTable 1: Models.\n\n## Next\n", rules)
-    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+    assert _kinds_and_lines("<table>\n<tr><td>1</td></tr>\n</table>\nTable 1: Models.\n\n## Next\n", rules) == [
         (BlockKind.paragraph, 1, 3), (BlockKind.paragraph, 4, 4), (BlockKind.heading, 6, 6)
     ]
 
@@ -69,8 +68,7 @@ def test_every_html_block_that_runs_on_is_ended_and_the_lines_after_keep_their_n
 def test_a_file_without_blank_lines_is_read_a_block_a_line(rules):
     # Unstructured's Markdown: one element a line, running heads included.
     source = "# Title\nFirst paragraph.\nShen et al.\nSecond paragraph.\n- a\n- b\n"
-    blocks = _blocks(source, rules)
-    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+    assert _kinds_and_lines(source, rules) == [
         (BlockKind.heading, 1, 1), (BlockKind.paragraph, 2, 2), (BlockKind.paragraph, 3, 3),
         (BlockKind.paragraph, 4, 4), (BlockKind.list, 5, 6),
     ]
@@ -78,8 +76,7 @@ def test_a_file_without_blank_lines_is_read_a_block_a_line(rules):
 
 def test_a_file_without_blank_lines_keeps_table_rows_setext_headings_and_quotes_whole(rules):
     source = "| a | b |\n|---|---|\n| 1 | 2 |\nResults\n=======\n> one\n> two\nAfter.\n"
-    blocks = _blocks(source, rules)
-    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+    assert _kinds_and_lines(source, rules) == [
         (BlockKind.table, 1, 3), (BlockKind.heading, 4, 5), (BlockKind.blockquote, 6, 7), (BlockKind.paragraph, 8, 8)
     ]
 
@@ -90,8 +87,7 @@ def test_a_file_without_blank_lines_keeps_a_word_broken_at_a_hyphen_together(rul
 
 
 def test_a_file_with_blank_lines_joins_a_paragraphs_lines_as_commonmark_does(rules):
-    blocks = _blocks("# Title\n\nA paragraph wrapped\nover two lines.\n", rules)
-    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [(BlockKind.heading, 1, 1), (BlockKind.paragraph, 3, 4)]
+    assert _kinds_and_lines("# Title\n\nA paragraph wrapped\nover two lines.\n", rules) == [(BlockKind.heading, 1, 1), (BlockKind.paragraph, 3, 4)]
 
 
 def test_markdown_without_page_markers_has_no_pages(rules):
