@@ -74,8 +74,14 @@ def render_tree(chunked: ChunkedDocument) -> str:
                 lines.append(f"{prefix}{'   ' if last else '│  '}   · {decision}")
             walk(child, prefix + ("   " if last else "│  "))
 
+    def types_within(section: Section) -> list[str]:
+        return [section.section_type.value] + [kind for child in children.get(section.section_id, []) for kind in types_within(child)]
+
     for section in children[None]:
-        group = _TYPE_TITLES.get(section.section_type.value, section.section_type.value)
+        # Titled by every type its sections carry: the sub-sections of a long meta section are
+        # typed on their own (`inherit.meta_max_words`), and a "Meta" title above them misled.
+        titles = [_TYPE_TITLES.get(kind, kind) for kind in dict.fromkeys(types_within(section))]
+        group = " and ".join(filter(None, [", ".join(titles[:-1]), titles[-1]]))
         lines.append(f"{group} chunk group" if section.level > 1 else "Front matter")
         lines.append(f"└─ {describe(section)}" if not children.get(section.section_id) else f"┌─ {describe(section)}")
         for decision in section.decisions:

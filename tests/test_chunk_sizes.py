@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import chunk_markdown, words
+from pipeline.inspect import render_tree
 
 
 def test_h2_at_800_words_with_h3_children_stays_one_chunk(rules):
@@ -114,6 +115,12 @@ def test_sections_that_came_out_below_the_abstract_are_typed_by_their_own_headin
         ("other", "unmatched"),
     ]
     assert "passes no type to its sub-sections: 3107 words" in sections["Abstract"].decisions[0]
+
+
+def test_inspect_titles_a_group_by_every_type_its_sections_carry(rules):
+    parts = "".join(f"### {name}\n\n{words(1000)}\n\n" for name in ["Introduction", "Heavy mesons"])
+    tree = render_tree(chunk_markdown(f"# T\n\n## Abstract\n\n{words(1100)}\n\n{parts}", rules))
+    assert "Meta, Introduction and Other chunk group" in tree.splitlines()
 
 
 def test_pieces_of_different_types_are_not_merged_into_one_chunk(rules):
