@@ -54,6 +54,7 @@ def render_tree(chunked: ChunkedDocument) -> str:
     ]
     if document.removed_running_lines:
         lines.append(f"page furniture removed: {document.removed_running_lines} running heads/page numbers")
+    lines.extend(f"read: {note}" for note in document.reading_notes)
     lines.append("")
 
     def describe(section: Section) -> str:

@@ -86,6 +86,9 @@ class SourceFacts(Record):
     """Text encoding the file was decoded with (Markdown only)."""
     removed_running_lines: int = 0
     """Repeated page furniture (running heads and feet, page numbers) dropped from the text."""
+    reading_notes: list[str] = Field(default_factory=list)
+    """Where the extractor read the file otherwise than its format's usual reading, and why
+    (`pipeline inspect` prints them; the stored extraction keeps them)."""
 
 
 class RawDocument(SourceFacts):

@@ -325,4 +325,5 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
         page_labels=raw.page_labels,
         encoding=raw.encoding,
         removed_running_lines=raw.removed_running_lines + len(furniture),
+        reading_notes=raw.reading_notes,
     )

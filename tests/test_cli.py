@@ -79,6 +79,14 @@ def test_inspect_shows_the_absorption_decisions():
     assert "stopped at 'Results' (strict anchor: results)" in result.stdout
 
 
+def test_inspect_says_where_a_file_was_read_otherwise_than_commonmark_would(tmp_path):
+    paper = tmp_path / "paper.md"
+    paper.write_text("# T\n\n<table><tr><td>1</td></tr></table>\n## Methods\nText.\n")
+    result = runner.invoke(app, ["inspect", str(paper)])
+    assert result.exit_code == 0
+    assert "read: 1 HTML block(s) ended where the element closes (line 3)" in result.stdout
+
+
 def test_a_missing_database_is_a_clean_error(tmp_path):
     result = runner.invoke(app, ["search", "x", "--db", str(tmp_path / "none.duckdb")])
     assert result.exit_code == 1

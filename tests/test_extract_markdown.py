@@ -103,6 +103,17 @@ def test_a_file_without_blank_lines_keeps_a_word_broken_at_a_hyphen_together(rul
     assert [(b.line_start, b.line_end) for b in blocks] == [(1, 2), (3, 3)]
 
 
+def test_a_document_says_where_it_was_read_otherwise_than_commonmark_would(rules):
+    def notes(source):
+        return extract_markdown_text(source, "paper.md", rules.page_markers).reading_notes
+
+    assert notes("# T\n\n<table><tr><td>1</td></tr></table>\nTable 1: x.\n") == [
+        "1 HTML block(s) ended where the element closes (line 3), not at the next blank line"
+    ]
+    assert notes("# T\nText.\n") == ["a block a line, since the file has no blank line (Unstructured writes Markdown so)"]
+    assert notes("# T\n\nText.\n") == []
+
+
 def test_a_file_with_blank_lines_joins_a_paragraphs_lines_as_commonmark_does(rules):
     assert _kinds_and_lines("# Title\n\nA paragraph wrapped\nover two lines.\n", rules) == [(BlockKind.heading, 1, 1), (BlockKind.paragraph, 3, 4)]
 

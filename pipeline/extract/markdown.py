@@ -173,10 +173,11 @@ def _read_together(line: str, next_line: str) -> bool:
     )
 
 
-def _parse_blocks(lines: list[str], blank_after: set[int]) -> list[Token]:
+def _parse_blocks(lines: list[str], blank_after: set[int]) -> tuple[list[Token], set[int]]:
     """markdown-it's tokens of `lines` with a blank line after each line of `blank_after`, and
     each HTML block ended at the line where its element closes: where one ran on past it, a blank
-    line goes after that line too and the text is parsed again, until none does."""
+    line goes after that line too and the text is parsed again, until none does. Also the lines
+    where HTML blocks were so ended."""
     closing_lines = set(blank_after)
     while True:
         tokens = _parse_with_blank_lines_after(lines, closing_lines)
@@ -187,7 +188,7 @@ def _parse_blocks(lines: list[str], blank_after: set[int]) -> list[Token]:
             for closing in _element_ends(lines, *token.map)
         }
         if run_on <= closing_lines:
-            return tokens
+            return tokens, closing_lines - blank_after
         closing_lines |= run_on
 
 
@@ -281,7 +282,13 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
     for index in blanked:
         parse_lines[index] = ""
 
-    tokens = _parse_blocks(parse_lines, _lines_as_blocks(lines, blanked))
+    line_breaks = _lines_as_blocks(lines, blanked)
+    tokens, html_ends = _parse_blocks(parse_lines, line_breaks)
+    notes = ["a block a line, since the file has no blank line (Unstructured writes Markdown so)"] if line_breaks else []
+    if html_ends:
+        ends = sorted(line + 1 for line in html_ends)
+        shown = ", ".join(map(str, ends[:5])) + (", …" if len(ends) > 5 else "")
+        notes.append(f"{len(ends)} HTML block(s) ended where the element closes (line {shown}), not at the next blank line")
     for index, token in enumerate(tokens):
         if token.level != 0 or token.map is None:
             continue
@@ -308,6 +315,7 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
         format=SourceFormat.markdown,
         blocks=blocks,
         encoding=encoding,
+        reading_notes=notes,
     )
 
 
