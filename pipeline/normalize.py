@@ -73,7 +73,7 @@ def clean_characters(text: str) -> str:
     return _MAPPED_CHARACTER.sub(lambda match: _CHARACTER_MAP[match.group()], text)
 
 
-def drop_converter_anchors(text: str) -> str:
+def _drop_converter_anchors(text: str) -> str:
     """`text` without a converter's empty anchors, and with its links to them as their text."""
     if "</" not in text and "](#" not in text:
         return text
@@ -83,7 +83,7 @@ def drop_converter_anchors(text: str) -> str:
 def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
     text = clean_characters(segment.text)
     if kind not in _KEPT_AS_WRITTEN:
-        text = drop_converter_anchors(text)
+        text = _drop_converter_anchors(text)
     # Most text comes back unchanged; its record is kept rather than rebuilt.
     return segment if text == segment.text else TextSegment(text=text, page=segment.page)
 
@@ -311,9 +311,8 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
         )
     text = "".join(text_parts)
     blocks = [placed[position] for position in range(len(prepared))]
-    title = None
-    if title_index is not None:
-        title = " ".join(drop_converter_anchors(clean_characters(raw.blocks[title_index].text)).split()) or None
+    # The title heading's text, cleaned and collapsed like every heading's above.
+    title = (collapsed[title_index] or None) if title_index is not None else None
     return Document(
         doc_id=doc_id,
         path=raw.path,

@@ -120,6 +120,7 @@ def search(
     ranked = connection.execute(statement, [section_type, section_type, doc_id, doc_id, limit]).fetchall()
     if not ranked:
         return []
+    query_terms = set(terms)
     chunk_ids = ", ".join(_literal(chunk_id) for chunk_id, _ in ranked)
     details = {row[0]: row for row in connection.execute(_HIT_DETAILS.replace("{chunk_ids}", chunk_ids)).fetchall()}
     paths = dict(connection.execute(_HIT_PATHS, [sorted({row[1] for row in details.values()})]).fetchall())
@@ -129,7 +130,7 @@ def search(
         hits.append(
             SearchHit(
                 chunk_id, hit_doc_id, paths[hit_doc_id], heading_path, hit_type,
-                line_start, line_end, page_start, page_end, score, snippet=_snippet(text, set(terms), counter),
+                line_start, line_end, page_start, page_end, score, snippet=_snippet(text, query_terms, counter),
             )
         )
     return hits
