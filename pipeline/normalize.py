@@ -108,12 +108,16 @@ def _vocabulary(texts: list[str]) -> set[str]:
     Empty where no line ends in a hyphen, since then nothing will ask."""
     if not any("-\n" in text for text in texts):
         return set()
-    return {word.lower() for text in texts for word in _WORD.findall(text)}
+    words: set[str] = set()
+    for text in texts:
+        words.update(_WORD.findall(text))
+    return {word.lower() for word in words}
 
 
 def _joint(previous: str, line: str, vocabulary: set[str]) -> tuple[str, bool]:
     """What goes between two lines of one paragraph, and whether the line-end hyphen goes."""
-    hyphenated = _LINE_END_HYPHEN.search(previous)
+    # Searched only where the line ends in a hyphen: the pattern is tried at every word of the line.
+    hyphenated = _LINE_END_HYPHEN.search(previous) if previous.endswith("-") else None
     if not hyphenated:
         return " ", False
     continued = _LINE_START_WORD.match(line)

@@ -97,12 +97,16 @@ def _frame(direction: tuple[float, float]) -> tuple[int, int]:
 
 
 def _to_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) -> tuple[float, float, float, float]:
-    """Rotate a box so that `frame` points along +x: u = x·c + y·s, v = y·c − x·s."""
-    c, s = frame
+    """Rotate a box (x0 ≤ x1, y0 ≤ y1, as PyMuPDF gives them) so that `frame`, one of the four
+    cardinal directions, points along +x: u = x·c + y·s, v = y·c − x·s."""
     x0, y0, x1, y1 = box
-    us = (x0 * c + y0 * s, x1 * c + y1 * s)
-    vs = (y0 * c - x0 * s, y1 * c - x1 * s)
-    return min(us), min(vs), max(us), max(vs)
+    if frame == (1, 0):
+        return x0, y0, x1, y1
+    if frame == (0, 1):
+        return y0, -x1, y1, -x0
+    if frame == (-1, 0):
+        return -x1, -y1, -x0, -y0
+    return -y1, x0, -y0, x1
 
 
 def _font_style(font: str, styles: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
@@ -119,13 +123,48 @@ def font_family(font: str) -> str:
 
 def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tuple[bool, bool]]) -> Piece | None:
     """One PyMuPDF line as a piece: its text, box and the size, font and weight most of its characters have."""
+    spans = line["spans"]
+    if len(spans) == 1:
+        # Two lines in three have one span: no gaps to look for and no majority to count.
+        span = spans[0]
+        text = " ".join(span["text"].split())
+        if not text:
+            return None
+        chars = len(span["text"].strip())
+        size = round(span["size"], 1)
+        font = span["font"]
+        bold_name, caps_name = styles.get(font) or _font_style(font, styles)
+        bold = bold_name or bool(span["flags"] & pymupdf.TEXT_FONT_BOLD)
+        small_caps = caps_name
+    else:
+        summed = _summed_spans(spans, frame, styles)
+        if summed is None:
+            return None
+        text, chars, size, font, bold, small_caps = summed
+    x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else _to_frame(line["bbox"], frame)
+    if size < 3:
+        # Type3 bitmap fonts report a tiny size and glyph boxes that are far too tall: estimate
+        # the size from the advance and hang the box on the baseline.
+        c, s = frame
+        size = max(1.0, min(y1 - y0, 2.0 * (x1 - x0) / len(text)) / 1.2)
+        ox, oy = spans[0]["origin"]
+        base = oy * c - ox * s
+        y0, y1 = base - 0.9 * size, base + 0.3 * size
+    return Piece(page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars)
+
+
+def _summed_spans(
+    spans: list[dict], frame: tuple[int, int], styles: dict[str, tuple[bool, bool]]
+) -> tuple[str, int, float, str, bool, bool] | None:
+    """A line's text from its spans, with a space where a visible gap parts two of them, and its
+    characters, then the size and font most of them have and whether (nearly) all are bold, small caps."""
     parts: list[str] = []
     chars = bold = caps = 0
     sizes: dict[float, int] = {}
     fonts: dict[str, int] = {}
     last_end: float | None = None
     c, s = frame
-    for span in line["spans"]:
+    for span in spans:
         text = span["text"]
         stripped = text.strip()
         if not stripped:
@@ -154,28 +193,8 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
     if not chars:
         return None
     text = " ".join("".join(parts).split())
-    x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else _to_frame(line["bbox"], frame)
     size = max(sizes, key=sizes.__getitem__)
-    if size < 3:
-        # Type3 bitmap fonts report a tiny size and glyph boxes that are far too tall: estimate
-        # the size from the advance and hang the box on the baseline.
-        size = max(1.0, min(y1 - y0, 2.0 * (x1 - x0) / len(text)) / 1.2)
-        ox, oy = line["spans"][0]["origin"]
-        base = oy * c - ox * s
-        y0, y1 = base - 0.9 * size, base + 0.3 * size
-    return Piece(
-        page=page,
-        x0=x0,
-        y0=y0,
-        x1=x1,
-        y1=y1,
-        text=text,
-        size=size,
-        font=max(fonts, key=fonts.__getitem__),
-        bold=bold >= 0.95 * chars,
-        small_caps=caps >= 0.95 * chars,
-        chars=chars,
-    )
+    return text, chars, size, max(fonts, key=fonts.__getitem__), bold >= 0.95 * chars, caps >= 0.95 * chars
 
 
 def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool]]) -> tuple[list[Piece], float]:
@@ -188,13 +207,13 @@ def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, boo
         for block in page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]
         for line in block.get("lines", ())
     ]
-    weight: dict[tuple[int, int], int] = {}
-    frames = []
-    for line in lines:
-        frame = _frame(line["dir"])
-        frames.append(frame)
-        weight[frame] = weight.get(frame, 0) + sum(len(span["text"]) for span in line["spans"])
-    main = max(weight, key=weight.__getitem__) if weight else (1, 0)
+    frames = [_frame(line["dir"]) for line in lines]
+    main = frames[0] if frames else (1, 0)
+    if any(frame != main for frame in frames):
+        weight: dict[tuple[int, int], int] = {}
+        for line, frame in zip(lines, frames):
+            weight[frame] = weight.get(frame, 0) + sum(len(span["text"]) for span in line["spans"])
+        main = max(weight, key=weight.__getitem__)
     _, top, _, bottom = _to_frame(tuple(page.rect), main)
     pieces = []
     for line, frame in zip(lines, frames):
