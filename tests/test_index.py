@@ -133,9 +133,10 @@ def test_a_bad_file_is_recorded_and_costs_no_other_file(tmp_path, rules):
     ]
 
 
-def test_the_column_lists_workers_build_rows_by_match_the_tables(database):
+def test_the_columns_workers_build_rows_by_and_the_writer_loads_them_as_match_the_tables(database):
     for table, columns in COLUMNS.items():
-        assert [row[0] for row in database.execute(f"DESCRIBE {table}").fetchall()] == columns, table
+        described = [(name, data_type) for name, data_type, *_ in database.execute(f"DESCRIBE {table}").fetchall()]
+        assert described == list(columns.items()), table
 
 
 def _paper(doc_id: str, path: str) -> PaperRows:
