@@ -14,7 +14,7 @@ from collections import Counter
 from itertools import groupby
 from operator import itemgetter
 
-from pipeline.models import Block, BlockKind, Document, PageSpan, RawBlock, RawDocument, TextSegment
+from pipeline.models import Block, BlockKind, Document, PageSpan, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
 
 BLOCK_SEPARATOR = "\n\n"
@@ -243,14 +243,43 @@ def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: 
     return deepened
 
 
-def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules) -> set[int]:
-    """Indexes of paragraphs that are page furniture: repeated short lines and bare page numbers."""
+def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules, numbered_heads: bool) -> set[int]:
+    """Indexes of page furniture: short paragraphs that repeat and bare page numbers; with
+    `numbered_heads`, also paragraphs that repeat once a page number at one end is set aside
+    (`4 Z. Shen et al.`) and headings that are such a running line and name no kind of section."""
     texts = {index: collapsed[index] for index, block in enumerate(blocks) if block.kind == BlockKind.paragraph}
     most = rules.normalize.running_line_max_words
-    repeats = Counter(text for text in texts.values() if text.count(" ") < most and 0 < _count_words_in_line(text) <= most)
+    short = {index: text for index, text in texts.items() if text.count(" ") < most and 0 < _count_words_in_line(text) <= most}
     min_repeats = rules.normalize.running_line_min_repeats
+    repeats = Counter(short.values())
+    numbered = {index: rest for index, text in short.items() if numbered_heads and (rest := _without_page_number(text, rules))}
+    running = {rest for rest, count in Counter(numbered.values()).items() if count >= min_repeats}
     page_number = rules.normalize.page_number_regex  # once, not once per paragraph: see `_heading_key`
-    return {index for index, text in texts.items() if repeats[text] >= min_repeats or page_number.fullmatch(text)}
+    furniture = {
+        index
+        for index, text in texts.items()
+        if repeats[text] >= min_repeats or numbered.get(index) in running or page_number.fullmatch(text)
+    }
+    if running:
+        numbering = rules.normalize.heading_numbering_regex
+        for index, block in enumerate(blocks):
+            text = collapsed[index]
+            if block.kind != BlockKind.heading or not text or _without_page_number(text, rules) not in running:
+                continue
+            key = _heading_key(text, numbering)
+            if not (rules.anchor_for(key) or rules.classify_heading(key)):
+                furniture.add(index)
+    return furniture
+
+
+def _without_page_number(line: str, rules: Rules) -> str | None:
+    """A short line with the page number at one of its ends set aside, where two words or more are
+    left that are not a caption's label (`Supplementary Figure 1`, which a full stop would make a
+    caption); None otherwise."""
+    rest = rules.normalize.running_line_page_number_regex.sub("", line, count=1)
+    if rest == line or _count_words_in_line(rest) < 2 or rules.normalize.caption_regex.match(line + "."):
+        return None
+    return rest
 
 
 def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
@@ -265,7 +294,10 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     ]
     vocabulary = _vocabulary(cleaned_texts)
     title_index, levels = _relative_levels(raw.blocks, rules)
-    furniture = _furniture(raw.blocks, collapsed, rules)
+    # A PDF's running lines, page numbers and all, were found by extract from where they sit on
+    # the page; Markdown has no page to go by, only the words.
+    numbered_heads = raw.format == SourceFormat.markdown and bool(rules.normalize.running_line_page_number)
+    furniture = _furniture(raw.blocks, collapsed, rules, numbered_heads)
     caption_regex = rules.normalize.caption_regex
     heading_numbering = rules.normalize.heading_numbering_regex
 

@@ -108,9 +108,11 @@ class NormalizeRules(RulesModel):
     caption_pattern: str
     running_line_max_words: Annotated[int, Field(ge=0)]
     running_line_min_repeats: Annotated[int, Field(ge=2)]
+    running_line_page_number: str = ""
+    """Off where empty: a rules file written before it existed keeps what it did."""
     page_number_pattern: str
 
-    @field_validator("heading_numbering", "caption_pattern", "page_number_pattern")
+    @field_validator("heading_numbering", "caption_pattern", "running_line_page_number", "page_number_pattern")
     @classmethod
     def _valid_regex(cls, pattern: str) -> str:
         _compile(pattern)
@@ -118,11 +120,13 @@ class NormalizeRules(RulesModel):
 
     _heading_numbering_regex: re.Pattern[str] = PrivateAttr()
     _caption_regex: re.Pattern[str] = PrivateAttr()
+    _running_line_page_number_regex: re.Pattern[str] = PrivateAttr()
     _page_number_regex: re.Pattern[str] = PrivateAttr()
 
     def model_post_init(self, context: object) -> None:
         self._heading_numbering_regex = _compile(self.heading_numbering)
         self._caption_regex = _compile(self.caption_pattern)
+        self._running_line_page_number_regex = _compile(self.running_line_page_number)
         self._page_number_regex = _compile(self.page_number_pattern)
 
     @property
@@ -132,6 +136,10 @@ class NormalizeRules(RulesModel):
     @property
     def caption_regex(self) -> re.Pattern[str]:
         return self._caption_regex
+
+    @property
+    def running_line_page_number_regex(self) -> re.Pattern[str]:
+        return self._running_line_page_number_regex
 
     @property
     def page_number_regex(self) -> re.Pattern[str]:

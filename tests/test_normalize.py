@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pipeline.extract.markdown import extract_markdown_text
+from pipeline.models import SourceFormat
 from pipeline.normalize import count_words, heading_key, normalize
+from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
 
 def _document(source, rules):
@@ -82,6 +86,54 @@ def test_repeated_running_heads_and_bare_page_numbers_are_dropped_and_counted(ru
     document = _document(f"{head}\n\n{body}\n\n{head}\n\n202\n\n{head}\n", rules)
     assert head not in document.text and "202" not in document.text
     assert document.removed_running_lines == 4
+
+
+def test_running_heads_that_carry_their_page_number_at_either_end_are_dropped_and_counted(rules):
+    source = "\n\n".join(
+        ["# LayoutParser", "## Introduction", "Deep learning.", "2 Z. Shen et al.", "More text.",
+         "LayoutParser: A Toolkit 3", "4 Z. Shen et al.", "Even more.", "LayoutParser: A Toolkit 5",
+         "6 Z. Shen et al.", "LayoutParser: A Toolkit 7"]
+    )
+    document = _document(source + "\n", rules)
+    assert _texts(document) == ["LayoutParser", "Introduction", "Deep learning.", "More text.", "Even more."]
+    assert document.removed_running_lines == 6
+
+
+def test_a_running_head_a_converter_wrote_as_a_heading_is_dropped_and_the_section_goes_on(rules):
+    source = "# T\n\n## Introduction\n\nPage one.\n\n## 2 Z. Shen et al.\n\nPage two.\n\n4 Z. Shen et al.\n\n6 Z. Shen et al.\n\n8 Z. Shen et al.\n"
+    document = _document(source, rules)
+    assert _texts(document) == ["T", "Introduction", "Page one.", "Page two."]
+
+
+def test_a_heading_that_names_a_section_stays_though_running_heads_repeat_its_words(rules):
+    running = ["4 Results and discussion", "Text.", "6 Results and discussion", "8 Results and discussion"]
+    source = "\n\n".join(["# T", "## 3 Results and discussion", "IL-6 rose.", *running]) + "\n"
+    assert _texts(_document(source, rules)) == ["T", "3 Results and discussion", "IL-6 rose.", "Text."]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["Supplementary Figure 1", "Supplementary Figure 2", "Supplementary Figure 3"],  # a caption's label
+        ["n = 362", "n = 364", "n = 127"],  # one word left: a flow chart's counts
+    ],
+)
+def test_numbered_lines_that_are_not_running_heads_stay(lines, rules):
+    assert _texts(_document("\n\n".join(lines) + "\n", rules)) == lines
+
+
+def test_rules_written_before_the_page_number_pattern_existed_keep_numbered_running_heads(tmp_path):
+    default = DEFAULT_RULES_PATH.read_text(encoding="utf-8")
+    (tmp_path / "older.toml").write_text(re.sub(r"(?m)^running_line_page_number = .*\n", "", default), encoding="utf-8")
+    older = load_rules(tmp_path / "older.toml")
+    lines = ["2 Z. Shen et al.", "Text.", "4 Z. Shen et al.", "6 Z. Shen et al."]
+    assert _texts(_document("\n\n".join(lines) + "\n", older)) == lines
+
+
+def test_in_a_pdf_running_lines_with_page_numbers_are_left_to_extract(rules):
+    raw = extract_markdown_text("\n\n".join(["2 Z. Shen et al.", "Text.", "4 Z. Shen et al.", "6 Z. Shen et al."]), "paper.md", [])
+    document = normalize(raw.model_copy(update={"format": SourceFormat.pdf}), "paper", rules)
+    assert document.removed_running_lines == 0
 
 
 def test_captions_are_placed_after_the_body_but_listed_in_reading_order(rules):
