@@ -148,10 +148,12 @@ def stages(params: dict) -> dict:
     from pipeline.chunk import chunk
     from pipeline.errors import PipelineError
     from pipeline.extract import extract
-    from pipeline.index import DocumentRow, DocumentWriter, connect, order_search_index, paper_rows
-    from pipeline.ingest import assign_doc_ids, extract_key, find_papers
+    from pipeline.index import DocumentWriter, connect, order_search_index
+    from pipeline.ingest import assign_doc_ids, find_papers
     from pipeline.normalize import normalize
+    from pipeline.rows import DocumentRow, paper_rows
     from pipeline.rules import load_rules
+    from pipeline.stages import extract_key
     from pipeline.terms import count_chunk_terms
 
     folder = Path(params["folder"])

@@ -20,9 +20,10 @@ import typer
 from pipeline.errors import IndexingError, IngestBusyError, PipelineError
 from pipeline.index import connect
 from pipeline.search import search
+from pipeline.stages import process_file
 from pipeline.inspect import render_tree
 from pipeline.models import SectionType
-from pipeline.ingest import IngestOptions, available_cpus, doc_id_for, ingest_folder, process_file
+from pipeline.ingest import IngestOptions, available_cpus, doc_id_for, ingest_folder
 from pipeline.report import render_report
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import duckdb
 
 from pipeline.errors import IndexingError
-from pipeline.index import SCHEMA_VERSION, stored_schema_version
+from pipeline.index import stored_schema_version
+from pipeline.rows import SCHEMA_VERSION
 from pipeline.terms import TermCounter
 
 # BM25 as DuckDB fts' match_bm25 scores it (k1 = 1.2, b = 0.75; document frequency, chunk count

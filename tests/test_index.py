@@ -14,7 +14,8 @@ from pipeline.errors import IndexingError
 from pipeline.extract.markdown import extract_markdown_text
 from pipeline.normalize import normalize
 from pipeline.terms import TermCounter, count_chunk_terms
-from pipeline.index import COLUMNS, DocumentRow, DocumentWriter, PaperRows, connect, paper_rows
+from pipeline.index import DocumentWriter, connect
+from pipeline.rows import COLUMNS, DocumentRow, PaperRows, paper_rows
 from pipeline.search import _HIT_DETAILS, _snippet, search
 from pipeline.ingest import doc_id_for, ingest_folder
 

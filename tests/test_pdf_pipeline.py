@@ -15,7 +15,8 @@ from conftest import PROJECT
 from pdf_helpers import CORPUS_PDF, ground_truth_paragraphs, page_words, words
 from pipeline.index import connect
 from pipeline.search import search
-from pipeline.ingest import IngestOptions, doc_id_for, ingest_folder, process_file
+from pipeline.ingest import IngestOptions, doc_id_for, ingest_folder
+from pipeline.stages import process_file
 
 _spec = importlib.util.spec_from_file_location("make_pdfs", PROJECT / "corpus" / "make_pdfs.py")
 make_pdfs = importlib.util.module_from_spec(_spec)

@@ -1,8 +1,10 @@
-"""How many workers a run starts, and in what order it hands them files."""
+"""How many workers a run starts, what they load, and in what order it hands them files."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -50,3 +52,14 @@ def test_workers_default_to_the_cpus_a_container_allows_not_the_hosts(tmp_path, 
 
 def test_without_a_cgroup_quota_workers_default_to_the_cpus_the_process_may_run_on(tmp_path, eight_cpus_allowed):
     assert available_cpus(tmp_path / "absent") == 8
+
+
+def test_the_fork_server_loads_the_stages_for_its_workers_but_not_duckdb():
+    # What the server imports, every run waits for before its first file; DuckDB is the writer's.
+    code = (
+        "import sys; from pipeline.workers import _PRELOADED_MODULES; "
+        "[__import__(name) for name in _PRELOADED_MODULES]; "
+        "print(sorted(name for name in ('duckdb', 'pipeline.stages', 'pipeline.extract') if name in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "['pipeline.extract', 'pipeline.stages']"

@@ -1,0 +1,95 @@
+"""The stages on one file, as a pool worker runs them: extract → normalize → chunk, then the
+paper's rows and index terms, so that the run's single writer only loads them.
+
+This is all a worker imports (the fork server preloads it): not DuckDB, not the pool, which a
+worker has no use for and which would only delay every run's first file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline import __version__
+from pipeline.chunk import chunk
+from pipeline.errors import NoTextLayerError, PipelineError
+from pipeline.extract import extract
+from pipeline.models import ChunkedDocument, RawDocument
+from pipeline.normalize import normalize
+from pipeline.rows import DocumentRow, PaperRows, paper_rows
+from pipeline.rules import Rules
+from pipeline.terms import count_chunk_terms
+
+
+def extract_key(rules: Rules) -> str:
+    """What an extraction depends on besides the file: the pipeline and the page-marker rules."""
+    markers = json.dumps([marker.model_dump() for marker in rules.page_markers], sort_keys=True)
+    return f"{__version__}:{hashlib.sha256(markers.encode()).hexdigest()[:16]}"
+
+
+def process_file(file: Path, relative_path: str, doc_id: str, rules: Rules) -> ChunkedDocument:
+    """extract → normalize → chunk for one file."""
+    raw = extract(file, relative_path, rules)
+    return chunk(normalize(raw, doc_id, rules), rules)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One file to run the stages on; `raw_document` is a stored extraction to reuse."""
+
+    file: str
+    path: str
+    doc_id: str
+    sha256: str
+    bytes: int
+    raw_document: str | None
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    status: str
+    error: str | None
+    rows: PaperRows | None = None
+    """The paper's rows, built in the worker so that the single writer only loads them; None
+    where the stages failed."""
+    chunks: int = 0
+    pages: int = 0
+    section_types: tuple[str, ...] = ()
+    """Each chunk's section type, for the run's summary."""
+
+
+def document_row(path: str, doc_id: str, sha256: str, size: int, status: str, error: str | None, rules: Rules) -> DocumentRow:
+    return DocumentRow(
+        doc_id=doc_id,
+        path=path,
+        format="pdf" if path.lower().endswith(".pdf") else "markdown",
+        sha256=sha256,
+        bytes=size,
+        status=status,
+        error=error,
+        rules_sha256=rules.sha256,
+        pipeline_version=__version__,
+    )
+
+
+def run_task(task: Task, rules: Rules) -> TaskResult:
+    """Run the stages on one file and build its rows; a failure becomes a result, never an exception."""
+    try:
+        fresh = task.raw_document is None
+        raw = extract(Path(task.file), task.path, rules) if fresh else RawDocument.model_validate_json(task.raw_document)
+        chunked = chunk(normalize(raw, task.doc_id, rules), rules)
+        raw_document = raw.model_dump_json() if fresh else task.raw_document
+        row = document_row(task.path, task.doc_id, task.sha256, task.bytes, "ingested", None, rules)
+        rows = paper_rows(row, chunked, (extract_key(rules), raw_document), count_chunk_terms(chunked))
+        return TaskResult(
+            "ingested", None, rows, len(chunked.chunks), chunked.document.page_count or 0,
+            tuple(c.section_type.value for c in chunked.chunks),
+        )
+    except NoTextLayerError as error:
+        return TaskResult("no_text", str(error))
+    except PipelineError as error:
+        return TaskResult("failed", str(error))
+    except Exception as error:  # noqa: BLE001 - one file's bug must not cost the others; it is recorded, not hidden
+        return TaskResult("failed", f"{task.path}: internal error {type(error).__name__}: {error}; please report it with this file")
