@@ -1,8 +1,8 @@
 """The stages on one file, as a pool worker runs them: extract → normalize → chunk, then the
 paper's rows and index terms, so that the run's single writer only loads them.
 
-This is all a worker imports (the fork server preloads it): not DuckDB, not the pool, which a
-worker has no use for and which would only delay every run's first file.
+This, with the pool's worker loop, is what the fork server preloads for every worker: not
+DuckDB, which only the writer uses, and whose import every run's first file would wait for.
 """
 
 from __future__ import annotations
