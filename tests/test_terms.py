@@ -34,6 +34,17 @@ def test_words_keep_letters_digits_hyphens_and_slashes_of_every_script_plus_comp
     assert index_words(text) == expected
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cafe\u0301 (a combining accent) 정확도가 ٣ ＡＢ Ⅻ ½ x² a\u200db 10–20 “q” 2×3 snake case",
+        "p53—ki67 co2/o2 il-6 ∼5 ≥ 3 ±0.1 ° ′ … ‘ ’",
+    ],
+)
+def test_the_tokenizer_splits_exactly_where_the_token_pattern_does(text):
+    assert terms._tokens(text) == terms._TOKEN.findall(text)
+
+
 def test_the_text_the_index_reads_holds_compound_parts_and_bigrams():
     assert search_terms("FDG-PET/CT 정확도가") == "FDG-PET/CT 정확도가 FDG PET CT 정확 확도 도가"
 
