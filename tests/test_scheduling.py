@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from pipeline.ingest import IngestOptions, available_cpus, ingest_folder
+from pipeline.workers import preloaded_modules
 
 
 class _Recorder:
@@ -57,9 +58,13 @@ def test_without_a_cgroup_quota_workers_default_to_the_cpus_the_process_may_run_
 def test_the_fork_server_loads_the_stages_for_its_workers_but_not_duckdb():
     # What the server imports, every run waits for before its first file; DuckDB is the writer's.
     code = (
-        "import sys; from pipeline.workers import _PRELOADED_MODULES; "
-        "[__import__(name) for name in _PRELOADED_MODULES]; "
+        "import sys; from pipeline.workers import preloaded_modules; "
+        "[__import__(name) for name in preloaded_modules(sys.modules)]; "
         "print(sorted(name for name in ('duckdb', 'pipeline.stages', 'pipeline.extract') if name in sys.modules))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "['pipeline.extract', 'pipeline.stages']"
+
+
+def test_a_script_that_has_duckdb_loaded_has_the_server_load_it_for_the_workers_that_run_the_script_again():
+    assert preloaded_modules({"duckdb", "pipeline.ingest"}) == ["pipeline.stages", "pebble", "duckdb"]
