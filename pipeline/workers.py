@@ -1,10 +1,10 @@
-"""Where an ingest's pool workers come from: a fork server that has imported the pipeline.
+"""Where an ingest's pool workers come from: a fork server that has imported the stages.
 
 Workers are forked from that server, not from the ingest's own process: the writer holds an open
 DuckDB connection (and its threads) while the pool replaces a worker stopped for its time limit.
 
 This module imports nothing of the pipeline, so that the command line can start the server
-before it imports anything itself: the server's import of the pipeline (about 0.5 s) then runs
+before it imports anything itself: the server's import of the stages (about 0.45 s) then runs
 beside the command line's own instead of after it.
 """
 
