@@ -252,7 +252,7 @@ def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules
     short = {index: text for index, text in texts.items() if text.count(" ") < most and 0 < _count_words_in_line(text) <= most}
     min_repeats = rules.normalize.running_line_min_repeats
     repeats = Counter(short.values())
-    numbered = {index: rest for index, text in short.items() if numbered_heads and (rest := _without_page_number(text, rules))}
+    numbered = {index: rest for index, text in short.items() if (rest := _without_page_number(text, rules))} if numbered_heads else {}
     running = {rest for rest, count in Counter(numbered.values()).items() if count >= min_repeats}
     page_number = rules.normalize.page_number_regex  # once, not once per paragraph: see `_heading_key`
     furniture = {

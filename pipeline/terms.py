@@ -34,9 +34,9 @@ _PART = re.compile(r"[^\W_]+")
 _UNSPACED = r"[\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"
 _UNSPACED_SCRIPT = re.compile(_UNSPACED + "{2,}")
 _UNSPACED_CHARACTER = re.compile(_UNSPACED)
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # `_TOKEN`'s runs in the text as written, `_` a separator, so that their offsets are the text's
 # own: lowering can change a text's length (`İ` becomes two characters).
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _TOKEN_AS_WRITTEN = re.compile(r"(?:[^\W_]|[/-])+")
 
 # fts' English list ("the SMART system"), less the entries with an apostrophe, which the
