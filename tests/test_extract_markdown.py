@@ -128,6 +128,24 @@ def test_html_comment_page_markers_give_pages(rules):
     assert [(b.text, b.segments[0].page) for b in blocks] == [("first", 1), ("second", 2)]
 
 
+def test_a_page_marker_after_a_list_is_no_part_of_the_list(rules):
+    # The parser runs a list on over the blank lines after it, where the marker was blanked for it.
+    blocks = _blocks("- a\n- b\n\n<!-- page 2 -->\n\nnext\n", rules)
+    assert [(b.kind, b.line_start, b.line_end, b.text) for b in blocks] == [
+        (BlockKind.list, 1, 2, "- a\n- b"), (BlockKind.paragraph, 6, 6, "next")
+    ]
+
+
+def test_a_list_ends_before_a_line_indented_less_than_its_item(rules):
+    blocks = _blocks("1. first\n\n  next\n", rules)
+    assert [(b.kind, b.line_start, b.text) for b in blocks] == [(BlockKind.list, 1, "1. first"), (BlockKind.paragraph, 3, "  next")]
+
+
+def test_a_heading_is_its_text_without_the_hash_sequences_or_the_underline(rules):
+    blocks = _blocks("# C#\n\n## Methods ##\n\nResults  \n-------\n", rules)
+    assert [(b.level, b.text, b.line_start, b.line_end) for b in blocks] == [(1, "C#", 1, 1), (2, "Methods", 3, 3), (2, "Results", 5, 6)]
+
+
 def test_marker_paginated_output_counts_pages_from_zero(rules):
     blocks = _blocks("{0}" + "-" * 48 + "\n\nfirst\n\n{1}" + "-" * 48 + "\n\nsecond\n", rules)
     assert [(b.text, b.segments[0].page) for b in blocks] == [("first", 1), ("second", 2)]

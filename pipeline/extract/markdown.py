@@ -1,41 +1,58 @@
 """Extract a Markdown paper into blocks with 1-based inclusive source line ranges.
 
-markdown-it-py does the parsing (so a `# comment` inside a code fence is code, not a heading);
-this module only maps its top-level tokens to blocks and reads each block's text back from the
-source lines, so a block's text is what the file says at those lines.
+pyromark (pulldown-cmark, in Rust) does the parsing (so a `# comment` inside a code fence is code,
+not a heading); this module only maps its top-level blocks to ours and reads each block's text
+back from the source lines, so a block's text is what the file says at those lines.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
-from itertools import groupby
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import accumulate, groupby
 from pathlib import Path
 
-from markdown_it import MarkdownIt
+import pyromark
 from markdown_it.common.html_blocks import block_names
 from markdown_it.common.html_re import HTML_OPEN_CLOSE_TAG_STR
-from markdown_it.token import Token
 
 from pipeline.errors import ExtractError
 from pipeline.models import BlockKind, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import PageMarkerRule
 
-_OPENING_TOKENS = {
-    "paragraph_open": BlockKind.paragraph,
-    "bullet_list_open": BlockKind.list,
-    "ordered_list_open": BlockKind.list,
-    "table_open": BlockKind.table,
-    "blockquote_open": BlockKind.blockquote,
+# pulldown-cmark's top-level tags → our kinds; a thematic break (`Rule`) and link reference
+# definitions make no block. An HTML block is a paragraph, unless it is a comment.
+_KINDS = {
+    "Paragraph": BlockKind.paragraph,
+    "List": BlockKind.list,
+    "Table": BlockKind.table,
+    "BlockQuote": BlockKind.blockquote,
+    "CodeBlock": BlockKind.code,
+    "HtmlBlock": BlockKind.paragraph,
+    "Heading": BlockKind.heading,
 }
-_LEAF_TOKENS = {"fence": BlockKind.code, "code_block": BlockKind.code, "html_block": BlockKind.paragraph}
 _FRONT_MATTER_FENCES = ("---", "+++")
 
-# Blocks are read from the token maps and the source lines, never from the inline tokens, so
-# the inline phase (more than half of the parse) is skipped: extract 1.64 s -> 0.95 s on the
-# shared Markdown corpus. A heading's inline token still carries its `content`. One parser for
-# every file: building it took 0.3 ms a file. Each `parse` keeps its state to itself.
-_BLOCK_PARSER = MarkdownIt("commonmark").enable("table").disable("inline")
+# CommonMark with GFM tables, as markdown-it-py's "commonmark" preset with tables parsed it before:
+# on the 294 Markdown files of the shared corpus and `corpus/` both find the same top-level blocks
+# on the same lines, and pulldown-cmark's pass is 15x faster than markdown-it's block phase alone
+# (0.11 s against 1.60 s). One parser for every file; it is immutable.
+_PARSER = pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
+# An ATX heading's opening sequence: up to three spaces of indent, then one to six `#`.
+_ATX_OPENING = re.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
+
+
+@dataclass(frozen=True)
+class _TopBlock:
+    """A top-level block as the parser found it: its tag, and lines `first`..`end` (0-based, end
+    exclusive, trailing blank lines included where the parser counts them)."""
+
+    tag: str
+    first: int
+    end: int
+    level: int | None = None
 
 
 # CommonMark runs an HTML block on to the next blank line, past the tag that closes it. A file
@@ -43,7 +60,8 @@ _BLOCK_PARSER = MarkdownIt("commonmark").enable("table").disable("inline")
 # paragraph after a `<table>…</table>`, so a block is ended at the line where its element closes.
 _OPENING_TAG = re.compile(r" {0,3}<([A-Za-z][A-Za-z0-9-]*)")
 _VOID_TAGS = frozenset("area base br col embed hr img input link meta source track wbr".split())
-# markdown-it's own patterns for a line that starts an HTML block ending at a blank line.
+# CommonMark's start conditions 6 and 7, for an HTML block that ends at a blank line, in
+# markdown-it-py's patterns for them.
 _BLOCK_TAG_LINE = re.compile(r"</?(?a:(" + "|".join(block_names) + r"))(?=(\s|/?>|$))", re.IGNORECASE)
 _LONE_TAG_LINE = re.compile(HTML_OPEN_CLOSE_TAG_STR + r"\s*$")
 # A file without one blank line separates its blocks by line breaks alone (Unstructured writes an
@@ -139,10 +157,10 @@ def _segments_by_page(
     return segments
 
 
-def _block_from_token(
-    token: Token, kind: BlockKind, lines: list[str], page_of_line: list[int | None]
+def _raw_block(
+    top: _TopBlock, kind: BlockKind, lines: list[str], page_of_line: list[int | None]
 ) -> RawBlock | None:
-    first, end = token.map  # 0-based, end exclusive
+    first, end = top.first, top.end
     while end > first and not lines[end - 1].strip():
         end -= 1
     if end <= first:
@@ -173,30 +191,30 @@ def _read_together(line: str, next_line: str) -> bool:
     )
 
 
-def _parse_blocks(lines: list[str], blank_after: set[int]) -> tuple[list[Token], set[int]]:
-    """markdown-it's tokens of `lines` with a blank line after each line of `blank_after`, and
+def _parse_blocks(lines: list[str], blank_after: set[int]) -> tuple[list[_TopBlock], set[int]]:
+    """The top-level blocks of `lines` with a blank line after each line of `blank_after`, and
     each HTML block ended at the line where its element closes: where one ran on past it, a blank
     line goes after that line too and the text is parsed again, until none does. Also the lines
     where HTML blocks were so ended."""
     closing_lines = set(blank_after)
     while True:
-        tokens = _parse_with_blank_lines_after(lines, closing_lines)
+        blocks = _parse_with_blank_lines_after(lines, closing_lines)
         run_on = {
             closing
-            for token in tokens
-            if token.type == "html_block" and token.level == 0 and token.map is not None
-            for closing in _element_ends(lines, *token.map)
+            for block in blocks
+            if block.tag == "HtmlBlock"
+            for closing in _element_ends(lines, block.first, block.end)
         }
         if run_on <= closing_lines:
-            return tokens, closing_lines - blank_after
+            return blocks, closing_lines - blank_after
         closing_lines |= run_on
 
 
-def _parse_with_blank_lines_after(lines: list[str], after: set[int]) -> list[Token]:
-    """markdown-it's tokens of `lines` with a blank line put after each line in `after`; their
-    maps count the lines of `lines`."""
+def _parse_with_blank_lines_after(lines: list[str], after: set[int]) -> list[_TopBlock]:
+    """The top-level blocks of `lines` with a blank line put after each line in `after`, on the
+    lines of `lines`."""
     if not after:
-        return _BLOCK_PARSER.parse("\n".join(lines))
+        return _top_blocks(lines)
     parsed_lines: list[str] = []
     line_of: list[int] = []  # parsed line -> line of `lines`; a blank put in counts as the next one
     for index, line in enumerate(lines):
@@ -206,11 +224,59 @@ def _parse_with_blank_lines_after(lines: list[str], after: set[int]) -> list[Tok
             parsed_lines.append("")
             line_of.append(index + 1)
     line_of.append(len(lines))
-    tokens = _BLOCK_PARSER.parse("\n".join(parsed_lines))
-    for token in tokens:
-        if token.map is not None:
-            token.map = [line_of[token.map[0]], line_of[token.map[1]]]
-    return tokens
+    return [
+        _TopBlock(block.tag, line_of[block.first], line_of[block.end], block.level)
+        for block in _top_blocks(parsed_lines)
+    ]
+
+
+def _top_blocks(lines: list[str]) -> list[_TopBlock]:
+    """The parser's top-level blocks of `lines`, joined by newlines. Its ranges count UTF-8 bytes,
+    so they are turned into lines by where each line starts in the encoded text."""
+    text = "\n".join(lines)
+    if text.isascii():
+        line_starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    else:
+        line_starts = list(accumulate((len(line.encode()) + 1 for line in lines), initial=0))
+    blocks = []
+    depth = 0
+    for event, span in _PARSER.events_with_range(text, merge_text=True):
+        if type(event) is str:  # a break or a thematic break, which hold nothing
+            continue
+        tag = event.get("Start")
+        if tag is None:
+            if "End" in event:
+                depth -= 1
+            continue
+        depth += 1
+        if depth > 1:
+            continue
+        name = tag if type(tag) is str else next(iter(tag))
+        first = bisect_right(line_starts, span["start"]) - 1
+        # The range ends past its last byte, which may be the last line's own newline. A list's
+        # runs on over the blank lines after it (a page marker blanked for the parser among
+        # them), and into the indent of the line after those, which belong to no block.
+        last = bisect_right(line_starts, max(span["end"] - 1, span["start"])) - 1
+        while last > first and not lines[last][: span["end"] - line_starts[last]].strip(" \t"):
+            last -= 1
+        end = last + 1
+        level = int(tag["Heading"]["level"][1:]) if name == "Heading" else None
+        blocks.append(_TopBlock(name, first, end, level))
+    return blocks
+
+
+def _heading_text(lines: list[str], block: _TopBlock) -> str:
+    """A heading's text as written, as CommonMark reads it: an ATX heading's line without its
+    `#` sequences, a setext heading's lines without the underline."""
+    opening = _ATX_OPENING.match(lines[block.first]) if block.end == block.first + 1 else None
+    if opening is None:
+        return "\n".join(lines[block.first : block.end - 1]).strip()
+    text = lines[block.first][opening.end() :].rstrip(" \t")
+    # A closing run of `#` goes where a space or tab comes before it (`## Methods ##`, not `C#`).
+    without_closing = text.rstrip("#")
+    if without_closing[-1:] in (" ", "\t"):
+        text = without_closing
+    return text.strip()
 
 
 def _element_ends(lines: list[str], first: int, end: int) -> list[int]:
@@ -231,7 +297,7 @@ def _element_ends(lines: list[str], first: int, end: int) -> list[int]:
 
 
 def _starts_html_block(line: str, after_blank: bool) -> bool:
-    """markdown-it's test: a block-level tag starts one anywhere, a lone tag only after a blank
+    """CommonMark's test: a block-level tag starts one anywhere, a lone tag only after a blank
     line, since it cannot interrupt a paragraph."""
     unindented = line.lstrip(" ")
     if len(line) - len(unindented) > 3:
@@ -283,31 +349,27 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
         parse_lines[index] = ""
 
     line_breaks = _lines_as_blocks(lines, blanked)
-    tokens, html_ends = _parse_blocks(parse_lines, line_breaks)
+    top_blocks, html_ends = _parse_blocks(parse_lines, line_breaks)
     notes = ["a block a line, since the file has no blank line (Unstructured writes Markdown so)"] if line_breaks else []
     if html_ends:
         ends = sorted(line + 1 for line in html_ends)
         shown = ", ".join(map(str, ends[:5])) + (", …" if len(ends) > 5 else "")
         notes.append(f"{len(ends)} HTML block(s) ended where the element closes (line {shown}), not at the next blank line")
-    for index, token in enumerate(tokens):
-        if token.level != 0 or token.map is None:
-            continue
-        if token.type == "heading_open":
-            inline = tokens[index + 1]
-            first, end = token.map
+    for top in top_blocks:
+        kind = _KINDS.get(top.tag)
+        if kind == BlockKind.heading:
             blocks.append(
                 RawBlock(
                     kind=BlockKind.heading,
-                    segments=[TextSegment(text=inline.content.strip(), page=page_of_line[first])],
-                    level=int(token.tag[1:]),
-                    line_start=first + 1,
-                    line_end=end,
+                    segments=[TextSegment(text=_heading_text(parse_lines, top), page=page_of_line[top.first])],
+                    level=top.level,
+                    line_start=top.first + 1,
+                    line_end=top.end,
                 )
             )
-        elif token.type in _OPENING_TOKENS or token.type in _LEAF_TOKENS:
-            kind = _OPENING_TOKENS.get(token.type) or _LEAF_TOKENS[token.type]
-            block = _block_from_token(token, kind, lines, page_of_line)
-            is_comment = token.type == "html_block" and token.content.lstrip().startswith("<!--")
+        elif kind is not None:
+            block = _raw_block(top, kind, lines, page_of_line)
+            is_comment = top.tag == "HtmlBlock" and parse_lines[top.first].lstrip().startswith("<!--")
             if block is not None and not is_comment:
                 blocks.append(block)
     return RawDocument(
