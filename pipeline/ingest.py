@@ -15,6 +15,7 @@ import hashlib
 import math
 import os
 import re
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ from pipeline.publish import Publication
 from pipeline.rows import paper_rows
 from pipeline.rules import Rules
 from pipeline.stages import Task, TaskResult, document_row, extract_key, run_task
-from pipeline.workers import start_fork_server
+from pipeline.workers import start_fork_server, unrunnable_main_script
 
 _SLUG_UNSAFE = re.compile(r"[^\w]+", re.UNICODE)
 # Files queued per worker: enough that workers never idle while the writer flushes a batch,
@@ -199,6 +200,14 @@ def ingest_folder(
     started, clock = datetime.now(timezone.utc).replace(tzinfo=None), time.monotonic()
     if not folder.is_dir():
         raise PipelineError(f"{folder} is not a folder; pass the folder that holds your papers")
+    script = unrunnable_main_script(sys.modules["__main__"])
+    if script is not None:
+        # Found here, before anything is written: found by the pool, every file failed.
+        raise PipelineError(
+            f"ingest_folder cannot start its workers from a script read as {script!r}: each worker runs "
+            "the calling script again, and that needs a file. Save the script to a file and run that "
+            '(with its work under `if __name__ == "__main__":`), or run `pipeline ingest`'
+        )
     # The fork server imports the pipeline (0.5 s) while this process hashes the files, copies
     # the database and works out what changed; a run with nothing to do leaves it idle. The
     # command line starts it sooner still, and then this finds it running.

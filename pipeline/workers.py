@@ -13,8 +13,10 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.context
 import multiprocessing.forkserver
+import os
 import sys
 from collections.abc import Collection
+from types import ModuleType
 
 # Imported once by the server, so each worker starts with the stages and the pool's worker loop
 # loaded. Not `pipeline.ingest`, which imports DuckDB (about 0.1 s) that no worker uses.
@@ -30,6 +32,19 @@ def preloaded_modules(loaded: Collection[str]) -> list[str]:
         # (0.1 s and 26 MiB a worker). The command line starts the server before it imports any.
         return [*_PRELOADED_MODULES, "duckdb"]
     return list(_PRELOADED_MODULES)
+
+
+def unrunnable_main_script(main_module: ModuleType) -> str | None:
+    """The script a worker would fail to run again before its first task, if the caller's main
+    module is one: multiprocessing runs the file its `__file__` names, and a script read from
+    standard input (`python - <<EOF`) names `<stdin>`, which is no file. None for a script file,
+    `python -m`, `python -c` and the command line."""
+    if getattr(main_module.__spec__, "name", None) is not None:
+        return None  # run by module name
+    path = getattr(main_module, "__file__", None)
+    if path is None or os.path.exists(path):
+        return None
+    return path
 
 
 def start_fork_server() -> multiprocessing.context.ForkServerContext:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import types
 
 import pytest
 
 from pipeline.ingest import IngestOptions, available_cpus, ingest_folder
-from pipeline.workers import preloaded_modules
+from pipeline.errors import PipelineError
+from pipeline.workers import preloaded_modules, unrunnable_main_script
 
 
 class _Recorder:
@@ -68,3 +70,29 @@ def test_the_fork_server_loads_the_stages_for_its_workers_but_not_duckdb():
 
 def test_a_script_that_has_duckdb_loaded_has_the_server_load_it_for_the_workers_that_run_the_script_again():
     assert preloaded_modules({"duckdb", "pipeline.ingest"}) == ["pipeline.stages", "pebble", "duckdb"]
+
+
+def _main_module(file: str | None) -> types.ModuleType:
+    module = types.ModuleType("__main__")
+    module.__spec__ = None
+    if file is not None:
+        module.__file__ = file
+    return module
+
+
+def test_a_script_read_from_standard_input_is_one_no_worker_can_run_again(tmp_path):
+    script = tmp_path / "nightly.py"
+    script.write_text("")
+    assert unrunnable_main_script(_main_module("<stdin>")) == "<stdin>"
+    assert unrunnable_main_script(_main_module(str(script))) is None
+    assert unrunnable_main_script(_main_module(None)) is None  # python -c, or an interactive session
+
+
+def test_ingest_from_a_script_on_standard_input_fails_before_it_writes_anything(tmp_path, rules, monkeypatch):
+    # Let through, every worker died running `<stdin>` again, and every file was stored as failed.
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "a.md").write_text("# A\n\nText.\n")
+    monkeypatch.setitem(sys.modules, "__main__", _main_module("<stdin>"))
+    with pytest.raises(PipelineError, match="script read as '<stdin>'.*Save the script to a file"):
+        ingest_folder(tmp_path / "papers", tmp_path / "out" / "papers.duckdb", rules)
+    assert not (tmp_path / "out").exists()
