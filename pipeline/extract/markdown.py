@@ -47,7 +47,7 @@ _ATX_OPENING = re.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
 @dataclass(frozen=True)
 class _TopBlock:
     """A top-level block as the parser found it: its tag, and lines `first`..`end` (0-based, end
-    exclusive, trailing blank lines included where the parser counts them)."""
+    exclusive), from its first line to its last that holds text."""
 
     tag: str
     first: int
@@ -157,19 +157,12 @@ def _segments_by_page(
     return segments
 
 
-def _raw_block(
-    top: _TopBlock, kind: BlockKind, lines: list[str], page_of_line: list[int | None]
-) -> RawBlock | None:
-    first, end = top.first, top.end
-    while end > first and not lines[end - 1].strip():
-        end -= 1
-    if end <= first:
-        return None
+def _raw_block(top: _TopBlock, kind: BlockKind, lines: list[str], page_of_line: list[int | None]) -> RawBlock:
     return RawBlock(
         kind=kind,
-        segments=_segments_by_page(lines, first, end - 1, page_of_line),
-        line_start=first + 1,
-        line_end=end,
+        segments=_segments_by_page(lines, top.first, top.end - 1, page_of_line),
+        line_start=top.first + 1,
+        line_end=top.end,
     )
 
 
@@ -255,9 +248,10 @@ def _top_blocks(lines: list[str]) -> list[_TopBlock]:
         first = bisect_right(line_starts, span["start"]) - 1
         # The range ends past its last byte, which may be the last line's own newline. A list's
         # runs on over the blank lines after it (a page marker blanked for the parser among
-        # them), and into the indent of the line after those, which belong to no block.
+        # them), and into the indent of the line after those, which belong to no block; a block
+        # ends at its last line that holds more than whitespace.
         last = bisect_right(line_starts, max(span["end"] - 1, span["start"])) - 1
-        while last > first and not lines[last][: span["end"] - line_starts[last]].strip(" \t"):
+        while last > first and not lines[last][: span["end"] - line_starts[last]].strip():
             last -= 1
         end = last + 1
         level = int(tag["Heading"]["level"][1:]) if name == "Heading" else None
@@ -368,10 +362,9 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
                 )
             )
         elif kind is not None:
-            block = _raw_block(top, kind, lines, page_of_line)
             is_comment = top.tag == "HtmlBlock" and parse_lines[top.first].lstrip().startswith("<!--")
-            if block is not None and not is_comment:
-                blocks.append(block)
+            if not is_comment:
+                blocks.append(_raw_block(top, kind, lines, page_of_line))
     return RawDocument(
         path=path,
         format=SourceFormat.markdown,
