@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.context
 import multiprocessing.forkserver
+import multiprocessing.process
 import os
 import sys
 from collections.abc import Collection
@@ -42,9 +43,12 @@ def unrunnable_main_script(main_module: ModuleType) -> str | None:
     if getattr(main_module.__spec__, "name", None) is not None:
         return None  # run by module name
     path = getattr(main_module, "__file__", None)
-    if path is None or os.path.exists(path):
+    if path is None:
         return None
-    return path
+    # Where multiprocessing looks for it: a relative path from the folder the caller started in.
+    started_in = multiprocessing.process.ORIGINAL_DIR
+    resolved = os.path.join(started_in, path) if started_in is not None and not os.path.isabs(path) else path
+    return None if os.path.exists(resolved) else path
 
 
 def start_fork_server() -> multiprocessing.context.ForkServerContext:

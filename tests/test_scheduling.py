@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing.process
 import os
 import subprocess
 import sys
@@ -86,6 +87,14 @@ def test_a_script_read_from_standard_input_is_one_no_worker_can_run_again(tmp_pa
     assert unrunnable_main_script(_main_module("<stdin>")) == "<stdin>"
     assert unrunnable_main_script(_main_module(str(script))) is None
     assert unrunnable_main_script(_main_module(None)) is None  # python -c, or an interactive session
+
+
+def test_a_script_named_relative_to_where_the_caller_started_is_found_after_it_changed_folder(tmp_path, monkeypatch):
+    (tmp_path / "nightly.py").write_text("")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.setattr(multiprocessing.process, "ORIGINAL_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert unrunnable_main_script(_main_module("nightly.py")) is None
 
 
 def test_ingest_from_a_script_on_standard_input_fails_before_it_writes_anything(tmp_path, rules, monkeypatch):
