@@ -144,16 +144,15 @@ def stages(params: dict) -> dict:
     this process, then the postings put in term order where due; each stage's time summed over
     the files. Rows are written as `ingest_folder` writes them: a `DocumentWriter` (batched
     transactions) into a fresh database."""
-    from pipeline import __version__
     from pipeline.chunk import chunk
     from pipeline.errors import PipelineError
     from pipeline.extract import extract
     from pipeline.index import DocumentWriter, connect, order_search_index
     from pipeline.ingest import assign_doc_ids, find_papers
     from pipeline.normalize import normalize
-    from pipeline.rows import DocumentRow, paper_rows
+    from pipeline.rows import paper_rows
     from pipeline.rules import load_rules
-    from pipeline.stages import extract_key
+    from pipeline.stages import document_row, extract_key
     from pipeline.terms import count_chunk_terms
 
     folder = Path(params["folder"])
@@ -188,11 +187,7 @@ def stages(params: dict) -> dict:
         seconds["normalize"] += normalized - extracted
         seconds["chunk"] += chunked_at - normalized
         seconds["terms"] += counted - chunked_at
-        row = DocumentRow(
-            doc_id=doc_ids[path], path=path, format="pdf" if path.endswith(".pdf") else "markdown",
-            sha256=sha256, bytes=file.stat().st_size, status="ingested", error=None,
-            rules_sha256=rules.sha256, pipeline_version=__version__,
-        )
+        row = document_row(path, doc_ids[path], sha256, file.stat().st_size, "ingested", None, rules)
         at = clock()
         rows = paper_rows(row, chunked, (key, raw.model_dump_json()), terms)
         built = clock()
