@@ -12,7 +12,7 @@ and Markdown (markdown/**/*.md, jats_md/**/*.md):
   every CPU, the CLI for PDFs, and each stage separately in-process (extract, normalize,
   chunk, index terms, index = writing the rows + `order_search_index`);
 - incremental runs on the whole corpus (first, no change, rules-only change), `search`
-  latency at the corpus's own size and with its chunks duplicated to --search-chunks, and
+  latency at the corpus's own size and with its chunks duplicated to each of --search-chunks, and
   with --scale N how time and memory grow from 1× to N× copies of the corpus.
 
 Every run of every variant is its own process, so its peak RSS is its own: the main process's
@@ -61,7 +61,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--recipe-repeat", type=int, default=1,
         help="runs of the pymupdf4llm recipe on PDFs (about 2 minutes each here; 0 skips it)",
     )
-    parser.add_argument("--search-chunks", type=int, default=100_000, help="chunk count for the large search measurement")
+    parser.add_argument(
+        "--search-chunks", type=int, nargs="+", default=[10_000, 100_000],
+        help="chunk counts to grow the corpus's chunks to for search latency (the issue's 10k and 100k)",
+    )
     parser.add_argument("--out", type=Path, default=PROJECT / "out" / "bench.json", help="where to write the JSON report")
     parser.add_argument("--_measure", help=argparse.SUPPRESS)
     parser.add_argument("--_params", type=Path, help=argparse.SUPPRESS)
@@ -323,7 +326,17 @@ def run_benchmark(args: argparse.Namespace) -> dict:
             report["scale"] = {"copies": args.scale, "one": report["incremental"], "scaled": scaled}
             report["search"].append(_search(scaled["db"], 0, args, workdir, f"corpus {args.scale}×"))
             largest = scaled["db"]
-        report["search"].append(_search(largest, args.search_chunks, args, workdir, f"chunk rows duplicated to ≥{args.search_chunks:,}"))
+        # Grown from the largest database still short of the count: the fewer copies of each chunk,
+        # the less the duplicates skew what search sees (the same terms at every copy).
+        measured = [(report["incremental"]["chunks"], report["incremental"]["db"], "1×")]
+        if args.scale > 1:
+            measured.append((report["scale"]["scaled"]["chunks"], largest, f"{args.scale}×"))
+        for target in sorted(args.search_chunks):
+            short = [(chunks, db, name) for chunks, db, name in measured if chunks < target]
+            if short:
+                _, db, name = short[-1]
+                report["search"].append(_search(db, target, args, workdir, f"chunk rows of {name} duplicated to ≥{target:,}"))
+        report["search"].sort(key=lambda row: row["chunks"])
     report["targets"] = evaluate_targets(report)
     return report
 
@@ -356,7 +369,7 @@ def evaluate_targets(report: dict) -> list[dict]:
     incremental = report["incremental"]
     share = incremental["no_change_seconds"] / incremental["first_seconds"]
     targets.append(("no-change re-run < 10% of the first run", share < 0.10, f"{share:.1%}"))
-    large = report["search"][-1]
+    large = report["search"][-1]  # the most chunks
     targets.append(
         (f"search p95 < 100 ms at 100k chunks (measured at {large['chunks']:,})", large["p95_ms"] < 100 and large["chunks"] >= 100_000,
          f"{large['p95_ms']:.0f} ms")
