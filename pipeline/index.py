@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import tempfile
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -103,8 +104,9 @@ class _Transaction:
         self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str]) -> None:
-    """Delete every row of these papers in one transaction, one statement a table."""
+def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], keep_extractions_of: Collection[str] = ()) -> None:
+    """Delete every row of these papers in one transaction, one statement a table; the stored
+    extractions of `keep_extractions_of` stay (papers re-chunked from them)."""
     if not doc_ids:
         return
     with _Transaction(connection):
@@ -113,6 +115,11 @@ def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str]) 
                 connection.execute(
                     "DELETE FROM chunk_postings WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE doc_id IN (SELECT unnest(?)))",
                     [doc_ids],
+                )
+            elif table == "extractions" and keep_extractions_of:
+                connection.execute(
+                    "DELETE FROM extractions WHERE doc_id IN (SELECT unnest(?)) AND doc_id NOT IN (SELECT unnest(?))",
+                    [doc_ids, list(keep_extractions_of)],
                 )
             else:
                 connection.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?))", [doc_ids])
@@ -231,12 +238,14 @@ def stored_documents(connection: duckdb.DuckDBPyConnection) -> dict[str, StoredD
     return {path: StoredDocument(*rest) for path, *rest in rows}
 
 
-def stored_extraction(connection: duckdb.DuckDBPyConnection, doc_id: str, sha256: str, extract_key: str) -> str | None:
-    """The RawDocument JSON stored for this exact file and extractor, if any."""
-    row = connection.execute(
-        "SELECT raw_document FROM extractions WHERE doc_id = ? AND sha256 = ? AND extract_key = ?",
-        [doc_id, sha256, extract_key],
-    ).fetchone()
+def stored_extractions(connection: duckdb.DuckDBPyConnection, extract_key: str) -> dict[str, str]:
+    """doc_id → sha256 of the file, for every paper whose stored extraction this extractor made."""
+    return dict(connection.execute("SELECT doc_id, sha256 FROM extractions WHERE extract_key = ?", [extract_key]).fetchall())
+
+
+def read_extraction(connection: duckdb.DuckDBPyConnection, doc_id: str) -> str | None:
+    """The RawDocument JSON stored for a paper, if any."""
+    row = connection.execute("SELECT raw_document FROM extractions WHERE doc_id = ?", [doc_id]).fetchone()
     return row[0] if row else None
 
 

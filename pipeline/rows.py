@@ -195,7 +195,8 @@ def paper_rows(
     """A paper's rows: its documents row, and where it was chunked its sections, paragraphs,
     chunks and postings.
 
-    `extraction` is (extract_key, RawDocument JSON), kept so a rules change can re-chunk;
+    `extraction` is (extract_key, RawDocument JSON) of a fresh extraction, kept so a rules change
+    can re-chunk (None where the paper was re-chunked from the one stored, whose row stays);
     `terms` are the chunks' index terms (`count_chunk_terms`), one for each chunk.
     """
     document = chunked.document if chunked else None

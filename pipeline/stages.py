@@ -37,7 +37,8 @@ def process_file(file: Path, relative_path: str, doc_id: str, rules: Rules) -> C
 
 @dataclass(frozen=True)
 class Task:
-    """One file to run the stages on; `raw_document` is a stored extraction to reuse."""
+    """One file to run the stages on; `raw_document` is a stored extraction to reuse, whose row
+    stays as it is stored."""
 
     file: str
     path: str
@@ -80,9 +81,9 @@ def run_task(task: Task, rules: Rules) -> TaskResult:
         fresh = task.raw_document is None
         raw = extract(Path(task.file), task.path, rules) if fresh else RawDocument.model_validate_json(task.raw_document)
         chunked = chunk(normalize(raw, task.doc_id, rules), rules)
-        raw_document = raw.model_dump_json() if fresh else task.raw_document
+        extraction = (extract_key(rules), raw.model_dump_json()) if fresh else None
         row = document_row(task.path, task.doc_id, task.sha256, task.bytes, "ingested", None, rules)
-        rows = paper_rows(row, chunked, (extract_key(rules), raw_document), count_chunk_terms(chunked))
+        rows = paper_rows(row, chunked, extraction, count_chunk_terms(chunked))
         return TaskResult(
             "ingested", None, rows, len(chunked.chunks), chunked.document.page_count or 0,
             tuple(c.section_type.value for c in chunked.chunks),

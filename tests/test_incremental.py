@@ -14,6 +14,7 @@ from pipeline import __version__
 from pipeline.errors import MassRemovalError
 from pipeline.index import connect
 from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.stages import Task, run_task
 
 PAPER = "# {title}\n\n## Methods\n\n{body} cohort.\n\n## Results\n\nIL-6 rose in {body}.\n"
 OPTIONS = IngestOptions(workers=1)
@@ -81,6 +82,27 @@ def test_a_rules_change_rechunks_from_the_stored_extraction(folder, tmp_path, ru
     assert text.endswith("Text that only the stored extraction holds.")
 
 
+def test_a_rules_change_leaves_each_papers_stored_extraction_as_it_was(folder, tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, OPTIONS)
+    query = "SELECT doc_id, sha256, extract_key, raw_document FROM extractions ORDER BY doc_id"
+    before = connect(db, read_only=True).execute(query).fetchall()
+    ingest_folder(folder, db, rules.model_copy(update={"sha256": "a-different-rules-file"}), OPTIONS)
+    assert connect(db, read_only=True).execute(query).fetchall() == before
+
+
+def test_a_paper_rechunked_from_its_stored_extraction_sends_no_copy_of_it_back_to_be_written(tmp_path, rules):
+    # Its row stays as stored: writing every paper's extraction again cost a rules change on the
+    # shared corpus 30 MB of rows to load.
+    _write(tmp_path, "a.md", "A")
+    paper = tmp_path / "a.md"
+    fresh = run_task(Task(str(paper), "a.md", "a", "hash", paper.stat().st_size, None), rules)
+    stored = json.loads(fresh.rows.lines["extractions"])["raw_document"]
+    reused = run_task(Task(str(paper), "a.md", "a", "hash", paper.stat().st_size, stored), rules)
+    assert "extractions" not in reused.rows.lines
+    assert reused.rows.lines["chunks"] == fresh.rows.lines["chunks"]
+
+
 def test_a_run_that_would_remove_most_papers_refuses_and_changes_nothing(folder, tmp_path, rules):
     db = tmp_path / "papers.duckdb"
     ingest_folder(folder, db, rules, OPTIONS)
@@ -130,6 +152,8 @@ NAMES = st.sampled_from(["a.md", "a.markdown", "b.md", "sub/c.md", "sub/deeper/d
 EDITS = st.one_of(
     st.tuples(st.just("write"), NAMES, st.sampled_from(["the patients", "a new cohort", "mice"])),
     st.tuples(st.just("remove"), NAMES, st.just("")),
+    # Another rules file: every paper is re-chunked, from its stored extraction where it has one.
+    st.tuples(st.just("rules"), st.just(""), st.sampled_from(["rules-one", "rules-two"])),
 )
 
 
@@ -140,14 +164,17 @@ def test_incremental_runs_end_equal_to_a_fresh_ingest_of_the_final_folder(tmp_pa
     papers = root / "papers"
     papers.mkdir()
     options = IngestOptions(workers=1, allow_mass_removal=True)
+    current = rules
     for step in steps:
         for action, name, body in step:
             if action == "write":
                 _write(papers, name, name, body)
-            else:
+            elif action == "remove":
                 (papers / name).unlink(missing_ok=True)
-        ingest_folder(papers, root / "incremental.duckdb", rules, options)
-    ingest_folder(papers, root / "fresh.duckdb", rules, options)
+            else:
+                current = rules.model_copy(update={"sha256": body})
+        ingest_folder(papers, root / "incremental.duckdb", current, options)
+    ingest_folder(papers, root / "fresh.duckdb", current, options)
     assert _tables(root / "incremental.duckdb") == _tables(root / "fresh.duckdb")
 
 

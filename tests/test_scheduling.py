@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import multiprocessing.process
 import os
 import subprocess
@@ -10,8 +11,9 @@ import types
 
 import pytest
 
-from pipeline.ingest import IngestOptions, available_cpus, ingest_folder
+from pipeline.ingest import IngestOptions, _run_tasks, _Scanned, available_cpus, ingest_folder
 from pipeline.errors import PipelineError
+from pipeline.stages import TaskResult
 from pipeline.workers import preloaded_modules, unrunnable_main_script
 
 
@@ -33,6 +35,47 @@ def test_the_largest_files_go_first_so_a_big_file_does_not_end_the_run_alone(tmp
     # One worker finishes files in the order it was given them.
     ingest_folder(tmp_path, tmp_path / "out" / "papers.duckdb", rules, IngestOptions(workers=1), recorder)
     assert recorder.done == ["b-large.md", "c-medium.md", "a-small.md"]
+
+
+class _Pool:
+    """Stands in for the process pool: records what it was handed, and every file is done at once."""
+
+    def __init__(self) -> None:
+        self.handed: list[str] = []
+
+    def schedule(self, function, args, timeout):
+        task, _rules = args
+        self.handed.append(task.path)
+        future = concurrent.futures.Future()
+        future.set_result(TaskResult("ingested", None))
+        return future
+
+    def stop(self) -> None:
+        pass
+
+
+def _files(count: int, tmp_path) -> list[tuple[_Scanned, bool]]:
+    """`count` files to re-chunk from their stored extractions, largest first: p00.md is largest."""
+    return [
+        (_Scanned(tmp_path / f"p{index:02}.md", f"p{index:02}.md", f"p{index:02}", "hash", 1000 - index, None), True)
+        for index in range(count)
+    ]
+
+
+def test_the_first_files_go_to_the_workers_before_the_caller_asks_for_any_result(tmp_path, rules):
+    # The caller removes the old rows meanwhile, which the workers used to wait for.
+    pool = _Pool()
+    _run_tasks(pool, _files(3, tmp_path), rules, IngestOptions(workers=1), lambda doc_id: "{}")
+    assert pool.handed == ["p00.md", "p01.md", "p02.md"]
+
+
+def test_a_stored_extraction_is_read_when_its_file_is_handed_on_not_all_of_them_at_the_start(tmp_path, rules):
+    # One worker has eight files in flight; the others' extractions stay in the database meanwhile.
+    read: list[str] = []
+    results = _run_tasks(_Pool(), _files(10, tmp_path), rules, IngestOptions(workers=1), lambda doc_id: read.append(doc_id) or "{}")
+    assert read == [f"p{index:02}" for index in range(8)]
+    assert [item.path for item, _ in results] == [f"p{index:02}.md" for index in range(10)]
+    assert len(read) == 10
 
 
 @pytest.fixture()
