@@ -130,7 +130,7 @@ CREATE TABLE IF NOT EXISTS runs (
     pipeline_version VARCHAR NOT NULL,
     rules_sha256 VARCHAR NOT NULL
 );
-CREATE OR REPLACE VIEW chunk_pages AS
+CREATE VIEW IF NOT EXISTS chunk_pages AS
     SELECT chunk_id, doc_id, unnest(pages) AS page FROM chunks;
 CREATE TABLE IF NOT EXISTS pipeline_schema (version INTEGER NOT NULL);
 INSERT INTO pipeline_schema SELECT {schema_version} WHERE NOT EXISTS (SELECT * FROM pipeline_schema);
