@@ -284,6 +284,11 @@ def ingest_folder(
                 summary.duration_seconds = time.monotonic() - clock
                 summary.run_id = record_run(connection, _run_record(summary, started, rules))
                 connection.execute("CHECKPOINT")
+            except BaseException:
+                # Leaving the pool's block otherwise waits for every file in flight to finish
+                # first, each up to its time limit, before the error is reported.
+                pool.stop()
+                raise
             finally:
                 connection.close()
         publication.publish()

@@ -9,10 +9,12 @@ import subprocess
 import sys
 import types
 
+import pebble
 import pytest
 
+import pipeline.ingest
 from pipeline.ingest import IngestOptions, _run_tasks, _Scanned, available_cpus, ingest_folder
-from pipeline.errors import PipelineError
+from pipeline.errors import IndexingError, PipelineError
 from pipeline.stages import TaskResult
 from pipeline.workers import preloaded_modules, unrunnable_main_script
 
@@ -76,6 +78,26 @@ def test_a_stored_extraction_is_read_when_its_file_is_handed_on_not_all_of_them_
     assert read == [f"p{index:02}" for index in range(8)]
     assert [item.path for item, _ in results] == [f"p{index:02}.md" for index in range(10)]
     assert len(read) == 10
+
+
+def test_an_error_while_files_are_in_flight_stops_the_workers_rather_than_waiting_for_them(tmp_path, rules, monkeypatch):
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    for name in ("a.md", "b.md"):
+        (papers / name).write_text("# A\n\n## Results\n\nIL-6 rose.\n")
+    calls = []
+    stop, leave = pebble.ProcessPool.stop, pebble.ProcessPool.__exit__
+    monkeypatch.setattr(pebble.ProcessPool, "stop", lambda pool: calls.append("stop") or stop(pool))
+    monkeypatch.setattr(pebble.ProcessPool, "__exit__", lambda pool, *error: calls.append("leave") or leave(pool, *error))
+
+    def full_disk(*args, **kwargs):
+        raise IndexingError("could not write papers.duckdb: No space left on device")
+
+    monkeypatch.setattr(pipeline.ingest, "remove_documents", full_disk)
+    with pytest.raises(IndexingError, match="No space left"):
+        ingest_folder(papers, tmp_path / "out" / "papers.duckdb", rules, IngestOptions(workers=1))
+    # Left running, the pool's block waits for its files in flight, each up to its time limit.
+    assert calls[:2] == ["stop", "leave"]
 
 
 @pytest.fixture()
