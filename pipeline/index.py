@@ -63,6 +63,12 @@ def connect(db: Path, read_only: bool = False, shown_as: Path | None = None) -> 
         else:
             advice = "check the path, or whether another process holds it open for writing"
         raise IndexingError(f"cannot open database {shown}: {cause}; {advice}") from None
+    # DuckDB's Python client draws a progress bar on standard output, whatever that is, for any
+    # statement over two seconds in a session it takes for an interactive one (a main module with
+    # no file: `python -c`, a notebook): `python -c '…ingest_folder…' >> runs.jsonl` got its bytes
+    # whenever the postings were put in order (14 s at 100,000 chunks). Scripts and the command
+    # line never drew it; a run's progress is the caller's to show.
+    connection.execute("SET enable_progress_bar = false")
     if not read_only:
         if stored_schema_version(connection) not in (None, SCHEMA_VERSION):
             _drop_everything(connection)

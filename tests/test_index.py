@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import subprocess
+import sys
 
 import duckdb
 import pytest
@@ -80,6 +82,23 @@ def test_a_search_hit_s_row_is_looked_up_in_the_chunk_id_index_not_scanned_for(d
 def test_search_hits_carry_their_paper_s_path(database):
     hit = search(database, "FDG-PET/CT", doc_id="flat/lee-2022")[0]
     assert hit.path == database.execute("SELECT path FROM documents WHERE doc_id = 'flat/lee-2022'").fetchone()[0]
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_connections_draw_no_progress_bar_into_the_output(tmp_path, read_only):
+    # DuckDB's Python client draws it on standard output, for statements over two seconds, in a
+    # session with no main file (`python -c`, a notebook), even where that output is a pipe or a
+    # log. Asked from `python -c`, where it would be on: under pytest it is off anyway. (Shortening
+    # its two seconds for a quicker test, `progress_bar_time`, switches it back on.)
+    db = tmp_path / "papers.duckdb"
+    connect(db).close()
+    code = (
+        "import sys; from pathlib import Path; from pipeline.index import connect; "
+        f"connection = connect(Path(sys.argv[1]), read_only={read_only}); "
+        "print(connection.execute(\"SELECT current_setting('enable_progress_bar')\").fetchone()[0])"
+    )
+    shown = subprocess.run([sys.executable, "-c", code, str(db)], capture_output=True, text=True, check=True).stdout
+    assert shown.strip() == "False"
 
 
 def test_chunk_pages_view_lists_nothing_for_markdown(database):
