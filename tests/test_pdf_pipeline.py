@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import re
 from collections import Counter
-from pathlib import Path
 
 import pymupdf
 import pytest
