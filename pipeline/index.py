@@ -115,6 +115,7 @@ def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], 
     extractions of `keep_extractions_of` stay (papers re-chunked from them)."""
     if not doc_ids:
         return
+    kept = set(keep_extractions_of)
     with _Transaction(connection):
         for table in TABLES_BY_DOCUMENT:
             if table == "chunk_postings":
@@ -122,13 +123,9 @@ def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], 
                     "DELETE FROM chunk_postings WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE doc_id IN (SELECT unnest(?)))",
                     [doc_ids],
                 )
-            elif table == "extractions" and keep_extractions_of:
-                connection.execute(
-                    "DELETE FROM extractions WHERE doc_id IN (SELECT unnest(?)) AND doc_id NOT IN (SELECT unnest(?))",
-                    [doc_ids, list(keep_extractions_of)],
-                )
             else:
-                connection.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?))", [doc_ids])
+                removed = [doc_id for doc_id in doc_ids if doc_id not in kept] if table == "extractions" else doc_ids
+                connection.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?))", [removed])
 
 
 class DocumentWriter:

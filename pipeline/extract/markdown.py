@@ -337,7 +337,7 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
                 line_end=front_end + 1,
             )
         )
-    # Blank what the parser must not see but keep the line count, so token maps stay true lines.
+    # Blank what the parser must not see but keep the line count, so block ranges stay true lines.
     blanked = set(page_starts) | (set(range(front_end + 1)) if front_end is not None else set())
     for index in blanked:
         parse_lines[index] = ""
