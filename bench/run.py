@@ -37,7 +37,7 @@ from datetime import datetime
 from pathlib import Path
 
 from corpus import BenchError, Corpus, find_corpus, lay_out
-from pipeline.ingest import available_cpus
+from pipeline.ingest.run import available_cpus
 
 PROJECT = Path(__file__).resolve().parent.parent
 WORKERS = available_cpus()

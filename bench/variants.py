@@ -146,26 +146,29 @@ def stages(params: dict) -> dict:
     transactions) into a fresh database."""
     from pipeline.chunk import chunk
     from pipeline.errors import PipelineError
-    from pipeline.extract import extract
-    from pipeline.index import DocumentWriter, connect, order_search_index
-    from pipeline.ingest import assign_doc_ids, find_papers
+    from pipeline.extract import extract, extraction_key
+    from pipeline.index.database import ensure_schema, open_for_writing
+    from pipeline.index.rows import paper_rows
+    from pipeline.index.terms import count_chunk_terms
+    from pipeline.index.writer import DocumentWriter, order_search_index
+    from pipeline.ingest.scan import assign_doc_ids, find_papers
+    from pipeline.ingest.task import document_row
+    from pipeline.models import DocumentStatus
     from pipeline.normalize import normalize
-    from pipeline.rows import paper_rows
     from pipeline.rules import load_rules
-    from pipeline.stages import document_row, extract_key
-    from pipeline.terms import count_chunk_terms
 
     folder = Path(params["folder"])
     rules = load_rules()
     files = find_papers(folder)
     relative = [file.relative_to(folder).as_posix() for file in files]
     doc_ids = assign_doc_ids(relative)
-    key = extract_key(rules)
+    key = extraction_key(rules)
     seconds = dict.fromkeys(("extract", "normalize", "chunk", "terms", "rows", "write", "index_order"), 0.0)
     chunks = failed = 0
     clock = time.perf_counter
     started = clock()
-    connection = connect(Path(params["db"]))
+    connection = open_for_writing(Path(params["db"]))
+    ensure_schema(connection)
     writer = DocumentWriter(connection, in_background=False)  # each batch timed where it is written
     seconds["write"] += clock() - started
     for file, path in zip(files, relative):
@@ -187,7 +190,7 @@ def stages(params: dict) -> dict:
         seconds["normalize"] += normalized - extracted
         seconds["chunk"] += chunked_at - normalized
         seconds["terms"] += counted - chunked_at
-        row = document_row(path, doc_ids[path], sha256, file.stat().st_size, "ingested", None, rules)
+        row = document_row(path, doc_ids[path], sha256, file.stat().st_size, DocumentStatus.ingested, None, rules)
         at = clock()
         rows = paper_rows(row, chunked, (key, raw.model_dump_json()), terms)
         built = clock()
@@ -272,14 +275,15 @@ def cli(params: dict) -> dict:
 def search_latency(params: dict) -> dict:
     """Copy a database, grow its chunks to `target_chunks` (0: as it is), put the postings in term
     order where due (timed), then time `search` for every query, `passes` times, read-only."""
-    from pipeline.index import connect, order_search_index
-    from pipeline.search import search
+    from pipeline.index.database import open_for_writing, open_readonly
+    from pipeline.index.search import search
+    from pipeline.index.writer import order_search_index
 
     from corpus import grow_chunks
 
     work = Path(params["work_db"])
     shutil.copyfile(params["db"], work)
-    connection = connect(work)
+    connection = open_for_writing(work)
     chunks = grow_chunks(connection, params["target_chunks"]) if params["target_chunks"] else (
         connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
     )
@@ -290,7 +294,7 @@ def search_latency(params: dict) -> dict:
     connection.execute("CHECKPOINT")
     connection.close()
 
-    connection = connect(work, read_only=True)
+    connection = open_readonly(work)
     queries = params["queries"]
     started = time.perf_counter()
     search(connection, queries[0])

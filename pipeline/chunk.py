@@ -19,10 +19,12 @@ from pipeline.models import (
     BlockKind,
     Chunk,
     ChunkedDocument,
+    ChunkSplit,
     Document,
     Paragraph,
     Section,
     SectionType,
+    TypeSource,
 )
 from pipeline.normalize import count_words
 from pipeline.rules import Rules
@@ -39,7 +41,8 @@ class _Node:
     children: list[_Node] = field(default_factory=list)
     parent: _Node | None = None
     section_type: SectionType = SectionType.other
-    type_source: str = "unmatched"
+    type_source: TypeSource = TypeSource.unmatched
+    type_rule: str | None = None
     anchor: str | None = None
     broad_type: SectionType | None = None
     broad_rule: str | None = None
@@ -168,7 +171,7 @@ def classify_sections(nodes: list[_Node], rules: Rules) -> None:
     for node in nodes:
         if node.level == 1:
             node.section_type = SectionType.meta if has_sections else SectionType.other
-            node.type_source = "front_matter"
+            node.type_source = TypeSource.front_matter
             continue
         for member in node.subtree():
             key = member.heading.heading_key or ""
@@ -184,9 +187,9 @@ def _type_subtree(node: _Node, rules: Rules) -> None:
     """Type `node` by its own heading and give its type to its sub-sections, unless it is a meta
     section too long to be one: then each sub-section is typed by its own heading in turn."""
     if node.anchor:
-        node.section_type, node.type_source = node.broad_type, f"anchor:{node.anchor}"
+        node.section_type, node.type_source, node.type_rule = node.broad_type, TypeSource.anchor, node.anchor
     elif node.broad_type:
-        node.section_type, node.type_source = node.broad_type, f"classified:{node.broad_rule}"
+        node.section_type, node.type_source, node.type_rule = node.broad_type, TypeSource.classified, node.broad_rule
     limit = rules.inherit.meta_max_words
     if node.section_type == SectionType.meta and node.children and (words := node.subtree_words()) > limit:
         node.decisions.append(
@@ -197,7 +200,7 @@ def _type_subtree(node: _Node, rules: Rules) -> None:
             _type_subtree(child, rules)
         return
     for member in node.subtree()[1:]:
-        member.section_type, member.type_source = node.section_type, "inherited"
+        member.section_type, member.type_source, member.type_rule = node.section_type, TypeSource.inherited, None
 
 
 def absorb_siblings(nodes: list[_Node], rules: Rules) -> list[_Node]:
@@ -248,7 +251,8 @@ def _adopt(anchor: _Node, sibling: _Node) -> None:
     for member in sibling.subtree():
         member.level += 1
         member.section_type = anchor.section_type
-        member.type_source = "absorbed" if member is sibling else "inherited"
+        member.type_source = TypeSource.absorbed if member is sibling else TypeSource.inherited
+        member.type_rule = None
 
 
 def assign_ids(nodes: list[_Node]) -> None:
@@ -280,7 +284,7 @@ def _plan(node: _Node, split: str, rules: Rules) -> list[_Piece]:
     parts: list[list[_Piece]] = []
     if node.own_blocks:
         parts.append([_piece(node.own_blocks, node, split)])
-    parts.extend(_plan(child, "h3_soft", rules) for child in node.children)
+    parts.extend(_plan(child, ChunkSplit.h3_soft, rules) for child in node.children)
     return _merge_fragments([part for part in parts if part], target)
 
 
@@ -318,7 +322,7 @@ def _merge_fragments(parts: list[list[_Piece]], target: int) -> list[_Piece]:
 
 def plan_chunks(nodes: list[_Node], rules: Rules) -> list[_Piece]:
     """H1/H2 are hard splits: each top-level section is planned on its own."""
-    return [piece for node in nodes for piece in _plan(node, "front" if node.level == 1 else "h2", rules)]
+    return [piece for node in nodes for piece in _plan(node, ChunkSplit.front if node.level == 1 else ChunkSplit.h2, rules)]
 
 
 _SENTENCE_END = re.compile(r"[.!?][)\]\"'”’]*\s+(?=[A-Z0-9(\[\"“])")
@@ -420,7 +424,7 @@ def enforce_max(pieces: list[_Piece], document: Document, index: _BlockIndex, ru
                     char_start=group[0][0],
                     char_end=group[-1][1],
                     node=piece.node,
-                    split=piece.split if position == 0 else "size",
+                    split=piece.split if position == 0 else ChunkSplit.size,
                     word_count=words,
                     body_words=words,
                 )
@@ -431,7 +435,7 @@ def enforce_max(pieces: list[_Piece], document: Document, index: _BlockIndex, ru
 def caption_chunks(nodes: list[_Node], document: Document, index: _BlockIndex, rules: Rules) -> list[_Piece]:
     """Every caption is a chunk of its own, kept out of the body text around it."""
     pieces = [
-        _piece([block], node, "caption")
+        _piece([block], node, ChunkSplit.caption)
         for top in nodes
         for node in top.subtree()
         for block in node.captions
@@ -494,6 +498,7 @@ def _sections(nodes: list[_Node], index: _BlockIndex) -> list[Section]:
                     heading_path=node.heading_path,
                     section_type=node.section_type,
                     type_source=node.type_source,
+                    type_rule=node.type_rule,
                     anchor=node.anchor,
                     absorbed_into=node.absorbed_into.section_id if node.absorbed_into else None,
                     word_count=node.body_words(),
@@ -530,7 +535,7 @@ def number_chunks(pieces: list[_Piece], document: Document, index: _BlockIndex, 
                 doc_id=document.doc_id,
                 ordinal=ordinal,
                 section_id=node.section_id,
-                section_type=SectionType.figure_caption if piece.split == "caption" else node.section_type,
+                section_type=SectionType.figure_caption if piece.split is ChunkSplit.caption else node.section_type,
                 heading=node.heading_text,
                 heading_path=node.heading_path,
                 text=text,

@@ -17,17 +17,33 @@ from typing import Annotated
 import duckdb
 import typer
 
-from pipeline.errors import IndexingError, IngestBusyError, PipelineError
-from pipeline.index import connect
-from pipeline.search import search
-from pipeline.stages import process_file
+from pipeline.errors import EXIT_FILES_FAILED, IndexingError, PipelineError
+from pipeline.index.database import open_readonly
+from pipeline.index.search import search
+from pipeline.ingest.run import IngestOptions, available_cpus, ingest_folder
+from pipeline.ingest.scan import doc_id_for
+from pipeline.ingest.task import process_file
 from pipeline.inspect import render_tree
-from pipeline.models import SectionType
-from pipeline.ingest import IngestOptions, available_cpus, doc_id_for, ingest_folder
+from pipeline.models import DocumentStatus, SectionType
 from pipeline.report import render_report
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Scientific papers to heading-aware chunks in DuckDB.")
+
+class _ReportingErrors(typer.core.TyperGroup):
+    """Every command's `PipelineError` becomes `Error: …` on stderr and the error's exit code,
+    never a traceback: in this one place, not in each command."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except PipelineError as error:
+            typer.echo(f"Error: {error}", err=True)
+            raise typer.Exit(code=error.exit_code) from None
+
+
+app = typer.Typer(
+    cls=_ReportingErrors, add_completion=False, no_args_is_help=True, help="Scientific papers to heading-aware chunks in DuckDB."
+)
 
 DEFAULT_DB = Path("out/papers.duckdb")
 DbOption = Annotated[Path, typer.Option("--db", help="DuckDB database file.")]
@@ -41,18 +57,13 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
-def _fail(error: Exception) -> typer.Exit:
-    typer.echo(f"Error: {error}", err=True)
-    return typer.Exit(code=1)
-
-
 class _LineProgress:
     """Plain log lines, for cron and pipes."""
 
     def start(self, files: int, to_process: int) -> None:
         typer.echo(f"{files} files found, {to_process} to process", err=True)
 
-    def file_done(self, path: str, status: str, pages: int, chunks: int, error: str | None) -> None:
+    def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
         typer.echo(f"{status:9} {path}" + (f": {error}" if error else f" ({chunks} chunks)"), err=True)
 
 
@@ -77,7 +88,7 @@ class _BarProgress:
         self.bar.start()
         self.task = self.bar.add_task("files", total=to_process, rate="")
 
-    def file_done(self, path: str, status: str, pages: int, chunks: int, error: str | None) -> None:
+    def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
         import time
 
         self.pages += pages
@@ -88,9 +99,6 @@ class _BarProgress:
 
     def stop(self) -> None:
         self.bar.stop()
-
-
-EXIT_FILES_FAILED, EXIT_RUN_FAILED, EXIT_BUSY = 3, 1, 4
 
 
 @app.command()
@@ -112,16 +120,11 @@ def ingest(
 
     Example: pipeline ingest /papers --db out/papers.duckdb --workers 2
     """
+    loaded = load_rules(rules)
+    options = IngestOptions(workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal)
     progress = None if quiet else (_BarProgress() if sys.stderr.isatty() else _LineProgress())
     try:
-        loaded = load_rules(rules)
-        options = IngestOptions(workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal)
         summary = ingest_folder(folder, db, loaded, options, progress)
-    except IngestBusyError as error:
-        typer.echo(f"Error: {error}", err=True)
-        raise typer.Exit(code=EXIT_BUSY) from None
-    except PipelineError as error:
-        raise _fail(error) from None
     finally:
         if isinstance(progress, _BarProgress):
             progress.stop()
@@ -149,11 +152,7 @@ def search_command(
 
     Example: pipeline search "IL-6" --section-type results --limit 5
     """
-    try:
-        connection = connect(db, read_only=True)
-        hits = search(connection, query, section_type.value if section_type else None, doc, limit)
-    except PipelineError as error:
-        raise _fail(error) from None
+    hits = search(open_readonly(db), query, section_type.value if section_type else None, doc, limit)
     if as_json:
         typer.echo(json.dumps([hit.__dict__ for hit in hits], indent=2, ensure_ascii=False))
         return
@@ -196,18 +195,15 @@ def sql(
 
     Example: pipeline sql "SELECT section_type, count(*) FROM chunks GROUP BY 1"
     """
+    connection = open_readonly(db)
     try:
-        connection = connect(db, read_only=True)
-        try:
-            result = connection.execute(statement)
-        except duckdb.Error as error:
-            raise IndexingError(f"the query failed: {error}") from None
-        if result.description is None:
-            return
-        columns = [column[0] for column in result.description]
-        rows = result.fetchall()
-    except PipelineError as error:
-        raise _fail(error) from None
+        result = connection.execute(statement)
+    except duckdb.Error as error:
+        raise IndexingError(f"the query failed: {error}") from None
+    if result.description is None:
+        return
+    columns = [column[0] for column in result.description]
+    rows = result.fetchall()
     typer.echo(_format_rows(columns, rows, output))
 
 
@@ -221,13 +217,10 @@ def inspect_command(
 
     Example: pipeline inspect corpus/flat/lee-2022.md
     """
-    try:
-        loaded = load_rules(rules)
-        if not file.is_file():
-            raise PipelineError(f"{file}: no such file; pass the path of a paper")
-        chunked = process_file(file, file.name, doc_id_for(file.name), loaded)
-    except PipelineError as error:
-        raise _fail(error) from None
+    loaded = load_rules(rules)
+    if not file.is_file():
+        raise PipelineError(f"{file}: no such file; pass the path of a paper")
+    chunked = process_file(file, file.name, doc_id_for(file.name), loaded)
     if as_json:
         typer.echo(chunked.model_dump_json(indent=2, exclude={"document": {"text", "blocks"}}))
     else:
@@ -235,21 +228,10 @@ def inspect_command(
 
 
 @app.command()
-def report(db: DbOption = DEFAULT_DB) -> None:
-    """Per paper: chunks by section_type, and the chunk size distribution.
+def report(db: DbOption = DEFAULT_DB, rules: RulesOption = DEFAULT_RULES_PATH) -> None:
+    """Per paper: chunks by section_type, the last runs, failing files, and chunk sizes against
+    the rules' targets.
 
     Example: pipeline report --db out/papers.duckdb
     """
-    try:
-        connection = connect(db, read_only=True)
-        typer.echo(render_report(connection))
-    except PipelineError as error:
-        raise _fail(error) from None
-
-
-def main() -> None:  # pragma: no cover - console entry
-    app(prog_name="pipeline")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    typer.echo(render_report(open_readonly(db), load_rules(rules).chunk))

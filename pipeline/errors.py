@@ -1,8 +1,12 @@
-"""The pipeline's exceptions. Every message says what failed, where, and what to do."""
+"""The pipeline's exceptions. Every message says what failed, where, and what to do; every
+error carries the exit code the command line ends with."""
 
 
 class PipelineError(Exception):
     """Base of every error the pipeline raises on purpose; the CLI prints it as `Error: …`."""
+
+    exit_code = 1
+    """The run could not complete (nothing was published)."""
 
 
 class RulesError(PipelineError):
@@ -24,6 +28,12 @@ class NoTextLayerError(ExtractError):
 class IngestBusyError(PipelineError):
     """Another ingest holds the database's lock."""
 
+    exit_code = 4
+
 
 class MassRemovalError(PipelineError):
     """A run would remove more than half of the stored papers (a wrong or unmounted folder?)."""
+
+
+EXIT_FILES_FAILED = 3
+"""An ingest finished and published, but some files failed (in this run, or unchanged and still failing)."""

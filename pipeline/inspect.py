@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from pipeline.models import Chunk, ChunkedDocument, Section
+from pipeline.models import Chunk, ChunkedDocument, ChunkSplit, Section, TypeSource
 
 _TYPE_TITLES = {
     "intro": "Introduction", "methods": "Methods", "results": "Results", "discussion": "Discussion",
@@ -18,9 +18,9 @@ def _labels(section: Section) -> str:
         parts.append(f"strict anchor: {section.anchor}")
     if section.absorbed_into:
         parts.append("absorbed")
-    elif section.type_source.startswith("classified:"):
+    elif section.type_source is TypeSource.classified:
         parts.append("classified, not an anchor")
-    elif section.type_source == "inherited":
+    elif section.type_source is TypeSource.inherited:
         parts.append("inherited")
     return ", ".join(parts)
 
@@ -88,7 +88,7 @@ def render_tree(chunked: ChunkedDocument) -> str:
         for decision in section.decisions:
             lines.append(f"│     · {decision}")
         walk(section, "")
-    captions = [chunk for chunk in chunked.chunks if chunk.split == "caption"]
+    captions = [chunk for chunk in chunked.chunks if chunk.split is ChunkSplit.caption]
     if captions:
         lines.append("Captions (figure_caption chunks, kept out of the body text)")
         for chunk in captions:

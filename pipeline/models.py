@@ -7,7 +7,7 @@ Offsets are 0-based, half-open (`char_start` inclusive, `char_end` exclusive) in
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,12 +18,12 @@ class Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class SourceFormat(str, Enum):
+class SourceFormat(StrEnum):
     markdown = "markdown"
     pdf = "pdf"
 
 
-class BlockKind(str, Enum):
+class BlockKind(StrEnum):
     heading = "heading"
     paragraph = "paragraph"
     list = "list"
@@ -35,7 +35,7 @@ class BlockKind(str, Enum):
     """Set by normalize for paragraphs that are figure or table captions."""
 
 
-class SectionType(str, Enum):
+class SectionType(StrEnum):
     intro = "intro"
     methods = "methods"
     results = "results"
@@ -44,6 +44,47 @@ class SectionType(str, Enum):
     meta = "meta"
     figure_caption = "figure_caption"
     other = "other"
+
+
+class TypeSource(StrEnum):
+    """Why a section got its type."""
+
+    anchor = "anchor"
+    """Its heading is a strict anchor (`type_rule` names the anchor rule)."""
+    classified = "classified"
+    """A broad pattern matched its heading (`type_rule` names the pattern rule)."""
+    inherited = "inherited"
+    """It sits inside a section that passed its type on."""
+    absorbed = "absorbed"
+    """A flat sibling that a methods or results anchor absorbed."""
+    front_matter = "front_matter"
+    """The title and whatever precedes the first section."""
+    unmatched = "unmatched"
+    """No rule matched its heading: `other`."""
+
+
+class ChunkSplit(StrEnum):
+    """Why a chunk starts where it does."""
+
+    front = "front"
+    """The front matter: title and what comes before the first section."""
+    h2 = "h2"
+    """A top-level section starts here (H1/H2 are hard splits)."""
+    h3_soft = "h3_soft"
+    """A sub-section of a section too long for one chunk."""
+    size = "size"
+    """The piece before ran over the hard maximum and was cut here."""
+    caption = "caption"
+    """A figure or table caption, a chunk of its own."""
+
+
+class DocumentStatus(StrEnum):
+    """What became of a file in the run that last read it."""
+
+    ingested = "ingested"
+    failed = "failed"
+    no_text = "no_text"
+    """A PDF without a text layer: it needs OCR."""
 
 
 class TextSegment(Record):
@@ -179,9 +220,9 @@ class Section(SourceSpan):
     """Heading as written (None for front matter that has no heading)."""
     heading_path: list[str]
     section_type: SectionType
-    type_source: str
-    """Why it got its type: `classified:<rule>`, `anchor:<rule>`, `inherited`, `absorbed`,
-    `front_matter` or `unmatched`."""
+    type_source: TypeSource
+    type_rule: str | None = None
+    """The anchor or pattern rule that typed it, where `type_source` is `anchor` or `classified`."""
     anchor: str | None
     """Name of the strict anchor rule the heading matched, if any (`references`, `methods`)."""
     absorbed_into: str | None
@@ -221,8 +262,7 @@ class Chunk(SourceSpan):
     paragraph_ids: list[str]
     absorbed_into: str | None
     """Anchor section id, where the chunk's section was absorbed into a methods/results anchor."""
-    split: str
-    """Why this chunk starts where it does: `front`, `h2`, `h3_soft`, `size`, `caption`."""
+    split: ChunkSplit
 
 
 class ChunkedDocument(Record):

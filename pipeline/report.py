@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import duckdb
 
-SECTION_TYPES = ("intro", "methods", "results", "discussion", "conclusion", "meta", "figure_caption", "other")
+from pipeline.models import SectionType
+from pipeline.rules import ChunkRules
+
+SECTION_TYPES = tuple(section_type.value for section_type in SectionType)
 
 
-def render_report(connection: duckdb.DuckDBPyConnection) -> str:
-    """A table of chunks per section type for every paper, then the size distribution."""
+def render_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> str:
+    """A table of chunks per section type for every paper, the last runs, the failing files, then
+    body chunk sizes against the rules' target and hard maximum."""
     counts = connection.execute(
         "SELECT doc_id, section_type, count(*) FROM chunks GROUP BY ALL ORDER BY ALL"
     ).fetchall()
@@ -38,14 +42,16 @@ def render_report(connection: duckdb.DuckDBPyConnection) -> str:
     if failed:
         lines += ["", "Currently failing:"] + [f"  {path} [{status}]: {error}" for path, status, error in failed]
 
+    low, high, hard = sizes.target_min_words, sizes.target_max_words, sizes.hard_max_words
     stats = connection.execute(
         """
         SELECT count(*), min(word_count), quantile_cont(word_count, 0.25), median(word_count),
                quantile_cont(word_count, 0.75), max(word_count),
-               count(*) FILTER (WHERE word_count < 500), count(*) FILTER (WHERE word_count BETWEEN 500 AND 800),
-               count(*) FILTER (WHERE word_count > 800 AND word_count <= 1200), count(*) FILTER (WHERE word_count > 1200)
+               count(*) FILTER (WHERE word_count < $low), count(*) FILTER (WHERE word_count BETWEEN $low AND $high),
+               count(*) FILTER (WHERE word_count > $high AND word_count <= $hard), count(*) FILTER (WHERE word_count > $hard)
         FROM chunks WHERE section_type <> 'figure_caption'
-        """
+        """,
+        {"low": low, "high": high, "hard": hard},
     ).fetchone()
     total, smallest, q1, median, q3, largest, under, target, over, beyond = stats
     lines.append("")
@@ -55,7 +61,8 @@ def render_report(connection: duckdb.DuckDBPyConnection) -> str:
     lines.append(
         f"Body chunk words: min {smallest}, 25% {q1:.0f}, median {median:.0f}, 75% {q3:.0f}, max {largest} ({total} chunks)"
     )
-    for label, count in (("< 500", under), ("500-800", target), ("801-1200", over), ("> 1200", beyond)):
+    labels = (f"< {low}", f"{low}-{high}", f"{high + 1}-{hard}", f"> {hard}")
+    for label, count in zip(labels, (under, target, over, beyond)):
         bar = "█" * round(40 * count / total)
         lines.append(f"  {label:>9} {count:5}  {bar}")
     return "\n".join(lines)

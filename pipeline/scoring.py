@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.ingest import doc_id_for
+from pipeline.ingest.scan import doc_id_for
 from pipeline.rules import Rules
-from pipeline.stages import process_file
+from pipeline.ingest.task import process_file
 
 
 @dataclass

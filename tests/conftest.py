@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from pipeline.chunk import chunk
 from pipeline.extract.markdown import extract_markdown_text
+from pipeline.index.database import ensure_schema, open_for_writing
 from pipeline.models import ChunkedDocument
 from pipeline.normalize import normalize
 from pipeline.rules import Rules, load_rules
@@ -40,3 +42,10 @@ def shared_corpus(*parts: str) -> Path:
     if not folder.exists():
         pytest.skip(f"the shared corpus is absent: {folder} does not exist (it sits beside the project as ../shared)")
     return folder
+
+
+def writable_database(db: Path) -> duckdb.DuckDBPyConnection:
+    """A database opened for writing with this pipeline's schema, as an ingest opens its copy."""
+    connection = open_for_writing(db)
+    ensure_schema(connection)
+    return connection

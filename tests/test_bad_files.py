@@ -8,8 +8,8 @@ import os
 import pymupdf
 import pytest
 
-from pipeline.index import connect
 from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.index.database import open_readonly
 
 GOOD = "# Good paper\n\n## Results\n\nIL-6 rose in the treated cohort.\n"
 
@@ -69,7 +69,7 @@ def outcome(tmp_path_factory, rules):
     (folder / "sub" / "back").symlink_to(folder, target_is_directory=True)  # a folder loop
     db = folder.parent / "papers.duckdb"
     summary = ingest_folder(folder, db, rules, IngestOptions(workers=2, timeout_seconds=120))
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     rows = {path: (status, error) for path, status, error in connection.execute("SELECT path, status, error FROM documents").fetchall()}
     encodings = dict(connection.execute("SELECT path, encoding FROM documents WHERE format = 'markdown'").fetchall())
     connection.close()
@@ -151,6 +151,6 @@ def test_a_50_mb_markdown_file_is_ingested_beside_a_small_one(tmp_path, rules):
     db = tmp_path / "out" / "papers.duckdb"
     summary = ingest_folder(tmp_path, db, rules, IngestOptions(workers=2, timeout_seconds=600))
     assert summary.failed == {}
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     assert connection.execute("SELECT count(*), max(word_count) FROM chunks WHERE doc_id = 'huge'").fetchone() == (index + 1, 2 + 30 * 11)  # front chunk + one per section
     assert connection.execute("SELECT status FROM documents WHERE doc_id = 'good'").fetchone() == ("ingested",)

@@ -53,7 +53,7 @@ def test_mri_scanning_is_methods_by_the_broad_pattern_but_not_an_anchor(rules):
     section = next(s for s in result.sections if s.heading == "MRI scanning")
     assert section.section_type.value == "methods"
     assert section.anchor is None
-    assert section.type_source == "classified:methods"
+    assert (section.type_source, section.type_rule) == ("classified", "methods")
 
 
 def test_discussion_anchor_never_absorbs(rules):

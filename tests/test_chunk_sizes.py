@@ -108,11 +108,11 @@ def test_sections_that_came_out_below_the_abstract_are_typed_by_their_own_headin
     parts = "".join(f"### {name}\n\n{words(1000)}\n\n" for name in ["Introduction", "Materials and methods", "Heavy mesons"])
     result = chunk_markdown(f"# T\n\n## Abstract\n\n{words(100)}\n\n{parts}", rules)
     sections = {s.heading: s for s in result.sections}
-    assert [(sections[name].section_type.value, sections[name].type_source) for name in sections if name != "T"] == [
-        ("meta", "anchor:abstract"),
-        ("intro", "anchor:introduction"),
-        ("methods", "anchor:methods"),
-        ("other", "unmatched"),
+    assert [(sections[name].section_type, sections[name].type_source, sections[name].type_rule) for name in sections if name != "T"] == [
+        ("meta", "anchor", "abstract"),
+        ("intro", "anchor", "introduction"),
+        ("methods", "anchor", "methods"),
+        ("other", "unmatched", None),
     ]
     assert "passes no type to its sub-sections: 3107 words" in sections["Abstract"].decisions[0]
 

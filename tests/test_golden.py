@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT
-from pipeline.ingest import assign_doc_ids, find_papers
-from pipeline.stages import process_file
+from pipeline.ingest.scan import assign_doc_ids, find_papers
+from pipeline.ingest.task import process_file
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("PIPELINE_UPDATE_GOLDEN") == "1"

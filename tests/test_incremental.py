@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PROJECT
+from conftest import PROJECT, writable_database
 from pipeline import __version__
 from pipeline.errors import MassRemovalError
-from pipeline.index import connect
 from pipeline.ingest import IngestOptions, ingest_folder
-from pipeline.stages import Task, run_task
+from pipeline.ingest.task import Task, run_task
+from pipeline.index.database import open_readonly
 
 PAPER = "# {title}\n\n## Methods\n\n{body} cohort.\n\n## Results\n\nIL-6 rose in {body}.\n"
 OPTIONS = IngestOptions(workers=1)
@@ -52,7 +52,7 @@ def test_edits_additions_and_removals_are_counted_exactly(folder, tmp_path, rule
     (folder / "b.md").unlink()
     summary = ingest_folder(folder, db, rules, OPTIONS)
     assert _counts(summary) == (1, 1, 1, 1)
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     assert connection.execute("SELECT path FROM documents ORDER BY path").fetchall() == [("a.md",), ("c.md",), ("d.md",)]
     assert connection.execute("SELECT count(*) FROM chunks WHERE doc_id = 'b'").fetchone()[0] == 0
     assert "edited" in connection.execute("SELECT text FROM documents WHERE doc_id = 'a'").fetchone()[0]
@@ -62,7 +62,7 @@ def test_every_run_is_recorded_with_its_counts(folder, tmp_path, rules):
     db = tmp_path / "papers.duckdb"
     ingest_folder(folder, db, rules, OPTIONS)
     ingest_folder(folder, db, rules, OPTIONS)
-    runs = connect(db, read_only=True).execute("SELECT run_id, seen, added, unchanged, chunks FROM runs ORDER BY run_id").fetchall()
+    runs = open_readonly(db).execute("SELECT run_id, seen, added, unchanged, chunks FROM runs ORDER BY run_id").fetchall()
     assert runs == [(1, 3, 3, 0, 9), (2, 3, 0, 3, 0)]
 
 
@@ -70,7 +70,7 @@ def test_a_rules_change_rechunks_from_the_stored_extraction(folder, tmp_path, ru
     db = tmp_path / "papers.duckdb"
     ingest_folder(folder, db, rules, OPTIONS)
     # Tamper with the stored extraction: if the next run re-extracted the file, this would vanish.
-    connection = connect(db)
+    connection = writable_database(db)
     raw = json.loads(connection.execute("SELECT raw_document FROM extractions WHERE doc_id = 'a'").fetchone()[0])
     raw["blocks"][-1]["segments"][0]["text"] = "Text that only the stored extraction holds."
     connection.execute("UPDATE extractions SET raw_document = ? WHERE doc_id = 'a'", [json.dumps(raw)])
@@ -78,7 +78,7 @@ def test_a_rules_change_rechunks_from_the_stored_extraction(folder, tmp_path, ru
     changed = rules.model_copy(update={"sha256": "a-different-rules-file"})
     summary = ingest_folder(folder, db, changed, OPTIONS)
     assert _counts(summary) == (0, 3, 0, 0)
-    text = connect(db, read_only=True).execute("SELECT text FROM documents WHERE doc_id = 'a'").fetchone()[0]
+    text = open_readonly(db).execute("SELECT text FROM documents WHERE doc_id = 'a'").fetchone()[0]
     assert text.endswith("Text that only the stored extraction holds.")
 
 
@@ -86,9 +86,9 @@ def test_a_rules_change_leaves_each_papers_stored_extraction_as_it_was(folder, t
     db = tmp_path / "papers.duckdb"
     ingest_folder(folder, db, rules, OPTIONS)
     query = "SELECT doc_id, sha256, extract_key, raw_document FROM extractions ORDER BY doc_id"
-    before = connect(db, read_only=True).execute(query).fetchall()
+    before = open_readonly(db).execute(query).fetchall()
     ingest_folder(folder, db, rules.model_copy(update={"sha256": "a-different-rules-file"}), OPTIONS)
-    assert connect(db, read_only=True).execute(query).fetchall() == before
+    assert open_readonly(db).execute(query).fetchall() == before
 
 
 def test_a_paper_rechunked_from_its_stored_extraction_sends_no_copy_of_it_back_to_be_written(tmp_path, rules):
@@ -136,7 +136,7 @@ TABLE_KEYS = {
 
 
 def _tables(db):
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     try:
         snapshot = {}
         for table, key in TABLE_KEYS.items():
@@ -183,7 +183,7 @@ def test_a_new_file_that_takes_another_papers_id_loses_neither(folder, tmp_path,
     ingest_folder(folder, db, rules, OPTIONS)
     _write(folder, "a.markdown", "the newcomer")  # sorts before a.md, so it is `a` now
     ingest_folder(folder, db, rules, OPTIONS)
-    rows = connect(db, read_only=True).execute(
+    rows = open_readonly(db).execute(
         "SELECT d.path, d.doc_id, count(c.chunk_id) FROM documents d JOIN chunks c USING (doc_id) GROUP BY ALL ORDER BY 1"
     ).fetchall()
     assert rows == [("a.markdown", "a", 3), ("a.md", "a-md", 3), ("b.md", "b", 3), ("c.md", "c", 3)]

@@ -9,17 +9,19 @@ import sys
 import duckdb
 import pytest
 
-from conftest import PROJECT
-from pipeline import index
+from conftest import PROJECT, writable_database
+from pipeline.index import writer as index_writer
 from pipeline.chunk import chunk
 from pipeline.errors import IndexingError
 from pipeline.extract.markdown import extract_markdown_text
 from pipeline.normalize import normalize
-from pipeline.terms import TermCounter, count_chunk_terms
-from pipeline.index import DocumentWriter, connect
-from pipeline.rows import COLUMNS, DocumentRow, PaperRows, paper_rows
-from pipeline.search import _HIT_DETAILS, _snippet, search
-from pipeline.ingest import doc_id_for, ingest_folder
+from pipeline.index.terms import TermCounter, count_chunk_terms
+from pipeline.index.writer import DocumentWriter
+from pipeline.index.rows import COLUMNS, DocumentRow, PaperRows, paper_rows
+from pipeline.index.search import _HIT_DETAILS, _snippet, search
+from pipeline.ingest import ingest_folder
+from pipeline.ingest.scan import doc_id_for
+from pipeline.index.database import open_readonly
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +29,7 @@ def database(tmp_path_factory, rules):
     db = tmp_path_factory.mktemp("db") / "papers.duckdb"
     summary = ingest_folder(PROJECT / "corpus", db, rules)
     assert not summary.failed
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     yield connection
     connection.close()
 
@@ -91,10 +93,10 @@ def test_connections_draw_no_progress_bar_into_the_output(tmp_path, read_only):
     # log. Asked from `python -c`, where it would be on: under pytest it is off anyway. (Shortening
     # its two seconds for a quicker test, `progress_bar_time`, switches it back on.)
     db = tmp_path / "papers.duckdb"
-    connect(db).close()
+    writable_database(db).close()
     code = (
-        "import sys; from pathlib import Path; from pipeline.index import connect; "
-        f"connection = connect(Path(sys.argv[1]), read_only={read_only}); "
+        "import sys; from pathlib import Path; from pipeline.index.database import open_for_writing, open_readonly; "
+        f"connection = {'open_readonly' if read_only else 'open_for_writing'}(Path(sys.argv[1])); "
         "print(connection.execute(\"SELECT current_setting('enable_progress_bar')\").fetchone()[0])"
     )
     shown = subprocess.run([sys.executable, "-c", code, str(db)], capture_output=True, text=True, check=True).stdout
@@ -115,7 +117,7 @@ def test_bibliography_is_kept_apart_by_its_anchor(database):
 def test_ids_are_the_same_byte_for_byte_across_runs(tmp_path, rules):
     def snapshot(db):
         ingest_folder(PROJECT / "corpus", db, rules)
-        connection = connect(db, read_only=True)
+        connection = open_readonly(db)
         rows = connection.execute("SELECT chunk_id, section_id, paragraph_ids, char_start, char_end, text FROM chunks ORDER BY chunk_id").fetchall()
         connection.close()
         return rows
@@ -127,7 +129,7 @@ def test_reingesting_replaces_a_papers_rows_instead_of_adding_them(tmp_path, rul
     db = tmp_path / "papers.duckdb"
     ingest_folder(PROJECT / "corpus", db, rules)
     ingest_folder(PROJECT / "corpus", db, rules)
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     assert connection.execute("SELECT count(*), count(DISTINCT chunk_id) FROM chunks").fetchone()[0] == \
         connection.execute("SELECT count(DISTINCT chunk_id) FROM chunks").fetchone()[0]
     assert connection.execute("SELECT count(*) FROM documents").fetchone()[0] == 4
@@ -146,7 +148,7 @@ def test_a_bad_file_is_recorded_and_costs_no_other_file(tmp_path, rules):
     (tmp_path / "empty.md").write_bytes(b"")
     summary = ingest_folder(tmp_path, tmp_path / "out" / "papers.duckdb", rules)
     assert summary.added == 2 and list(summary.failed) == ["empty.md"]
-    connection = connect(tmp_path / "out" / "papers.duckdb", read_only=True)
+    connection = open_readonly(tmp_path / "out" / "papers.duckdb")
     assert connection.execute("SELECT path, status, error FROM documents ORDER BY path").fetchall() == [
         ("empty.md", "failed", "empty.md: the file is empty; nothing to ingest"),
         ("good.md", "ingested", None),
@@ -166,7 +168,7 @@ def _paper(doc_id: str, path: str) -> PaperRows:
 
 
 def test_batches_written_in_the_background_are_all_there_after_flush(tmp_path):
-    connection = connect(tmp_path / "papers.duckdb")
+    connection = writable_database(tmp_path / "papers.duckdb")
     writer = DocumentWriter(connection, max_rows=1)  # every paper its own batch
     for index in range(5):
         writer.add(_paper(f"p{index}", f"p{index}.md"))
@@ -180,7 +182,7 @@ def test_papers_are_written_within_a_small_duckdb_memory_limit(tmp_path, rules):
     chunked = chunk(normalize(raw, "a", rules), rules)
     row = DocumentRow(doc_id="a", path="a.md", format="markdown", sha256="0" * 64, bytes=1, status="ingested",
                       error=None, rules_sha256="r", pipeline_version="0")
-    connection = connect(tmp_path / "papers.duckdb")
+    connection = writable_database(tmp_path / "papers.duckdb")
     connection.execute("SET memory_limit = '256MB'")
     writer = DocumentWriter(connection)
     writer.add(paper_rows(row, chunked, ("key", raw.model_dump_json()), count_chunk_terms(chunked)))
@@ -193,15 +195,15 @@ def test_rows_that_cannot_be_staged_for_loading_say_where_and_why(tmp_path, monk
     def full_disk(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(index.tempfile, "NamedTemporaryFile", full_disk)
-    writer = DocumentWriter(connect(tmp_path / "papers.duckdb"))
+    monkeypatch.setattr(index_writer.tempfile, "NamedTemporaryFile", full_disk)
+    writer = DocumentWriter(writable_database(tmp_path / "papers.duckdb"))
     writer.add(_paper("p0", "p0.md"))
     with pytest.raises(IndexingError, match="cannot stage documents rows for loading in .*: No space left on device; free space there"):
         writer.flush()
 
 
 def test_a_background_batch_that_fails_raises_its_error_in_the_callers_thread(tmp_path):
-    connection = connect(tmp_path / "papers.duckdb")
+    connection = writable_database(tmp_path / "papers.duckdb")
     writer = DocumentWriter(connection, max_rows=1)
     broken = _paper("p0", "p0.md")
     broken.lines["documents"] = b"{not json\n"

@@ -12,10 +12,11 @@ import pytest
 
 from conftest import PROJECT
 from pdf_helpers import CORPUS_PDF, ground_truth_paragraphs, page_words, words
-from pipeline.index import connect
-from pipeline.search import search
-from pipeline.ingest import IngestOptions, doc_id_for, ingest_folder
-from pipeline.stages import process_file
+from pipeline.index.search import search
+from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.ingest.scan import doc_id_for
+from pipeline.ingest.task import process_file
+from pipeline.index.database import open_readonly
 
 _spec = importlib.util.spec_from_file_location("make_pdfs", PROJECT / "corpus" / "make_pdfs.py")
 make_pdfs = importlib.util.module_from_spec(_spec)
@@ -77,7 +78,7 @@ def test_running_heads_stay_out_of_the_text_and_are_counted(chunked_generated):
 def test_ingested_pdf_rows_carry_pages_and_the_chunk_pages_view_lists_them(generated, tmp_path, rules):
     db = tmp_path / "papers.duckdb"
     ingest_folder(next(iter(generated.values())).parent, db, rules, IngestOptions(workers=1))
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     assert connection.execute("SELECT count(*) FROM documents WHERE format = 'pdf' AND page_count >= 2").fetchone()[0] == 4
     assert connection.execute("SELECT count(*) FROM chunks WHERE line_start IS NOT NULL OR page_start IS NULL").fetchone()[0] == 0
     spanning = connection.execute(

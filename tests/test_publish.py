@@ -15,10 +15,10 @@ import pytest
 
 import duckdb
 
-from pipeline import ingest, publish
+from pipeline.ingest import publish, run
 from pipeline.errors import IndexingError
-from pipeline.index import connect
 from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.index.database import open_readonly
 
 SECTION = "## Results {index}\n\n" + "IL-6 levels rose in the treated cohort of patients. " * 60 + "\n\n"
 
@@ -36,7 +36,7 @@ def _digest(path):
 
 
 def _documents(db) -> int:
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     try:
         return connection.execute("SELECT count(*) FROM documents").fetchone()[0]
     finally:
@@ -192,7 +192,7 @@ def test_a_disk_that_fills_up_while_writing_is_a_clear_error_and_changes_nothing
     def flush(self):
         raise duckdb.IOException('Could not write file "papers.duckdb.building-1": No space left on device')
 
-    monkeypatch.setattr(ingest.DocumentWriter, "flush", flush)
+    monkeypatch.setattr(run.DocumentWriter, "flush", flush)
     with pytest.raises(IndexingError, match=r"could not write .*papers.duckdb: .*No space left on device.*free space in"):
         ingest_folder(folder, db, rules, IngestOptions(workers=1))
     assert _digest(db) == before

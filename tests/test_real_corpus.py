@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import SHARED_CORPUS, shared_corpus
-from pipeline.ingest import doc_id_for, find_papers
-from pipeline.stages import process_file
+from pipeline.ingest.scan import doc_id_for, find_papers
+from pipeline.ingest.task import process_file
 from pipeline.scoring import score_shape
 
 CONVERTER_MARKDOWN = (

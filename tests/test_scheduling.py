@@ -12,11 +12,16 @@ import types
 import pebble
 import pytest
 
-import pipeline.ingest
-from pipeline.ingest import IngestOptions, _run_tasks, _Scanned, available_cpus, ingest_folder
+import pipeline.ingest.run
 from pipeline.errors import IndexingError, PipelineError
-from pipeline.stages import TaskResult
-from pipeline.workers import preloaded_modules, unrunnable_main_script
+from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.ingest.plan import Change, PlannedFile
+from pipeline.ingest.pool import FileScheduler
+from pipeline.ingest.run import available_cpus
+from pipeline.ingest.scan import ScannedFile
+from pipeline.ingest.task import TaskResult
+from pipeline.ingest.workers import preloaded_modules, unrunnable_main_script
+from pipeline.models import DocumentStatus
 
 
 class _Recorder:
@@ -49,17 +54,21 @@ class _Pool:
         task, _rules = args
         self.handed.append(task.path)
         future = concurrent.futures.Future()
-        future.set_result(TaskResult("ingested", None))
+        future.set_result(TaskResult(DocumentStatus.ingested, None))
         return future
 
     def stop(self) -> None:
         pass
 
 
-def _files(count: int, tmp_path) -> list[tuple[_Scanned, bool]]:
+def _files(count: int, tmp_path) -> list[PlannedFile]:
     """`count` files to re-chunk from their stored extractions, largest first: p00.md is largest."""
     return [
-        (_Scanned(tmp_path / f"p{index:02}.md", f"p{index:02}.md", f"p{index:02}", "hash", 1000 - index, None), True)
+        PlannedFile(
+            ScannedFile(tmp_path / f"p{index:02}.md", f"p{index:02}.md", f"p{index:02}", "hash", 1000 - index, None),
+            Change.updated,
+            reuse_extraction=True,
+        )
         for index in range(count)
     ]
 
@@ -67,16 +76,17 @@ def _files(count: int, tmp_path) -> list[tuple[_Scanned, bool]]:
 def test_the_first_files_go_to_the_workers_before_the_caller_asks_for_any_result(tmp_path, rules):
     # The caller removes the old rows meanwhile, which the workers used to wait for.
     pool = _Pool()
-    _run_tasks(pool, _files(3, tmp_path), rules, IngestOptions(workers=1), lambda doc_id: "{}")
+    FileScheduler(pool, rules, 300, 8, lambda doc_id: "{}").start(_files(3, tmp_path))
     assert pool.handed == ["p00.md", "p01.md", "p02.md"]
 
 
 def test_a_stored_extraction_is_read_when_its_file_is_handed_on_not_all_of_them_at_the_start(tmp_path, rules):
-    # One worker has eight files in flight; the others' extractions stay in the database meanwhile.
+    # Eight files in flight; the others' extractions stay in the database meanwhile.
     read: list[str] = []
-    results = _run_tasks(_Pool(), _files(10, tmp_path), rules, IngestOptions(workers=1), lambda doc_id: read.append(doc_id) or "{}")
+    scheduler = FileScheduler(_Pool(), rules, 300, 8, lambda doc_id: read.append(doc_id) or "{}")
+    scheduler.start(_files(10, tmp_path))
     assert read == [f"p{index:02}" for index in range(8)]
-    assert [item.path for item, _ in results] == [f"p{index:02}.md" for index in range(10)]
+    assert [item.path for item, _ in scheduler.results()] == [f"p{index:02}.md" for index in range(10)]
     assert len(read) == 10
 
 
@@ -93,7 +103,7 @@ def test_an_error_while_files_are_in_flight_stops_the_workers_rather_than_waitin
     def full_disk(*args, **kwargs):
         raise IndexingError("could not write papers.duckdb: No space left on device")
 
-    monkeypatch.setattr(pipeline.ingest, "remove_documents", full_disk)
+    monkeypatch.setattr(pipeline.ingest.run, "remove_documents", full_disk)
     with pytest.raises(IndexingError, match="No space left"):
         ingest_folder(papers, tmp_path / "out" / "papers.duckdb", rules, IngestOptions(workers=1))
     # Left running, the pool's block waits for its files in flight, each up to its time limit.
@@ -126,16 +136,16 @@ def test_without_a_cgroup_quota_workers_default_to_the_cpus_the_process_may_run_
 def test_the_fork_server_loads_the_stages_for_its_workers_but_not_duckdb():
     # What the server imports, every run waits for before its first file; DuckDB is the writer's.
     code = (
-        "import sys; from pipeline.workers import preloaded_modules; "
+        "import sys; from pipeline.ingest.workers import preloaded_modules; "
         "[__import__(name) for name in preloaded_modules(sys.modules)]; "
-        "print(sorted(name for name in ('duckdb', 'pipeline.stages', 'pipeline.extract') if name in sys.modules))"
+        "print(sorted(name for name in ('duckdb', 'pipeline.ingest.task', 'pipeline.extract') if name in sys.modules))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert loaded == "['pipeline.extract', 'pipeline.stages']"
+    assert loaded == "['pipeline.extract', 'pipeline.ingest.task']"
 
 
 def test_a_script_that_has_duckdb_loaded_has_the_server_load_it_for_the_workers_that_run_the_script_again():
-    assert preloaded_modules({"duckdb", "pipeline.ingest"}) == ["pipeline.stages", "pebble", "duckdb"]
+    assert preloaded_modules({"duckdb", "pipeline.ingest"}) == ["pipeline.ingest.task", "pebble", "duckdb"]
 
 
 def _main_module(file: str | None) -> types.ModuleType:

@@ -10,13 +10,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import PROJECT, chunk_markdown
+from conftest import PROJECT, chunk_markdown, writable_database
 from pipeline.errors import IndexingError
-from pipeline.index import connect, order_search_index
-from pipeline.search import search
+from pipeline.index.writer import order_search_index
+from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
-from pipeline import terms
-from pipeline.terms import TermCounter, count_chunk_terms, index_words, search_terms
+from pipeline.index import terms
+from pipeline.index.terms import TermCounter, count_chunk_terms, index_words, search_terms
+from pipeline.index.database import open_readonly
 
 
 @pytest.mark.parametrize(
@@ -103,7 +104,7 @@ def _ingest(folder: Path, db: Path, rules) -> None:
 
 
 def _postings(db: Path) -> list[tuple]:
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     try:
         return connection.execute("SELECT term, chunk_id, tf FROM chunk_postings ORDER BY ALL").fetchall()
     finally:
@@ -123,7 +124,7 @@ def test_a_papers_postings_go_with_the_paper(tmp_path, rules):
 def test_putting_the_postings_in_term_order_changes_no_search_result(tmp_path, rules):
     db = tmp_path / "papers.duckdb"
     _ingest(PROJECT / "corpus", db, rules)
-    connection = connect(db)
+    connection = writable_database(db)
     before = [(hit.chunk_id, hit.score) for hit in search(connection, "IL-6 imaging")]
     assert order_search_index(connection, unsorted_limit=0)
     terms = [term for (term,) in connection.execute("SELECT term FROM chunk_postings").fetchall()]
@@ -138,7 +139,7 @@ def test_putting_the_postings_in_term_order_changes_no_search_result(tmp_path, r
 def test_the_postings_are_left_alone_while_few_rows_are_out_of_order(tmp_path, rules):
     db = tmp_path / "papers.duckdb"
     _ingest(PROJECT / "corpus", db, rules)
-    connection = connect(db)
+    connection = writable_database(db)
     unsorted = connection.execute("SELECT unsorted_rows FROM search_index_state").fetchone()[0]
     assert unsorted == connection.execute("SELECT count(*) FROM chunk_postings").fetchone()[0]
     assert not order_search_index(connection, unsorted_limit=unsorted)
@@ -156,7 +157,7 @@ def test_a_database_an_older_pipeline_wrote_is_rebuilt_by_the_next_ingest(tmp_pa
     (tmp_path / "papers" / "a.md").write_text("# A\n\n## Results\n\nSerum IL-6 rose.\n")
     summary = ingest_folder(tmp_path / "papers", db, rules, IngestOptions(workers=1))
     assert (summary.added, summary.removed) == (1, 0)
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     assert [hit.doc_id for hit in search(connection, "IL-6")] == ["a"]
     assert not connection.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'chunk_terms'").fetchone()[0]
     connection.close()
@@ -183,7 +184,7 @@ def fts_reference(tmp_path_factory, rules):
     as the pipeline used to build it (heading path and text, the same tokenizer settings)."""
     db = tmp_path_factory.mktemp("fts") / "papers.duckdb"
     _ingest(PROJECT / "corpus", db, rules)
-    connection = connect(db)
+    connection = writable_database(db)
     _fts_or_skip(connection)
     rows = connection.execute("SELECT chunk_id, heading_path, text FROM chunks").fetchall()
     connection.execute("CREATE TABLE fts_input (chunk_id VARCHAR, heading_terms VARCHAR, text_terms VARCHAR)")
@@ -218,7 +219,7 @@ def test_searching_a_database_an_older_pipeline_wrote_says_to_ingest_again(tmp_p
     old = duckdb.connect(str(db))
     old.execute("CREATE TABLE documents (doc_id VARCHAR, path VARCHAR)")
     old.close()
-    connection = connect(db, read_only=True)
+    connection = open_readonly(db)
     with pytest.raises(IndexingError, match="no search index of this pipeline's version; run `pipeline ingest`"):
         search(connection, "IL-6")
     connection.close()

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
+from pipeline import __version__
 from pipeline.errors import ExtractError
 from pipeline.extract.markdown import extract_markdown
-from pipeline.models import RawDocument
+from pipeline.models import RawDocument, SourceFormat
 from pipeline.rules import Rules
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 PDF_SUFFIXES = (".pdf",)
 SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES
+
+
+def source_format(path: str) -> SourceFormat:
+    """The format a file is read as, by its name."""
+    return SourceFormat.pdf if path.lower().endswith(PDF_SUFFIXES) else SourceFormat.markdown
 
 
 def extract(file: Path, path: str, rules: Rules) -> RawDocument:
@@ -25,3 +33,10 @@ def extract(file: Path, path: str, rules: Rules) -> RawDocument:
 
         return extract_pdf(file, path)
     raise ExtractError(f"{path}: unsupported file type {suffix!r}; the pipeline reads {', '.join(SUPPORTED_SUFFIXES)}")
+
+
+def extraction_key(rules: Rules) -> str:
+    """What an extraction depends on besides the file: this pipeline and the rules extraction
+    reads. A stored extraction made under another key is not reused."""
+    markers = json.dumps([marker.model_dump(mode="json") for marker in rules.page_markers], sort_keys=True)
+    return f"{__version__}:{hashlib.sha256(markers.encode()).hexdigest()[:16]}"

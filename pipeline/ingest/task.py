@@ -7,26 +7,18 @@ DuckDB, which only the writer uses, and whose import every run's first file woul
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import __version__
 from pipeline.chunk import chunk
 from pipeline.errors import NoTextLayerError, PipelineError
-from pipeline.extract import extract
-from pipeline.models import ChunkedDocument, RawDocument
+from pipeline.extract import extract, extraction_key, source_format
+from pipeline.index.rows import DocumentRow, PaperRows, paper_rows
+from pipeline.index.terms import count_chunk_terms
+from pipeline.models import ChunkedDocument, DocumentStatus, RawDocument
 from pipeline.normalize import normalize
-from pipeline.rows import DocumentRow, PaperRows, paper_rows
 from pipeline.rules import Rules
-from pipeline.terms import count_chunk_terms
-
-
-def extract_key(rules: Rules) -> str:
-    """What an extraction depends on besides the file: the pipeline and the page-marker rules."""
-    markers = json.dumps([marker.model_dump() for marker in rules.page_markers], sort_keys=True)
-    return f"{__version__}:{hashlib.sha256(markers.encode()).hexdigest()[:16]}"
 
 
 def process_file(file: Path, relative_path: str, doc_id: str, rules: Rules) -> ChunkedDocument:
@@ -50,7 +42,7 @@ class Task:
 
 @dataclass(frozen=True)
 class TaskResult:
-    status: str
+    status: DocumentStatus
     error: str | None
     rows: PaperRows | None = None
     """The paper's rows, built in the worker so that the single writer only loads them; None
@@ -61,11 +53,17 @@ class TaskResult:
     """Each chunk's section type, for the run's summary."""
 
 
-def document_row(path: str, doc_id: str, sha256: str, size: int, status: str, error: str | None, rules: Rules) -> DocumentRow:
+def failed(error: str) -> TaskResult:
+    return TaskResult(DocumentStatus.failed, error)
+
+
+def document_row(
+    path: str, doc_id: str, sha256: str, size: int, status: DocumentStatus, error: str | None, rules: Rules
+) -> DocumentRow:
     return DocumentRow(
         doc_id=doc_id,
         path=path,
-        format="pdf" if path.lower().endswith(".pdf") else "markdown",
+        format=source_format(path),
         sha256=sha256,
         bytes=size,
         status=status,
@@ -81,16 +79,16 @@ def run_task(task: Task, rules: Rules) -> TaskResult:
         fresh = task.raw_document is None
         raw = extract(Path(task.file), task.path, rules) if fresh else RawDocument.model_validate_json(task.raw_document)
         chunked = chunk(normalize(raw, task.doc_id, rules), rules)
-        extraction = (extract_key(rules), raw.model_dump_json()) if fresh else None
-        row = document_row(task.path, task.doc_id, task.sha256, task.bytes, "ingested", None, rules)
+        extraction = (extraction_key(rules), raw.model_dump_json()) if fresh else None
+        row = document_row(task.path, task.doc_id, task.sha256, task.bytes, DocumentStatus.ingested, None, rules)
         rows = paper_rows(row, chunked, extraction, count_chunk_terms(chunked))
         return TaskResult(
-            "ingested", None, rows, len(chunked.chunks), chunked.document.page_count or 0,
+            DocumentStatus.ingested, None, rows, len(chunked.chunks), chunked.document.page_count or 0,
             tuple(c.section_type.value for c in chunked.chunks),
         )
     except NoTextLayerError as error:
-        return TaskResult("no_text", str(error))
+        return TaskResult(DocumentStatus.no_text, str(error))
     except PipelineError as error:
-        return TaskResult("failed", str(error))
+        return failed(str(error))
     except Exception as error:  # noqa: BLE001 - one file's bug must not cost the others; it is recorded, not hidden
-        return TaskResult("failed", f"{task.path}: internal error {type(error).__name__}: {error}; please report it with this file")
+        return failed(f"{task.path}: internal error {type(error).__name__}: {error}; please report it with this file")

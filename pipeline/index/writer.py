@@ -1,12 +1,12 @@
-"""Stage 4, index: writing papers' rows (built by the workers, `pipeline.rows`) into DuckDB, and
-the BM25 postings kept in order for search.
+"""Writing papers' rows (built by the workers, `pipeline.index.rows`) into DuckDB, removing
+papers' rows, recording a run, and keeping the BM25 postings in order for search.
 
 Values always travel as parameters; each batch of papers is written in one transaction.
 
 The BM25 index is a table of postings (term, chunk, frequency) that grows and shrinks paper by
-paper, with terms counted by pool workers (`pipeline.terms`). DuckDB's fts extension can only
-rebuild its index over every chunk: 2.6 s of an 8 s Markdown run, and 48 s at 100,000 chunks on
-every nightly run that changes one paper.
+paper, with terms counted by pool workers (`pipeline.index.terms`). DuckDB's fts extension can
+only rebuild its index over every chunk, which every nightly run that changes one paper would
+pay in full.
 """
 
 from __future__ import annotations
@@ -21,93 +21,14 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import IndexingError
-from pipeline.rows import (
-    COLUMNS,
-    POSTINGS_COLUMNS,
-    SCHEMA,
-    SCHEMA_VERSION,
-    STAGED_POSTINGS,
-    TABLES_BY_DOCUMENT,
-    PaperRows,
-)
+from pipeline.index.database import Transaction
+from pipeline.index.rows import PaperRows
+from pipeline.index.schema import COLUMNS, POSTINGS_COLUMNS, STAGED_POSTINGS, TABLES_BY_DOCUMENT
 
-# A search scans every postings row written since the table was last put in term order: about
-# 7 ms per million rows here, so the table is rewritten in order (14 s at 18.1 million rows,
-# 128,714 chunks) only once a million rows have piled up, not after every small nightly run.
+# A search scans every postings row written since the table was last put in term order (about
+# 7 ms per million rows), so the table is rewritten in order only once a million rows have piled
+# up, not after every small nightly run.
 UNSORTED_POSTINGS_LIMIT = 1_000_000
-
-
-# What DuckDB says of a file that is not, or no longer, a whole DuckDB database.
-_DAMAGED = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
-
-
-def connect(db: Path, read_only: bool = False, shown_as: Path | None = None) -> duckdb.DuckDBPyConnection:
-    """Open the database, creating its folder and schema when writing (and replacing a schema
-    an older pipeline wrote, whose rows the next ingest rebuilds from the papers). Errors name
-    `shown_as` where `db` is a working copy of it."""
-    if read_only and not db.exists():
-        raise IndexingError(f"no database at {db}; run `pipeline ingest` first or pass --db")
-    try:
-        if not read_only:
-            db.parent.mkdir(parents=True, exist_ok=True)
-        connection = duckdb.connect(
-            str(db),
-            read_only=read_only,
-            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
-        )
-    except (duckdb.Error, OSError) as error:
-        shown = shown_as or db
-        cause = " ".join(str(error).split()).replace(str(db), str(shown))
-        if any(sign in cause for sign in _DAMAGED):
-            advice = "the file is damaged or no DuckDB database: move it aside and run `pipeline ingest`, which rebuilds it from the papers"
-        else:
-            advice = "check the path, or whether another process holds it open for writing"
-        raise IndexingError(f"cannot open database {shown}: {cause}; {advice}") from None
-    # DuckDB's Python client draws a progress bar on standard output, whatever that is, for any
-    # statement over two seconds in a session it takes for an interactive one (a main module with
-    # no file: `python -c`, a notebook): `python -c '…ingest_folder…' >> runs.jsonl` got its bytes
-    # whenever the postings were put in order (14 s at 100,000 chunks). Scripts and the command
-    # line never drew it; a run's progress is the caller's to show.
-    connection.execute("SET enable_progress_bar = false")
-    if not read_only:
-        if stored_schema_version(connection) not in (None, SCHEMA_VERSION):
-            _drop_everything(connection)
-        connection.execute(SCHEMA)
-    return connection
-
-
-def stored_schema_version(connection: duckdb.DuckDBPyConnection) -> int | None:
-    """The schema version of an existing database: None for a new one, 1 before versions were kept."""
-    # Every search asks, so the table itself is read first: 0.4 ms, against 1.8 ms for
-    # information_schema.
-    try:
-        return connection.execute("SELECT max(version) FROM pipeline_schema").fetchone()[0]
-    except duckdb.CatalogException:
-        tables = {name for (name,) in connection.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-        return 1 if "documents" in tables else None
-
-
-def _drop_everything(connection: duckdb.DuckDBPyConnection) -> None:
-    with _Transaction(connection):
-        connection.execute("DROP SCHEMA IF EXISTS fts_main_chunk_terms CASCADE")
-        connection.execute("DROP VIEW IF EXISTS chunk_pages")
-        for (name,) in connection.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE'"
-        ).fetchall():
-            connection.execute(f'DROP TABLE "{name}"')
-
-
-class _Transaction:
-    """`with _Transaction(connection):` commits on success and rolls back on any error."""
-
-    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
-        self.connection = connection
-
-    def __enter__(self) -> None:
-        self.connection.execute("BEGIN TRANSACTION")
-
-    def __exit__(self, kind, error, traceback) -> None:
-        self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
 def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], keep_extractions_of: Collection[str] = ()) -> None:
@@ -116,7 +37,7 @@ def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], 
     if not doc_ids:
         return
     kept = set(keep_extractions_of)
-    with _Transaction(connection):
+    with Transaction(connection):
         for table in TABLES_BY_DOCUMENT:
             if table == "chunk_postings":
                 connection.execute(
@@ -209,7 +130,7 @@ class _BatchWrite(threading.Thread):
 
 def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) -> None:
     longest = max(rows.longest_line for rows in batch)
-    with _Transaction(connection):
+    with Transaction(connection):
         for table in reversed(TABLES_BY_DOCUMENT):  # documents first, as a reader would expect
             lines = b"".join(rows.lines.get(table, b"") for rows in batch)
             if table == "chunk_postings":
@@ -220,36 +141,6 @@ def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) 
                 )
             else:
                 _insert_json_lines(connection, table, COLUMNS[table], ", ".join(COLUMNS[table]), lines, longest)
-
-
-@dataclass(frozen=True)
-class StoredDocument:
-    """What the database holds of a file, to tell whether it changed."""
-
-    doc_id: str
-    sha256: str
-    rules_sha256: str
-    pipeline_version: str
-    status: str
-
-
-def stored_documents(connection: duckdb.DuckDBPyConnection) -> dict[str, StoredDocument]:
-    """Stored papers by their path relative to the ingested folder."""
-    rows = connection.execute(
-        "SELECT path, doc_id, sha256, rules_sha256, pipeline_version, status FROM documents"
-    ).fetchall()
-    return {path: StoredDocument(*rest) for path, *rest in rows}
-
-
-def stored_extractions(connection: duckdb.DuckDBPyConnection, extract_key: str) -> dict[str, str]:
-    """doc_id → sha256 of the file, for every paper whose stored extraction this extractor made."""
-    return dict(connection.execute("SELECT doc_id, sha256 FROM extractions WHERE extract_key = ?", [extract_key]).fetchall())
-
-
-def read_extraction(connection: duckdb.DuckDBPyConnection, doc_id: str) -> str | None:
-    """The RawDocument JSON stored for a paper, if any."""
-    row = connection.execute("SELECT raw_document FROM extractions WHERE doc_id = ?", [doc_id]).fetchone()
-    return row[0] if row else None
 
 
 @dataclass(frozen=True)
@@ -325,7 +216,7 @@ def order_search_index(connection: duckdb.DuckDBPyConnection, unsorted_limit: in
     unsorted = connection.execute("SELECT unsorted_rows FROM search_index_state").fetchone()[0]
     if unsorted <= unsorted_limit:
         return False
-    with _Transaction(connection):
+    with Transaction(connection):
         connection.execute("DROP TABLE IF EXISTS chunk_postings_in_order")
         connection.execute(f"CREATE TABLE chunk_postings_in_order ({POSTINGS_COLUMNS})")
         connection.execute("INSERT INTO chunk_postings_in_order SELECT * FROM chunk_postings ORDER BY term, chunk_id")

@@ -4,8 +4,8 @@ Workers are forked from that server, not from the ingest's own process: the writ
 DuckDB connection (and its threads) while the pool replaces a worker stopped for its time limit.
 
 This module imports nothing of the pipeline, so that the command line can start the server
-before it imports anything itself: the server's import of the stages (about 0.45 s) then runs
-beside the command line's own instead of after it.
+before it imports anything itself: the server's import of the stages then runs beside the
+command line's own instead of after it.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from collections.abc import Collection
 from types import ModuleType
 
 # Imported once by the server, so each worker starts with the stages and the pool's worker loop
-# loaded. Not `pipeline.ingest`, which imports DuckDB (about 0.1 s) that no worker uses.
-_PRELOADED_MODULES = ["pipeline.stages", "pebble"]
+# loaded. Not `pipeline.ingest.run`, which imports DuckDB that no worker uses.
+_PRELOADED_MODULES = ["pipeline.ingest.task", "pebble"]
 
 
 def preloaded_modules(loaded: Collection[str]) -> list[str]:

@@ -1,4 +1,4 @@
-"""Search: BM25-ranked chunks from the postings `pipeline.index` keeps."""
+"""Search: BM25-ranked chunks from the postings `pipeline.index.writer` keeps."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipeline.errors import IndexingError
-from pipeline.index import stored_schema_version
-from pipeline.rows import SCHEMA_VERSION
-from pipeline.terms import TermCounter
+from pipeline.index.database import require_search_index
+from pipeline.index.terms import TermCounter
 
 # BM25 as DuckDB fts' match_bm25 scores it (k1 = 1.2, b = 0.75; document frequency, chunk count
 # and mean length over every chunk), from the postings of the query's terms alone. Each term is
@@ -108,10 +106,7 @@ def search(
     limit: int = 10,
 ) -> list[SearchHit]:
     """BM25-ranked chunks for `query`, optionally within one section type or one paper."""
-    if stored_schema_version(connection) != SCHEMA_VERSION:
-        raise IndexingError(
-            "the database has no search index of this pipeline's version; run `pipeline ingest`, which rebuilds it"
-        )
+    require_search_index(connection)
     counter = TermCounter()
     terms = counter.query_terms(query)
     if not terms:

@@ -1,0 +1,156 @@
+"""Opening the database, its schema, and reading what it holds of the papers stored so far.
+
+Readers open it read-only (`open_readonly`); an ingest opens its working copy for writing
+(`open_for_writing`) and then brings the schema to this pipeline's version (`ensure_schema`),
+which says when it had to rebuild a database an older pipeline wrote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+import duckdb
+
+from pipeline.errors import IndexingError
+from pipeline.index.schema import SCHEMA, SCHEMA_VERSION
+
+# What DuckDB says of a file that is not, or no longer, a whole DuckDB database.
+_DAMAGED = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
+# Nothing is fetched or loaded behind the pipeline's back: this machine, like many, has no way out.
+_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
+def open_readonly(db: Path) -> duckdb.DuckDBPyConnection:
+    """Open a published database for reading; it must exist."""
+    if not db.exists():
+        raise IndexingError(f"no database at {db}; run `pipeline ingest` first or pass --db")
+    return _open(db, read_only=True, shown_as=db)
+
+
+def open_for_writing(db: Path, shown_as: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """Open (or create) a database file for writing, its folder too; errors name `shown_as`
+    where `db` is a working copy of it. The schema is `ensure_schema`'s to set up."""
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise IndexingError(f"cannot create the folder of {shown_as or db}: {error.strerror}; check the path") from None
+    return _open(db, read_only=False, shown_as=shown_as or db)
+
+
+def _open(db: Path, read_only: bool, shown_as: Path) -> duckdb.DuckDBPyConnection:
+    try:
+        connection = duckdb.connect(str(db), read_only=read_only, config=_CONFIG)
+    except (duckdb.Error, OSError) as error:
+        cause = " ".join(str(error).split()).replace(str(db), str(shown_as))
+        if any(sign in cause for sign in _DAMAGED):
+            advice = "the file is damaged or no DuckDB database: move it aside and run `pipeline ingest`, which rebuilds it from the papers"
+        else:
+            advice = "check the path, or whether another process holds it open for writing"
+        raise IndexingError(f"cannot open database {shown_as}: {cause}; {advice}") from None
+    # DuckDB's Python client draws a progress bar on standard output, whatever that is, for any
+    # statement over two seconds in a session it takes for an interactive one (a main module with
+    # no file: `python -c`, a notebook), so output redirected to a log got its bytes. A run's
+    # progress is the caller's to show.
+    connection.execute("SET enable_progress_bar = false")
+    return connection
+
+
+class SchemaChange(str, Enum):
+    """What `ensure_schema` had to do."""
+
+    created = "created"
+    """A new database: every table was created."""
+    current = "current"
+    """The database already had this pipeline's schema."""
+    rebuilt = "rebuilt"
+    """An older pipeline wrote it: every table was dropped and created anew, and the run
+    re-reads every paper."""
+
+
+def ensure_schema(connection: duckdb.DuckDBPyConnection) -> tuple[SchemaChange, int | None]:
+    """Bring the database to this pipeline's schema; return what was done and the schema version
+    it had before (None for a new database)."""
+    found = stored_schema_version(connection)
+    if found is not None and found != SCHEMA_VERSION:
+        _drop_everything(connection)
+    connection.execute(SCHEMA)
+    if found is None:
+        return SchemaChange.created, None
+    return (SchemaChange.current if found == SCHEMA_VERSION else SchemaChange.rebuilt), found
+
+
+def require_search_index(connection: duckdb.DuckDBPyConnection) -> None:
+    """Refuse to search a database that an older pipeline wrote, saying how to rebuild it."""
+    if stored_schema_version(connection) != SCHEMA_VERSION:
+        raise IndexingError(
+            "the database has no search index of this pipeline's version; run `pipeline ingest`, which rebuilds it"
+        )
+
+
+def stored_schema_version(connection: duckdb.DuckDBPyConnection) -> int | None:
+    """The schema version of an existing database: None for a new one, 1 before versions were kept."""
+    # Every search asks, so the table itself is read first: 0.4 ms, against 1.8 ms for
+    # information_schema.
+    try:
+        return connection.execute("SELECT max(version) FROM pipeline_schema").fetchone()[0]
+    except duckdb.CatalogException:
+        tables = {name for (name,) in connection.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        return 1 if "documents" in tables else None
+
+
+def _drop_everything(connection: duckdb.DuckDBPyConnection) -> None:
+    with Transaction(connection):
+        connection.execute("DROP SCHEMA IF EXISTS fts_main_chunk_terms CASCADE")
+        connection.execute("DROP VIEW IF EXISTS chunk_pages")
+        for (name,) in connection.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE'"
+        ).fetchall():
+            connection.execute(f'DROP TABLE "{name}"')
+
+
+class Transaction:
+    """`with Transaction(connection):` commits on success and rolls back on any error."""
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
+        self.connection = connection
+
+    def __enter__(self) -> None:
+        self.connection.execute("BEGIN TRANSACTION")
+
+    def __exit__(self, kind, error, traceback) -> None:
+        self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+# ---------------------------------------------------------------- what is stored
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """What the database holds of a file, to tell whether it changed."""
+
+    doc_id: str
+    sha256: str
+    rules_sha256: str
+    pipeline_version: str
+    status: str
+
+
+def stored_documents(connection: duckdb.DuckDBPyConnection) -> dict[str, StoredDocument]:
+    """Stored papers by their path relative to the ingested folder."""
+    rows = connection.execute(
+        "SELECT path, doc_id, sha256, rules_sha256, pipeline_version, status FROM documents"
+    ).fetchall()
+    return {path: StoredDocument(*rest) for path, *rest in rows}
+
+
+def stored_extractions(connection: duckdb.DuckDBPyConnection, extract_key: str) -> dict[str, str]:
+    """doc_id → sha256 of the file, for every paper whose stored extraction this extractor made."""
+    return dict(connection.execute("SELECT doc_id, sha256 FROM extractions WHERE extract_key = ?", [extract_key]).fetchall())
+
+
+def read_extraction(connection: duckdb.DuckDBPyConnection, doc_id: str) -> str | None:
+    """The RawDocument JSON stored for a paper, if any."""
+    row = connection.execute("SELECT raw_document FROM extractions WHERE doc_id = ?", [doc_id]).fetchone()
+    return row[0] if row else None

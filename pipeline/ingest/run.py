@@ -1,0 +1,291 @@
+"""One ingest run: find the papers in a folder, plan what changed, run the stages on those files
+in a process pool, write the new state apart and publish it atomically.
+
+A file that fails is recorded with its status and cause and costs no other file; a file that
+takes longer than the time limit is stopped and failed.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Protocol
+
+import duckdb
+import pebble
+
+from pipeline import __version__
+from pipeline.errors import IndexingError, MassRemovalError, PipelineError
+from pipeline.extract import extraction_key
+from pipeline.index.database import (
+    SchemaChange,
+    ensure_schema,
+    open_for_writing,
+    read_extraction,
+    stored_documents,
+    stored_extractions,
+)
+from pipeline.index.rows import paper_rows
+from pipeline.index.writer import DocumentWriter, RunRecord, order_search_index, record_run, remove_documents
+from pipeline.ingest.plan import RunPlan, StoredState, plan_run
+from pipeline.ingest.pool import IN_FLIGHT_PER_WORKER, FileScheduler
+from pipeline.ingest.publish import Publication
+from pipeline.ingest.scan import ScannedFile, scan_folder
+from pipeline.ingest.task import TaskResult, document_row
+from pipeline.ingest.workers import start_fork_server, unrunnable_main_script
+from pipeline.models import DocumentStatus
+from pipeline.rules import Rules
+
+
+def available_cpus(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
+    """CPUs this process may use: those it is allowed to run on (taskset, a container's cpuset),
+    fewer where a cgroup quota (`docker --cpus`, a Kubernetes limit) allows less time. The
+    machine's own count, `os.cpu_count()`, would start 64 workers in a 2-CPU container on a
+    64-core host, each holding its memory and all throttled."""
+    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        quota, period = cpu_max.read_text().split()
+    except (OSError, ValueError):
+        return allowed
+    if quota == "max":
+        return allowed
+    return max(1, min(allowed, math.ceil(int(quota) / int(period))))
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    workers: int = field(default_factory=available_cpus)
+    """Processes running extract/normalize/chunk; the database has one writer."""
+    timeout_seconds: float = 300.0
+    """A file still being processed after this long is stopped and failed."""
+    allow_mass_removal: bool = False
+    """Allow a run to remove more than half of the stored papers."""
+
+
+class Progress(Protocol):
+    """Where a run reports what it is doing (the CLI draws a bar or prints lines)."""
+
+    def start(self, files: int, to_process: int) -> None: ...
+
+    def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None: ...
+
+
+class _Silent:
+    def start(self, files: int, to_process: int) -> None:
+        pass
+
+    def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
+        pass
+
+
+@dataclass
+class RunSummary:
+    """What one run did: printed as one line, stored in `runs`, and given as `--json`."""
+
+    folder: str
+    database: str
+    seen: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+    """Relative path → cause, for every file that failed in this run."""
+    still_failing: dict[str, str] = field(default_factory=dict)
+    """Unchanged files whose stored status is a failure."""
+    pages: int = 0
+    chunks: int = 0
+    section_types: Counter = field(default_factory=Counter)
+    duration_seconds: float = 0.0
+    run_id: int = 0
+    leftovers_removed: int = 0
+    rebuilt_from_schema: int | None = None
+    """The schema version of a database an older pipeline wrote, which this run rebuilt."""
+
+    def line(self) -> str:
+        types = ", ".join(f"{name} {count}" for name, count in sorted(self.section_types.items()))
+        failing = f", {len(self.still_failing)} still failing" if self.still_failing else ""
+        rebuilt = (
+            f" (rebuilt: the database had schema version {self.rebuilt_from_schema}, from an older pipeline)"
+            if self.rebuilt_from_schema is not None
+            else ""
+        )
+        return (
+            f"{self.seen} files: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
+            f"{self.removed} removed, {len(self.failed)} failed{failing}; {self.chunks} chunks written"
+            f"{' (' + types + ')' if types else ''}; {self.duration_seconds:.1f} s → {self.database}{rebuilt}"
+        )
+
+    def as_json(self) -> dict:
+        return {**self.__dict__, "section_types": dict(self.section_types)}
+
+
+def ingest_folder(
+    folder: Path, db: Path, rules: Rules, options: IngestOptions = IngestOptions(), progress: Progress | None = None
+) -> RunSummary:
+    """Bring the database at `db` in line with the papers below `folder`, and publish it.
+
+    The workers start from a fork server that imports the caller's main module, so a script
+    that calls this must keep its work under `if __name__ == "__main__":`.
+    """
+    progress = progress or _Silent()
+    started, clock = datetime.now(timezone.utc).replace(tzinfo=None), time.monotonic()
+    _check_can_start(folder)
+    # The fork server imports the stages while this process hashes the files, copies the
+    # database and plans the run; a run with nothing to do leaves it idle.
+    context = start_fork_server()
+    scanned = scan_folder(folder)
+    summary = RunSummary(folder=str(folder), database=str(db), seen=len(scanned))
+    with _writing_errors(db), Publication(db) as publication:
+        summary.leftovers_removed = publication.leftovers_removed
+        plan = _plan(publication.building, db, folder, scanned, rules, options, summary)
+        progress.start(len(scanned), len(plan.to_process))
+        # Workers start with the first file handed on, so a run with nothing to do starts none.
+        # The pool outlives the writing: stopped once the last file is done, its shutdown
+        # overlaps the last write and the checkpoint instead of following them.
+        workers = max(1, min(options.workers, len(plan.to_process)))
+        with pebble.ProcessPool(max_workers=workers, context=context) as pool, open_for_writing(publication.building, db) as connection:
+            try:
+                _carry_out(plan, pool, connection, rules, options, progress, summary)
+                order_search_index(connection)
+                summary.duration_seconds = time.monotonic() - clock
+                summary.run_id = record_run(connection, _run_record(summary, started, rules))
+                connection.execute("CHECKPOINT")
+            except BaseException:
+                # Leaving the pool's block otherwise waits for every file in flight to finish
+                # first, each up to its time limit, before the error is reported.
+                pool.stop()
+                raise
+        publication.publish()
+    return summary
+
+
+def _check_can_start(folder: Path) -> None:
+    if not folder.is_dir():
+        raise PipelineError(f"{folder} is not a folder; pass the folder that holds your papers")
+    script = unrunnable_main_script(sys.modules["__main__"])
+    if script is not None:
+        # Found here, before anything is written: found by the pool, every file failed.
+        raise PipelineError(
+            f"ingest_folder cannot start its workers from a script read as {script!r}: each worker runs "
+            "the calling script again, and that needs a file. Save the script to a file and run that "
+            '(with its work under `if __name__ == "__main__":`), or run `pipeline ingest`'
+        )
+
+
+def _plan(
+    building: Path, db: Path, folder: Path, scanned: list[ScannedFile], rules: Rules, options: IngestOptions, summary: RunSummary
+) -> RunPlan:
+    """Plan the run against what the working copy holds, and count it in `summary`."""
+    connection = open_for_writing(building, shown_as=db)
+    try:
+        change, version = ensure_schema(connection)
+        if change is SchemaChange.rebuilt:
+            summary.rebuilt_from_schema = version
+        stored = StoredState(stored_documents(connection), stored_extractions(connection, extraction_key(rules)))
+    finally:
+        connection.close()
+    plan = plan_run(scanned, stored, rules)
+    if plan.removes_most_papers and not options.allow_mass_removal:
+        raise MassRemovalError(
+            f"this run would remove {len(plan.removed)} of the {plan.stored_count} papers stored in {db} "
+            f"({folder} looks empty or wrong: is it mounted?); nothing was changed. "
+            "Pass --allow-mass-removal if that is what you want"
+        )
+    summary.added, summary.updated, summary.unchanged = plan.added, plan.updated, len(plan.unchanged)
+    summary.still_failing = dict(plan.still_failing)
+    return plan
+
+
+def _carry_out(
+    plan: RunPlan,
+    pool: pebble.ProcessPool,
+    connection: duckdb.DuckDBPyConnection,
+    rules: Rules,
+    options: IngestOptions,
+    progress: Progress,
+    summary: RunSummary,
+) -> None:
+    """Run the stages on the planned files and write their rows, the stale rows removed first."""
+    scheduler = FileScheduler(
+        pool, rules, options.timeout_seconds, IN_FLIGHT_PER_WORKER * options.workers,
+        lambda doc_id: read_extraction(connection, doc_id),
+    )
+    # The first files go to the workers before the stale rows are removed, which they would
+    # otherwise wait for. Those rows go in one statement a table (batch by batch, each would
+    # scan the postings again); nothing is published until the end, so readers never miss them.
+    scheduler.start(list(plan.to_process))
+    remove_documents(connection, list(plan.stale_doc_ids), keep_extractions_of=plan.reused_extractions)
+    summary.removed = len(plan.removed)
+    # One DuckDB thread while the workers run leaves them the other cores; all of them again
+    # for ordering the index.
+    connection.execute("SET threads = 1")
+    writer = DocumentWriter(connection)
+    for item, result in scheduler.results():
+        _write_result(writer, item, result, rules, summary)
+        progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
+    writer.flush()
+    connection.execute("RESET threads")
+
+
+def _write_result(writer: DocumentWriter, item: ScannedFile, result: TaskResult, rules: Rules, summary: RunSummary) -> None:
+    if result.rows is None:
+        row = document_row(item.path, item.doc_id, item.sha256, item.bytes, result.status, result.error, rules)
+        writer.add(paper_rows(row, None))
+        summary.failed[item.path] = result.error or result.status
+        return
+    writer.add(result.rows)
+    summary.chunks += result.chunks
+    summary.pages += result.pages
+    summary.section_types.update(result.section_types)
+
+
+# What a disk or its permissions can do to a run; any other OSError is no writing problem.
+_STORAGE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
+
+
+@contextmanager
+def _writing_errors(db: Path) -> Iterator[None]:
+    """A disk that cannot take the database's copy or its writes (full, read-only, not
+    permitted), as an error that says so, once `Publication` has removed the half-built copy."""
+    try:
+        yield
+    except (duckdb.Error, OSError) as error:
+        if isinstance(error, OSError) and error.errno not in _STORAGE_ERRORS:
+            raise
+        full = getattr(error, "errno", None) == errno.ENOSPC or "No space left on device" in str(error)
+        advice = (
+            f"free space in {db.parent} (a run builds a copy of the database beside it) and run again"
+            if full
+            else f"check that {db.parent} is writable and has room, and run again"
+        )
+        cause = " ".join(str(error).split())
+        raise IndexingError(f"could not write {db}: {cause}. {db} keeps its last complete state; {advice}") from None
+
+
+def _run_record(summary: RunSummary, started: datetime, rules: Rules) -> RunRecord:
+    return RunRecord(
+        started_at=started,
+        finished_at=datetime.now(timezone.utc).replace(tzinfo=None),
+        folder=summary.folder,
+        seen=summary.seen,
+        added=summary.added,
+        updated=summary.updated,
+        unchanged=summary.unchanged,
+        removed=summary.removed,
+        failed=len(summary.failed),
+        pages=summary.pages,
+        chunks=summary.chunks,
+        duration_seconds=summary.duration_seconds,
+        pipeline_version=__version__,
+        rules_sha256=rules.sha256,
+    )
