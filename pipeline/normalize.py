@@ -90,12 +90,10 @@ def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
 
 def heading_key(heading: str, rules: Rules) -> str:
     """Reduce a heading to the key the classification patterns match against."""
-    return _heading_key(heading, rules.normalize.heading_numbering_regex)
+    return _heading_key(heading, rules.normalize.heading_numbering)
 
 
 def _heading_key(heading: str, numbering: re.Pattern[str]) -> str:
-    # The rules' regex is looked up once per document by `normalize`: each lookup goes through
-    # pydantic's private-attribute access, about 5 µs, once per heading otherwise.
     key = _HEADING_MARKUP.sub("", heading).lower().translate(_TYPESET_QUOTES)
     key = " ".join(key.split())
     key = numbering.sub("", key)
@@ -254,14 +252,14 @@ def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules
     repeats = Counter(short.values())
     numbered = {index: rest for index, text in short.items() if (rest := _without_page_number(text, rules))} if numbered_heads else {}
     running = {rest for rest, count in Counter(numbered.values()).items() if count >= min_repeats}
-    page_number = rules.normalize.page_number_regex  # once, not once per paragraph: see `_heading_key`
+    page_number = rules.normalize.page_number_pattern
     furniture = {
         index
         for index, text in texts.items()
         if repeats[text] >= min_repeats or numbered.get(index) in running or page_number.fullmatch(text)
     }
     if running:
-        numbering = rules.normalize.heading_numbering_regex
+        numbering = rules.normalize.heading_numbering
         for index, block in enumerate(blocks):
             text = collapsed[index]
             if block.kind != BlockKind.heading or not text or _without_page_number(text, rules) not in running:
@@ -276,8 +274,8 @@ def _without_page_number(line: str, rules: Rules) -> str | None:
     """A short line with the page number at one of its ends set aside, where two words or more are
     left that are not a caption's label (`Supplementary Figure 1`, which a full stop would make a
     caption); None otherwise."""
-    rest = rules.normalize.running_line_page_number_regex.sub("", line, count=1)
-    if rest == line or _count_words_in_line(rest) < 2 or rules.normalize.caption_regex.match(line + "."):
+    rest = rules.normalize.running_line_page_number.sub("", line, count=1)
+    if rest == line or _count_words_in_line(rest) < 2 or rules.normalize.caption_pattern.match(line + "."):
         return None
     return rest
 
@@ -296,10 +294,10 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     title_index, levels = _relative_levels(raw.blocks, rules)
     # A PDF's running lines, page numbers and all, were found by extract from where they sit on
     # the page; Markdown has no page to go by, only the words.
-    numbered_heads = raw.format == SourceFormat.markdown and bool(rules.normalize.running_line_page_number)
+    numbered_heads = raw.format == SourceFormat.markdown and rules.normalize.running_line_page_number is not None
     furniture = _furniture(raw.blocks, collapsed, rules, numbered_heads)
-    caption_regex = rules.normalize.caption_regex
-    heading_numbering = rules.normalize.heading_numbering_regex
+    caption_pattern = rules.normalize.caption_pattern
+    heading_numbering = rules.normalize.heading_numbering
 
     prepared: list[tuple[RawBlock, BlockKind, int | None, list[TextSegment], str]] = []
     for index, block in enumerate(raw.blocks):
@@ -310,7 +308,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
             continue
         kind = block.kind
         text = "".join(segment.text for segment in segments)
-        if kind == BlockKind.paragraph and caption_regex.match(text):
+        if kind == BlockKind.paragraph and caption_pattern.match(text):
             kind = BlockKind.caption
         level = 1 if index == title_index else levels.get(index)
         prepared.append((block, kind, level, segments, text))

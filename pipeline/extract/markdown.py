@@ -131,7 +131,7 @@ def _front_matter_end(lines: list[str]) -> int | None:
 
 def _page_starts(lines: list[str], markers: list[PageMarkerRule]) -> dict[int, int]:
     """Map 0-based line index of every explicit page marker to the 1-based page it starts."""
-    compiled = [(marker.regex, marker.first_page) for marker in markers]
+    compiled = [(marker.pattern, marker.first_page) for marker in markers]
     starts = {}
     for index, line in enumerate(lines):
         for regex, first_page in compiled:
