@@ -39,58 +39,78 @@ def _chunk_note(chunk: Chunk) -> str:
 
 def render_tree(chunked: ChunkedDocument) -> str:
     """The paper's sections grouped as the chunker grouped them, with its decisions."""
-    document = chunked.document
-    chunks_by_section: dict[str, list[Chunk]] = defaultdict(list)
-    for chunk in chunked.chunks:
-        chunks_by_section[chunk.section_id].append(chunk)
-    children: dict[str | None, list[Section]] = defaultdict(list)
-    for section in chunked.sections:
-        children[section.parent_id].append(section)
+    return "\n".join(_TreeView(chunked).lines())
 
-    where = f", {document.page_count} pages" if document.page_count else ""
-    lines = [
-        f"{document.path}: {len(chunked.sections)} sections, {len(chunked.chunks)} chunks{where}",
-        f"title: {document.title or '(none found)'}",
-    ]
-    if document.removed_running_lines:
-        lines.append(f"page furniture removed: {document.removed_running_lines} running heads/page numbers")
-    lines.extend(f"read: {note}" for note in document.reading_notes)
-    lines.append("")
 
-    def describe(section: Section) -> str:
+class _TreeView:
+    """The lines of `render_tree`: a header on the document, a group per top-level section with
+    its sub-sections as a tree, then the captions."""
+
+    def __init__(self, chunked: ChunkedDocument) -> None:
+        self.chunked = chunked
+        self.chunks_by_section: dict[str, list[Chunk]] = defaultdict(list)
+        for chunk in chunked.chunks:
+            self.chunks_by_section[chunk.section_id].append(chunk)
+        self.children: dict[str | None, list[Section]] = defaultdict(list)
+        for section in chunked.sections:
+            self.children[section.parent_id].append(section)
+
+    def lines(self) -> list[str]:
+        lines = self._header()
+        for section in self.children[None]:
+            lines.extend(self._group(section))
+        return lines + self._captions()
+
+    def _header(self) -> list[str]:
+        document = self.chunked.document
+        where = f", {document.page_count} pages" if document.page_count else ""
+        lines = [
+            f"{document.path}: {len(self.chunked.sections)} sections, {len(self.chunked.chunks)} chunks{where}",
+            f"title: {document.title or '(none found)'}",
+        ]
+        if document.removed_running_lines:
+            lines.append(f"page furniture removed: {document.removed_running_lines} running heads/page numbers")
+        lines.extend(f"read: {note}" for note in document.reading_notes)
+        return lines + [""]
+
+    def _describe(self, section: Section) -> str:
         heading = section.heading or "(front matter before the first heading)"
-        notes = [_chunk_note(chunk) for chunk in chunks_by_section.get(section.section_id, [])]
+        notes = [_chunk_note(chunk) for chunk in self.chunks_by_section.get(section.section_id, [])]
         location = _where(section)
         return (
             f"{section.section_id:7} {heading}  ({_labels(section)}; {section.word_count} words"
             f"{'; ' + location if location else ''})" + (f"  → {', '.join(notes)}" if notes else "")
         )
 
-    def walk(section: Section, prefix: str) -> None:
-        kids = children.get(section.section_id, [])
-        for index, child in enumerate(kids):
-            last = index == len(kids) - 1
-            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{describe(child)}")
-            for decision in child.decisions:
-                lines.append(f"{prefix}{'   ' if last else '│  '}   · {decision}")
-            walk(child, prefix + ("   " if last else "│  "))
-
-    def types_within(section: Section) -> list[str]:
-        return [section.section_type.value] + [kind for child in children.get(section.section_id, []) for kind in types_within(child)]
-
-    for section in children[None]:
+    def _group(self, section: Section) -> list[str]:
         # Titled by every type its sections carry: the sub-sections of a long meta section are
         # typed on their own (`inherit.meta_max_words`), and a "Meta" title above them misled.
-        titles = [_TYPE_TITLES.get(kind, kind) for kind in dict.fromkeys(types_within(section))]
+        titles = [_TYPE_TITLES.get(kind, kind) for kind in dict.fromkeys(self._types_within(section))]
         group = " and ".join(filter(None, [", ".join(titles[:-1]), titles[-1]]))
-        lines.append(f"{group} chunk group" if section.level > 1 else "Front matter")
-        lines.append(f"└─ {describe(section)}" if not children.get(section.section_id) else f"┌─ {describe(section)}")
-        for decision in section.decisions:
-            lines.append(f"│     · {decision}")
-        walk(section, "")
-    captions = [chunk for chunk in chunked.chunks if chunk.split is ChunkSplit.caption]
-    if captions:
-        lines.append("Captions (figure_caption chunks, kept out of the body text)")
-        for chunk in captions:
-            lines.append(f"└─ chunk {chunk.ordinal} in {chunk.section_id}: {chunk.text[:70]}{'…' if len(chunk.text) > 70 else ''}")
-    return "\n".join(lines)
+        corner = "┌─" if self.children.get(section.section_id) else "└─"
+        lines = [f"{group} chunk group" if section.level > 1 else "Front matter", f"{corner} {self._describe(section)}"]
+        lines.extend(f"│     · {decision}" for decision in section.decisions)
+        return lines + self._subtree(section, "")
+
+    def _subtree(self, section: Section, prefix: str) -> list[str]:
+        lines = []
+        kids = self.children.get(section.section_id, [])
+        for index, child in enumerate(kids):
+            last = index == len(kids) - 1
+            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{self._describe(child)}")
+            lines.extend(f"{prefix}{'   ' if last else '│  '}   · {decision}" for decision in child.decisions)
+            lines.extend(self._subtree(child, prefix + ("   " if last else "│  ")))
+        return lines
+
+    def _types_within(self, section: Section) -> list[str]:
+        kids = self.children.get(section.section_id, [])
+        return [section.section_type.value] + [kind for child in kids for kind in self._types_within(child)]
+
+    def _captions(self) -> list[str]:
+        captions = [chunk for chunk in self.chunked.chunks if chunk.split is ChunkSplit.caption]
+        if not captions:
+            return []
+        return ["Captions (figure_caption chunks, kept out of the body text)"] + [
+            f"└─ chunk {chunk.ordinal} in {chunk.section_id}: {chunk.text[:70]}{'…' if len(chunk.text) > 70 else ''}"
+            for chunk in captions
+        ]

@@ -1,4 +1,5 @@
-"""The `pipeline report` view: per paper, chunks by section type and chunk sizes."""
+"""The `pipeline report` view: per paper, chunks by section type; the last runs; the files
+failing now; and body chunk sizes against the rules' targets."""
 
 from __future__ import annotations
 
@@ -8,40 +9,51 @@ from pipeline.models import SectionType
 from pipeline.rules import ChunkRules
 
 SECTION_TYPES = tuple(section_type.value for section_type in SectionType)
+_SHORT_NAMES = {"figure_caption": "caption", "discussion": "discuss", "conclusion": "concl"}
 
 
 def render_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> str:
     """A table of chunks per section type for every paper, the last runs, the failing files, then
     body chunk sizes against the rules' target and hard maximum."""
-    counts = connection.execute(
-        "SELECT doc_id, section_type, count(*) FROM chunks GROUP BY ALL ORDER BY ALL"
-    ).fetchall()
+    return "\n".join(_chunks_per_paper(connection) + _last_runs(connection) + _failing(connection) + _sizes(connection, sizes))
+
+
+def _chunks_per_paper(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    counts = connection.execute("SELECT doc_id, section_type, count(*) FROM chunks GROUP BY ALL ORDER BY ALL").fetchall()
     per_doc: dict[str, dict[str, int]] = {}
     for doc_id, section_type, count in counts:
         per_doc.setdefault(doc_id, {})[section_type] = count
-    short = {"figure_caption": "caption", "discussion": "discuss", "conclusion": "concl"}
-    header = ["paper"] + [short.get(name, name) for name in SECTION_TYPES] + ["total"]
+    header = ["paper"] + [_SHORT_NAMES.get(name, name) for name in SECTION_TYPES] + ["total"]
     width = max([len("paper")] + [len(doc_id) for doc_id in per_doc])
     lines = [f"{header[0]:<{width}}  " + "  ".join(f"{name:>7}" for name in header[1:])]
     for doc_id, types in per_doc.items():
         cells = [types.get(name, 0) for name in SECTION_TYPES] + [sum(types.values())]
         lines.append(f"{doc_id:<{width}}  " + "  ".join(f"{cell:>7}" for cell in cells))
+    return lines
 
+
+def _last_runs(connection: duckdb.DuckDBPyConnection) -> list[str]:
     runs = connection.execute(
         """SELECT run_id, started_at, seen, added, updated, unchanged, removed, failed, pages, chunks, duration_seconds
            FROM runs ORDER BY run_id DESC LIMIT 5"""
     ).fetchall()
-    if runs:
-        lines += ["", "Last runs:"]
-        for run_id, started, seen, added, updated, unchanged, removed, failed_count, pages, chunk_count, seconds in runs:
-            lines.append(
-                f"  #{run_id} {started:%Y-%m-%d %H:%M} UTC: {seen} seen, {added} added, {updated} updated, "
-                f"{unchanged} unchanged, {removed} removed, {failed_count} failed; {pages} pages, {chunk_count} chunks, {seconds:.1f} s"
-            )
-    failed = connection.execute("SELECT path, status, error FROM documents WHERE status <> 'ingested' ORDER BY path").fetchall()
-    if failed:
-        lines += ["", "Currently failing:"] + [f"  {path} [{status}]: {error}" for path, status, error in failed]
+    if not runs:
+        return []
+    return ["", "Last runs:"] + [
+        f"  #{run_id} {started:%Y-%m-%d %H:%M} UTC: {seen} seen, {added} added, {updated} updated, "
+        f"{unchanged} unchanged, {removed} removed, {failed} failed; {pages} pages, {chunks} chunks, {seconds:.1f} s"
+        for run_id, started, seen, added, updated, unchanged, removed, failed, pages, chunks, seconds in runs
+    ]
 
+
+def _failing(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    failed = connection.execute("SELECT path, status, error FROM documents WHERE status <> 'ingested' ORDER BY path").fetchall()
+    if not failed:
+        return []
+    return ["", "Currently failing:"] + [f"  {path} [{status}]: {error}" for path, status, error in failed]
+
+
+def _sizes(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> list[str]:
     low, high, hard = sizes.target_min_words, sizes.target_max_words, sizes.hard_max_words
     stats = connection.execute(
         """
@@ -53,16 +65,11 @@ def render_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> s
         """,
         {"low": low, "high": high, "hard": hard},
     ).fetchone()
-    total, smallest, q1, median, q3, largest, under, target, over, beyond = stats
-    lines.append("")
+    total, smallest, q1, median, q3, largest, *bands = stats
     if not total:
-        lines.append("No body chunks yet.")
-        return "\n".join(lines)
-    lines.append(
-        f"Body chunk words: min {smallest}, 25% {q1:.0f}, median {median:.0f}, 75% {q3:.0f}, max {largest} ({total} chunks)"
-    )
+        return ["", "No body chunks yet."]
+    lines = ["", f"Body chunk words: min {smallest}, 25% {q1:.0f}, median {median:.0f}, 75% {q3:.0f}, max {largest} ({total} chunks)"]
     labels = (f"< {low}", f"{low}-{high}", f"{high + 1}-{hard}", f"> {hard}")
-    for label, count in zip(labels, (under, target, over, beyond)):
-        bar = "█" * round(40 * count / total)
-        lines.append(f"  {label:>9} {count:5}  {bar}")
-    return "\n".join(lines)
+    for label, count in zip(labels, bands):
+        lines.append(f"  {label:>9} {count:5}  {'█' * round(40 * count / total)}")
+    return lines

@@ -163,6 +163,20 @@ def test_a_database_an_older_pipeline_wrote_is_rebuilt_by_the_next_ingest(tmp_pa
     connection.close()
 
 
+def test_the_run_that_rebuilds_an_older_database_says_so(tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    old = duckdb.connect(str(db))
+    old.execute("CREATE TABLE pipeline_schema (version INTEGER NOT NULL)")
+    old.execute("INSERT INTO pipeline_schema VALUES (2)")
+    old.close()
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "a.md").write_text("# A\n\n## Results\n\nSerum IL-6 rose.\n")
+    first = ingest_folder(tmp_path / "papers", db, rules, IngestOptions(workers=1))
+    assert first.rebuilt_from_schema == 2
+    assert "(rebuilt: the database had schema version 2, from an older pipeline)" in first.line()
+    assert ingest_folder(tmp_path / "papers", db, rules, IngestOptions(workers=1)).rebuilt_from_schema is None
+
+
 # ---------------------------------------------------------------- the same scores as fts
 
 

@@ -1,0 +1,61 @@
+"""Flat papers, whose sub-headings all came out as H2: a strict methods or results anchor takes
+the H2s after it as its children, with its type. Classify broadly, absorb narrowly."""
+
+from __future__ import annotations
+
+from pipeline.chunk.classify import inherit_type
+from pipeline.chunk.sections import SectionNode
+from pipeline.models import TypeSource
+from pipeline.rules import AbsorbRules, Rules
+
+
+def absorb_siblings(nodes: list[SectionNode], rules: Rules) -> list[SectionNode]:
+    """Let each strict absorbing anchor take the flat siblings that follow it, until the next
+    strict anchor, a sibling typed as one of the stop types, or a cap."""
+    caps = rules.absorb
+    result: list[SectionNode] = []
+    position = 0
+    while position < len(nodes):
+        anchor = nodes[position]
+        position += 1
+        if anchor.level == 1 or anchor.anchor is None or anchor.section_type not in caps.absorbing_types:
+            result.append(anchor)
+        elif caps.only_childless_anchor and anchor.children:
+            result.append(anchor._replace(decisions=(*anchor.decisions, "has sub-headings of its own: absorbs nothing")))
+        else:
+            taken, stop, words = _siblings_to_absorb(anchor, nodes[position:], caps)
+            position += len(taken)
+            result.append(_absorbed(anchor, taken, stop, words))
+    return result
+
+
+def _siblings_to_absorb(anchor: SectionNode, following: list[SectionNode], caps: AbsorbRules) -> tuple[list[SectionNode], str, int]:
+    """The siblings after `anchor` it absorbs, why it stopped, and the words of the group."""
+    words = anchor.subtree_words()
+    taken: list[SectionNode] = []
+    for sibling in following:
+        label = f"'{sibling.heading_text}'"
+        if sibling.anchor is not None:
+            return taken, f"{label} (strict anchor: {sibling.anchor})", words
+        if sibling.broad_type in caps.stop_at_types and sibling.broad_type != anchor.section_type:
+            return taken, f"{label} (classified {sibling.broad_type.value})", words
+        if len(taken) + 1 > caps.max_siblings:
+            return taken, f"{label} (cap: max_siblings = {caps.max_siblings})", words
+        if words + sibling.subtree_words() > caps.max_words:
+            return taken, f"{label} (cap: max_words = {caps.max_words}, group has {words})", words
+        words += sibling.subtree_words()
+        taken.append(sibling)
+    return taken, "end of paper", words
+
+
+def _absorbed(anchor: SectionNode, taken: list[SectionNode], stop: str, words: int) -> SectionNode:
+    """`anchor` with `taken` as its last children, one level deeper, typed as it is."""
+    adopted = tuple(_deeper(inherit_type(sibling._replace(absorbed=True), anchor.section_type, TypeSource.absorbed)) for sibling in taken)
+    decisions = anchor.decisions
+    if taken or stop != "end of paper":
+        decisions = (*decisions, f"absorbed {len(taken)} sibling(s), {words} words; stopped at {stop}")
+    return anchor._replace(children=anchor.children + adopted, decisions=decisions)
+
+
+def _deeper(node: SectionNode) -> SectionNode:
+    return node._replace(level=node.level + 1, children=tuple(_deeper(child) for child in node.children))

@@ -1,0 +1,62 @@
+"""Section types: each top-level heading by the rules (a strict anchor first, then the broad
+patterns), passed on to its sub-sections, which inherit it."""
+
+from __future__ import annotations
+
+from pipeline.chunk.sections import SectionNode
+from pipeline.models import SectionType, TypeSource
+from pipeline.rules import Rules
+
+
+def classify_sections(nodes: list[SectionNode], rules: Rules) -> list[SectionNode]:
+    """Type every section; the front matter is meta where the paper has sections at all."""
+    has_sections = any(node.heading is not None and node.level == 2 for node in nodes)
+    front_type = SectionType.meta if has_sections else SectionType.other
+    return [
+        node._replace(section_type=front_type, type_source=TypeSource.front_matter)
+        if node.level == 1
+        else _typed(_with_evidence(node, rules), rules)
+        for node in nodes
+    ]
+
+
+def _with_evidence(node: SectionNode, rules: Rules) -> SectionNode:
+    """`node` and its sub-sections with what the rules say of their headings: the strict anchor
+    they match, and the broad type (an anchor's own, else the first broad pattern's)."""
+    key = node.heading.heading_key or ""
+    anchor = rules.anchor_for(key)
+    broad = None if anchor else rules.classify_heading(key)  # a broad type only counts without an anchor
+    return node._replace(
+        anchor=anchor.name if anchor else None,
+        broad_type=anchor.type if anchor else (broad.type if broad else None),
+        broad_rule=broad.name if broad else None,
+        children=tuple(_with_evidence(child, rules) for child in node.children),
+    )
+
+
+def _typed(node: SectionNode, rules: Rules) -> SectionNode:
+    """Type `node` by its own heading and give its type to its sub-sections, unless it is a meta
+    section too long to be one: then each sub-section is typed by its own heading in turn."""
+    if node.anchor:
+        node = node._replace(section_type=node.broad_type, type_source=TypeSource.anchor, type_rule=node.anchor)
+    elif node.broad_type:
+        node = node._replace(section_type=node.broad_type, type_source=TypeSource.classified, type_rule=node.broad_rule)
+    limit = rules.inherit.meta_max_words
+    if node.section_type == SectionType.meta and node.children and (words := node.subtree_words()) > limit:
+        decision = (
+            f"passes no type to its sub-sections: {words} words with them, more than a meta section "
+            f"holds (inherit.meta_max_words = {limit}); they are the paper's sections, typed by their own headings"
+        )
+        return node._replace(decisions=(*node.decisions, decision), children=tuple(_typed(child, rules) for child in node.children)
+        )
+    return node._replace(children=tuple(inherit_type(child, node.section_type) for child in node.children))
+
+
+def inherit_type(node: SectionNode, section_type: SectionType, source: TypeSource = TypeSource.inherited) -> SectionNode:
+    """`node` and every section below it typed `section_type`: `node` by `source`, the rest inherited."""
+    return node._replace(
+        section_type=section_type,
+        type_source=source,
+        type_rule=None,
+        children=tuple(inherit_type(child, section_type) for child in node.children),
+    )

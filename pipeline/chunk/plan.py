@@ -1,0 +1,129 @@
+"""Which spans of text become chunks: H1/H2 are hard splits; a section over the target with
+sub-sections is split at them, and small neighbours of one type are merged back; every caption
+is a chunk of its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.chunk.sections import SectionNode
+from pipeline.models import Block, BlockKind, ChunkSplit
+from pipeline.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A planned chunk: a span of the document text and the section it starts in."""
+
+    char_start: int
+    char_end: int
+    node: SectionNode
+    split: ChunkSplit
+    word_count: int
+    body_words: int
+    """Words outside headings: a piece with none is a bare heading, never a chunk of its own."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Something a planning pass decided for a section, in words."""
+
+    section_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkPlan:
+    pieces: tuple[Piece, ...]
+    decisions: tuple[Decision, ...] = ()
+
+    def __add__(self, other: ChunkPlan) -> ChunkPlan:
+        return ChunkPlan(self.pieces + other.pieces, self.decisions + other.decisions)
+
+
+def piece_of(blocks: list[Block], node: SectionNode, split: ChunkSplit) -> Piece:
+    return Piece(
+        char_start=blocks[0].char_start,
+        char_end=blocks[-1].char_end,
+        node=node,
+        split=split,
+        word_count=sum(block.word_count for block in blocks),
+        body_words=sum(block.word_count for block in blocks if block.kind != BlockKind.heading),
+    )
+
+
+def plan_chunks(nodes: list[SectionNode], rules: Rules) -> ChunkPlan:
+    """Each top-level section planned on its own: H1/H2 are hard splits."""
+    plans = [_plan(node, ChunkSplit.front if node.level == 1 else ChunkSplit.h2, rules) for node in nodes]
+    return sum(plans, ChunkPlan(()))
+
+
+def _plan(node: SectionNode, split: ChunkSplit, rules: Rules) -> ChunkPlan:
+    """Pieces for one section: whole when small enough or a leaf, else split at its children."""
+    blocks = node.subtree_blocks()
+    if not blocks:
+        return ChunkPlan(())
+    words = sum(block.word_count for block in blocks)
+    target = rules.chunk.target_max_words
+    if words <= target or not node.children:
+        return ChunkPlan((piece_of(blocks, node, split),))
+    decision = Decision(node.section_id, f"soft split at {len(node.children)} sub-sections: {words} words > {target}")
+    parts: list[ChunkPlan] = [ChunkPlan((piece_of(node.own_blocks, node, split),))] if node.own_blocks else []
+    parts.extend(_plan(child, ChunkSplit.h3_soft, rules) for child in node.children)
+    parts = [part for part in parts if part.pieces]
+    decisions = (decision,) + tuple(decision for part in parts for decision in part.decisions)
+    return ChunkPlan(tuple(_merge_fragments([list(part.pieces) for part in parts], target)), decisions)
+
+
+def _joined(first: Piece, second: Piece) -> Piece:
+    """`first` and `second` as one piece, in `first`'s section; but a bare heading joined to a
+    piece of another type (an Abstract heading whose sections came out below it) gives it no
+    type, so the piece stays in `second`'s section."""
+    bare_heading_of_another_type = first.body_words == 0 and first.node.section_type != second.node.section_type
+    return Piece(
+        char_start=first.char_start,
+        char_end=second.char_end,
+        node=second.node if bare_heading_of_another_type else first.node,
+        split=first.split,
+        word_count=first.word_count + second.word_count,
+        body_words=first.body_words + second.body_words,
+    )
+
+
+def _merge_fragments(parts: list[list[Piece]], target: int) -> list[Piece]:
+    """Merge adjacent whole sub-sections while the merged piece stays within `target` words.
+
+    A sub-section that was itself split keeps its pieces; a bare heading always joins the
+    piece after it. Pieces of different types are not merged: the chunk would carry the first
+    one's type.
+    """
+    pieces: list[Piece] = []
+    current: Piece | None = None
+    for part in parts:
+        if current is not None and (
+            current.body_words == 0
+            or (
+                len(part) == 1
+                and current.word_count + part[0].word_count <= target
+                and current.node.section_type == part[0].node.section_type
+            )
+        ):
+            part = [_joined(current, part[0])] + part[1:]
+            current = None
+        if current is not None:
+            pieces.append(current)
+        if len(part) == 1:
+            current = part[0]
+        else:
+            pieces.extend(part[:-1])
+            current = part[-1]
+    if current is not None:
+        pieces.append(current)
+    return pieces
+
+
+def caption_chunks(nodes: list[SectionNode]) -> ChunkPlan:
+    """Every caption is a chunk of its own, kept out of the body text around it."""
+    return ChunkPlan(
+        tuple(piece_of([block], node, ChunkSplit.caption) for top in nodes for node in top.subtree() for block in node.captions)
+    )

@@ -1,0 +1,124 @@
+"""The chunk stage's records: sections, paragraphs and chunks with their provenance, read off
+the blocks they cover (offsets, source lines, physical pages) and never guessed."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pipeline.chunk.block_index import BlockIndex
+from pipeline.chunk.plan import ChunkPlan, Decision, Piece
+from pipeline.chunk.sections import SectionNode
+from pipeline.models import Block, Chunk, ChunkedDocument, ChunkSplit, Document, Paragraph, Section, SectionType
+
+
+def build_records(document: Document, nodes: list[SectionNode], plan: ChunkPlan, index: BlockIndex) -> ChunkedDocument:
+    """Sections (with every decision taken for them), paragraphs and chunks, in document order."""
+    paragraphs = _paragraphs(nodes)
+    id_by_start = {paragraph.char_start: paragraph.paragraph_id for paragraph in paragraphs}
+    return ChunkedDocument(
+        document=document,
+        sections=_sections(nodes, plan.decisions, index),
+        paragraphs=paragraphs,
+        chunks=_chunks(plan.pieces, document, index, id_by_start),
+    )
+
+
+def _span_provenance(index: BlockIndex, start: int, end: int) -> tuple[list[int], int | None, int | None, list[Block]]:
+    """The pages a span's text is on, its first and last source line, and the blocks under it."""
+    blocks = index.overlapping(start, end)
+    pages = sorted(
+        {span.page for block in blocks for span in block.page_spans if span.char_start < end and span.char_end > start}
+    )
+    lines_start = [block.line_start for block in blocks if block.line_start is not None]
+    lines_end = [block.line_end for block in blocks if block.line_end is not None]
+    return pages, min(lines_start, default=None), max(lines_end, default=None), blocks
+
+
+def _paragraphs(nodes: list[SectionNode]) -> list[Paragraph]:
+    paragraphs = []
+    for top in nodes:
+        for node in top.subtree():
+            for ordinal, block in enumerate(node.items, start=1):
+                pages = sorted({span.page for span in block.page_spans})
+                paragraphs.append(
+                    Paragraph(
+                        paragraph_id=f"{node.section_id}-P{ordinal}",
+                        section_id=node.section_id,
+                        kind=block.kind,
+                        char_start=block.char_start,
+                        char_end=block.char_end,
+                        line_start=block.line_start,
+                        line_end=block.line_end,
+                        page_start=pages[0] if pages else None,
+                        page_end=pages[-1] if pages else None,
+                        word_count=block.word_count,
+                    )
+                )
+    return paragraphs
+
+
+def _sections(nodes: list[SectionNode], planned: tuple[Decision, ...], index: BlockIndex) -> list[Section]:
+    decisions: dict[str, list[str]] = defaultdict(list)
+    for decision in planned:
+        decisions[decision.section_id].append(decision.text)
+    sections = []
+    for top in nodes:
+        for node in top.subtree():
+            own = node.own_blocks or node.items
+            start, end = own[0].char_start, own[-1].char_end
+            pages, line_start, line_end, _ = _span_provenance(index, start, end)
+            sections.append(
+                Section(
+                    section_id=node.section_id,
+                    parent_id=node.parent_id,
+                    level=node.level,
+                    heading=node.heading_text,
+                    heading_path=list(node.heading_path),
+                    section_type=node.section_type,
+                    type_source=node.type_source,
+                    type_rule=node.type_rule,
+                    anchor=node.anchor,
+                    absorbed_into=node.absorbed_into,
+                    word_count=node.body_words(),
+                    char_start=start,
+                    char_end=end,
+                    line_start=line_start,
+                    line_end=line_end,
+                    page_start=pages[0] if pages else None,
+                    page_end=pages[-1] if pages else None,
+                    decisions=[*node.decisions, *decisions[node.section_id]],
+                )
+            )
+    return sections
+
+
+def _chunks(pieces: tuple[Piece, ...], document: Document, index: BlockIndex, id_by_start: dict[int, str]) -> list[Chunk]:
+    """Chunks in text order, `{doc_id}:{ordinal}`."""
+    chunks = []
+    for ordinal, piece in enumerate(sorted(pieces, key=lambda piece: piece.char_start), start=1):
+        pages, line_start, line_end, blocks = _span_provenance(index, piece.char_start, piece.char_end)
+        node = piece.node
+        chunks.append(
+            Chunk(
+                chunk_id=f"{document.doc_id}:{ordinal}",
+                doc_id=document.doc_id,
+                ordinal=ordinal,
+                section_id=node.section_id,
+                section_type=SectionType.figure_caption if piece.split is ChunkSplit.caption else node.section_type,
+                heading=node.heading_text,
+                heading_path=list(node.heading_path),
+                text=document.text[piece.char_start : piece.char_end],
+                word_count=piece.word_count,  # its blocks' (or units') counts, which sum exactly
+                char_start=piece.char_start,
+                char_end=piece.char_end,
+                line_start=line_start,
+                line_end=line_end,
+                page_start=pages[0] if pages else None,
+                page_end=pages[-1] if pages else None,
+                pages=pages,
+                paragraph_ids=[id_by_start[block.char_start] for block in blocks if block.char_start in id_by_start],
+                absorbed_into=node.within_absorbed,
+                split=piece.split,
+            )
+        )
+    return chunks

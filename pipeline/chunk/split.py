@@ -1,0 +1,124 @@
+"""The hard maximum: a piece over it is cut at paragraphs, an oversize paragraph at sentences,
+an oversize sentence between words, into near-equal parts. Nothing leaves over it."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from pipeline.chunk.block_index import BlockIndex
+from pipeline.chunk.plan import ChunkPlan, Decision, Piece
+from pipeline.models import BlockKind, ChunkSplit, Document
+from pipeline.normalize import count_words
+from pipeline.rules import Rules
+
+_SENTENCE_END = re.compile(r"[.!?][)\]\"'”’]*\s+(?=[A-Z0-9(\[\"“])")
+_INITIAL = re.compile(r"[a-z]\.")
+
+Unit = tuple[int, int, int]
+"""A stretch of text that is not cut further: (char_start, char_end, words)."""
+
+
+def enforce_max(plan: ChunkPlan, document: Document, index: BlockIndex, rules: Rules) -> ChunkPlan:
+    """Cut every piece over the hard max into near-equal parts."""
+    pieces: list[Piece] = []
+    decisions = list(plan.decisions)
+    hard_max = rules.chunk.hard_max_words
+    for piece in plan.pieces:
+        if piece.word_count <= hard_max:
+            pieces.append(piece)
+            continue
+        groups = _near_equal_groups(_units(piece, document, index, rules), piece.word_count, rules)
+        decisions.append(Decision(piece.node.section_id, f"size split into {len(groups)} parts: {piece.word_count} words > {hard_max}"))
+        for position, group in enumerate(groups):
+            words = sum(unit_words for _, _, unit_words in group)
+            split = piece.split if position == 0 else ChunkSplit.size
+            pieces.append(Piece(group[0][0], group[-1][1], piece.node, split, words, words))
+    return ChunkPlan(tuple(pieces), tuple(decisions))
+
+
+def _near_equal_groups(units: list[Unit], words: int, rules: Rules) -> list[list[Unit]]:
+    """As few groups as the target size asks for, more while one is still over the hard max."""
+    hard_max = rules.chunk.hard_max_words
+    parts = math.ceil(words / rules.chunk.target_max_words)
+    groups = _partition(units, parts)
+    while any(sum(unit_words for _, _, unit_words in group) > hard_max for group in groups) and parts < len(units):
+        parts += 1
+        groups = _partition(units, parts)
+    return groups
+
+
+def _partition(units: list[Unit], parts: int) -> list[list[Unit]]:
+    """Cut units into `parts` contiguous groups of near-equal word counts."""
+    total = sum(words for _, _, words in units)
+    groups: list[list[Unit]] = [[]]
+    done = 0
+    for unit in units:
+        boundary = total * len(groups) / parts
+        if groups[-1] and len(groups) < parts and abs(done - boundary) <= abs(done + unit[2] - boundary):
+            groups.append([])
+        groups[-1].append(unit)
+        done += unit[2]
+    return groups
+
+
+def _units(piece: Piece, document: Document, index: BlockIndex, rules: Rules) -> list[Unit]:
+    """The piece cut at paragraph boundaries, an oversize paragraph at sentences, an oversize
+    sentence at words. A heading is glued to what follows."""
+    text = document.text
+    units: list[Unit] = []
+    glue_start: int | None = None
+    for block in index.overlapping(piece.char_start, piece.char_end):
+        if block.kind == BlockKind.heading:
+            glue_start = block.char_start if glue_start is None else glue_start
+            continue
+        if block.word_count > rules.chunk.hard_max_words:
+            spans = _sentence_units(text, block.char_start, block.char_end, rules)
+        else:
+            spans = [(block.char_start, block.char_end, block.word_count)]
+        for start, end, words in spans:
+            if glue_start is not None:
+                start, glue_start = glue_start, None
+                words = count_words(text[start:end])
+            units.append((start, end, words))
+    if glue_start is not None:  # headings with nothing after them
+        units.append((glue_start, piece.char_end, count_words(text[glue_start : piece.char_end])))
+    return units
+
+
+def _sentence_units(text: str, start: int, end: int, rules: Rules) -> list[Unit]:
+    """An oversize paragraph as sentences, and a sentence still over the hard max as runs of words."""
+    units = []
+    for sentence_start, sentence_end in _sentence_spans(text, start, end, rules):
+        words = count_words(text[sentence_start:sentence_end])  # once: it is the unit's count too
+        if words <= rules.chunk.hard_max_words:
+            units.append((sentence_start, sentence_end, words))
+            continue
+        for run_start, run_end in _word_spans(text, sentence_start, sentence_end, rules.chunk.target_max_words):
+            units.append((run_start, run_end, count_words(text[run_start:run_end])))
+    return units
+
+
+def _sentence_spans(text: str, start: int, end: int, rules: Rules) -> list[tuple[int, int]]:
+    abbreviations = set(rules.sentences.abbreviations)
+    spans = []
+    cursor = start
+    for match in _SENTENCE_END.finditer(text, start, end):
+        # The word before the full stop, split off from the sentence's end rather than searched
+        # for from the sentence's start, which scanned again after every abbreviation. The text
+        # ends in the stop, so a word is there.
+        word = text[cursor : match.start() + 1].rsplit(None, 1)[-1].lower()
+        if word in abbreviations or _INITIAL.fullmatch(word):
+            continue
+        spans.append((cursor, match.start() + 1))
+        cursor = match.end()
+    spans.append((cursor, end))
+    return [(a, b) for a, b in spans if b > a]
+
+
+def _word_spans(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
+    words = [match.span() for match in re.finditer(r"\S+", text[start:end])]
+    return [
+        (start + words[index][0], start + words[min(index + size, len(words)) - 1][1])
+        for index in range(0, len(words), size)
+    ]
