@@ -88,11 +88,11 @@ CREATE TABLE IF NOT EXISTS chunks (
     absorbed_into VARCHAR,
     split VARCHAR NOT NULL             -- why the chunk starts here: front | h2 | h3_soft | size | caption
 );
--- Lets `search` fetch its hits' rows by id: 2 ms for ten of them at 100,000 chunks, against 44 ms
--- scanning for them (DuckDB only uses it for a filter on constants against this table alone).
+-- Lets `search` fetch its hits' rows by id instead of scanning the chunks for them (DuckDB only
+-- uses it for a filter on constants against this table alone).
 CREATE INDEX IF NOT EXISTS chunks_by_id ON chunks (chunk_id);
 -- The BM25 index: how often each term occurs in each chunk's heading path and text. Terms are
--- lowered, accent-stripped, stopped and Porter-stemmed words (pipeline/terms.py); `search` reads
+-- lowered, accent-stripped, stopped and Porter-stemmed words (pipeline/index/terms.py); `search` reads
 -- the rows of the query's terms, which is fast while the table is in term order.
 CREATE TABLE IF NOT EXISTS chunk_postings ({postings_columns});
 -- Postings written since chunk_postings was last put in term order; search scans all of them.
@@ -133,8 +133,8 @@ SCHEMA = SCHEMA.replace("{postings_columns}", POSTINGS_COLUMNS).replace("{schema
 
 def _columns(schema: str) -> dict[str, dict[str, str]]:
     """Each table's columns in order, name → type, read off the schema: a pool worker builds rows
-    without a connection, and the writer loads them without asking DuckDB for the types (5 ms a
-    table, which was half the cost of writing a batch)."""
+    without a connection, and the writer loads them without asking DuckDB for the types, which
+    costs milliseconds a table on every batch."""
     uncommented = re.sub(r"--[^\n]*", "", schema)
     return {
         table: dict(column.split()[:2] for column in body.split(",") if column.strip())

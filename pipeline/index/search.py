@@ -14,11 +14,10 @@ from pipeline.index.terms import TermCounter
 # and mean length over every chunk), from the postings of the query's terms alone. Each term is
 # written into the statement as a branch of its own, `term = '…'`: DuckDB pushes an equality into
 # the scan and skips the row groups of other terms, while a bound list is not pushed down at all
-# and an `IN` list only prunes by zone maps, then filters every row left (the ranking took 29 ms
-# at the median, 53 ms at p95, with `IN`, 14 and 35 ms so, over 100,000 chunks). Texts are read
-# last, for the winners alone.
+# and an `IN` list only prunes by zone maps, then filters every row left (about twice as slow).
+# Texts are read last, for the winners alone.
 # Counts become DOUBLE before any arithmetic: with integers, DuckDB computes `df + 0.5` and the rest
-# in DECIMAL, a fifth slower over the 30,000 postings of a common term.
+# in DECIMAL, which is slower over the many postings of a common term.
 _TERM_POSTINGS = "SELECT chunk_id, tf::DOUBLE AS tf, (count(*) OVER ())::DOUBLE AS df FROM chunk_postings WHERE term = {term}"
 _RANKED_SEARCH = """
 WITH stats AS (SELECT count(*)::DOUBLE AS chunks, avg(term_count) AS mean_terms FROM chunks),
@@ -34,7 +33,7 @@ LIMIT ?
 """
 # The winners' rows, by their ids written in as constants: only a filter on constants against
 # chunks alone is looked up in its index (`chunks_by_id`); joined to documents, or with the ids
-# bound as a list, DuckDB scans about 10,000 rows of chunk text for them (25-45 ms at 100,000 chunks).
+# bound as a list, DuckDB scans thousands of rows of chunk text for them.
 _HIT_DETAILS = """
 SELECT chunk_id, doc_id, heading_path, section_type, line_start, line_end, page_start, page_end, text
 FROM chunks WHERE chunk_id IN ({chunk_ids})

@@ -25,9 +25,9 @@ from pipeline.index.database import Transaction
 from pipeline.index.rows import PaperRows
 from pipeline.index.schema import COLUMNS, POSTINGS_COLUMNS, STAGED_POSTINGS, TABLES_BY_DOCUMENT
 
-# A search scans every postings row written since the table was last put in term order (about
-# 7 ms per million rows), so the table is rewritten in order only once a million rows have piled
-# up, not after every small nightly run.
+# A search scans every postings row written since the table was last put in term order, so the
+# table is rewritten in order once a million rows have piled up (a search then still scans them
+# in milliseconds), not after every small nightly run, whose rewrite would cost seconds.
 UNSORTED_POSTINGS_LIMIT = 1_000_000
 
 
@@ -51,13 +51,12 @@ def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], 
 
 class DocumentWriter:
     """Writes papers' rows in batches: each batch is one transaction with one bulk insert per
-    table, since a DuckDB statement costs milliseconds whatever its size (per-paper writes of
-    290 Markdown papers took 8.9 s).
+    table, since a DuckDB statement costs milliseconds whatever its size: written paper by paper,
+    the statements would cost more than the stages.
 
     A full batch is written by a thread of its own while `add` goes on queueing the next one:
-    written in the caller's thread, a batch (up to 0.9 s, when DuckDB checkpoints) held up the
-    loop that hands files to the workers, and they sat idle (Markdown corpus, 1 worker: 10.7 s
-    against 7.9 s for the same stages run back to back). DuckDB lets go of the GIL while it
+    written in the caller's thread, a batch (slow when DuckDB checkpoints) would hold up the loop
+    that hands files to the workers, and they would sit idle. DuckDB lets go of the GIL while it
     works. One batch is written at a time, so at most two are held in memory.
 
     It only adds: the caller removes the old rows of papers it writes again (`remove_documents`,
@@ -180,15 +179,15 @@ def _insert_json_lines(
     connection: duckdb.DuckDBPyConnection, table: str, types: dict[str, str], select: str, lines: bytes, longest_line: int
 ) -> None:
     """`INSERT INTO table SELECT select` over newline-delimited JSON rows with these column types,
-    none longer than `longest_line` bytes: DuckDB reads JSON ~100x faster than `executemany`
-    binds parameters (24 s → 0.3 s for a 5 MB paper's 19,000 rows)."""
+    none longer than `longest_line` bytes: DuckDB reads JSON two orders of magnitude faster than
+    `executemany` binds parameters."""
     if not lines:
         return
     columns = ", ".join(f"{name}: '{data_type}'" for name, data_type in types.items())
     # One row holds a whole paper's text, which can be far over read_json's 16 MB default. The
     # reader takes a buffer of twice the size it is told to expect, counted against DuckDB's
-    # memory limit, so it is told the longest line there is: told 2 GB, it asked for 4 GB and
-    # failed on every machine whose limit (80% of memory by default) is smaller.
+    # memory limit, so it is told the longest line there is: told a generous fixed size, it would
+    # fail on every machine whose limit (80% of memory by default) is smaller than twice that.
     object_bytes = max(_DEFAULT_OBJECT_BYTES, longest_line + 1)
     staging = None
     try:
