@@ -151,7 +151,7 @@ def stages(params: dict) -> dict:
     from pipeline.index.rows import paper_rows
     from pipeline.index.terms import count_chunk_terms
     from pipeline.index.writer import DocumentWriter, order_search_index
-    from pipeline.ingest.scan import assign_doc_ids, find_papers
+    from pipeline.ingest.scan import doc_id_for, find_papers
     from pipeline.ingest.task import document_row
     from pipeline.models import DocumentStatus
     from pipeline.normalize import normalize
@@ -161,7 +161,7 @@ def stages(params: dict) -> dict:
     rules = load_rules()
     files = find_papers(folder)
     relative = [file.relative_to(folder).as_posix() for file in files]
-    doc_ids = assign_doc_ids(relative)
+    doc_ids = {path: doc_id_for(path) for path in relative}
     key = extraction_key(rules)
     seconds = dict.fromkeys(("extract", "normalize", "chunk", "terms", "rows", "write", "index_order"), 0.0)
     chunks = failed = 0

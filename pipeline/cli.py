@@ -16,6 +16,7 @@ from typing import Annotated
 
 import duckdb
 import typer
+from rich.cells import cell_len, set_cell_size
 
 from pipeline.errors import EXIT_FILES_FAILED, IndexingError, PipelineError
 from pipeline.index.database import open_readonly
@@ -178,26 +179,48 @@ def _format_rows(columns: list[str], rows: list[tuple], output: OutputFormat) ->
         writer.writerow(columns)
         writer.writerows(rows)
         return buffer.getvalue().rstrip("\n")
-    cells = [columns] + [["" if value is None else str(value) for value in row] for row in rows]
-    widths = [min(60, max(len(row[index]) for row in cells)) for index in range(len(columns))]
-    lines = [" | ".join(value[:60].ljust(width) for value, width in zip(row, widths)) for row in cells]
+    cells = [columns] + [[_cell(value) for value in row] for row in rows]
+    # Widths in terminal cells, not characters: Hangul and CJK characters take two.
+    widths = [min(_CELL_WIDTH, max(cell_len(row[index]) for row in cells)) for index in range(len(columns))]
+    lines = [" | ".join(set_cell_size(value, width) for value, width in zip(row, widths)).rstrip() for row in cells]
     lines.insert(1, "-+-".join("-" * width for width in widths))
     return "\n".join(lines)
 
 
+_CELL_WIDTH = 60
+"""Cells wider than this are cut in the table format; csv and json give every value whole."""
+
+
+def _cell(value: object) -> str:
+    """A value as one line of a table cell: NULL apart from an empty string, line breaks shown
+    as `\\n` so that a row stays one line."""
+    if value is None:
+        return "NULL"
+    return str(value).replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n")
+
+
 @app.command()
 def sql(
-    statement: Annotated[str, typer.Argument(help="A SQL query; the database is opened read-only.")],
+    statement: Annotated[str, typer.Argument(help="A SQL query over the database's tables.")],
     db: DbOption = DEFAULT_DB,
     output: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
 ) -> None:
-    """Run a read-only SQL query against the chunks database.
+    """Run a SQL query against the chunks database. It can read the database and nothing else:
+    the database is opened read-only, and files on disk (read_csv, COPY, ATTACH, EXPORT) and
+    extensions are out of its reach.
 
     Example: pipeline sql "SELECT section_type, count(*) FROM chunks GROUP BY 1"
     """
+    if not statement.strip(" \t\r\n;"):
+        raise PipelineError('the query is empty; pass a SQL statement, e.g. pipeline sql "SELECT count(*) FROM chunks"')
     connection = open_readonly(db)
     try:
         result = connection.execute(statement)
+    except duckdb.PermissionException as error:
+        raise IndexingError(
+            f"the query failed: {error}; `pipeline sql` reads the database and nothing else (no files, "
+            "other databases or extensions): export with `duckdb -readonly` on the file if that is what you need"
+        ) from None
     except duckdb.Error as error:
         raise IndexingError(f"the query failed: {error}") from None
     if result.description is None:

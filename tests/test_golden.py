@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT
-from pipeline.ingest.scan import assign_doc_ids, find_papers
+from pipeline.ingest.scan import doc_id_for, find_papers
 from pipeline.ingest.task import process_file
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -26,7 +26,7 @@ PAPERS = [file.relative_to(PROJECT / "corpus").as_posix() for file in find_paper
 
 
 def _expected_view(relative: str, rules) -> dict:
-    doc_id = assign_doc_ids(PAPERS)[relative]
+    doc_id = doc_id_for(relative)
     chunked = process_file(PROJECT / "corpus" / relative, relative, doc_id, rules)
     return {
         "sections": [

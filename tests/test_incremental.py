@@ -54,8 +54,8 @@ def test_edits_additions_and_removals_are_counted_exactly(folder, tmp_path, rule
     assert _counts(summary) == (1, 1, 1, 1)
     connection = open_readonly(db)
     assert connection.execute("SELECT path FROM documents ORDER BY path").fetchall() == [("a.md",), ("c.md",), ("d.md",)]
-    assert connection.execute("SELECT count(*) FROM chunks WHERE doc_id = 'b'").fetchone()[0] == 0
-    assert "edited" in connection.execute("SELECT text FROM documents WHERE doc_id = 'a'").fetchone()[0]
+    assert connection.execute("SELECT count(*) FROM chunks WHERE doc_id = 'b.md'").fetchone()[0] == 0
+    assert "edited" in connection.execute("SELECT text FROM documents WHERE doc_id = 'a.md'").fetchone()[0]
 
 
 def test_every_run_is_recorded_with_its_counts(folder, tmp_path, rules):
@@ -71,14 +71,14 @@ def test_a_rules_change_rechunks_from_the_stored_extraction(folder, tmp_path, ru
     ingest_folder(folder, db, rules, OPTIONS)
     # Tamper with the stored extraction: if the next run re-extracted the file, this would vanish.
     connection = writable_database(db)
-    raw = json.loads(connection.execute("SELECT raw_document FROM extractions WHERE doc_id = 'a'").fetchone()[0])
+    raw = json.loads(connection.execute("SELECT raw_document FROM extractions WHERE doc_id = 'a.md'").fetchone()[0])
     raw["blocks"][-1]["segments"][0]["text"] = "Text that only the stored extraction holds."
-    connection.execute("UPDATE extractions SET raw_document = ? WHERE doc_id = 'a'", [json.dumps(raw)])
+    connection.execute("UPDATE extractions SET raw_document = ? WHERE doc_id = 'a.md'", [json.dumps(raw)])
     connection.close()
     changed = rules.model_copy(update={"sha256": "a-different-rules-file"})
     summary = ingest_folder(folder, db, changed, OPTIONS)
     assert _counts(summary) == (0, 3, 0, 0)
-    text = open_readonly(db).execute("SELECT text FROM documents WHERE doc_id = 'a'").fetchone()[0]
+    text = open_readonly(db).execute("SELECT text FROM documents WHERE doc_id = 'a.md'").fetchone()[0]
     assert text.endswith("Text that only the stored extraction holds.")
 
 
@@ -178,15 +178,16 @@ def test_incremental_runs_end_equal_to_a_fresh_ingest_of_the_final_folder(tmp_pa
     assert _tables(root / "incremental.duckdb") == _tables(root / "fresh.duckdb")
 
 
-def test_a_new_file_that_takes_another_papers_id_loses_neither(folder, tmp_path, rules):
+def test_a_new_file_beside_a_paper_of_the_same_name_changes_neither_its_id_nor_its_rows(folder, tmp_path, rules):
     db = tmp_path / "papers.duckdb"
     ingest_folder(folder, db, rules, OPTIONS)
-    _write(folder, "a.markdown", "the newcomer")  # sorts before a.md, so it is `a` now
-    ingest_folder(folder, db, rules, OPTIONS)
+    _write(folder, "a.markdown", "the newcomer")  # a slug of the name alone would give both `a`
+    summary = ingest_folder(folder, db, rules, OPTIONS)
+    assert _counts(summary) == (1, 0, 3, 0)
     rows = open_readonly(db).execute(
         "SELECT d.path, d.doc_id, count(c.chunk_id) FROM documents d JOIN chunks c USING (doc_id) GROUP BY ALL ORDER BY 1"
     ).fetchall()
-    assert rows == [("a.markdown", "a", 3), ("a.md", "a-md", 3), ("b.md", "b", 3), ("c.md", "c", 3)]
+    assert rows == [("a.markdown", "a.markdown", 3), ("a.md", "a.md", 3), ("b.md", "b.md", 3), ("c.md", "c.md", 3)]
 
 
 def test_the_package_and_its_metadata_give_one_version():

@@ -70,8 +70,8 @@ def test_search_can_be_limited_to_a_section_type(database):
 
 
 def test_search_can_be_limited_to_one_paper(database):
-    hits = search(database, "FDG-PET/CT", doc_id="flat/lee-2022")
-    assert hits and {hit.doc_id for hit in hits} == {"flat/lee-2022"}
+    hits = search(database, "FDG-PET/CT", doc_id="flat/lee-2022.md")
+    assert hits and {hit.doc_id for hit in hits} == {"flat/lee-2022.md"}
 
 
 def test_a_search_hit_s_row_is_looked_up_in_the_chunk_id_index_not_scanned_for(database):
@@ -82,8 +82,8 @@ def test_a_search_hit_s_row_is_looked_up_in_the_chunk_id_index_not_scanned_for(d
 
 
 def test_search_hits_carry_their_paper_s_path(database):
-    hit = search(database, "FDG-PET/CT", doc_id="flat/lee-2022")[0]
-    assert hit.path == database.execute("SELECT path FROM documents WHERE doc_id = 'flat/lee-2022'").fetchone()[0]
+    hit = search(database, "FDG-PET/CT", doc_id="flat/lee-2022.md")[0]
+    assert hit.path == database.execute("SELECT path FROM documents WHERE doc_id = 'flat/lee-2022.md'").fetchone()[0]
 
 
 @pytest.mark.parametrize("read_only", [False, True])
@@ -137,10 +137,24 @@ def test_reingesting_replaces_a_papers_rows_instead_of_adding_them(tmp_path, rul
 
 @pytest.mark.parametrize(
     ("path", "doc_id"),
-    [("reviews/berek-2021.md", "reviews/berek-2021"), ("Reviews/Berek 2021.md", "reviews/berek-2021"), ("a/b.c.pdf", "a/b-c")],
+    [
+        ("reviews/berek-2021.md", "reviews/berek-2021.md"),
+        ("Reviews/Berek 2021.md", "Reviews/Berek%202021.md"),
+        ("a/b.c.pdf", "a/b.c.pdf"),
+        ("정확도/논문.md", "정확도/논문.md"),
+        ("ratio 3:1 (50%).md", "ratio%203%3A1%20%2850%25%29.md"),
+    ],
 )
-def test_doc_ids_are_readable_slugs_of_the_relative_path(path, doc_id):
+def test_a_doc_id_is_the_relative_path_with_what_is_not_a_letter_digit_or_path_mark_escaped(path, doc_id):
     assert doc_id_for(path) == doc_id
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("a.md", "a.pdf"), ("A.md", "a.md"), ("a b.md", "a-b.md"), ("a%20b.md", "a b.md")],
+)
+def test_two_paths_never_share_a_doc_id(first, second):
+    assert doc_id_for(first) != doc_id_for(second)
 
 
 def test_a_bad_file_is_recorded_and_costs_no_other_file(tmp_path, rules):

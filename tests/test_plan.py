@@ -9,7 +9,7 @@ import pytest
 from pipeline import __version__
 from pipeline.index.database import StoredDocument
 from pipeline.ingest.plan import Change, StoredState, plan_run
-from pipeline.ingest.scan import ScannedFile
+from pipeline.ingest.scan import FolderScan, ScannedFile
 
 
 def _found(path: str, sha256: str = "bytes-1", read_error: str | None = None) -> ScannedFile:
@@ -26,8 +26,8 @@ def rules(rules):
     return rules.model_copy(update={"sha256": "rules-1"})
 
 
-def _plan(found, stored, rules, extractions=None):
-    return plan_run(found, StoredState(dict(stored), extractions or {}), rules)
+def _plan(found, stored, rules, extractions=None, unlisted=None):
+    return plan_run(FolderScan(found, unlisted or {}), StoredState(dict(stored), extractions or {}), rules)
 
 
 def test_a_file_nothing_is_stored_for_is_added(rules):
@@ -77,3 +77,17 @@ def test_removing_more_than_half_of_the_stored_papers_is_flagged(rules):
     stored = [_stored(f"{name}.md") for name in "abc"]
     assert _plan([_found("a.md")], stored, rules).removes_most_papers
     assert not _plan([_found("a.md"), _found("b.md")], stored, rules).removes_most_papers
+
+
+def test_papers_in_a_folder_that_cannot_be_listed_are_kept_and_reported_not_removed(rules):
+    stored = [_stored("a.md"), _stored("sub/b.md"), _stored("subway/c.md")]
+    plan = _plan([_found("a.md")], stored, rules, unlisted={"sub": "Permission denied"})
+    assert plan.removed == ("subway/c.md",)
+    assert plan.not_checked == {
+        "sub/b.md": "sub/b.md: kept as stored: its folder sub cannot be listed (Permission denied); check its permissions"
+    }
+
+
+def test_a_folder_that_cannot_be_listed_and_holds_no_stored_paper_is_reported_itself(rules):
+    plan = _plan([_found("a.md")], [], rules, unlisted={"new": "Permission denied"})
+    assert list(plan.not_checked) == ["new/"]

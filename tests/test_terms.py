@@ -118,7 +118,7 @@ def test_a_papers_postings_go_with_the_paper(tmp_path, rules):
     _ingest(tmp_path, db, rules)
     (tmp_path / "b.md").unlink()
     _ingest(tmp_path, db, rules)
-    assert {chunk_id.split(":")[0] for _, chunk_id, _ in _postings(db)} == {"a"}
+    assert {chunk_id.split(":")[0] for _, chunk_id, _ in _postings(db)} == {"a.md"}
 
 
 def test_putting_the_postings_in_term_order_changes_no_search_result(tmp_path, rules):
@@ -158,7 +158,7 @@ def test_a_database_an_older_pipeline_wrote_is_rebuilt_by_the_next_ingest(tmp_pa
     summary = ingest_folder(tmp_path / "papers", db, rules, IngestOptions(workers=1))
     assert (summary.added, summary.removed) == (1, 0)
     connection = open_readonly(db)
-    assert [hit.doc_id for hit in search(connection, "IL-6")] == ["a"]
+    assert [hit.doc_id for hit in search(connection, "IL-6")] == ["a.md"]
     assert not connection.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'chunk_terms'").fetchone()[0]
     connection.close()
 

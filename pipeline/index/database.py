@@ -18,12 +18,20 @@ from pipeline.index.schema import SCHEMA, SCHEMA_VERSION
 
 # What DuckDB says of a file that is not, or no longer, a whole DuckDB database.
 _DAMAGED = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
-# Nothing is fetched or loaded behind the pipeline's back: this machine, like many, has no way out.
+# Nothing is fetched or loaded behind the pipeline's back.
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# A reader touches nothing but the database it reads: no file is written, attached, exported,
+# read (`read_csv`) or listed, and no extension installed or loaded; `pipeline sql` runs users'
+# text on it. DuckDB refuses to switch external access back on, or to widen the paths it may
+# reach, while a database is open. (`lock_configuration` would add nothing to that, and would
+# break every later connection to the same file in the process, which share DuckDB's instance.)
+_READER_CONFIG = {**_CONFIG, "enable_external_access": False}
 
 
 def open_readonly(db: Path) -> duckdb.DuckDBPyConnection:
-    """Open a published database for reading; it must exist."""
+    """Open a published database for reading, and for nothing else (see `_READER_CONFIG`)."""
+    if db.is_dir():
+        raise IndexingError(f"{db} is a folder, not a database; pass the database file with --db (e.g. {db / 'papers.duckdb'})")
     if not db.exists():
         raise IndexingError(f"no database at {db}; run `pipeline ingest` first or pass --db")
     return _open(db, read_only=True, shown_as=db)
@@ -41,7 +49,7 @@ def open_for_writing(db: Path, shown_as: Path | None = None) -> duckdb.DuckDBPyC
 
 def _open(db: Path, read_only: bool, shown_as: Path) -> duckdb.DuckDBPyConnection:
     try:
-        connection = duckdb.connect(str(db), read_only=read_only, config=_CONFIG)
+        connection = duckdb.connect(str(db), read_only=read_only, config=_READER_CONFIG if read_only else _CONFIG)
     except (duckdb.Error, OSError) as error:
         cause = " ".join(str(error).split()).replace(str(db), str(shown_as))
         if any(sign in cause for sign in _DAMAGED):
@@ -51,8 +59,8 @@ def _open(db: Path, read_only: bool, shown_as: Path) -> duckdb.DuckDBPyConnectio
         raise IndexingError(f"cannot open database {shown_as}: {cause}; {advice}") from None
     # DuckDB's Python client draws a progress bar on standard output, whatever that is, for any
     # statement over two seconds in a session it takes for an interactive one (a main module with
-    # no file: `python -c`, a notebook), so output redirected to a log got its bytes. A run's
-    # progress is the caller's to show.
+    # no file: `python -c`, a notebook), so output redirected to a log got its bytes; a run's
+    # progress is the caller's to show. (A session setting: DuckDB refuses it in the config.)
     connection.execute("SET enable_progress_bar = false")
     return connection
 

@@ -3,7 +3,8 @@ re-chunked from their stored extraction, left as they are, or removed.
 
 A file is keyed by its path relative to the folder. One whose bytes, rules and pipeline version
 match what is stored is left alone; any other is processed: added where nothing is stored under
-its path, updated where something is. A stored paper whose file vanished is removed.
+its path, updated where something is. A stored paper whose file vanished is removed, unless it
+sat in a folder the run could not list: then it is kept as stored and reported.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from enum import StrEnum
 
 from pipeline import __version__
 from pipeline.index.database import StoredDocument
-from pipeline.ingest.scan import ScannedFile
+from pipeline.ingest.scan import FolderScan, ScannedFile
 from pipeline.models import DocumentStatus
 from pipeline.rules import Rules
 
@@ -54,6 +55,9 @@ class RunPlan:
     """Unchanged paths whose stored status is a failure → that status."""
     removed: tuple[str, ...]
     """Stored paths whose file is gone."""
+    not_checked: dict[str, str]
+    """Stored paths under a folder that could not be listed, kept as stored → why, naming them;
+    and each such folder that holds no stored paper (`folder/`) → why."""
     stale_doc_ids: tuple[str, ...]
     """Every stored doc_id whose rows go before the new ones are written: the removed papers' and
     those of every paper written again (under its old id, should that have changed)."""
@@ -87,8 +91,9 @@ def _unchanged(scanned: ScannedFile, stored: StoredDocument | None, rules: Rules
     )
 
 
-def plan_run(scanned: list[ScannedFile], stored: StoredState, rules: Rules) -> RunPlan:
+def plan_run(scan: FolderScan, stored: StoredState, rules: Rules) -> RunPlan:
     """Compare the files found with what is stored, under these rules and this pipeline."""
+    scanned = scan.files
     to_process: list[PlannedFile] = []
     unchanged: list[str] = []
     still_failing: dict[str, str] = {}
@@ -102,13 +107,28 @@ def plan_run(scanned: list[ScannedFile], stored: StoredState, rules: Rules) -> R
         reuse = before is not None and before.doc_id == item.doc_id and stored.extractions.get(item.doc_id) == item.sha256
         to_process.append(PlannedFile(item, Change.added if before is None else Change.updated, reuse))
     current = {item.path for item in scanned}
-    removed = sorted(path for path in stored.documents if path not in current)
+    not_checked = _not_checked(scan.unlisted_folders, [path for path in stored.documents if path not in current])
+    removed = sorted(path for path in stored.documents if path not in current and path not in not_checked)
     rewritten = [stored.documents[planned.scanned.path].doc_id for planned in to_process if planned.change is Change.updated]
     return RunPlan(
         to_process=tuple(to_process),
         unchanged=tuple(unchanged),
         still_failing=still_failing,
         removed=tuple(removed),
+        not_checked=not_checked,
         stale_doc_ids=tuple([stored.documents[path].doc_id for path in removed] + rewritten),
         stored_count=len(stored.documents),
     )
+
+
+def _not_checked(unlisted: dict[str, str], missing: list[str]) -> dict[str, str]:
+    """The stored papers the run could not see because their folder could not be listed, and the
+    folders that hold none, each with why."""
+    causes: dict[str, str] = {}
+    for folder, reason in sorted(unlisted.items()):
+        inside = [path for path in missing if folder == "." or path.startswith(folder + "/")]
+        for path in inside:
+            causes.setdefault(path, f"{path}: kept as stored: its folder {folder} cannot be listed ({reason}); check its permissions")
+        if not inside:
+            causes[f"{folder}/"] = f"{folder}/: cannot list the folder ({reason}); check its permissions, its papers are not ingested"
+    return causes

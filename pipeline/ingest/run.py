@@ -39,7 +39,7 @@ from pipeline.index.writer import DocumentWriter, RunRecord, order_search_index,
 from pipeline.ingest.plan import RunPlan, StoredState, plan_run
 from pipeline.ingest.pool import IN_FLIGHT_PER_WORKER, FileScheduler
 from pipeline.ingest.publish import Publication
-from pipeline.ingest.scan import ScannedFile, scan_folder
+from pipeline.ingest.scan import FolderScan, ScannedFile, scan_folder
 from pipeline.ingest.task import TaskResult, document_row
 from pipeline.ingest.workers import start_fork_server, unrunnable_main_script
 from pipeline.models import DocumentStatus
@@ -110,6 +110,8 @@ class RunSummary:
     leftovers_removed: int = 0
     rebuilt_from_schema: int | None = None
     """The schema version of a database an older pipeline wrote, which this run rebuilt."""
+    created_folder: str | None = None
+    """The database's folder, where this run had to create it."""
 
     def line(self) -> str:
         types = ", ".join(f"{name} {count}" for name, count in sorted(self.section_types.items()))
@@ -119,6 +121,7 @@ class RunSummary:
             if self.rebuilt_from_schema is not None
             else ""
         )
+        rebuilt += f" (created the folder {self.created_folder})" if self.created_folder else ""
         return (
             f"{self.seen} files: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
             f"{self.removed} removed, {len(self.failed)} failed{failing}; {self.chunks} chunks written"
@@ -140,15 +143,22 @@ def ingest_folder(
     progress = progress or _Silent()
     started, clock = datetime.now(timezone.utc).replace(tzinfo=None), time.monotonic()
     _check_can_start(folder)
+    summary = RunSummary(folder=str(folder), database=str(db))
+    if not db.parent.exists():
+        summary.created_folder = str(db.parent)
+    # Resolved once, so that the lock and the publish act on the database itself: through a link,
+    # `os.replace` would put a file where the link was and leave the database as it was, and two
+    # runs through two paths to one file would each hold a lock of their own.
+    db = _database_file(db)
     # The fork server imports the stages while this process hashes the files, copies the
     # database and plans the run; a run with nothing to do leaves it idle.
     context = start_fork_server()
-    scanned = scan_folder(folder)
-    summary = RunSummary(folder=str(folder), database=str(db), seen=len(scanned))
+    scan = scan_folder(folder)
+    summary.seen = len(scan.files)
     with _writing_errors(db), Publication(db) as publication:
         summary.leftovers_removed = publication.leftovers_removed
-        plan = _plan(publication.building, db, folder, scanned, rules, options, summary)
-        progress.start(len(scanned), len(plan.to_process))
+        plan = _plan(publication.building, db, folder, scan, rules, options, summary)
+        progress.start(len(scan.files), len(plan.to_process))
         # Workers start with the first file handed on, so a run with nothing to do starts none.
         # The pool outlives the writing: stopped once the last file is done, its shutdown
         # overlaps the last write and the checkpoint instead of following them.
@@ -169,6 +179,14 @@ def ingest_folder(
     return summary
 
 
+def _database_file(db: Path) -> Path:
+    """The file `db` names, links resolved; a folder is refused."""
+    resolved = Path(os.path.realpath(db))
+    if resolved.is_dir():
+        raise PipelineError(f"--db {db} is a folder, not a database file; pass a file path such as {db / 'papers.duckdb'}")
+    return resolved
+
+
 def _check_can_start(folder: Path) -> None:
     if not folder.is_dir():
         raise PipelineError(f"{folder} is not a folder; pass the folder that holds your papers")
@@ -183,7 +201,7 @@ def _check_can_start(folder: Path) -> None:
 
 
 def _plan(
-    building: Path, db: Path, folder: Path, scanned: list[ScannedFile], rules: Rules, options: IngestOptions, summary: RunSummary
+    building: Path, db: Path, folder: Path, scan: FolderScan, rules: Rules, options: IngestOptions, summary: RunSummary
 ) -> RunPlan:
     """Plan the run against what the working copy holds, and count it in `summary`."""
     connection = open_for_writing(building, shown_as=db)
@@ -194,7 +212,7 @@ def _plan(
         stored = StoredState(stored_documents(connection), stored_extractions(connection, extraction_key(rules)))
     finally:
         connection.close()
-    plan = plan_run(scanned, stored, rules)
+    plan = plan_run(scan, stored, rules)
     if plan.removes_most_papers and not options.allow_mass_removal:
         raise MassRemovalError(
             f"this run would remove {len(plan.removed)} of the {plan.stored_count} papers stored in {db} "
@@ -203,6 +221,7 @@ def _plan(
         )
     summary.added, summary.updated, summary.unchanged = plan.added, plan.updated, len(plan.unchanged)
     summary.still_failing = dict(plan.still_failing)
+    summary.failed.update(plan.not_checked)
     return plan
 
 

@@ -1,16 +1,18 @@
-"""What a run finds in the folder: every paper file, its doc_id, and its bytes' hash."""
+"""What a run finds in the folder: every paper file, its doc_id and its bytes' hash, and the
+folders it could not list."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.extract import SUPPORTED_SUFFIXES
 
-_SLUG_UNSAFE = re.compile(r"[^\w]+", re.UNICODE)
+# Kept as they are in a doc_id; every other character is written as %XX of its bytes.
+_KEPT_IN_IDS = frozenset("-._~/")
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,8 @@ class ScannedFile:
 
     file: Path
     path: str
-    """Relative to the ingested folder, with `/` separators: the key a run compares by."""
+    """Relative to the ingested folder, with `/` separators (see `shown_path`): the key a run
+    compares by."""
     doc_id: str
     sha256: str
     """Of the file's bytes; empty where they could not be read."""
@@ -28,49 +31,73 @@ class ScannedFile:
     """Why the file could not be read, naming it; None where it was."""
 
 
+@dataclass(frozen=True)
+class FolderScan:
+    files: list[ScannedFile]
+    unlisted_folders: dict[str, str] = field(default_factory=dict)
+    """Folders that could not be listed, relative to the ingested one (`.` for itself), and the
+    system's reason: the papers stored under them are kept and reported, never removed."""
+
+
+def shown_path(relative: str) -> str:
+    """A relative path as text that can be stored and printed: bytes that are not UTF-8 (the
+    file system allows them in names) as `\\xNN`."""
+    return relative.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def doc_id_for(relative_path: str) -> str:
-    """A readable, stable id from a path: `Reviews/Berek 2021.md` → `reviews/berek-2021`."""
-    stem = relative_path.rsplit(".", 1)[0] if "." in relative_path.rsplit("/", 1)[-1] else relative_path
-    parts = [_SLUG_UNSAFE.sub("-", part.lower()).strip("-") for part in stem.split("/")]
-    return "/".join(part or "_" for part in parts)
+    """A paper's id: its relative path, letters, digits and `- . _ ~ /` as they are, every other
+    character as `%XX` of its UTF-8 bytes (`Reviews/Berek 2021.md` → `Reviews/Berek%202021.md`).
+
+    It depends on the path alone, so adding a file never renames another, and no two paths share
+    one; it holds no `:`, so `{doc_id}:{ordinal}` names a chunk unambiguously."""
+    parts = []
+    for character in relative_path:
+        if character in _KEPT_IN_IDS or (character.isalnum() and character.isprintable()):
+            parts.append(character)
+        else:
+            parts.append("".join(f"%{byte:02X}" for byte in character.encode("utf-8", "surrogateescape")))
+    return "".join(parts)
 
 
-def find_papers(folder: Path) -> list[Path]:
+def find_papers(folder: Path, unlisted: dict[str, str] | None = None) -> list[Path]:
     """Every Markdown and PDF file below `folder`, in a stable order; links to folders are not
-    followed, so a symlink loop cannot trap the run."""
+    followed, so a symlink loop cannot trap the run. Folders that cannot be listed go into
+    `unlisted` (relative path → why)."""
+
+    def note(error: OSError) -> None:
+        if unlisted is not None:
+            where = Path(error.filename).relative_to(folder).as_posix() if error.filename else "."
+            unlisted[shown_path(where)] = error.strerror or str(error)
+
     found = []
-    for root, folders, files in os.walk(folder, followlinks=False):
+    for root, folders, files in os.walk(folder, onerror=note, followlinks=False):
         folders[:] = sorted(name for name in folders if not name.startswith("."))
         found.extend(Path(root) / name for name in files if name.lower().endswith(SUPPORTED_SUFFIXES))
     return sorted(found, key=lambda path: path.relative_to(folder).as_posix())
 
 
-def assign_doc_ids(paths: list[str]) -> dict[str, str]:
-    """Doc ids for relative paths; where two files share a slug (`a.md`, `a.pdf`), the later one
-    in path order keeps its extension in the id."""
-    ids: dict[str, str] = {}
-    taken: set[str] = set()
-    for path in sorted(paths):
-        doc_id = doc_id_for(path)
-        if doc_id in taken:
-            doc_id = f"{doc_id}-{path.rsplit('.', 1)[-1].lower()}"
-        taken.add(doc_id)
-        ids[path] = doc_id
-    return ids
+def _read_failure(path: str, error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return f"{path}: a symbolic link that loops back on itself; point it at the paper or remove it"
+    if error.errno == errno.ENOENT:
+        return f"{path}: a symbolic link to a file that does not exist; point it at the paper or remove it"
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return f"{path}: cannot read the file: {error.strerror}; check its permissions"
+    return f"{path}: cannot read the file: {error.strerror}"
 
 
-def scan_folder(folder: Path) -> list[ScannedFile]:
+def scan_folder(folder: Path) -> FolderScan:
     """Every paper below `folder` with its id and hash; a file that cannot be read is kept, with why."""
-    files = find_papers(folder)
-    relative = [file.relative_to(folder).as_posix() for file in files]
-    doc_ids = assign_doc_ids(relative)
+    unlisted: dict[str, str] = {}
     scanned = []
-    for file, path in zip(files, relative):
+    for file in find_papers(folder, unlisted):
+        relative = file.relative_to(folder).as_posix()
+        path = shown_path(relative)
         try:
             data = file.read_bytes()
         except OSError as error:
-            cause = f"{path}: cannot read the file: {error.strerror}; check its permissions"
-            scanned.append(ScannedFile(file, path, doc_ids[path], "", 0, cause))
+            scanned.append(ScannedFile(file, path, doc_id_for(relative), "", 0, _read_failure(path, error)))
             continue
-        scanned.append(ScannedFile(file, path, doc_ids[path], hashlib.sha256(data).hexdigest(), len(data), None))
-    return scanned
+        scanned.append(ScannedFile(file, path, doc_id_for(relative), hashlib.sha256(data).hexdigest(), len(data), None))
+    return FolderScan(scanned, unlisted)
