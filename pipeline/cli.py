@@ -9,7 +9,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -17,8 +20,10 @@ from typing import Annotated
 import duckdb
 import typer
 from rich.cells import cell_len, set_cell_size
+from rich.markup import escape
 
-from pipeline.errors import EXIT_FILES_FAILED, IndexingError, PipelineError
+from pipeline import __version__
+from pipeline.errors import EXIT_FILES_FAILED, IndexingError, PipelineError, RunStopped
 from pipeline.index.database import open_readonly
 from pipeline.index.search import search
 from pipeline.ingest.run import IngestOptions, available_cpus, ingest_folder
@@ -46,6 +51,21 @@ app = typer.Typer(
     cls=_ReportingErrors, add_completion=False, no_args_is_help=True, help="Scientific papers to heading-aware chunks in DuckDB."
 )
 
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        typer.echo(f"pipeline {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Scientific papers to heading-aware chunks in DuckDB."""
+
 DEFAULT_DB = Path("out/papers.duckdb")
 DbOption = Annotated[Path, typer.Option("--db", help="DuckDB database file.")]
 RulesOption = Annotated[Path, typer.Option("--rules", help="Rules file (TOML).")]
@@ -58,6 +78,16 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
+def _one_line(text: str) -> str:
+    """A log line that stays one line, whatever the file names in it hold."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _failure(path: str, cause: str) -> str:
+    """A file and why it failed, the file named once: causes mostly start with it already."""
+    return cause if cause.startswith(path) else f"{path}: {cause}"
+
+
 class _LineProgress:
     """Plain log lines, for cron and pipes."""
 
@@ -65,7 +95,7 @@ class _LineProgress:
         typer.echo(f"{files} files found, {to_process} to process", err=True)
 
     def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
-        typer.echo(f"{status:9} {path}" + (f": {error}" if error else f" ({chunks} chunks)"), err=True)
+        typer.echo(_one_line(f"{status:9} " + (_failure(path, error) if error else f"{path} ({chunks} chunks)")), err=True)
 
 
 class _BarProgress:
@@ -96,10 +126,28 @@ class _BarProgress:
         rate = self.pages / max(time.monotonic() - self.started, 1e-9)
         self.bar.update(self.task, advance=1, rate=f"{self.pages} pages, {rate:.0f} pages/s")
         if error:
-            self.bar.console.print(f"[red]{status}[/red] {path}: {error}", markup=True, highlight=False)
+            self.bar.console.print(f"[red]{status}[/red] {escape(_one_line(_failure(path, error)))}", markup=True, highlight=False)
 
     def stop(self) -> None:
         self.bar.stop()
+
+
+@contextmanager
+def _stopped_by_signals(db: Path) -> Iterator[None]:
+    """SIGTERM (what cron, systemd and `kill` send) and Ctrl-C stop the run as an error does: the
+    workers are stopped, the half-built copy is removed, and the command says so. Killed by its
+    default action instead, the run left its copy behind and its workers' semaphores unreleased."""
+
+    def stop(number: int, frame: object) -> None:
+        raise RunStopped(signal.Signals(number).name, number, db)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise RunStopped("Ctrl-C (SIGINT)", signal.SIGINT, db) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @app.command()
@@ -113,11 +161,13 @@ def ingest(
     quiet: QuietOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
 ) -> None:
-    """Bring the database in line with the papers below FOLDER: add new files, replace changed
-    ones, remove vanished ones, skip the rest; then publish the new state atomically.
+    """Bring the database in line with the papers below FOLDER, and publish it atomically.
+
+    New files are added, changed ones replaced, vanished ones removed, the rest skipped.
 
     Exit codes: 0 all ingested, 3 finished but some files failed, 1 the run could not complete
-    (nothing published), 4 another ingest is running.
+    (nothing published), 4 another ingest is running, 130 and 143 stopped by Ctrl-C or SIGTERM
+    (nothing published).
 
     Example: pipeline ingest /papers --db out/papers.duckdb --workers 2
     """
@@ -125,7 +175,8 @@ def ingest(
     options = IngestOptions(workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal)
     progress = None if quiet else (_BarProgress() if sys.stderr.isatty() else _LineProgress())
     try:
-        summary = ingest_folder(folder, db, loaded, options, progress)
+        with _stopped_by_signals(db):
+            summary = ingest_folder(folder, db, loaded, options, progress)
     finally:
         if isinstance(progress, _BarProgress):
             progress.stop()
@@ -135,7 +186,7 @@ def ingest(
         typer.echo(summary.line())
         if not quiet:
             for path, cause in {**summary.failed, **summary.still_failing}.items():
-                typer.echo(f"  failed: {cause}" if cause.startswith(path) else f"  failed: {path} ({cause})", err=True)
+                typer.echo(_one_line(f"  failed: {_failure(path, cause)}"), err=True)
     if summary.failed or summary.still_failing:
         raise typer.Exit(code=EXIT_FILES_FAILED)
 
@@ -144,7 +195,9 @@ def ingest(
 def search_command(
     query: Annotated[str, typer.Argument(help="Words to look for (BM25 over heading and text).")],
     db: DbOption = DEFAULT_DB,
-    section_type: Annotated[SectionType | None, typer.Option("--section-type", help="Only chunks of this type.")] = None,
+    section_type: Annotated[
+        SectionType | None, typer.Option("--section-type", case_sensitive=False, help="Only chunks of this type.")
+    ] = None,
     doc: Annotated[str | None, typer.Option("--doc", help="Only chunks of this doc_id.")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many results.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
@@ -205,9 +258,10 @@ def sql(
     db: DbOption = DEFAULT_DB,
     output: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
 ) -> None:
-    """Run a SQL query against the chunks database. It can read the database and nothing else:
-    the database is opened read-only, and files on disk (read_csv, COPY, ATTACH, EXPORT) and
-    extensions are out of its reach.
+    """Run a SQL query against the chunks database, which it can read and nothing else.
+
+    The database is opened read-only, and files on disk (read_csv, COPY, ATTACH, EXPORT) and
+    extensions are out of the query's reach.
 
     Example: pipeline sql "SELECT section_type, count(*) FROM chunks GROUP BY 1"
     """
@@ -252,8 +306,9 @@ def inspect_command(
 
 @app.command()
 def report(db: DbOption = DEFAULT_DB, rules: RulesOption = DEFAULT_RULES_PATH) -> None:
-    """Per paper: chunks by section_type, the last runs, failing files, and chunk sizes against
-    the rules' targets.
+    """Chunks by section type per paper, the last runs, failing files, and chunk sizes.
+
+    Chunk sizes are counted against the targets of the rules file (--rules).
 
     Example: pipeline report --db out/papers.duckdb
     """

@@ -31,6 +31,14 @@ class IngestBusyError(PipelineError):
     exit_code = 4
 
 
+class RunStopped(PipelineError):
+    """A signal (Ctrl-C, SIGTERM) stopped the run before it published."""
+
+    def __init__(self, signal_name: str, signal_number: int, db: object) -> None:
+        super().__init__(f"stopped by {signal_name}: nothing was published, {db} keeps its last complete state")
+        self.exit_code = 128 + signal_number
+
+
 class MassRemovalError(PipelineError):
     """A run would remove more than half of the stored papers (a wrong or unmounted folder?)."""
 

@@ -127,6 +127,24 @@ def test_a_failed_file_makes_ingest_exit_3(tmp_path):
     assert "failed: empty.md: the file is empty" in result.stderr
 
 
+def test_every_command_is_summed_up_in_one_line_that_the_help_never_breaks():
+    # The command list shows a docstring's first paragraph with its own line breaks kept.
+    for command in app.registered_commands:
+        assert "\n" not in command.callback.__doc__.split("\n\n")[0], command.callback.__name__
+
+
+def test_the_version_is_printed(tmp_path):
+    from pipeline import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert (result.exit_code, result.stdout) == (0, f"pipeline {__version__}\n")
+
+
+def test_a_section_type_is_taken_in_any_case(db):
+    result = runner.invoke(app, ["search", "IL-6", "--db", str(db), "--section-type", "Results", "--json"])
+    assert result.exit_code == 0 and {hit["section_type"] for hit in json.loads(result.stdout)} == {"results"}
+
+
 @pytest.mark.parametrize("command", ["ingest", "search", "sql", "inspect", "report"])
 def test_every_command_has_help_with_an_example(command):
     result = runner.invoke(app, [command, "--help"])

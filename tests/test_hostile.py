@@ -179,3 +179,11 @@ def test_a_folder_chmod_000_keeps_its_papers(papers, tmp_path, rules):
     finally:
         (papers / "sub").chmod(0o755)
     assert (summary.removed, list(summary.failed)) == (0, ["sub/b.md"])
+
+
+def test_a_file_name_with_a_line_break_stays_one_log_line(papers, tmp_path):
+    (papers / "two\nlines.md").write_bytes(b"")
+    result = runner.invoke(app, ["ingest", str(papers), "--db", str(tmp_path / "papers.duckdb")])
+    assert result.exit_code == 3
+    assert "failed    two\\nlines.md: the file is empty; nothing to ingest" in result.stderr.splitlines()
+    assert "  failed: two\\nlines.md: the file is empty; nothing to ingest" in result.stderr.splitlines()

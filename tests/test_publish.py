@@ -103,6 +103,22 @@ def test_kill_9_at_any_moment_leaves_the_published_database_as_it_was(library, p
     assert list(db.parent.glob(db.name + ".building-*")) == []
 
 
+@pytest.mark.parametrize(("stop", "code", "name"), [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C (SIGINT)")])
+def test_sigterm_and_ctrl_c_stop_the_run_clean_and_say_nothing_was_published(library, stop, code, name):
+    folder, db = library
+    before = _digest(db)
+    process = _start_ingest(folder, db)
+    _wait_for_building_file(db, process)
+    _wait_for_papers_written(process, 5)
+    process.send_signal(stop)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == code
+    assert stderr.splitlines()[-1] == f"Error: stopped by {name}: nothing was published, {db} keeps its last complete state"
+    assert "resource_tracker" not in stderr and "Traceback" not in stderr
+    assert list(db.parent.glob(db.name + ".building-*")) == []
+    assert _digest(db) == before
+
+
 def test_the_spill_folder_of_a_run_killed_mid_sort_is_cleaned_up_by_the_next_run(library):
     folder, db = library
     # What DuckDB leaves when killed while a sort or join spilled past its memory limit.

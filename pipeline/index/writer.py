@@ -85,6 +85,16 @@ class DocumentWriter:
         self._write_queued()
         self._wait()
 
+    def __enter__(self) -> DocumentWriter:
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        """On an error, let a batch being written finish before the caller closes the connection
+        under it; its own error, if any, is the lesser news."""
+        if kind is not None and self._writing is not None:
+            self._writing.join()
+            self._writing = None
+
     def _write_queued(self) -> None:
         self._wait()
         if not self._queued:

@@ -248,11 +248,11 @@ def _carry_out(
     # One DuckDB thread while the workers run leaves them the other cores; all of them again
     # for ordering the index.
     connection.execute("SET threads = 1")
-    writer = DocumentWriter(connection)
-    for item, result in scheduler.results():
-        _write_result(writer, item, result, rules, summary)
-        progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
-    writer.flush()
+    with DocumentWriter(connection) as writer:
+        for item, result in scheduler.results():
+            _write_result(writer, item, result, rules, summary)
+            progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
+        writer.flush()
     connection.execute("RESET threads")
 
 
