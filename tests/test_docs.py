@@ -103,3 +103,14 @@ def test_performance_doc_has_the_markers_the_bench_writes_between(bench):
     assert text.count(bench.SECTION_BEGIN) == 1 and text.count(bench.SECTION_END) == 1
     assert text.index(bench.SECTION_BEGIN) < text.index(bench.SECTION_END)
 
+
+def _summary_table(markdown: str) -> str:
+    table = re.search(r"\| run \| latest \|\n(?:\|.*\|\n)+", markdown)
+    assert table, "no table headed | run | latest |"
+    return table.group(0)
+
+
+def test_readme_carries_the_performance_summary_table(bench):
+    """The README's copy of the table the bench writes; copy it again after a bench run."""
+    performance = (PROJECT / "docs" / "performance.md").read_text().split(bench.SECTION_BEGIN, 1)[1]
+    assert _summary_table((PROJECT / "README.md").read_text()) == _summary_table(performance)
