@@ -2,7 +2,9 @@
 
     .venv/bin/python bench/run.py [--corpus ../shared/corpus] [--scale N] [--repeat 3]
 
-prints a table and writes out/bench.json. It times, on the shared corpus's PDFs (pdf/*.pdf)
+prints a table, writes out/bench.json and rewrites the generated section of docs/performance.md
+(between its bench markers) from it; `--report-only` does the last two from an existing
+out/bench.json without running anything. It times, on the shared corpus's PDFs (pdf/*.pdf)
 and Markdown (markdown/**/*.md, jats_md/**/*.md):
 
 - the floors: PyMuPDF `get_text("dict")` with images off, and markdown-it-py's bare parse;
@@ -40,6 +42,7 @@ from corpus import BenchError, Corpus, find_corpus, lay_out
 from pipeline.ingest.run import available_cpus
 
 PROJECT = Path(__file__).resolve().parent.parent
+DOCS = PROJECT / "docs" / "performance.md"
 WORKERS = available_cpus()
 
 QUERIES = [
@@ -66,6 +69,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="chunk counts to grow the corpus's chunks to for search latency (the issue's 10k and 100k)",
     )
     parser.add_argument("--out", type=Path, default=PROJECT / "out" / "bench.json", help="where to write the JSON report")
+    parser.add_argument(
+        "--docs", type=Path, default=DOCS,
+        help="the Markdown file whose generated section (between the bench markers) is rewritten after the run",
+    )
+    parser.add_argument("--no-docs", action="store_true", help="leave --docs alone (a trial run)")
+    parser.add_argument(
+        "--report-only", action="store_true",
+        help="run nothing: print the tables of the JSON report at --out and rewrite --docs' generated section from it",
+    )
     parser.add_argument("--_measure", help=argparse.SUPPRESS)
     parser.add_argument("--_params", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--_result", type=Path, help=argparse.SUPPRESS)
@@ -397,6 +409,7 @@ def _order_cell(row: dict) -> str:
 
 def render(report: dict) -> str:
     m, c = report["machine"], report["corpus"]
+    workers = report["settings"]["workers"]
     lines = [
         f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, {m['date']}, "
         f"load average at start {'/'.join(str(value) for value in m['load_average_at_start'])}",
@@ -411,7 +424,7 @@ def render(report: dict) -> str:
     if report["recipe_missing"]:
         lines.append(f"recipe rows skipped: {report['recipe_missing']}")
     names = {
-        "floor": None, "floor_at_once": f"floor, {WORKERS} processes at once (the machine's own ceiling)",
+        "floor": None, "floor_at_once": f"floor, {workers} processes at once (the machine's own ceiling)",
         "recipe": None, "cli_1": "pipeline CLI, 1 worker (launch to exit)", "stages": "pipeline stages in-process, total",
         "stage_extract": "  extract", "stage_normalize": "  normalize", "stage_chunk": "  chunk",
         "stage_terms": "  index: count terms (count_chunk_terms)", "stage_rows": "  index: build rows as JSON (paper_rows)",
@@ -461,7 +474,8 @@ def render(report: dict) -> str:
     if not (checks["no_change_all_unchanged"] and checks["rules_change_all_updated"]) or checks["failed_first_run"]:
         lines.append(f"  warning: {checks}")
 
-    title = f"Search: {len(QUERIES)} queries × {report['settings']['repeat']} passes, read-only connection"
+    queries = report["search"][0]["queries"] if report["search"] else 0
+    title = f"Search: {queries} queries × {report['settings']['repeat']} passes, read-only connection"
     lines += ["", f"{title:<72}{'chunks':>8} {'order s':>11} {'first ms':>9} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7}"]
     for row in report["search"]:
         lines.append(
@@ -474,7 +488,7 @@ def render(report: dict) -> str:
     if "scale" in report:
         scale = report["scale"]
         one, scaled, copies = scale["one"], scale["scaled"], scale["copies"]
-        title = f"Scale 1× → {copies}× (first run, {WORKERS} workers)"
+        title = f"Scale 1× → {copies}× (first run, {workers} workers)"
         lines += ["", f"{title:<70}{'files':>6} {'chunks':>7} {'time s':>8} {'s per 1×':>9} {'RSS MiB':>11}"]
         for label, row, factor in (("1×", one, 1), (f"{copies}×", scaled, copies)):
             lines.append(
@@ -493,22 +507,248 @@ def render(report: dict) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- the generated part of docs/performance.md
+
+SECTION_BEGIN = "<!-- bench:begin (bench/run.py writes what follows from out/bench.json: edit outside the markers) -->"
+SECTION_END = "<!-- bench:end -->"
+NOT_MEASURED = "not measured"
+_STAGE_NAMES = {
+    "extract": "extract", "normalize": "normalize", "chunk": "chunk", "terms": "count index terms",
+    "rows": "build rows", "write": "load rows (the writer)", "index_order": "postings in term order, checkpoint",
+}
+# A worker runs these; the writer loads the rows and orders the postings.
+_WORKER_STAGES = ("extract", "normalize", "chunk", "terms", "rows")
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def _rate(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}" if value >= 1 else f"{value:.2f}"
+
+
+def _times(value: float | None) -> str:
+    """A ratio, as the tables print it: 0.43, 2.04, 43."""
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if value >= 10 else f"{value:.2f}"
+
+
+def _share(value: float) -> str:
+    return f"{value:.1%}" if value < 0.1 else f"{value:.0%}"
+
+
+def _spread(row: dict) -> str:
+    seconds = _seconds(row["seconds"])
+    if row.get("runs", 1) > 1 and "seconds_min" in row:
+        return f"{seconds} ({_seconds(row['seconds_min'])}–{_seconds(row['seconds_max'])})"
+    return seconds if row.get("runs", 1) > 1 else f"{seconds} (1 run)"
+
+
+def _kind_table(report: dict, kind: str) -> list[str]:
+    """The floor, the floor in as many processes as workers, the recipe and the pipeline end to
+    end, one row each; a variant the run did not measure says so."""
+    c, section = report["corpus"], report[kind]
+    rows, unit, workers = section["rows"], section["unit"], report["settings"]["workers"]
+    if kind == "pdf":
+        title = f"PDF ({c['pdfs']} files, {c['pages']} pages)"
+        names = {"floor": 'floor: PyMuPDF `get_text("dict")`, images off',
+                 "recipe": "recipe: pymupdf4llm + LangChain splitters", "cli_1": "pipeline CLI, 1 worker (launch to exit, run alone)"}
+    else:
+        title = f"Markdown ({c['markdown_files']} files, {c['markdown_bytes'] / 1e6:.1f} MB)"
+        names = {"floor": 'floor: markdown-it-py `parse` (commonmark, block and inline phases)',
+                 "recipe": "recipe: LangChain header + recursive splitters"}
+    names["floor_at_once"] = f"floor, {workers} processes at once (the machine's own ceiling)"
+    order = ["floor"] + (["floor_at_once"] if workers > 1 else []) + ["recipe"]
+    order += sorted((key for key in rows if key.startswith("end_to_end_")), key=lambda key: int(key.rsplit("_", 1)[1]))
+    order += ["cli_1"] if kind == "pdf" else []
+    lines = [f"| {title} | s (min–max) | {unit} | × floor | × recipe | peak RSS MiB |", "|---|---|---|---|---|---|"]
+    for key in order:
+        row = rows.get(key)
+        if key.startswith("end_to_end_"):
+            count = int(key.rsplit("_", 1)[1])
+            name = f"pipeline end to end, {count} worker{'s' if count > 1 else ''}"
+        else:
+            name = names[key]
+        if row is None:
+            why = report.get("recipe_missing") if key == "recipe" and report.get("recipe_missing") else NOT_MEASURED
+            lines.append(f"| {name} | {why} | — | — | — | — |")
+            continue
+        # The CLI's main process is the bench's own launcher: only its pool's figure is the pipeline's.
+        fields = ("rss_worker_mib",) if key == "cli_1" else ("rss_main_mib", "rss_worker_mib")
+        rss = " / ".join(f"{row[field]:.0f}" for field in fields if row.get(field))
+        lines.append(
+            f"| {name} | {_spread(row)} | {_rate(row['throughput'])} | {_times(row.get('vs_floor'))} "
+            f"| {_times(row.get('vs_recipe'))} | {rss or '—'} |"
+        )
+    return lines
+
+
+def _stages_table(report: dict) -> list[str]:
+    stages = {kind: (report[kind]["rows"].get("stages") or {}).get("stages", {}) for kind in ("pdf", "markdown")}
+    names = list(_STAGE_NAMES) + [name for kind in stages.values() for name in kind if name not in _STAGE_NAMES]
+    lines = ["| stage, in one process | PDF s | Markdown s |", "|---|---|---|"]
+    for name in dict.fromkeys(names):
+        lines.append(f"| {_STAGE_NAMES.get(name, name)} | {_seconds(stages['pdf'].get(name))} | {_seconds(stages['markdown'].get(name))} |")
+    totals = [_seconds(sum(kind.values())) if kind else NOT_MEASURED for kind in stages.values()]
+    lines.append(f"| **total** | {totals[0]} | {totals[1]} |")
+    markdown, floor = stages["markdown"], report["markdown"]["rows"].get("floor")
+    if markdown and floor and all(name in markdown for name in _WORKER_STAGES):
+        share = sum(markdown[name] for name in _WORKER_STAGES)
+        lines += ["", f"A worker's share of the Markdown stages (extract to build rows) is {_seconds(share)} s, "
+                      f"{share / floor['seconds']:.1f}× the floor's parse."]
+    return lines
+
+
+def _incremental_table(report: dict) -> list[str]:
+    runs = [report["incremental"]] + ([report["scale"]["scaled"]] if "scale" in report else [])
+    header = " | ".join(f"{run['label']}: {run['files']:,} files, {run['chunks']:,} chunks, s | × first" for run in runs)
+    lines = [f"| run, {runs[0]['workers']} workers | {header} |", "|---|" + "---|---|" * len(runs)]
+    for name, key in (("first run, fresh database", "first_seconds"), ("no-change re-run", "no_change_seconds"),
+                      ("rules-only change (re-chunk, no re-extract)", "rules_change_seconds")):
+        cells = " | ".join(f"{_seconds(run[key])} | {_share(run[key] / run['first_seconds'])}" for run in runs)
+        lines.append(f"| {name} | {cells} |")
+    cells = " | ".join(f"{run['first_rss_main_mib']:,.0f} / {run['first_rss_worker_mib']:,.0f} | " for run in runs)
+    lines.append(f"| peak RSS MiB of the first run, writer / largest worker | {cells}|")
+    if "scale" in report:
+        one, scaled, copies = report["scale"]["one"], report["scale"]["scaled"], report["scale"]["copies"]
+        lines += ["", f"{copies}× the data took ×{scaled['first_seconds'] / one['first_seconds']:.2f} the time of a first run; "
+                      f"the largest worker's memory ×{scaled['first_rss_worker_mib'] / one['first_rss_worker_mib']:.2f}, "
+                      f"the writer's ×{scaled['first_rss_main_mib'] / one['first_rss_main_mib']:.2f}."]
+    else:
+        lines += ["", f"Scale: {NOT_MEASURED} (the run had `--scale 1`)."]
+    return lines
+
+
+def _search_table(report: dict) -> list[str]:
+    if not report["search"]:
+        return [f"Search: {NOT_MEASURED}."]
+    first = report["search"][0]
+    lines = [f"| database ({first['queries']} queries × {first['passes']} passes) | chunks | postings in term order, s | p50 ms | p95 ms | max ms |",
+             "|---|---|---|---|---|---|"]
+    for row in report["search"]:
+        order = _seconds(row["index_order_seconds"]) if row["index_ordered"] else "not due"
+        lines.append(f"| {row['label']} | {row['chunks']:,} | {order} | {row['p50_ms']:.0f} | {row['p95_ms']:.0f} | {row['max_ms']:.0f} |")
+    return lines
+
+
+def _summary_table(report: dict) -> list[str]:
+    """The table the README carries a copy of."""
+    c, workers = report["corpus"], report["settings"]["workers"]
+    lines = ["| run | latest |", "|---|---|"]
+    for kind, unit, amount in (("pdf", "pages/s", f"{c['pages']} pages"), ("markdown", "MB/s", f"{c['markdown_bytes'] / 1e6:.1f} MB")):
+        rows, label = report[kind]["rows"], "PDF" if kind == "pdf" else "Markdown"
+        one = rows.get("end_to_end_1")
+        if one is None:
+            lines.append(f"| {label} ({amount}) end to end, 1 worker | {NOT_MEASURED} |")
+            continue
+        recipe = f", {_times(one['vs_recipe'])}× the recipe" if one.get("vs_recipe") is not None else ""
+        lines.append(f"| {label} ({amount}) end to end, 1 worker | {_rate(one['throughput'])} {unit}, "
+                     f"{_times(one['vs_floor'])} of the floor{recipe} |")
+        many = rows.get(f"end_to_end_{workers}") if workers > 1 else None
+        if many is not None:
+            at_once = rows.get("floor_at_once")
+            ceiling = f" (two floors at once: {_times(at_once['vs_floor'])}× one)" if at_once and workers == 2 else (
+                f" ({workers} floors at once: {_times(at_once['vs_floor'])}× one)" if at_once else "")
+            lines.append(f"| {label}, {workers} workers | {_rate(many['throughput'])} {unit}, "
+                         f"{many['throughput'] / one['throughput']:.2f}× one worker{ceiling} |")
+    incremental = report["incremental"]
+    first = incremental["first_seconds"]
+    lines += [
+        f"| whole corpus, first run ({incremental['files']:,} files, {incremental['chunks']:,} chunks, {incremental['workers']} workers) "
+        f"| {_seconds(first)} s |",
+        f"| no-change re-run | {_seconds(incremental['no_change_seconds'])} s, {_share(incremental['no_change_seconds'] / first)} of the first run |",
+        f"| rules-only change | {_seconds(incremental['rules_change_seconds'])} s, {_share(incremental['rules_change_seconds'] / first)} of the first run |",
+    ]
+    if "scale" in report:
+        scaled, copies = report["scale"]["scaled"], report["scale"]["copies"]
+        lines.append(f"| {copies} copies, first run ({scaled['files']:,} files, {scaled['chunks']:,} chunks) | {_seconds(scaled['first_seconds'])} s, "
+                     f"×{scaled['first_seconds'] / first:.1f} for ×{copies} the data |")
+    if report["search"]:
+        p95 = ", ".join(f"{row['p95_ms']:.0f} ms at {row['chunks']:,} chunks" for row in report["search"])
+        lines.append(f"| search p95 | {p95} |")
+    return lines
+
+
+def render_markdown(report: dict) -> str:
+    """The generated section of docs/performance.md: what the run measured, as Markdown tables."""
+    m, c, settings = report["machine"], report["corpus"], report["settings"]
+    versions = ", ".join(f"{name} {version}" for name, version in m["versions"].items() if version)
+    runs = f"medians of {settings['repeat']} runs" if settings["repeat"] > 1 else "one run of each (`--repeat 1`)"
+    recipe_runs = settings["recipe_repeat"]
+    recipe = "was not run (`--recipe-repeat 0`)" if not recipe_runs else "ran once" if recipe_runs == 1 else f"ran {recipe_runs} times"
+    lines = [
+        f"Run of {m['date'].replace('T', ' ')} on {m['cpu']}, {m['cores']} cores, Python {m['python']} "
+        f"(load average at start {'/'.join(str(value) for value in m['load_average_at_start'])}); {versions}.",
+        f"Corpus `{c['root']}`: {c['pdfs']} PDFs ({c['pages']} pages, {c['pdf_bytes'] / 1e6:.1f} MB) and "
+        f"{c['markdown_files']} Markdown files ({c['markdown_bytes'] / 1e6:.1f} MB); `--scale {settings['scale']}`. "
+        f"Times are {runs}, each in its own process; the PDF recipe {recipe}.",
+        "", "### Summary", "", *_summary_table(report),
+        "", "### PDF", "", *_kind_table(report, "pdf"),
+        "", "### Markdown", "", *_kind_table(report, "markdown"),
+        "", "### Stages", "", *_stages_table(report),
+        "", "### Incremental runs", "", *_incremental_table(report),
+        "", "### Search", "", *_search_table(report),
+        "", "### Issue 5's targets", "", "| target | result | measured |", "|---|---|---|",
+        *(f"| {target['target']} | {'met' if target['pass'] else 'missed'} | {target['measured']} |" for target in report["targets"]),
+    ]
+    return "\n".join(lines)
+
+
+def replace_section(document: str, section: str, where: str = "the document") -> str:
+    """`document` with the text between the bench markers replaced by `section`; all else kept."""
+    begin, end = document.find(SECTION_BEGIN), document.find(SECTION_END)
+    if begin < 0 or end < begin:
+        raise BenchError(f"{where} has no generated section: put the lines\n{SECTION_BEGIN}\n{SECTION_END}\nwhere it should go")
+    return document[: begin + len(SECTION_BEGIN)] + "\n" + section + "\n" + document[end:]
+
+
+def write_performance_doc(report: dict, docs: Path) -> None:
+    """Rewrite the generated section of `docs` from `report`; the hand-written text around it stays."""
+    try:
+        text = docs.read_text()
+    except OSError as error:
+        raise BenchError(f"cannot read {docs}: {error.strerror}; pass --docs PATH, or --no-docs") from None
+    docs.write_text(replace_section(text, render_markdown(report), str(docs)))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args._measure:
         _measure_here(args)
         return 0
-    started = time.perf_counter()
+    if args.report_only:
+        try:
+            report = json.loads(args.out.read_text())
+        except OSError as error:
+            print(f"Error: cannot read {args.out}: {error.strerror}; run bench/run.py first, or pass --out", file=sys.stderr)
+            return 2
+        print(render(report))
+    else:
+        started = time.perf_counter()
+        try:
+            report = run_benchmark(args)
+        except BenchError as error:
+            print(f"Error: {error}", file=sys.stderr)
+            return 2
+        report["bench_seconds"] = time.perf_counter() - started
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+        print(render(report))
+        print(f"\n{report['bench_seconds']:.0f} s in all; written to {args.out}")
+    if args.no_docs:
+        return 0
     try:
-        report = run_benchmark(args)
+        write_performance_doc(report, args.docs)
     except BenchError as error:
-        print(f"Error: {error}", file=sys.stderr)
+        print(f"Error: {error}\n(the run's report is in {args.out}: bench/run.py --report-only writes it again)", file=sys.stderr)
         return 2
-    report["bench_seconds"] = time.perf_counter() - started
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
-    print(render(report))
-    print(f"\n{report['bench_seconds']:.0f} s in all; written to {args.out}")
+    print(f"{args.docs}: generated section rewritten from {args.out}")
     return 0
 
 

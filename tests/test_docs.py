@@ -1,10 +1,20 @@
-"""The README's promises: its two set-up commands, and that CI runs the same test command."""
+"""The README's promises (its two set-up commands, and that CI runs the same test command), and the
+benchmark's generated section of docs/performance.md."""
 
 from __future__ import annotations
 
+import copy
+import importlib.util
+import json
 import re
+import sys
+from types import ModuleType
+
+import pytest
 
 from conftest import PROJECT
+
+BENCH_REPORT = PROJECT / "tests" / "bench_report.json"
 
 
 def _setup_commands() -> list[str]:
@@ -22,3 +32,85 @@ def test_readme_has_exactly_two_setup_commands():
 def test_ci_runs_the_readmes_test_command():
     ci_lines = (PROJECT / ".ci" / "run").read_text().splitlines()
     assert _setup_commands()[1] in ci_lines
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    """bench/run.py, loaded by path: it is a script beside its own modules, not a package."""
+    sys.path.insert(0, str(PROJECT / "bench"))  # for its `from corpus import ...`
+    try:
+        spec = importlib.util.spec_from_file_location("bench_run", PROJECT / "bench" / "run.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(PROJECT / "bench"))
+    return module
+
+
+@pytest.fixture
+def report() -> dict:
+    return json.loads(BENCH_REPORT.read_text())
+
+
+def _document(bench: ModuleType, section: str) -> str:
+    return f"# Performance\n\nThe method.\n\n{bench.SECTION_BEGIN}\n{section}\n{bench.SECTION_END}\n\nAfter the tables.\n"
+
+
+def test_bench_replaces_the_marked_section(bench, report):
+    written = bench.replace_section(_document(bench, "| an old table |"), bench.render_markdown(report))
+    between = written.split(bench.SECTION_BEGIN, 1)[1].split(bench.SECTION_END, 1)[0]
+    assert between == "\n" + bench.render_markdown(report) + "\n"
+
+
+def test_bench_keeps_the_text_outside_the_markers(bench, report):
+    written = bench.replace_section(_document(bench, "| an old table |"), bench.render_markdown(report))
+    assert written.startswith(f"# Performance\n\nThe method.\n\n{bench.SECTION_BEGIN}\n")
+    assert written.endswith(f"\n{bench.SECTION_END}\n\nAfter the tables.\n")
+
+
+def test_bench_writes_the_section_into_the_file_it_is_given(bench, report, tmp_path):
+    docs = tmp_path / "performance.md"
+    docs.write_text(_document(bench, "| an old table |"))
+    bench.write_performance_doc(report, docs)
+    assert "| an old table |" not in docs.read_text()
+    assert "| pipeline end to end, 2 workers | 0.25 (0.24–0.30) | 80 | 0.80 |" in docs.read_text()
+
+
+def test_bench_shows_a_variant_it_did_not_measure_as_not_measured(bench, report):
+    assert report["pdf"]["rows"]["recipe"] is None
+    assert "| recipe: pymupdf4llm + LangChain splitters | not measured | — | — | — | — |" in bench.render_markdown(report)
+
+
+def test_bench_shows_a_missing_scale_run_as_not_measured(bench, report):
+    assert "scale" not in report
+    assert "Scale: not measured (the run had `--scale 1`)." in bench.render_markdown(report)
+
+
+def test_bench_shows_the_recipe_as_missing_when_its_packages_are(bench, report):
+    missing = copy.deepcopy(report)
+    missing["recipe_missing"] = "pymupdf4llm not installed: .venv/bin/pip install -e '.[bench]'"
+    missing["markdown"]["rows"]["recipe"] = None
+    assert "| recipe: LangChain header + recursive splitters | pymupdf4llm not installed" in bench.render_markdown(missing)
+
+
+def test_bench_refuses_a_document_without_markers_and_says_what_to_add(bench, report):
+    with pytest.raises(bench.BenchError, match=re.escape(bench.SECTION_BEGIN)):
+        bench.replace_section("# Performance\n\nNo markers here.\n", bench.render_markdown(report), "docs/performance.md")
+
+
+def test_performance_doc_has_the_markers_the_bench_writes_between(bench):
+    text = (PROJECT / "docs" / "performance.md").read_text()
+    assert text.count(bench.SECTION_BEGIN) == 1 and text.count(bench.SECTION_END) == 1
+    assert text.index(bench.SECTION_BEGIN) < text.index(bench.SECTION_END)
+
+
+def _summary_table(markdown: str) -> str:
+    table = re.search(r"\| run \| latest \|\n(?:\|.*\|\n)+", markdown)
+    assert table, "no table headed | run | latest |"
+    return table.group(0)
+
+
+def test_readme_carries_the_performance_summary_table(bench):
+    """The README's copy of the table the bench writes; copy it again after a bench run."""
+    performance = (PROJECT / "docs" / "performance.md").read_text().split(bench.SECTION_BEGIN, 1)[1]
+    assert _summary_table((PROJECT / "README.md").read_text()) == _summary_table(performance)
