@@ -25,7 +25,7 @@ from rich.markup import escape
 from pipeline import __version__
 from pipeline.errors import EXIT_FILES_FAILED, IndexingError, PipelineError, RunStopped
 from pipeline.index.database import open_readonly
-from pipeline.index.search import search
+from pipeline.index.search import search, why_nothing_matched
 from pipeline.ingest.run import IngestOptions, available_cpus, ingest_folder
 from pipeline.ingest.scan import doc_id_for
 from pipeline.ingest.task import process_file
@@ -195,6 +195,7 @@ def ingest(
 def search_command(
     query: Annotated[str, typer.Argument(help="Words to look for (BM25 over heading and text).")],
     db: DbOption = DEFAULT_DB,
+    rules: RulesOption = DEFAULT_RULES_PATH,
     section_type: Annotated[
         SectionType | None, typer.Option("--section-type", case_sensitive=False, help="Only chunks of this type.")
     ] = None,
@@ -204,14 +205,23 @@ def search_command(
 ) -> None:
     """BM25-ranked chunks for QUERY, with where each came from.
 
+    British and American spellings find each other (the rules' [search] pairs), and a "quoted
+    phrase" must occur as written. With --json, each hit carries its text and its offsets in the
+    paper's text.
+
     Example: pipeline search "IL-6" --section-type results --limit 5
     """
-    hits = search(open_readonly(db), query, section_type.value if section_type else None, doc, limit)
+    spelling = load_rules(rules).search
+    hits = search(
+        open_readonly(db), query, section_type.value if section_type else None, doc, limit,
+        spelling.spelling, spelling.spelling_min_stem,
+    )
     if as_json:
         typer.echo(json.dumps([hit.__dict__ for hit in hits], indent=2, ensure_ascii=False))
         return
     if not hits:
-        typer.echo(f"No chunks match {query!r}.", err=True)
+        shown = query if len(query) <= _SHOWN_QUERY else query[:_SHOWN_QUERY] + "…"
+        typer.echo(_one_line(f"No chunks match {shown!r}: {why_nothing_matched(query)}."), err=True)
         return
     for hit in hits:
         if hit.page_start is not None:
@@ -221,6 +231,10 @@ def search_command(
         typer.echo(f"{hit.score:6.2f}  {hit.chunk_id}  [{hit.section_type}]  {hit.path} ({where})")
         typer.echo(f"        {' › '.join(hit.heading_path) or '(front matter)'}")
         typer.echo(f"        {hit.snippet}\n")
+
+
+_SHOWN_QUERY = 80
+"""Characters of a query a message repeats; a longer one is cut."""
 
 
 def _format_rows(columns: list[str], rows: list[tuple], output: OutputFormat) -> str:

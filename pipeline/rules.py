@@ -7,10 +7,11 @@ here, and a bad one is reported with the file and the rule that holds it.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -114,6 +115,24 @@ class SentenceRules(RulesModel):
         return [abbreviation.lower() for abbreviation in abbreviations]
 
 
+class SpellingPair(RulesModel):
+    """A British and an American way of writing the same start or end of a word (`tumour`,
+    `tumor`), so that a search for one finds the other."""
+
+    british: Annotated[str, Field(min_length=1, pattern=r"^[a-z]+$")]
+    american: Annotated[str, Field(min_length=1, pattern=r"^[a-z]+$")]
+    at: Literal["start", "end"]
+    """Where in a word the two forms sit."""
+
+
+class SearchRules(RulesModel):
+    """What `search` reads; none of it changes what an ingest stores."""
+
+    spelling: list[SpellingPair] = Field(default_factory=list)
+    spelling_min_stem: Annotated[int, Field(ge=1)] = 3
+    """Letters a word must keep beside the changed part, so `size` is not taken for `sise`."""
+
+
 class Rules(RulesModel):
     """Everything the stages may be tuned by; one file, loaded once."""
 
@@ -125,10 +144,12 @@ class Rules(RulesModel):
     normalize: NormalizeRules
     page_markers: list[PageMarkerRule] = Field(default_factory=list)
     sentences: SentenceRules
+    search: SearchRules = Field(default_factory=SearchRules)
     source: str = Field(default="", exclude=True)
     """The file the rules came from, for messages."""
     sha256: str = Field(default="", exclude=True)
-    """Hash of the rules file's bytes, stored with every document it produced."""
+    """Hash of the rules an ingest applies (all but `[search]`), stored with every document it
+    produced: a paper is processed again when it changes."""
 
     def anchor_for(self, heading_key: str) -> AnchorRule | None:
         """The first strict anchor whose pattern matches the whole heading key."""
@@ -173,4 +194,11 @@ def load_rules(path: Path | str = DEFAULT_RULES_PATH) -> Rules:
         rules = Rules.model_validate(data)
     except ValidationError as error:
         raise RulesError(f"rules file {path}: {_describe(error, data)}") from None
-    return rules.model_copy(update={"source": str(path), "sha256": hashlib.sha256(content).hexdigest()})
+    return rules.model_copy(update={"source": str(path), "sha256": _ingest_rules_sha256(data)})
+
+
+def _ingest_rules_sha256(data: dict) -> str:
+    """The hash of what the rules file says to ingests: its values, not its comments or layout,
+    and not `[search]`, which no stored row depends on."""
+    applied = {key: value for key, value in data.items() if key != "search"}
+    return hashlib.sha256(json.dumps(applied, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

@@ -47,9 +47,23 @@ def test_a_missing_rules_file_says_what_to_do(tmp_path):
         load_rules(tmp_path / "nope.toml")
 
 
-def test_the_rules_hash_follows_the_file_bytes(tmp_path):
+def test_the_rules_hash_follows_what_the_rules_say_to_an_ingest(tmp_path):
     path = _rules_file(tmp_path, "target_min_words = 500", "target_min_words = 400")
     assert load_rules(path).sha256 != load_rules().sha256
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("[chunk]", "# a comment of the user's\n[chunk]"), ("spelling_min_stem = 3", "spelling_min_stem = 4")],
+)
+def test_comments_and_search_rules_leave_the_rules_hash_as_it_is_so_nothing_is_ingested_again(tmp_path, old, new):
+    assert load_rules(_rules_file(tmp_path, old, new)).sha256 == load_rules().sha256
+
+
+def test_a_spelling_pair_must_be_lower_case_letters(tmp_path):
+    path = _rules_file(tmp_path, '{ british = "ise", american = "ize", at = "end" }', '{ british = "is e", american = "ize", at = "end" }')
+    with pytest.raises(RulesError, match="search.spelling.0.british"):
+        load_rules(path)
 
 
 @pytest.mark.parametrize(

@@ -3,42 +3,58 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
 
 from pipeline.index.database import require_search_index
+from pipeline.index.query import ParsedQuery, parse_query, phrase_words
 from pipeline.index.terms import TermCounter
+from pipeline.rules import SpellingPair
 
 # BM25 as DuckDB fts' match_bm25 scores it (k1 = 1.2, b = 0.75; document frequency, chunk count
-# and mean length over every chunk), from the postings of the query's terms alone. Each term is
-# written into the statement as a branch of its own, `term = '…'`: DuckDB pushes an equality into
-# the scan and skips the row groups of other terms, while a bound list is not pushed down at all
-# and an `IN` list only prunes by zone maps, then filters every row left (about twice as slow).
-# Texts are read last, for the winners alone.
+# and mean length over every chunk), from the postings of the query's terms alone. A query term's
+# other spellings count as it: a chunk scores the best of them, once. Each stem is written into
+# the statement as a branch of its own, `term = '…'`: DuckDB pushes an equality into the scan and
+# skips the row groups of other terms, while a bound list is not pushed down at all and an `IN`
+# list only prunes by zone maps, then filters every row left (about twice as slow). Texts are read
+# last, for the winners alone.
 # Counts become DOUBLE before any arithmetic: with integers, DuckDB computes `df + 0.5` and the rest
 # in DECIMAL, which is slower over the many postings of a common term.
-_TERM_POSTINGS = "SELECT chunk_id, tf::DOUBLE AS tf, (count(*) OVER ())::DOUBLE AS df FROM chunk_postings WHERE term = {term}"
+_TERM_POSTINGS = (
+    "SELECT chunk_id, tf::DOUBLE AS tf, (count(*) OVER ())::DOUBLE AS df, {query_term} AS query_term "
+    "FROM chunk_postings WHERE term = {term}"
+)
 _RANKED_SEARCH = """
 WITH stats AS (SELECT count(*)::DOUBLE AS chunks, avg(term_count) AS mean_terms FROM chunks),
-hits AS ({term_postings})
-SELECT hits.chunk_id,
-       sum(log((stats.chunks - hits.df + 0.5) / (hits.df + 0.5) + 1)
-           * (hits.tf * (1.2 + 1) / (hits.tf + 1.2 * (1 - 0.75 + 0.75 * c.term_count::DOUBLE / stats.mean_terms)))) AS score
-FROM hits JOIN chunks c USING (chunk_id) CROSS JOIN stats
-WHERE (? IS NULL OR c.section_type = ?) AND (? IS NULL OR c.doc_id = ?)
-GROUP BY hits.chunk_id
-ORDER BY score DESC, hits.chunk_id
-LIMIT ?
+hits AS ({term_postings}),
+per_term AS (
+    SELECT hits.chunk_id,
+           max(log((stats.chunks - hits.df + 0.5) / (hits.df + 0.5) + 1)
+               * (hits.tf * (1.2 + 1) / (hits.tf + 1.2 * (1 - 0.75 + 0.75 * c.term_count::DOUBLE / stats.mean_terms)))) AS score,
+           hits.query_term
+    FROM hits JOIN chunks c USING (chunk_id) CROSS JOIN stats
+    WHERE (? IS NULL OR c.section_type = ?) AND (? IS NULL OR c.doc_id = ?)
+    GROUP BY hits.chunk_id, hits.query_term
+)
+SELECT chunk_id, sum(score) AS score
+FROM per_term
+GROUP BY chunk_id
+{having}
+ORDER BY score DESC, chunk_id
+LIMIT ? OFFSET ?
 """
 # The winners' rows, by their ids written in as constants: only a filter on constants against
 # chunks alone is looked up in its index (`chunks_by_id`); joined to documents, or with the ids
 # bound as a list, DuckDB scans thousands of rows of chunk text for them.
 _HIT_DETAILS = """
-SELECT chunk_id, doc_id, heading_path, section_type, line_start, line_end, page_start, page_end, text
+SELECT chunk_id, doc_id, heading_path, section_type, line_start, line_end, page_start, page_end, char_start, char_end, text
 FROM chunks WHERE chunk_id IN ({chunk_ids})
 """
 _HIT_PATHS = "SELECT doc_id, path FROM documents WHERE doc_id IN (SELECT unnest(?::VARCHAR[]))"
+# Hits that a phrase must be checked in are read this many at a time, best first.
+_PHRASE_CANDIDATES = 100
 
 
 @dataclass(frozen=True)
@@ -52,8 +68,12 @@ class SearchHit:
     line_end: int | None
     page_start: int | None
     page_end: int | None
+    char_start: int
+    """Offsets of the chunk's text in its paper's `documents.text`."""
+    char_end: int
     score: float
     snippet: str
+    text: str
 
 
 def _snippet(text: str, terms: set[str], counter: TermCounter, width: int = 220) -> str:
@@ -103,29 +123,81 @@ def search(
     section_type: str | None = None,
     doc_id: str | None = None,
     limit: int = 10,
+    spelling: Sequence[SpellingPair] = (),
+    min_stem: int = 3,
 ) -> list[SearchHit]:
-    """BM25-ranked chunks for `query`, optionally within one section type or one paper."""
+    """BM25-ranked chunks for `query`, optionally within one section type or one paper. With
+    `spelling` (the rules' `[search]` pairs), a term's other spellings count as it; a quoted
+    phrase must occur as written, its words in order."""
     require_search_index(connection)
     counter = TermCounter()
-    terms = counter.query_terms(query)
-    if not terms:
+    parsed = parse_query(query, counter, spelling, min_stem)
+    if not parsed.terms:
         return []
-    term_postings = " UNION ALL ".join(_TERM_POSTINGS.replace("{term}", _literal(term)) for term in terms)
-    statement = _RANKED_SEARCH.replace("{term_postings}", term_postings)
-    ranked = connection.execute(statement, [section_type, section_type, doc_id, doc_id, limit]).fetchall()
+    statement = _ranking_statement(parsed)
+    filters = [section_type, section_type, doc_id, doc_id]
+    stems = {stem for term in parsed.terms for stem in term.stems}
+    if not parsed.phrases:
+        ranked = connection.execute(statement, [*filters, limit, 0]).fetchall()
+        return _hits(connection, ranked, stems, counter)
+    hits: list[SearchHit] = []
+    offset = 0
+    while len(hits) < limit:
+        ranked = connection.execute(statement, [*filters, _PHRASE_CANDIDATES, offset]).fetchall()
+        hits.extend(hit for hit in _hits(connection, ranked, stems, counter) if _holds_phrases(hit, parsed, counter))
+        if len(ranked) < _PHRASE_CANDIDATES:
+            break
+        offset += _PHRASE_CANDIDATES
+    return hits[:limit]
+
+
+def why_nothing_matched(query: str) -> str:
+    """Why a search for `query` found nothing, in words, for the one who asked."""
+    parsed = parse_query(query, TermCounter())
+    if not parsed.words:
+        return "it holds no word the index could look for (letters or digits)"
+    if parsed.all_stopwords:
+        return f"every word of it ({', '.join(dict.fromkeys(parsed.words))}) is too common to be indexed"
+    if parsed.phrases:
+        return "no chunk holds its words, or none holds its quoted phrases as written"
+    return "no chunk holds any of its words"
+
+
+def _ranking_statement(parsed: ParsedQuery) -> str:
+    branches = [
+        _TERM_POSTINGS.replace("{query_term}", str(index)).replace("{term}", _literal(stem))
+        for index, term in enumerate(parsed.terms)
+        for stem in term.stems
+    ]
+    having = ""
+    if parsed.phrases:
+        # Only chunks indexed under every word a phrase needs can hold it.
+        needed = sorted({index for phrase in parsed.phrases for index, term in enumerate(parsed.terms) if term.stems[0] in phrase.required})
+        if needed:
+            having = f"HAVING count(*) FILTER (WHERE query_term IN ({', '.join(map(str, needed))})) = {len(needed)}"
+    return _RANKED_SEARCH.replace("{term_postings}", " UNION ALL ".join(branches)).replace("{having}", having)
+
+
+def _holds_phrases(hit: SearchHit, parsed: ParsedQuery, counter: TermCounter) -> bool:
+    texts = [" ".join(hit.heading_path), hit.text]
+    stemmed = [counter.stem_words(phrase_words(text)) for text in texts]
+    return all(any(phrase.found_in(stems) for stems in stemmed) for phrase in parsed.phrases)
+
+
+def _hits(connection: duckdb.DuckDBPyConnection, ranked: list[tuple], stems: set[str], counter: TermCounter) -> list[SearchHit]:
+    """The ranked chunks' rows, with a snippet around the query's terms."""
     if not ranked:
         return []
-    query_terms = set(terms)
     chunk_ids = ", ".join(_literal(chunk_id) for chunk_id, _ in ranked)
     details = {row[0]: row for row in connection.execute(_HIT_DETAILS.replace("{chunk_ids}", chunk_ids)).fetchall()}
     paths = dict(connection.execute(_HIT_PATHS, [sorted({row[1] for row in details.values()})]).fetchall())
     hits = []
     for chunk_id, score in ranked:
-        _, hit_doc_id, heading_path, hit_type, line_start, line_end, page_start, page_end, text = details[chunk_id]
+        _, hit_doc_id, heading_path, hit_type, line_start, line_end, page_start, page_end, start, end, text = details[chunk_id]
         hits.append(
             SearchHit(
-                chunk_id, hit_doc_id, paths[hit_doc_id], heading_path, hit_type,
-                line_start, line_end, page_start, page_end, score, snippet=_snippet(text, query_terms, counter),
+                chunk_id, hit_doc_id, paths[hit_doc_id], heading_path, hit_type, line_start, line_end, page_start,
+                page_end, start, end, score, snippet=_snippet(text, stems, counter), text=text,
             )
         )
     return hits

@@ -246,6 +246,10 @@ class TermCounter:
         that is not one (`value`, a stopword, and `values`)."""
         return sorted(set(self._stemmer.stemWords(index_words(query))))
 
+    def stem_words(self, words: list[str]) -> list[str]:
+        """The Porter stems of `words` (folded as `index_words` folds them), stopwords stemmed too."""
+        return self._stemmer.stemWords(words)
+
 
 # One counter for all the papers a thread counts (a pool worker has one thread): papers share
 # most of their words (the 290 shared Markdown papers have 531,266 words to stem paper by paper,
