@@ -60,7 +60,7 @@ def running_words(file: Path) -> dict[int, Counter[str]]:
     styles: dict[str, tuple[bool, bool]] = {}
     with pymupdf.open(file) as doc:
         read = [pdf_lines.read_page(page, number, styles) for number, page in enumerate(doc, start=1)]
-    removed = pdf_lines.drop_running_lines([pieces for pieces, _ in read], [height for _, height in read])
+    _, removed = pdf_lines.drop_running_lines([pieces for pieces, _ in read], [height for _, height in read])
     counts: dict[int, Counter[str]] = {}
     for piece in removed:
         counts.setdefault(piece.page, Counter()).update(words(piece.text))

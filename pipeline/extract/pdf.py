@@ -77,7 +77,7 @@ def _open(file: Path, path: str) -> pymupdf.Document:
 # ---------------------------------------------------------------- assembly
 
 
-def _segments(rows: list[Row]) -> list[TextSegment]:
+def _segments(rows: tuple[Row, ...]) -> list[TextSegment]:
     segments: list[TextSegment] = []
     texts: list[str] = []
     page = rows[0].page
@@ -162,14 +162,14 @@ def extract_pdf(file: Path, path: str) -> RawDocument:
             f"{path}: none of its {page_count} pages has a text layer (a scan?); OCR it first "
             "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
         )
-    removed = len(drop_running_lines(pages, heights))
+    pages, removed = drop_running_lines(pages, heights)
     body_size = _body_size(pages)
     rows: list[Row] = []
     for pieces, gutters in zip(pages, find_columns(pages, body_size)):
         rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
     layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows))
     blocks = group_blocks(rows, layout)
-    mark_headings(blocks, layout, toc, heights[0])
+    blocks = mark_headings(blocks, layout, toc, heights[0])
     blocks = merge_lists(join_continuations(blocks, layout))
     return RawDocument(
         path=path,
@@ -177,5 +177,5 @@ def extract_pdf(file: Path, path: str) -> RawDocument:
         blocks=[RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level) for block in blocks],
         page_count=page_count,
         page_labels=labels,
-        removed_running_lines=removed,
+        removed_running_lines=len(removed),
     )

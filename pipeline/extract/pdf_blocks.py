@@ -9,6 +9,8 @@ them after it; `merge_lists` makes consecutive list items one list.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pipeline.extract.pdf_lines import CAPTION_START, TERMINAL, Layout, PdfBlock, Row, font_family
 from pipeline.models import BlockKind
 
@@ -23,9 +25,9 @@ def _starts_item(text: str) -> bool:
     return bool(text) and text[0] in _BULLETS and (len(text) == 1 or text[1] == " " or text[0] in "•◦▪‣●■\uf0b7\uf0a7")
 
 
-def _breaks_before(block: PdfBlock, row: Row, following: Row | None, layout: Layout) -> bool:
-    """Whether `row` starts a new block after the rows of `block`, within one column group."""
-    prev = block.rows[-1]
+def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Layout) -> bool:
+    """Whether `row` starts a new block after `rows`, the block so far, within one column group."""
+    prev = rows[-1]
     if (prev.cells >= 2) != (row.cells >= 2):
         return True
     if abs(row.size - prev.size) > 0.06 * max(row.size, prev.size):
@@ -48,30 +50,35 @@ def _breaks_before(block: PdfBlock, row: Row, following: Row | None, layout: Lay
     short = prev.x1 < right - max(0.15 * (right - left), 3 * prev.size)
     # Hanging indents (reference lists): an entry's later lines are indented, the next entry is not.
     hanging = following is not None and following.group == row.group and abs(following.x0 - row.x0) < 0.3 * row.size
-    in_item = _starts_item(block.rows[0].text)
+    in_item = _starts_item(rows[0].text)
     if row.x0 - prev.x0 > em and row.x0 - left > em and (finished or short) and not hanging and not in_item:
         return True
-    first = block.rows[0]
-    if len(block.rows) >= 2 and prev.x0 - row.x0 > em and abs(first.x0 - row.x0) < 0.3 * row.size and first.x0 < block.rows[1].x0 - em:
+    first = rows[0]
+    if len(rows) >= 2 and prev.x0 - row.x0 > em and abs(first.x0 - row.x0) < 0.3 * row.size and first.x0 < rows[1].x0 - em:
         return True
     return finished and short and (row.text[:1].isupper() or row.text[:1].isdigit())
 
 
 def group_blocks(rows: list[Row], layout: Layout) -> list[PdfBlock]:
     """Cut the rows of the document, in reading order, into paragraph, list and table blocks."""
-    blocks: list[PdfBlock] = []
+    runs: list[list[Row]] = []
     for index, row in enumerate(rows):
         following = rows[index + 1] if index + 1 < len(rows) else None
-        block = blocks[-1] if blocks else None
-        if block is None or row.group != block.rows[-1].group or row.rotated or _breaks_before(block, row, following, layout):
-            kind = BlockKind.list if _starts_item(row.text) else BlockKind.paragraph
-            blocks.append(PdfBlock(kind=kind, rows=[row]))
+        run = runs[-1] if runs else None
+        if run is None or row.group != run[-1].group or row.rotated or _breaks_before(run, row, following, layout):
+            runs.append([row])
         else:
-            block.rows.append(row)
-    for block in blocks:
-        if len(block.rows) >= 2 and all(row.cells >= 2 for row in block.rows):
-            block.kind = BlockKind.table
-    return _absorb_table_edges(blocks)
+            run.append(row)
+    return _absorb_table_edges([_block(run) for run in runs])
+
+
+def _block(rows: list[Row]) -> PdfBlock:
+    """A run of rows as a table (two rows or more, all of cells), a list (a bullet first) or a paragraph."""
+    if len(rows) >= 2 and all(row.cells >= 2 for row in rows):
+        kind = BlockKind.table
+    else:
+        kind = BlockKind.list if _starts_item(rows[0].text) else BlockKind.paragraph
+    return PdfBlock(kind=kind, rows=tuple(rows))
 
 
 def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
@@ -88,9 +95,9 @@ def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
     for block in blocks:
         if block.kind is BlockKind.table:
             while result and is_edge(result[-1], block):
-                block.rows[:0] = result.pop().rows
+                block = replace(block, rows=result.pop().rows + block.rows)
         elif result and result[-1].kind is BlockKind.table and is_edge(block, result[-1]):
-            result[-1].rows.extend(block.rows)
+            result[-1] = replace(result[-1], rows=result[-1].rows + block.rows)
             continue
         result.append(block)
     return result
@@ -157,7 +164,7 @@ def join_continuations(blocks: list[PdfBlock], layout: Layout) -> list[PdfBlock]
             nxt = blocks[look]
             moved_on = nxt.rows[0].group != block.rows[-1].group or look > index + 1
             if moved_on and _continues(block, nxt, layout):
-                block.rows.extend(nxt.rows)
+                blocks[index] = replace(block, rows=block.rows + nxt.rows)
                 del blocks[look]
                 continue
         index += 1
@@ -169,7 +176,7 @@ def merge_lists(blocks: list[PdfBlock]) -> list[PdfBlock]:
     merged: list[PdfBlock] = []
     for block in blocks:
         if merged and block.kind is BlockKind.list and merged[-1].kind is BlockKind.list:
-            merged[-1].rows.extend(block.rows)
+            merged[-1] = replace(merged[-1], rows=merged[-1].rows + block.rows)
         else:
             merged.append(block)
     return merged

@@ -232,61 +232,84 @@ def order_page(pieces: list[Piece], gutters: list[tuple[float, float]], first_gr
     """Rows of one page in reading order: per band between full-width pieces, column by column."""
     flat = [p for p in pieces if not p.rotated]
     rotated = [p for p in pieces if p.rotated]
-    groups: list[list[Piece]] = []
-    if not gutters:
-        groups.append(flat)
-    else:
-        left = min(p.x0 for p in flat)
-        right = max(p.x1 for p in flat)
-        edges = [left] + [x for g in gutters for x in g] + [right]
-        widths = [edges[2 * i + 1] - edges[2 * i] for i in range(len(gutters) + 1)]
-        spanning: list[Piece] = []
-        columns: list[list[Piece]] = [[] for _ in widths]
-        table_cells = _wide_table_cells(flat, gutters, widths)
-        for p in flat:
-            crossed = id(p) in table_cells or any(
-                p.x0 < start - 0.2 * widths[i] and p.x1 > end + 0.2 * widths[i + 1]
-                for i, (start, end) in enumerate(gutters)
-            )
-            if crossed:
-                spanning.append(p)
-            else:
-                middle = (p.x0 + p.x1) / 2
-                columns[sum(1 for start, end in gutters if middle > (start + end) / 2)].append(p)
-        column_chars = [sum(p.chars for p in column) for column in columns]
-        # A narrow margin column (submission dates, licence, editor) is read after the text.
-        minor = [
-            i
-            for i, width in enumerate(widths)
-            if width < 0.35 * (right - left) and column_chars[i] < 0.5 * max(column_chars)
-        ]
-        order = [i for i in range(len(columns)) if i not in minor] + minor
-        spanning.sort(key=lambda p: p.y0)
-        cuts = [(p.y0 + p.y1) / 2 for p in spanning]
-        bands: list[list[list[Piece]]] = [[[] for _ in columns] for _ in range(len(spanning) + 1)]
-        for i, column in enumerate(columns):
-            for p in column:
-                middle = (p.y0 + p.y1) / 2
-                bands[sum(1 for cut in cuts if cut < middle)][i].append(p)
-        # Full-width pieces, and bands without lines of text in two columns (the last line of a
-        # wide paragraph, a short title line, the cells of a table row), are read top to bottom.
-        run: list[Piece] = []
-        for band_index, band in enumerate(bands):
-            if sum(1 for column in band if any(p.chars >= 20 for p in column)) >= 2:
-                if run:
-                    groups.append(sorted(run, key=lambda p: p.y0))
-                    run = []
-                groups.extend(band[i] for i in order if band[i])
-            else:
-                run.extend(p for column in band for p in column)
-            if band_index < len(spanning):
-                run.append(spanning[band_index])
-        if run:
-            groups.append(sorted(run, key=lambda p: p.y0))
+    groups = _column_groups(flat, gutters) if gutters else [flat]
     if rotated:
         groups.append(rotated)
-    rows: list[Row] = []
-    for offset, group in enumerate(groups):
-        if group:
-            rows.extend(_rows(group, first_group + offset))
-    return rows
+    return [row for offset, group in enumerate(groups) if group for row in _rows(group, first_group + offset)]
+
+
+def _column_groups(flat: list[Piece], gutters: list[tuple[float, float]]) -> list[list[Piece]]:
+    """The pieces of a page with columns as groups in reading order: band by band, each column
+    of a band on its own, and what lies across the columns read top to bottom."""
+    left = min(p.x0 for p in flat)
+    right = max(p.x1 for p in flat)
+    edges = [left] + [x for g in gutters for x in g] + [right]
+    widths = [edges[2 * i + 1] - edges[2 * i] for i in range(len(gutters) + 1)]
+    spanning, columns = _spanning_and_columns(flat, gutters, widths)
+    order = _column_order(columns, widths, right - left)
+    return _read_bands(_bands(columns, spanning), spanning, order)
+
+
+def _spanning_and_columns(
+    flat: list[Piece], gutters: list[tuple[float, float]], widths: list[float]
+) -> tuple[list[Piece], list[list[Piece]]]:
+    """Pieces that reach well across a gutter (or are cells of a page-wide table), top to bottom,
+    and the pieces of every column."""
+    spanning: list[Piece] = []
+    columns: list[list[Piece]] = [[] for _ in widths]
+    table_cells = _wide_table_cells(flat, gutters, widths)
+    for p in flat:
+        crossed = id(p) in table_cells or any(
+            p.x0 < start - 0.2 * widths[i] and p.x1 > end + 0.2 * widths[i + 1]
+            for i, (start, end) in enumerate(gutters)
+        )
+        if crossed:
+            spanning.append(p)
+        else:
+            middle = (p.x0 + p.x1) / 2
+            columns[sum(1 for start, end in gutters if middle > (start + end) / 2)].append(p)
+    return sorted(spanning, key=lambda p: p.y0), columns
+
+
+def _column_order(columns: list[list[Piece]], widths: list[float], text_width: float) -> list[int]:
+    """Column indexes in reading order: a narrow margin column (submission dates, licence,
+    editor) is read after the text."""
+    column_chars = [sum(p.chars for p in column) for column in columns]
+    minor = [
+        i
+        for i, width in enumerate(widths)
+        if width < 0.35 * text_width and column_chars[i] < 0.5 * max(column_chars)
+    ]
+    return [i for i in range(len(columns)) if i not in minor] + minor
+
+
+def _bands(columns: list[list[Piece]], spanning: list[Piece]) -> list[list[list[Piece]]]:
+    """Every column's pieces in the bands the spanning pieces cut the page into: bands[band][column]."""
+    cuts = [(p.y0 + p.y1) / 2 for p in spanning]
+    bands: list[list[list[Piece]]] = [[[] for _ in columns] for _ in range(len(spanning) + 1)]
+    for i, column in enumerate(columns):
+        for p in column:
+            middle = (p.y0 + p.y1) / 2
+            bands[sum(1 for cut in cuts if cut < middle)][i].append(p)
+    return bands
+
+
+def _read_bands(bands: list[list[list[Piece]]], spanning: list[Piece], order: list[int]) -> list[list[Piece]]:
+    """Groups in reading order: a band with lines of text in two columns is read column by column;
+    full-width pieces, and bands without (the last line of a wide paragraph, a short title line,
+    the cells of a table row), are read top to bottom."""
+    groups: list[list[Piece]] = []
+    run: list[Piece] = []
+    for band_index, band in enumerate(bands):
+        if sum(1 for column in band if any(p.chars >= 20 for p in column)) >= 2:
+            if run:
+                groups.append(sorted(run, key=lambda p: p.y0))
+                run = []
+            groups.extend(band[i] for i in order if band[i])
+        else:
+            run.extend(p for column in band for p in column)
+        if band_index < len(spanning):
+            run.append(spanning[band_index])
+    if run:
+        groups.append(sorted(run, key=lambda p: p.y0))
+    return groups

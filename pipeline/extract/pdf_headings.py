@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from dataclasses import replace
 
-from pipeline.extract.pdf_lines import CAPTION_START, TERMINAL, Layout, PdfBlock, font_family
+from pipeline.extract.pdf_lines import CAPTION_START, TERMINAL, Layout, PdfBlock, Row, font_family
 from pipeline.models import BlockKind
 
 _NUMBERING = re.compile(
@@ -107,38 +108,65 @@ def _title_index(blocks: list[PdfBlock], layout: Layout, page_height: float, fro
             best = key
     if best is None or best[0] < 1.15 * layout.body_size:
         return None
-    title = -best[2]
-    # A title's last line can be short enough to sit in the left column of a two-column page.
-    rows = blocks[title].rows
-    while title + 1 < len(blocks):
-        nxt = blocks[title + 1].rows
-        if not (
-            nxt[0].page == 1
-            and len(rows) + len(nxt) <= 6
-            and all(abs(r.size - rows[-1].size) < 0.05 * rows[-1].size and r.bold == rows[-1].bold for r in nxt)
-            and 0 < nxt[0].y0 - rows[-1].y0 <= 1.6 * rows[-1].size
-        ):
-            break
-        rows.extend(blocks.pop(title + 1).rows)
-    return title
+    return -best[2]
 
 
-def _split_block(blocks: list[PdfBlock], index: int, rows: int) -> None:
-    block = blocks[index]
-    if 0 < rows < len(block.rows):
-        blocks[index : index + 1] = [PdfBlock(kind=block.kind, rows=block.rows[:rows]), PdfBlock(kind=block.kind, rows=block.rows[rows:])]
+def _title_goes_on(rows: list[Row], following: tuple[Row, ...]) -> bool:
+    """Whether the block after the title's `rows` is more of it: a title's last line can be short
+    enough to sit in the left column of a two-column page."""
+    last = rows[-1]
+    return (
+        following[0].page == 1
+        and len(rows) + len(following) <= 6
+        and all(abs(r.size - last.size) < 0.05 * last.size and r.bold == last.bold for r in following)
+        and 0 < following[0].y0 - last.y0 <= 1.6 * last.size
+    )
 
 
-def _match_outline(blocks: list[PdfBlock], toc: list[list], title: int | None) -> int:
-    """Mark blocks whose text is an outline title, on the page the outline names, as headings.
+def _mark_title(blocks: list[PdfBlock], layout: Layout, page_height: float) -> list[PdfBlock]:
+    """The blocks with the title as a level-1 heading, joined with the blocks that carry its lines on."""
+    title = _title_index(blocks, layout, page_height, _first_front_anchor(blocks, layout))
+    if title is None:
+        return blocks
+    rows = list(blocks[title].rows)
+    end = title + 1
+    while end < len(blocks) and _title_goes_on(rows, blocks[end].rows):
+        rows.extend(blocks[end].rows)
+        end += 1
+    return [*blocks[:title], PdfBlock(kind=BlockKind.heading, rows=tuple(rows), level=1), *blocks[end:]]
 
-    Returns how many outline entries were found.
-    """
+
+def _title_position(blocks: list[PdfBlock]) -> int | None:
+    return next((index for index, block in enumerate(blocks) if block.level == 1), None)
+
+
+def _outline_heading(block: PdfBlock, rows: int, level: int) -> list[PdfBlock]:
+    """`block`'s first `rows` rows as a heading of `level`, and the rest, if any, as a block of its own."""
+    heading = PdfBlock(kind=BlockKind.heading, rows=block.rows[:rows], level=level)
+    rest = block.rows[rows:]
+    return [heading, PdfBlock(kind=block.kind, rows=rest)] if rest else [heading]
+
+
+def _mark_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], bool]:
+    """The blocks with outline titles marked as headings on the pages the outline names, and
+    whether the outline is trusted: at least two of its entries, and half of them, were found."""
+    if not toc:
+        return blocks, False
+    outline_entries = sum(1 for entry in toc if str(entry[1]).strip())
+    blocks, matched = _match_outline(blocks, toc)
+    return blocks, matched >= max(2, outline_entries // 2)
+
+
+def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], int]:
+    """The blocks with those whose text is an outline title, on the page the outline names, made
+    headings; and how many outline entries were found (the title among them)."""
     entries = [(level, _normalized(_without_numbering(str(name).strip())), page) for level, name, page, *_ in toc]
     entries = [entry for entry in entries if entry[1]]
     if not entries:
-        return 0
+        return blocks, 0
+    blocks = list(blocks)
     top = min(level for level, _, _ in entries)
+    title = _title_position(blocks)
     title_key = _normalized(blocks[title].text) if title is not None else None
     alone = sum(1 for entry in entries if entry[0] == top) == 1
     offset = 0 if entries[0][0] == top and (entries[0][1] == title_key or alone) else 1
@@ -156,13 +184,11 @@ def _match_outline(blocks: list[PdfBlock], toc: list[list], title: int | None) -
                 continue
             rows = _rows_matching(block, key)
             if rows:
-                _split_block(blocks, index, rows)
-                blocks[index].kind = BlockKind.heading
-                blocks[index].level = min(4, max(2, level - top + 1 + offset))
+                blocks[index : index + 1] = _outline_heading(block, rows, min(4, max(2, level - top + 1 + offset)))
                 cursor = index + 1
                 matched += 1
                 break
-    return matched
+    return blocks, matched
 
 
 def _rows_matching(block: PdfBlock, key: str) -> int:
@@ -177,23 +203,23 @@ def _rows_matching(block: PdfBlock, key: str) -> int:
 
 
 def _style_levels(
-    candidates: list[tuple[int, tuple, int | None]], anchors: dict[tuple, int], prominence: dict[tuple, tuple]
+    candidates: list[tuple[int, tuple, int | None]], fixed: dict[tuple, int], prominence: dict[tuple, tuple]
 ) -> dict[tuple, int]:
     """Heading level of every candidate style.
 
-    Styles fixed by the outline or by numbering keep their level; other styles that recur take the
-    level below the nearest more prominent style (or the level of an anchored style of the same
+    Styles `fixed` by the outline or by numbering keep their level; other styles that recur take the
+    level below the nearest more prominent style (or the level of a fixed style of the same
     size and weight); a style seen once joins the recurring style just below it, so that a one-off
     banner does not push every real heading a level down.
     """
     counts = Counter(style for _, style, _ in candidates)
     rank = prominence.__getitem__
-    levels = dict(anchors)
-    recurring = sorted({s for s in counts if counts[s] >= 2} | set(anchors), key=rank, reverse=True)
+    levels = dict(fixed)
+    recurring = sorted({s for s in counts if counts[s] >= 2} | set(fixed), key=rank, reverse=True)
     for position, style in enumerate(recurring):
         if style in levels:
             continue
-        twin = [levels[s] for s in anchors if s[:3] == style[:3]]
+        twin = [levels[s] for s in fixed if s[:3] == style[:3]]
         above = [levels[s] for s in recurring[:position] if s in levels]
         levels[style] = twin[0] if twin else min(4, (above[-1] + 1) if above else 2)
     for style in sorted(counts, key=rank, reverse=True):
@@ -226,33 +252,37 @@ def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout) -> list[PdfB
                 and last.x1 - left >= 0.6 * (right - left)
                 and first.y0 - last.y0 <= 1.6 * layout.pitch * last.size
             ):
-                prev.rows.extend(block.rows)
+                merged[-1] = replace(prev, rows=prev.rows + block.rows)
                 continue
         merged.append(block)
     return merged
 
 
-def mark_headings(blocks: list[PdfBlock], layout: Layout, toc: list[list], page_height: float) -> None:
-    """Set kind and level on heading blocks: the title, outline entries, then typographic headings."""
-    blocks[:] = _merge_wrapped_headings(blocks, layout)
-    front = _first_front_anchor(blocks, layout)
-    title = _title_index(blocks, layout, page_height, front)
-    if title is not None:
-        blocks[title].kind = BlockKind.heading
-        blocks[title].level = 1
-    outline_entries = sum(1 for entry in toc if str(entry[1]).strip())
-    matched = _match_outline(blocks, toc, title) if toc else 0
-    trusted = matched >= max(2, outline_entries // 2)
-    title = next((i for i, b in enumerate(blocks) if b.level == 1), None)
-    outline_styles: dict[tuple, Counter[int]] = defaultdict(Counter)
+def mark_headings(blocks: list[PdfBlock], layout: Layout, toc: list[list], page_height: float) -> list[PdfBlock]:
+    """The blocks with headings marked by kind and level: the title, outline entries, then typographic headings."""
+    blocks = _merge_wrapped_headings(blocks, layout)
+    blocks = _mark_title(blocks, layout, page_height)
+    blocks, trusted = _mark_outline(blocks, toc)
+    blocks = _mark_typographic_headings(blocks, layout, trusted)
+    return _mark_abstract_labels(blocks)
+
+
+def _outline_styles(blocks: list[PdfBlock], layout: Layout) -> dict[tuple, Counter[int]]:
+    """The typographic style of every heading below the title marked so far, with the levels it has."""
+    styles: dict[tuple, Counter[int]] = defaultdict(Counter)
     for block in blocks:
         if block.kind is BlockKind.heading and block.level and block.level > 1:
             style = _heading_style(PdfBlock(kind=BlockKind.paragraph, rows=block.rows), layout)
             if style:
-                outline_styles[style][block.level] += 1
+                styles[style][block.level] += 1
+    return styles
 
-    front = _first_front_anchor(blocks, layout)
-    candidates: list[tuple[int, tuple, int | None]] = []
+
+def _heading_candidates(
+    blocks: list[PdfBlock], layout: Layout, title: int | None, front: int | None
+) -> tuple[list[tuple[int, tuple]], dict[tuple, tuple]]:
+    """Paragraphs styled like headings, (index, style), and the prominence of every style met."""
+    candidates: list[tuple[int, tuple]] = []
     prominence: dict[tuple, tuple] = {}
     for index, block in enumerate(blocks):
         if block.kind is not BlockKind.paragraph:
@@ -268,27 +298,40 @@ def mark_headings(blocks: list[PdfBlock], layout: Layout, toc: list[list], page_
             continue
         # Bigger, bolder, capitals first; between equals the style met first is the higher level.
         prominence.setdefault(style, (style[0], style[1], style[2], -index))
-        candidates.append((index, style, None))
-    for style in outline_styles:
-        prominence.setdefault(style, (style[0], style[1], style[2], 0))
-    if trusted:
-        least = min((prominence[s] for s in outline_styles), default=None)
-        candidates = [
-            c for c in candidates if c[1] in outline_styles or least is None or prominence[c[1]] < least
-        ]
-    # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
-    roman = sum(1 for index, _, _ in candidates if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= 2
-    candidates = [(index, style, _numbering_depth(blocks[index].text, roman)) for index, style, _ in candidates]
+        candidates.append((index, style))
+    return candidates, prominence
 
-    anchors = {style: counts.most_common(1)[0][0] for style, counts in outline_styles.items()}
+
+def _fixed_levels(candidates: list[tuple[int, tuple, int | None]], outline_styles: dict[tuple, Counter[int]]) -> dict[tuple, int]:
+    """Levels that the outline, or else numbering, gives a style: the one it has most often."""
+    fixed = {style: counts.most_common(1)[0][0] for style, counts in outline_styles.items()}
     numbered: dict[tuple, Counter[int]] = defaultdict(Counter)
     for _, style, depth in candidates:
         if depth is not None:
             numbered[style][min(4, depth + 1)] += 1
     for style, counts in numbered.items():
-        anchors.setdefault(style, counts.most_common(1)[0][0])
-    levels = _style_levels(candidates, anchors, prominence)
+        fixed.setdefault(style, counts.most_common(1)[0][0])
+    return fixed
+
+
+def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: bool) -> list[PdfBlock]:
+    """The blocks with paragraphs that look like headings marked, each at the level of its
+    numbering, its style, or (under a trusted outline that lacks it) below the outline's levels."""
+    outline_styles = _outline_styles(blocks, layout)
+    found, prominence = _heading_candidates(blocks, layout, _title_position(blocks), _first_front_anchor(blocks, layout))
+    for style in outline_styles:
+        prominence.setdefault(style, (style[0], style[1], style[2], 0))
+    if trusted:
+        # A trusted outline has named the headings in its styles and above them; typography adds
+        # only its styles and less prominent ones (the sub-headings an outline leaves out).
+        least = min((prominence[s] for s in outline_styles), default=None)
+        found = [c for c in found if c[1] in outline_styles or least is None or prominence[c[1]] < least]
+    # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
+    roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= 2
+    candidates = [(index, style, _numbering_depth(blocks[index].text, roman)) for index, style in found]
+    levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
     deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)
+    marked = list(blocks)
     for index, style, depth in candidates:
         if depth is not None:
             level = depth + 1
@@ -296,14 +339,23 @@ def mark_headings(blocks: list[PdfBlock], layout: Layout, toc: list[list], page_
             level = deepest_outline + 1
         else:
             level = levels[style]
-        blocks[index].kind = BlockKind.heading
-        blocks[index].level = min(4, max(2, level))
-    # "Abstract" alone on its line opens the paper even where its font says nothing.
-    for block in blocks:
-        first_page = block.rows[0].page == 1
-        if first_page and block.kind is BlockKind.paragraph and len(block.rows) == 1:
-            if _normalized(block.text) in ("abstract", "summary"):
-                block.kind, block.level = BlockKind.heading, 2
+        marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(4, max(2, level)))
+    return marked
+
+
+def _mark_abstract_labels(blocks: list[PdfBlock]) -> list[PdfBlock]:
+    """The blocks with "Abstract" alone on its line on page 1 made a heading: it opens the paper
+    even where its font says nothing."""
+    return [replace(block, kind=BlockKind.heading, level=2) if _is_abstract_label(block) else block for block in blocks]
+
+
+def _is_abstract_label(block: PdfBlock) -> bool:
+    return (
+        block.rows[0].page == 1
+        and block.kind is BlockKind.paragraph
+        and len(block.rows) == 1
+        and _normalized(block.text) in ("abstract", "summary")
+    )
 
 
 def _first_front_anchor(blocks: list[PdfBlock], layout: Layout) -> int | None:

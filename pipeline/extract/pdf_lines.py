@@ -63,12 +63,15 @@ class Row:
     rotated: bool
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PdfBlock:
-    """Rows that make one paragraph, list, table or heading; `level` is set on headings."""
+    """Rows that make one paragraph, list, table or heading; `level` is set on headings.
+
+    Frozen: a pass that joins, splits or marks blocks returns new ones (`dataclasses.replace`).
+    """
 
     kind: BlockKind
-    rows: list[Row]
+    rows: tuple[Row, ...]
     level: int | None = None
 
     @property
@@ -261,15 +264,15 @@ def _separate_pieces(line: list[Piece]) -> list[Piece]:
     return chosen
 
 
-def drop_running_lines(pages: list[list[Piece]], heights: list[float]) -> list[Piece]:
-    """Remove margin lines whose text (digits masked) recurs at the same height on other pages.
+def drop_running_lines(pages: list[list[Piece]], heights: list[float]) -> tuple[list[list[Piece]], list[Piece]]:
+    """Every page without its margin lines whose text (digits masked) recurs at the same height
+    on other pages, and the pieces dropped.
 
     A whole margin line is compared, and so is each of its pieces that is a page number or at
     least 12 characters long (a running head set apart from the page number on the same line).
-    Returns the pieces removed.
     """
     if len(pages) < 2:
-        return []
+        return pages, []
     least_pages = 2 if len(pages) <= 3 else 3
     seen: dict[str, list[tuple[int, float]]] = defaultdict(list)
     candidates: list[tuple[str, int, float, float, list[Piece]]] = []
@@ -288,6 +291,4 @@ def drop_running_lines(pages: list[list[Piece]], heights: list[float]) -> list[P
         if len({other for other, y in seen[key] if abs(y - middle) <= tolerance}) >= least_pages:
             running.update(id(p) for p in members)
     removed = [p for pieces in pages for p in pieces if id(p) in running]
-    for index, pieces in enumerate(pages):
-        pages[index] = [p for p in pieces if id(p) not in running]
-    return removed
+    return [[p for p in pieces if id(p) not in running] for pieces in pages], removed
