@@ -31,7 +31,7 @@ def extract(file: Path, path: str, rules: Rules) -> RawDocument:
         # Imported here: `pipeline sql` and `search` load this module too, and need no PyMuPDF.
         from pipeline.extract.pdf import extract_pdf
 
-        return extract_pdf(file, path)
+        return extract_pdf(file, path, rules)
     raise ExtractError(f"{path}: unsupported file type {suffix!r}; the pipeline reads {', '.join(SUPPORTED_SUFFIXES)}")
 
 

@@ -32,11 +32,12 @@ from pathlib import Path
 import pymupdf
 
 from pipeline.errors import ExtractError, NoTextLayerError
-from pipeline.extract.pdf_blocks import group_blocks, join_continuations, merge_lists
+from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuations, merge_lists
 from pipeline.extract.pdf_columns import find_columns, order_page
-from pipeline.extract.pdf_headings import mark_headings
+from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_lines import Layout, Piece, Row, drop_running_lines, read_page
 from pipeline.models import RawBlock, RawDocument, SourceFormat, TextSegment
+from pipeline.rules import Rules
 
 
 # ---------------------------------------------------------------- open and read
@@ -145,8 +146,9 @@ def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[flo
     return pages, heights, labels
 
 
-def extract_pdf(file: Path, path: str) -> RawDocument:
-    """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in messages."""
+def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
+    """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in
+    messages, and `rules.pdf`, the caption start and the anchors that open a paper's body tune it."""
     with _open(file, path) as doc:
         pages, heights, labels = _read(doc, path)
         try:
@@ -162,15 +164,16 @@ def extract_pdf(file: Path, path: str) -> RawDocument:
             f"{path}: none of its {page_count} pages has a text layer (a scan?); OCR it first "
             "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
         )
-    pages, removed = drop_running_lines(pages, heights)
+    pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
     body_size = _body_size(pages)
     rows: list[Row] = []
-    for pieces, gutters in zip(pages, find_columns(pages, body_size)):
+    for pieces, gutters in zip(pages, find_columns(pages, body_size, rules.pdf.columns)):
         rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
     layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows))
-    blocks = group_blocks(rows, layout)
-    blocks = mark_headings(blocks, layout, toc, heights[0])
-    blocks = merge_lists(join_continuations(blocks, layout))
+    block_rules = BlockRules.from_rules(rules)
+    blocks = group_blocks(rows, layout, block_rules)
+    blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
+    blocks = merge_lists(join_continuations(blocks, layout, block_rules))
     return RawDocument(
         path=path,
         format=SourceFormat.pdf,

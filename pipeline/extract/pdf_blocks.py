@@ -9,10 +9,12 @@ them after it; `merge_lists` makes consecutive list items one list.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
+from dataclasses import dataclass, replace
 
-from pipeline.extract.pdf_lines import CAPTION_START, TERMINAL, Layout, PdfBlock, Row, font_family
+from pipeline.extract.pdf_lines import TERMINAL, Layout, PdfBlock, Row, font_family
 from pipeline.models import BlockKind
+from pipeline.rules import PdfContinuationRules, PdfParagraphRules, Rules
 
 _BULLETS = "•◦▪▫‣∙·●○■□–—-\uf0b7\uf0a7\u2043"
 _CONTINUING_WORDS = frozenset(
@@ -21,16 +23,36 @@ _CONTINUING_WORDS = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class BlockRules:
+    """What cutting rows into blocks and joining continuations read from the rules."""
+
+    paragraphs: PdfParagraphRules
+    continuations: PdfContinuationRules
+    caption_start: re.Pattern[str]
+
+    @classmethod
+    def from_rules(cls, rules: Rules) -> BlockRules:
+        return cls(rules.pdf.paragraphs, rules.pdf.continuations, rules.captions.pdf_start)
+
+
 def _starts_item(text: str) -> bool:
     return bool(text) and text[0] in _BULLETS and (len(text) == 1 or text[1] == " " or text[0] in "•◦▪‣●■\uf0b7\uf0a7")
 
 
-def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Layout) -> bool:
+def _ends_short(row: Row, layout: Layout, rules: PdfParagraphRules) -> bool:
+    """Whether `row` stops short of its column's right edge, as a paragraph's last line does."""
+    left, right = layout.edges[row.group]
+    return row.x1 < right - max(rules.short_line * (right - left), 3 * row.size)
+
+
+def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Layout, rules: BlockRules) -> bool:
     """Whether `row` starts a new block after `rows`, the block so far, within one column group."""
+    paragraphs = rules.paragraphs
     prev = rows[-1]
     if (prev.cells >= 2) != (row.cells >= 2):
         return True
-    if abs(row.size - prev.size) > 0.06 * max(row.size, prev.size):
+    if abs(row.size - prev.size) > paragraphs.size_change * max(row.size, prev.size):
         return True
     if prev.bold != row.bold or (prev.small_caps != row.small_caps and not row.bold):
         return True
@@ -40,14 +62,14 @@ def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Lay
         or (prev.x1 - left < 0.6 * (right - left) and row.size < 1.3 * layout.body_size)
     ):
         return True  # a section heading and its first subheading, both bold (titles excepted)
-    if _starts_item(row.text) or (CAPTION_START.match(row.text) and prev.text[-1:] in TERMINAL):
+    if _starts_item(row.text) or (rules.caption_start.match(row.text) and prev.text[-1:] in TERMINAL):
         return True
     step = min(row.y0 - prev.y0, row.y1 - prev.y1)
-    if step > 1.3 * layout.pitch * prev.size + 0.1 * prev.size:
+    if step > paragraphs.line_gap * layout.pitch * prev.size + 0.1 * prev.size:
         return True
-    em = 0.7 * row.size
+    em = paragraphs.indent * row.size
     finished = prev.text[-1:] in TERMINAL
-    short = prev.x1 < right - max(0.15 * (right - left), 3 * prev.size)
+    short = _ends_short(prev, layout, paragraphs)
     # Hanging indents (reference lists): an entry's later lines are indented, the next entry is not.
     hanging = following is not None and following.group == row.group and abs(following.x0 - row.x0) < 0.3 * row.size
     in_item = _starts_item(rows[0].text)
@@ -59,13 +81,13 @@ def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Lay
     return finished and short and (row.text[:1].isupper() or row.text[:1].isdigit())
 
 
-def group_blocks(rows: list[Row], layout: Layout) -> list[PdfBlock]:
+def group_blocks(rows: list[Row], layout: Layout, rules: BlockRules) -> list[PdfBlock]:
     """Cut the rows of the document, in reading order, into paragraph, list and table blocks."""
     runs: list[list[Row]] = []
     for index, row in enumerate(rows):
         following = rows[index + 1] if index + 1 < len(rows) else None
         run = runs[-1] if runs else None
-        if run is None or row.group != run[-1].group or row.rotated or _breaks_before(run, row, following, layout):
+        if run is None or row.group != run[-1].group or row.rotated or _breaks_before(run, row, following, layout, rules):
             runs.append([row])
         else:
             run.append(row)
@@ -106,16 +128,17 @@ def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
 # ---------------------------------------------------------------- continuations
 
 
-def _is_float(block: PdfBlock, layout: Layout) -> bool:
+def _is_float(block: PdfBlock, layout: Layout, rules: BlockRules) -> bool:
     """Blocks that may sit between the two halves of a paragraph: captions, tables, footnotes, labels."""
     if block.kind is BlockKind.table or block.rows[0].rotated:
         return True
     if block.kind is BlockKind.heading:
         return False
-    return bool(CAPTION_START.match(block.text)) or max(r.size for r in block.rows) < 0.9 * layout.body_size
+    small_print = rules.continuations.small_print * layout.body_size
+    return bool(rules.caption_start.match(block.text)) or max(r.size for r in block.rows) < small_print
 
 
-def _continues(first: PdfBlock, second: PdfBlock, layout: Layout) -> bool:
+def _continues(first: PdfBlock, second: PdfBlock, layout: Layout, rules: BlockRules) -> bool:
     """Whether `second` carries on the sentence `first` breaks off at a column or page end.
 
     `first` must fill its last line and lack terminal punctuation; then a lowercase or numeric
@@ -124,15 +147,14 @@ def _continues(first: PdfBlock, second: PdfBlock, layout: Layout) -> bool:
     """
     if first.kind not in (BlockKind.paragraph, BlockKind.list) or second.kind is not BlockKind.paragraph:
         return False
-    if first.rows[0].rotated or second.rows[0].rotated or CAPTION_START.match(second.text):
+    if first.rows[0].rotated or second.rows[0].rotated or rules.caption_start.match(second.text):
         return False
-    if CAPTION_START.match(first.text) or _is_float(first, layout) != _is_float(second, layout):
+    if rules.caption_start.match(first.text) or _is_float(first, layout, rules) != _is_float(second, layout, rules):
         return False  # small print (references, footnotes) only continues in small print
-    if abs(first.rows[-1].size - second.rows[0].size) > 0.1 * layout.body_size:
+    if abs(first.rows[-1].size - second.rows[0].size) > rules.continuations.max_size_difference * layout.body_size:
         return False
     last = first.rows[-1]
-    left, right = layout.edges[last.group]
-    if last.x1 < right - max(0.15 * (right - left), 3 * last.size):
+    if _ends_short(last, layout, rules.paragraphs):
         return False
     end = last.text
     start = second.rows[0].text
@@ -151,19 +173,24 @@ def _continues(first: PdfBlock, second: PdfBlock, layout: Layout) -> bool:
     )
 
 
-def join_continuations(blocks: list[PdfBlock], layout: Layout) -> list[PdfBlock]:
+def join_continuations(blocks: list[PdfBlock], layout: Layout, rules: BlockRules) -> list[PdfBlock]:
     """Join paragraphs cut by a column or page end; floats between the halves end up after the paragraph."""
     blocks = list(blocks)
     index = 0
     while index < len(blocks):
         block = blocks[index]
         look = index + 1
-        while look < len(blocks) and look - index <= 6 and _is_float(blocks[look], layout) and not _is_float(block, layout):
+        while (
+            look < len(blocks)
+            and look - index <= rules.continuations.max_floats_between
+            and _is_float(blocks[look], layout, rules)
+            and not _is_float(block, layout, rules)
+        ):
             look += 1
         if look < len(blocks):
             nxt = blocks[look]
             moved_on = nxt.rows[0].group != block.rows[-1].group or look > index + 1
-            if moved_on and _continues(block, nxt, layout):
+            if moved_on and _continues(block, nxt, layout, rules):
                 blocks[index] = replace(block, rows=block.rows + nxt.rows)
                 del blocks[look]
                 continue

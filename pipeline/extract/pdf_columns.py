@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 
 from pipeline.extract.pdf_lines import Piece, Row
+from pipeline.rules import PdfColumnRules
 
 
 def _coverage_gaps(pieces: list[Piece], lo: float, hi: float, limit: float) -> list[tuple[float, float, float]]:
@@ -57,45 +58,45 @@ def _widest_stretch(segments: list[tuple[float, float, float]], ceiling: float) 
     return best
 
 
-_CROSSING_SHARE = 0.12
-"""Characters of narrow lines that may cross a gutter (centred captions, figure text), as a share."""
+_MOST_GUTTERS = 3
+"""A page's own lines show at most four columns: more gaps in a row are table cells or word gaps."""
 
 
-def _narrow_lines(pieces: list[Piece], width: float) -> list[Piece]:
-    """Pieces that could be lines of a column: narrower than 55% of the text, and not table cells,
-    figure labels or superscripts (under 10 characters), which may sit anywhere."""
-    return [p for p in pieces if p.x1 - p.x0 <= 0.55 * width and p.chars >= 10]
+def _narrow_lines(pieces: list[Piece], width: float, rules: PdfColumnRules) -> list[Piece]:
+    """Pieces that could be lines of a column: narrow, and not table cells, figure labels or
+    superscripts (a few characters), which may sit anywhere."""
+    return [p for p in pieces if p.x1 - p.x0 <= rules.narrow_line_max_width * width and p.chars >= rules.narrow_line_min_chars]
 
 
-def _find_gutters(pieces: list[Piece], body_size: float) -> list[tuple[float, float]]:
+def _find_gutters(pieces: list[Piece], body_size: float, rules: PdfColumnRules) -> list[tuple[float, float]]:
     """Vertical strips that separate text columns on one page, left to right.
 
-    Only narrow pieces (under 55% of the text width) must leave a gutter empty: the title, a
-    full-width abstract and wide figures cross it and become band separators instead.
+    Only narrow pieces must leave a gutter empty: the title, a full-width abstract and wide
+    figures cross it and become band separators instead.
     """
     if len(pieces) < 6:
         return []
     left = min(p.x0 for p in pieces)
     right = max(p.x1 for p in pieces)
     width = right - left
-    if width < 20 * body_size:
+    if width < rules.min_text_width * body_size:
         return []
-    narrow = _narrow_lines(pieces, width)
+    narrow = _narrow_lines(pieces, width, rules)
     narrow_chars = sum(p.chars for p in narrow)
     total = sum(p.chars for p in pieces)
     top = min(p.y0 for p in pieces)
     height = max(p.y1 for p in pieces) - top
-    gaps = _coverage_gaps(narrow, left + 0.1 * width, right - 0.1 * width, _CROSSING_SHARE * narrow_chars)
+    gaps = _coverage_gaps(narrow, left + 0.1 * width, right - 0.1 * width, rules.gutter_crossing_share * narrow_chars)
     accepted: list[tuple[float, float]] = []
     for start, end, _ in sorted(gaps, key=lambda g: g[0] - g[1]):
-        if end - start < 0.5 * body_size:
+        if end - start < rules.gutter_min_width * body_size:
             break
         bounds = sorted(accepted + [(start, end)])
         edges = [left] + [x for g in bounds for x in g] + [right]
         sides = [(edges[2 * i], edges[2 * i + 1]) for i in range(len(bounds) + 1)]
         if all(_column_is_text(pieces, a, b, total, height) for a, b in sides):
             accepted = bounds
-        if len(accepted) == 3:
+        if len(accepted) == _MOST_GUTTERS:
             break
     return accepted
 
@@ -165,11 +166,11 @@ def _row(pieces: list[Piece], group: int) -> Row:
     )
 
 
-def find_columns(pages: list[list[Piece]], body_size: float) -> list[list[tuple[float, float]]]:
+def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRules) -> list[list[tuple[float, float]]]:
     """Column gutters of every page; a gutter seen on several pages is also sought where a page's
     own evidence is too weak (a column holding a big table, a page of short lines)."""
     flats = [[p for p in pieces if not p.rotated] for pieces in pages]
-    gutters = [_find_gutters(flat, body_size) for flat in flats]
+    gutters = [_find_gutters(flat, body_size, rules) for flat in flats]
     middles = sorted((a + b) / 2 for page in gutters for a, b in page)
     if not middles:
         return gutters
@@ -183,17 +184,17 @@ def find_columns(pages: list[list[Piece]], body_size: float) -> list[list[tuple[
             continue
         left = min(p.x0 for p in flat)
         right = max(p.x1 for p in flat)
-        narrow = _narrow_lines(flat, right - left)
+        narrow = _narrow_lines(flat, right - left, rules)
         narrow_chars = sum(p.chars for p in narrow)
         total = sum(p.chars for p in flat)
-        if narrow_chars >= 0.3 * total and repeated:
-            gaps, least, common = _coverage_gaps(narrow, left, right, _CROSSING_SHARE * narrow_chars), 3, repeated
+        if narrow_chars >= rules.weak_page_narrow_share * total and repeated:
+            gaps, least, common = _coverage_gaps(narrow, left, right, rules.gutter_crossing_share * narrow_chars), 3, repeated
         else:
             # Mostly wide lines: a gutter seen on any page, where nothing at all crosses (a margin column).
             gaps, least, common = _coverage_gaps(flat, left, right, 0), 2, middles
         found = []
         for start, end, _ in gaps:
-            if end - start >= 0.5 * body_size and any(start <= c <= end for c in common):
+            if end - start >= rules.gutter_min_width * body_size and any(start <= c <= end for c in common):
                 sides = (
                     [p for p in flat if p.x1 <= start + 2],
                     [p for p in flat if p.x0 >= end - 2],

@@ -10,17 +10,39 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from pipeline.extract.pdf_lines import CAPTION_START, TERMINAL, Layout, PdfBlock, Row, font_family
+from pipeline.extract.pdf_lines import TERMINAL, Layout, PdfBlock, Row, font_family
 from pipeline.models import BlockKind
+from pipeline.rules import PdfHeadingRules, PdfTitleRules, Rules
 
 _NUMBERING = re.compile(
     r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"
     r"\s+(?=\S)"
 )
-_FRONT_ANCHORS = frozenset("abstract summary introduction background keywords highlights motivation overview".split())
-"""Headings that open a paper's body on page 1; candidates between the title and them are bylines."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeadingRules:
+    """What the heading pass reads from the rules."""
+
+    typography: PdfHeadingRules
+    title: PdfTitleRules
+    caption_start: re.Pattern[str]
+    opening_anchors: tuple[re.Pattern[str], ...]
+    """Patterns of the anchor rules whose headings open a paper's body on page 1."""
+    opening_words: frozenset[str]
+
+    @classmethod
+    def from_rules(cls, rules: Rules) -> HeadingRules:
+        front = rules.pdf.front_matter
+        return cls(
+            typography=rules.pdf.headings,
+            title=rules.pdf.title,
+            caption_start=rules.captions.pdf_start,
+            opening_anchors=tuple(anchor.pattern for anchor in rules.anchors_named(front.opening_anchors)),
+            opening_words=frozenset(front.opening_words),
+        )
 
 
 def _normalized(text: str) -> str:
@@ -46,22 +68,23 @@ def _numbering_depth(text: str, roman_sections: bool) -> int | None:
     return depth + 1 if roman_sections else depth
 
 
-def _heading_style(block: PdfBlock, layout: Layout) -> tuple | None:
+def _heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple | None:
     """The typographic style of a block that looks like a heading, or None."""
-    if block.kind is not BlockKind.paragraph or len(block.rows) > 3:
+    typography = rules.typography
+    if block.kind is not BlockKind.paragraph or len(block.rows) > typography.max_rows:
         return None
     rows = block.rows
-    if sum(len(row.text) for row in rows) > 160 or rows[0].rotated:
+    if sum(len(row.text) for row in rows) > typography.max_chars or rows[0].rotated:
         return None
     text = block.text
     words = text.split()
     letters = sum(ch.isalpha() for ch in text)
-    if not 1 <= len(words) <= 16 or letters < 3:
+    if not 1 <= len(words) <= typography.max_words or letters < 3:
         return None
     first = _without_numbering(text)
     if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i":
         return None
-    if text[-1] in ".,;" or CAPTION_START.match(text) or text.count(",") >= 2 or "@" in text:
+    if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
         return None
     if re.search(r"[a-z)]\. +[A-Z0-9]", first):
         return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
@@ -73,11 +96,11 @@ def _heading_style(block: PdfBlock, layout: Layout) -> tuple | None:
         return None  # numbers and formulas
     size = max(row.size for row in rows)
     body = layout.body_size
-    if size < 0.95 * body:
+    if size < typography.min_size * body:
         return None
     caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= 4)
     bold = all(row.bold for row in rows)
-    larger = size >= 1.07 * body
+    larger = size >= typography.larger_size * body
     if not (larger or bold or caps):
         return None
     return (round(size * 2) / 2, bold, caps, font_family(rows[0].font))
@@ -88,49 +111,51 @@ def _looks_like_byline(text: str) -> bool:
     return bool(re.search(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]", text))
 
 
-def _title_index(blocks: list[PdfBlock], layout: Layout, page_height: float, front: int | None) -> int | None:
-    """The paper title: the largest text of three words or more in the upper part of page 1,
+def _title_index(
+    blocks: list[PdfBlock], layout: Layout, page_height: float, front: int | None, rules: PdfTitleRules
+) -> int | None:
+    """The paper title: the largest text of a few words or more in the upper part of page 1,
     above the abstract, and clearly above body size."""
     best: tuple[float, int, int] | None = None
     for index, block in enumerate(blocks):
         row = block.rows[0]
         if row.page != 1 or (front is not None and index >= front):
             break
-        if len(block.text.split()) < 3:
+        if len(block.text.split()) < rules.min_words:
             continue
-        if block.kind is not BlockKind.paragraph or row.rotated or row.y0 > 0.6 * page_height:
+        if block.kind is not BlockKind.paragraph or row.rotated or row.y0 > rules.max_top * page_height:
             continue
-        if sum(ch.isalpha() for ch in block.text) < 8 or len(block.rows) > 6:
+        if sum(ch.isalpha() for ch in block.text) < 8 or len(block.rows) > rules.max_rows:
             continue
         size = max(r.size for r in block.rows)
         key = (size, len(block.text), -index)
         if best is None or key > best:
             best = key
-    if best is None or best[0] < 1.15 * layout.body_size:
+    if best is None or best[0] < rules.min_size * layout.body_size:
         return None
     return -best[2]
 
 
-def _title_goes_on(rows: list[Row], following: tuple[Row, ...]) -> bool:
+def _title_goes_on(rows: list[Row], following: tuple[Row, ...], rules: PdfTitleRules) -> bool:
     """Whether the block after the title's `rows` is more of it: a title's last line can be short
     enough to sit in the left column of a two-column page."""
     last = rows[-1]
     return (
         following[0].page == 1
-        and len(rows) + len(following) <= 6
+        and len(rows) + len(following) <= rules.max_rows
         and all(abs(r.size - last.size) < 0.05 * last.size and r.bold == last.bold for r in following)
         and 0 < following[0].y0 - last.y0 <= 1.6 * last.size
     )
 
 
-def _mark_title(blocks: list[PdfBlock], layout: Layout, page_height: float) -> list[PdfBlock]:
+def _mark_title(blocks: list[PdfBlock], layout: Layout, page_height: float, rules: HeadingRules) -> list[PdfBlock]:
     """The blocks with the title as a level-1 heading, joined with the blocks that carry its lines on."""
-    title = _title_index(blocks, layout, page_height, _first_front_anchor(blocks, layout))
+    title = _title_index(blocks, layout, page_height, _first_front_anchor(blocks, layout, rules), rules.title)
     if title is None:
         return blocks
     rows = list(blocks[title].rows)
     end = title + 1
-    while end < len(blocks) and _title_goes_on(rows, blocks[end].rows):
+    while end < len(blocks) and _title_goes_on(rows, blocks[end].rows, rules.title):
         rows.extend(blocks[end].rows)
         end += 1
     return [*blocks[:title], PdfBlock(kind=BlockKind.heading, rows=tuple(rows), level=1), *blocks[end:]]
@@ -229,7 +254,7 @@ def _style_levels(
     return levels
 
 
-def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout) -> list[PdfBlock]:
+def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> list[PdfBlock]:
     """Join a heading that wraps onto a second line and was cut at the indent of its number."""
     merged: list[PdfBlock] = []
     for block in blocks:
@@ -238,12 +263,12 @@ def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout) -> list[PdfB
             prev is not None
             and prev.kind is BlockKind.paragraph
             and block.kind is BlockKind.paragraph
-            and len(prev.rows) + len(block.rows) <= 3
+            and len(prev.rows) + len(block.rows) <= rules.typography.max_rows
             and prev.rows[-1].group == block.rows[0].group
             and prev.text[-1:] not in TERMINAL
             and not _NUMBERING.match(block.text)
         ):
-            style = _heading_style(prev, layout)
+            style = _heading_style(prev, layout, rules)
             last, first = prev.rows[-1], block.rows[0]
             left, right = layout.edges[last.group]
             if (
@@ -258,28 +283,30 @@ def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout) -> list[PdfB
     return merged
 
 
-def mark_headings(blocks: list[PdfBlock], layout: Layout, toc: list[list], page_height: float) -> list[PdfBlock]:
+def mark_headings(
+    blocks: list[PdfBlock], layout: Layout, toc: list[list], page_height: float, rules: HeadingRules
+) -> list[PdfBlock]:
     """The blocks with headings marked by kind and level: the title, outline entries, then typographic headings."""
-    blocks = _merge_wrapped_headings(blocks, layout)
-    blocks = _mark_title(blocks, layout, page_height)
+    blocks = _merge_wrapped_headings(blocks, layout, rules)
+    blocks = _mark_title(blocks, layout, page_height, rules)
     blocks, trusted = _mark_outline(blocks, toc)
-    blocks = _mark_typographic_headings(blocks, layout, trusted)
-    return _mark_abstract_labels(blocks)
+    blocks = _mark_typographic_headings(blocks, layout, trusted, rules)
+    return _mark_opening_labels(blocks, rules)
 
 
-def _outline_styles(blocks: list[PdfBlock], layout: Layout) -> dict[tuple, Counter[int]]:
+def _outline_styles(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> dict[tuple, Counter[int]]:
     """The typographic style of every heading below the title marked so far, with the levels it has."""
     styles: dict[tuple, Counter[int]] = defaultdict(Counter)
     for block in blocks:
         if block.kind is BlockKind.heading and block.level and block.level > 1:
-            style = _heading_style(PdfBlock(kind=BlockKind.paragraph, rows=block.rows), layout)
+            style = _heading_style(PdfBlock(kind=BlockKind.paragraph, rows=block.rows), layout, rules)
             if style:
                 styles[style][block.level] += 1
     return styles
 
 
 def _heading_candidates(
-    blocks: list[PdfBlock], layout: Layout, title: int | None, front: int | None
+    blocks: list[PdfBlock], layout: Layout, title: int | None, front: int | None, rules: HeadingRules
 ) -> tuple[list[tuple[int, tuple]], dict[tuple, tuple]]:
     """Paragraphs styled like headings, (index, style), and the prominence of every style met."""
     candidates: list[tuple[int, tuple]] = []
@@ -293,7 +320,7 @@ def _heading_candidates(
             continue
         if on_first_page and front is not None and index < front:
             continue
-        style = _heading_style(block, layout)
+        style = _heading_style(block, layout, rules)
         if style is None or (on_first_page and _looks_like_byline(block.text)):
             continue
         # Bigger, bolder, capitals first; between equals the style met first is the higher level.
@@ -314,11 +341,12 @@ def _fixed_levels(candidates: list[tuple[int, tuple, int | None]], outline_style
     return fixed
 
 
-def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: bool) -> list[PdfBlock]:
+def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: bool, rules: HeadingRules) -> list[PdfBlock]:
     """The blocks with paragraphs that look like headings marked, each at the level of its
     numbering, its style, or (under a trusted outline that lacks it) below the outline's levels."""
-    outline_styles = _outline_styles(blocks, layout)
-    found, prominence = _heading_candidates(blocks, layout, _title_position(blocks), _first_front_anchor(blocks, layout))
+    outline_styles = _outline_styles(blocks, layout, rules)
+    front = _first_front_anchor(blocks, layout, rules)
+    found, prominence = _heading_candidates(blocks, layout, _title_position(blocks), front, rules)
     for style in outline_styles:
         prominence.setdefault(style, (style[0], style[1], style[2], 0))
     if trusted:
@@ -343,31 +371,45 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
     return marked
 
 
-def _mark_abstract_labels(blocks: list[PdfBlock]) -> list[PdfBlock]:
-    """The blocks with "Abstract" alone on its line on page 1 made a heading: it opens the paper
-    even where its font says nothing."""
-    return [replace(block, kind=BlockKind.heading, level=2) if _is_abstract_label(block) else block for block in blocks]
+def _mark_opening_labels(blocks: list[PdfBlock], rules: HeadingRules) -> list[PdfBlock]:
+    """The blocks with a label that opens the body ("Abstract") alone on its line on page 1 made
+    a heading: it opens the paper even where its font says nothing."""
+    return [replace(block, kind=BlockKind.heading, level=2) if _is_opening_label(block, rules) else block for block in blocks]
 
 
-def _is_abstract_label(block: PdfBlock) -> bool:
+def _is_opening_label(block: PdfBlock, rules: HeadingRules) -> bool:
     return (
         block.rows[0].page == 1
         and block.kind is BlockKind.paragraph
         and len(block.rows) == 1
-        and _normalized(block.text) in ("abstract", "summary")
+        and _names_opening(block.text, rules)
     )
 
 
-def _first_front_anchor(blocks: list[PdfBlock], layout: Layout) -> int | None:
+def _opens_body(key: str, rules: HeadingRules) -> bool:
+    return key in rules.opening_words or any(pattern.fullmatch(key) for pattern in rules.opening_anchors)
+
+
+def _names_opening(label: str, rules: HeadingRules) -> bool:
+    """Whether `label`, numbering aside, names a heading that opens the body: its words run
+    together (so that letter-spaced `A B S T R A C T` counts) or one space apart (`Author summary`)."""
+    label = _without_numbering(label)
+    spaced = " ".join(re.sub(r"[^0-9a-z]+", " ", label.casefold()).split())
+    return _opens_body(_normalized(label), rules) or _opens_body(spaced, rules)
+
+
+def _first_front_anchor(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> int | None:
     """Index of the first block on page 1 that opens the paper's body (Abstract, 1 Introduction, …)."""
     for index, block in enumerate(blocks):
         if block.rows[0].page != 1:
             return None
         text = block.text
-        words = _normalized(_without_numbering(text)) if len(text) < 40 else ""
-        head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
-        if words in _FRONT_ANCHORS or (head in _FRONT_ANCHORS and _heading_style(block, layout)):
+        if len(text) < 40 and _names_opening(text, rules):
             return index
-        if _NUMBERING.match(text) and _heading_style(block, layout) and _numbering_depth(text, False) == 1:
+        # A run-in label (`Abstract: We study…`, `ABSTRACT—`) opens it where the block looks like a heading.
+        head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
+        if _opens_body(head, rules) and _heading_style(block, layout, rules):
+            return index
+        if _NUMBERING.match(text) and _heading_style(block, layout, rules) and _numbering_depth(text, False) == 1:
             return index
     return None

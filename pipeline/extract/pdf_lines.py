@@ -3,8 +3,8 @@
 `read_page` turns PyMuPDF's lines into `Piece`s in the page's writing direction, with the size
 and font most of their characters have, bold and small caps; `drop_running_lines` removes the
 journal heads, author lines and page numbers that recur in the margins. `Row`, `PdfBlock` and
-`Layout` are the records the column, block and heading passes hand on; `CAPTION_START`,
-`TERMINAL` and `font_family` are the typographic tests more than one pass applies.
+`Layout` are the records the column, block and heading passes hand on; `TERMINAL` and
+`font_family` are the typographic tests more than one pass applies.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from pipeline.models import BlockKind
+from pipeline.rules import PdfRunningLineRules
 
 _TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
 _SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
-CAPTION_START = re.compile(r"^(?:fig(?:ure)?|table|tab|scheme|plate|chart|box)\.?\s*[A-Z]?\d", re.IGNORECASE)
 TERMINAL = ".!?:"
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivx]{1,5})(?:\s+of\s+\d{1,4})?$", re.IGNORECASE)
 
@@ -237,10 +237,10 @@ def _running_key(text: str) -> str:
     return re.sub(r"\d+", "#", " ".join(text.casefold().split()))
 
 
-def _margin_lines(pieces: list[Piece], height: float) -> list[list[Piece]]:
-    """Pieces in the top and bottom 15% of the page, gathered into lines across the page width."""
+def _margin_lines(pieces: list[Piece], height: float, band: float) -> list[list[Piece]]:
+    """Pieces in the top and bottom `band` (a share of the page height), gathered into lines across the page width."""
     margin = sorted(
-        (p for p in pieces if not p.rotated and not 0.15 * height <= (p.y0 + p.y1) / 2 <= 0.85 * height),
+        (p for p in pieces if not p.rotated and not band * height <= (p.y0 + p.y1) / 2 <= (1 - band) * height),
         key=lambda p: p.y0,
     )
     lines: list[list[Piece]] = []
@@ -264,7 +264,9 @@ def _separate_pieces(line: list[Piece]) -> list[Piece]:
     return chosen
 
 
-def drop_running_lines(pages: list[list[Piece]], heights: list[float]) -> tuple[list[list[Piece]], list[Piece]]:
+def drop_running_lines(
+    pages: list[list[Piece]], heights: list[float], rules: PdfRunningLineRules
+) -> tuple[list[list[Piece]], list[Piece]]:
     """Every page without its margin lines whose text (digits masked) recurs at the same height
     on other pages, and the pieces dropped.
 
@@ -273,11 +275,11 @@ def drop_running_lines(pages: list[list[Piece]], heights: list[float]) -> tuple[
     """
     if len(pages) < 2:
         return pages, []
-    least_pages = 2 if len(pages) <= 3 else 3
+    least_pages = rules.short_document_min_pages if len(pages) <= rules.min_pages else rules.min_pages
     seen: dict[str, list[tuple[int, float]]] = defaultdict(list)
     candidates: list[tuple[str, int, float, float, list[Piece]]] = []
     for index, (pieces, height) in enumerate(zip(pages, heights)):
-        for line in _margin_lines(pieces, height):
+        for line in _margin_lines(pieces, height, rules.margin):
             line.sort(key=lambda p: p.x0)
             middle = sum(p.y0 + p.y1 for p in line) / (2 * len(line))
             keys = [(_running_key(" ".join(p.text for p in line)), line)]
@@ -285,7 +287,7 @@ def drop_running_lines(pages: list[list[Piece]], heights: list[float]) -> tuple[
                 keys += [(_running_key(p.text), [p]) for p in _separate_pieces(line)]
             for key, members in keys:
                 seen[key].append((index, middle))
-                candidates.append((key, index, middle, max(4.0, 0.015 * height), members))
+                candidates.append((key, index, middle, max(rules.min_height_tolerance, rules.height_tolerance * height), members))
     running: set[int] = set()
     for key, _index, middle, tolerance, members in candidates:
         if len({other for other, y in seen[key] if abs(y - middle) <= tolerance}) >= least_pages:
