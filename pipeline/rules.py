@@ -103,7 +103,7 @@ class CaptionRules(RulesModel):
     paragraph: Pattern = Field(
         default=r"^[*_]*(?:{labels})\s*s?\d+[a-z]?(?:[*_]*\s*[.:|—–]|[*_]+\s|\s+(?-i:[A-Z(]))", validate_default=True
     )
-    """Normalize's test that a whole paragraph is a caption; `{labels}` stands for `labels`."""
+    """Normalize's test that a paragraph is a caption, by how it starts; `{labels}` stands for `labels`."""
     pdf_start: Pattern = Field(default=r"^(?:{labels})\.?\s*[A-Z]?\d", validate_default=True)
     """PDF extraction's test that a line or block starts like a caption, whatever follows its number."""
 
@@ -160,7 +160,7 @@ class PdfColumnRules(RulesModel):
     """Column gutters: vertical strips that the lines of a column leave empty."""
 
     min_text_width: Annotated[float, Field(gt=0, le=200)] = 20.0
-    """A page whose text is narrower than this is one column, in body font sizes."""
+    """A page whose text is narrower than this shows no gutter of its own, in body font sizes."""
     gutter_min_width: Annotated[float, Field(gt=0, le=20)] = 0.5
     """Narrowest gutter, in body font sizes."""
     gutter_crossing_share: Annotated[float, Field(ge=0, lt=1)] = 0.12
@@ -251,7 +251,7 @@ class PdfFrontMatterRules(RulesModel):
     @field_validator("opening_words")
     @classmethod
     def _lowercase(cls, words: list[str]) -> list[str]:
-        return [word.lower() for word in words]
+        return [word.casefold() for word in words]
 
 
 class PdfRules(RulesModel):
@@ -312,7 +312,10 @@ class Rules(RulesModel):
         names = [rule.name for rule in info.data.get("anchors", ())]
         unknown = [name for name in pdf.front_matter.opening_anchors if name not in names]
         if "anchors" in info.data and unknown:
-            raise ValueError(f"front_matter.opening_anchors: no anchor rule is named {', '.join(map(repr, unknown))}; the anchors are {', '.join(names)}")
+            raise ValueError(
+                f"front_matter.opening_anchors: no anchor rule is named {', '.join(map(repr, unknown))}; "
+                f"the anchors are {', '.join(names)}"
+            )
         return pdf
 
     def anchors_named(self, names: list[str]) -> list[AnchorRule]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from pipeline.extract.pdf_lines import TERMINAL, Layout, PdfBlock, Row, font_family
+from pipeline.extract.pdf_lines import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, Layout, PdfBlock, Row, font_family
 from pipeline.models import BlockKind
 from pipeline.rules import PdfContinuationRules, PdfParagraphRules, Rules
 
@@ -21,6 +21,20 @@ _CONTINUING_WORDS = frozenset(
     "a an the of and or in on at to for with by from as is are was were be that which than into "
     "their its our this these those between".split()
 )
+_SHORT_LINE_MIN = 3.0
+"""A short line stops at least this many font sizes (two words or so) before its column's edge:
+in a narrow column the share alone would be a single word's ragged edge."""
+_TITLE_SIZE = 1.3
+"""Bold lines this many body sizes large and up are a title, which wraps in bold and stays one block."""
+_GAP_SLACK = 0.1
+"""Font sizes a baseline step may exceed the line gap by: sub- and superscripts and rounding
+move a line's box a little."""
+_SAME_INDENT = 0.3
+"""Lines that start within this many font sizes of each other start at the same indent."""
+_FLUSH = 0.5
+"""A line that starts within this many font sizes of its column's left edge is not indented."""
+_TABLE_EDGE_MAX_ROWS = 3
+"""A table's header or footer is a row or three with cells; a longer block is text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +57,14 @@ def _starts_item(text: str) -> bool:
 def _ends_short(row: Row, layout: Layout, rules: PdfParagraphRules) -> bool:
     """Whether `row` stops short of its column's right edge, as a paragraph's last line does."""
     left, right = layout.edges[row.group]
-    return row.x1 < right - max(rules.short_line * (right - left), 3 * row.size)
+    return row.x1 < right - max(rules.short_line * (right - left), _SHORT_LINE_MIN * row.size)
 
 
 def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Layout, rules: BlockRules) -> bool:
     """Whether `row` starts a new block after `rows`, the block so far, within one column group."""
     paragraphs = rules.paragraphs
     prev = rows[-1]
-    if (prev.cells >= 2) != (row.cells >= 2):
+    if (prev.cells >= TABLE_ROW_MIN_GAPS) != (row.cells >= TABLE_ROW_MIN_GAPS):
         return True
     if abs(row.size - prev.size) > paragraphs.size_change * max(row.size, prev.size):
         return True
@@ -59,24 +73,26 @@ def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Lay
     left, right = layout.edges[row.group]
     if prev.bold and row.bold and (
         font_family(prev.font) != font_family(row.font)
-        or (prev.x1 - left < 0.6 * (right - left) and row.size < 1.3 * layout.body_size)
+        or (prev.x1 - left < HEADING_LINE_FILL * (right - left) and row.size < _TITLE_SIZE * layout.body_size)
     ):
         return True  # a section heading and its first subheading, both bold (titles excepted)
     if _starts_item(row.text) or (rules.caption_start.match(row.text) and prev.text[-1:] in TERMINAL):
         return True
     step = min(row.y0 - prev.y0, row.y1 - prev.y1)
-    if step > paragraphs.line_gap * layout.pitch * prev.size + 0.1 * prev.size:
+    if step > paragraphs.line_gap * layout.pitch * prev.size + _GAP_SLACK * prev.size:
         return True
     em = paragraphs.indent * row.size
     finished = prev.text[-1:] in TERMINAL
     short = _ends_short(prev, layout, paragraphs)
     # Hanging indents (reference lists): an entry's later lines are indented, the next entry is not.
-    hanging = following is not None and following.group == row.group and abs(following.x0 - row.x0) < 0.3 * row.size
+    hanging = following is not None and following.group == row.group and abs(following.x0 - row.x0) < _SAME_INDENT * row.size
     in_item = _starts_item(rows[0].text)
     if row.x0 - prev.x0 > em and row.x0 - left > em and (finished or short) and not hanging and not in_item:
         return True
     first = rows[0]
-    if len(rows) >= 2 and prev.x0 - row.x0 > em and abs(first.x0 - row.x0) < 0.3 * row.size and first.x0 < rows[1].x0 - em:
+    # A hanging entry (first line out, the rest in) ends where a row comes back out to its first line.
+    back_out = prev.x0 - row.x0 > em and abs(first.x0 - row.x0) < _SAME_INDENT * row.size
+    if len(rows) >= 2 and back_out and first.x0 < rows[1].x0 - em:
         return True
     return finished and short and (row.text[:1].isupper() or row.text[:1].isdigit())
 
@@ -96,7 +112,7 @@ def group_blocks(rows: list[Row], layout: Layout, rules: BlockRules) -> list[Pdf
 
 def _block(rows: list[Row]) -> PdfBlock:
     """A run of rows as a table (two rows or more, all of cells), a list (a bullet first) or a paragraph."""
-    if len(rows) >= 2 and all(row.cells >= 2 for row in rows):
+    if len(rows) >= 2 and all(row.cells >= TABLE_ROW_MIN_GAPS for row in rows):
         kind = BlockKind.table
     else:
         kind = BlockKind.list if _starts_item(rows[0].text) else BlockKind.paragraph
@@ -108,8 +124,8 @@ def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
     def is_edge(block: PdfBlock, table: PdfBlock) -> bool:
         return (
             block.kind is BlockKind.paragraph
-            and len(block.rows) <= 3
-            and all(row.cells >= 1 for row in block.rows)
+            and len(block.rows) <= _TABLE_EDGE_MAX_ROWS
+            and all(row.cells > 0 for row in block.rows)
             and block.rows[0].group == table.rows[0].group
         )
 
@@ -162,7 +178,7 @@ def _continues(first: PdfBlock, second: PdfBlock, layout: Layout, rules: BlockRu
         return False
     last_word = end.rsplit(" ", 1)[-1].casefold()
     head = second.rows[0]
-    flush = head.x0 - layout.edges[head.group][0] < 0.5 * head.size
+    flush = head.x0 - layout.edges[head.group][0] < _FLUSH * head.size
     return (
         start[:1].islower()
         or start[:1].isdigit()

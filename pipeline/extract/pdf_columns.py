@@ -11,8 +11,58 @@ from __future__ import annotations
 
 import statistics
 
-from pipeline.extract.pdf_lines import Piece, Row
+from pipeline.extract.pdf_lines import NEARLY_ALL, SAME_LINE_OVERLAP, Piece, Row
 from pipeline.rules import PdfColumnRules
+
+_LEAST_COVERED = 0.2
+"""Of a stretch where few characters cross, the gutter is the part whose load stays within this
+share of the way from its least to the limit: a short last column must not widen the gutter up
+to the page edge."""
+_MIN_PIECES = 6
+"""A page of fewer lines (a title page, a page of figures) is read as it comes, in one column."""
+_GUTTER_INSET = 0.1
+"""Gutters are sought inside the text's outer tenths: a ragged edge or a margin note is not a gap
+between columns."""
+_MOST_GUTTERS = 3
+"""A page's own lines show at most four columns: more gaps in a row are table cells or word gaps."""
+_BOX_SLACK = 2.0
+"""Points a line's box may overhang a column edge (italics, kerning) and still lie inside it."""
+_COLUMN_MIN_LINES = 4
+_COLUMN_MIN_CHAR_SHARE = 0.05
+_COLUMN_MIN_HEIGHT_SHARE = 0.1
+_COLUMN_MIN_LINE_CHARS = 12
+"""A column of running text holds a few lines, a twentieth of the page's characters, a tenth of
+its height, and a dozen characters a line on average; table columns and figure labels do not."""
+_TEXT_LINE_MIN_CHARS = 20
+_TEXT_LINE_MIN_FILL = 0.5
+"""A line of running text has a few words and fills half its column; cells and labels do not."""
+_CELL_GAP = 1.2
+"""A gap between two pieces of one row wider than this many font sizes parts table cells; a word
+space is about a quarter of a size."""
+_SAME_GUTTER = 6.0
+"""Points two pages' gutters may differ by and be the same gutter: one layout moves its gutter by
+a point or two, and two different gutters lie a column apart."""
+_SHARED_GUTTER_MIN_PAGES = 2
+_SHARED_GUTTER_PAGE_SHARE = 0.3
+"""A gutter seen on two pages, or on this share of the pages, is the layout's, and is sought on
+pages whose own lines show none."""
+_WEAK_SIDE_MIN_LINES = 3
+_MARGIN_SIDE_MIN_LINES = 2
+_WEAK_SIDE_MIN_CHAR_SHARE = 0.02
+"""Each side of a gutter found that way holds a few lines (two for a margin column) and a
+fiftieth of the page's characters: a strip beside one stray label is no gutter."""
+_TABLE_LINE_MIN_CELLS = 4
+_TABLE_CELL_GAP = 2.0
+"""A page-wide table row has four pieces or more set over two font sizes apart: stricter than a
+row's cells, since word gaps of justified text reach two spaces' width, and text taken for a
+page-wide table would be read across both columns."""
+_SPANNING_OVERHANG = 0.2
+"""A piece crosses a gutter when it reaches this share of a column's width into both columns;
+less is a ragged line end."""
+_MARGIN_COLUMN_MAX_WIDTH = 0.35
+_MARGIN_COLUMN_MAX_CHAR_SHARE = 0.5
+"""A column narrower than this share of the text width and holding under half the characters of
+the fullest column is a margin column (submission dates, licence, editor), read after the text."""
 
 
 def _coverage_gaps(pieces: list[Piece], lo: float, hi: float, limit: float) -> list[tuple[float, float, float]]:
@@ -38,7 +88,7 @@ def _coverage_gaps(pieces: list[Piece], lo: float, hi: float, limit: float) -> l
             run.append(segment)
         elif run:
             floor = min(load for _, _, load in run)
-            start, end = _widest_stretch(run, floor + 0.2 * (limit - floor))
+            start, end = _widest_stretch(run, floor + _LEAST_COVERED * (limit - floor))
             gaps.append((start, end, floor))
             run = []
     return gaps
@@ -58,10 +108,6 @@ def _widest_stretch(segments: list[tuple[float, float, float]], ceiling: float) 
     return best
 
 
-_MOST_GUTTERS = 3
-"""A page's own lines show at most four columns: more gaps in a row are table cells or word gaps."""
-
-
 def _narrow_lines(pieces: list[Piece], width: float, rules: PdfColumnRules) -> list[Piece]:
     """Pieces that could be lines of a column: narrow, and not table cells, figure labels or
     superscripts (a few characters), which may sit anywhere."""
@@ -74,7 +120,7 @@ def _find_gutters(pieces: list[Piece], body_size: float, rules: PdfColumnRules) 
     Only narrow pieces must leave a gutter empty: the title, a full-width abstract and wide
     figures cross it and become band separators instead.
     """
-    if len(pieces) < 6:
+    if len(pieces) < _MIN_PIECES:
         return []
     left = min(p.x0 for p in pieces)
     right = max(p.x1 for p in pieces)
@@ -86,7 +132,8 @@ def _find_gutters(pieces: list[Piece], body_size: float, rules: PdfColumnRules) 
     total = sum(p.chars for p in pieces)
     top = min(p.y0 for p in pieces)
     height = max(p.y1 for p in pieces) - top
-    gaps = _coverage_gaps(narrow, left + 0.1 * width, right - 0.1 * width, rules.gutter_crossing_share * narrow_chars)
+    inset = _GUTTER_INSET * width
+    gaps = _coverage_gaps(narrow, left + inset, right - inset, rules.gutter_crossing_share * narrow_chars)
     accepted: list[tuple[float, float]] = []
     for start, end, _ in sorted(gaps, key=lambda g: g[0] - g[1]):
         if end - start < rules.gutter_min_width * body_size:
@@ -103,17 +150,17 @@ def _find_gutters(pieces: list[Piece], body_size: float, rules: PdfColumnRules) 
 
 def _column_is_text(pieces: list[Piece], start: float, end: float, total: int, height: float) -> bool:
     """Whether the pieces inside [start, end] look like a column of running text, not table cells."""
-    inside = [p for p in pieces if p.x0 >= start - 2 and p.x1 <= end + 2]
-    if len(inside) < 4:
+    inside = [p for p in pieces if p.x0 >= start - _BOX_SLACK and p.x1 <= end + _BOX_SLACK]
+    if len(inside) < _COLUMN_MIN_LINES:
         return False
     chars = sum(p.chars for p in inside)
     # Weighted by characters, so that superscripts and short last lines count for little.
     line_width = sum((p.x1 - p.x0) * p.chars for p in inside) / chars
     return (
-        chars >= 0.05 * total
-        and sum(p.y1 - p.y0 for p in inside) >= 0.1 * height
-        and chars / len(inside) >= 12
-        and line_width >= 0.5 * (end - start)
+        chars >= _COLUMN_MIN_CHAR_SHARE * total
+        and sum(p.y1 - p.y0 for p in inside) >= _COLUMN_MIN_HEIGHT_SHARE * height
+        and chars / len(inside) >= _COLUMN_MIN_LINE_CHARS
+        and line_width >= _TEXT_LINE_MIN_FILL * (end - start)
     )
 
 
@@ -124,7 +171,7 @@ def _rows(pieces: list[Piece], group: int) -> list[Row]:
     for piece in pieces:
         if clusters:
             overlap = min(bottom, piece.y1) - max(top, piece.y0)
-            if overlap >= 0.5 * min(bottom - top, piece.y1 - piece.y0):
+            if overlap >= SAME_LINE_OVERLAP * min(bottom - top, piece.y1 - piece.y0):
                 clusters[-1].append(piece)
                 top, bottom = min(top, piece.y0), max(bottom, piece.y1)
                 continue
@@ -147,7 +194,7 @@ def _row(pieces: list[Piece], group: int) -> Row:
         sizes[p.size] = sizes.get(p.size, 0) + p.chars
         fonts[p.font] = fonts.get(p.font, 0) + p.chars
     size = max(sizes, key=sizes.__getitem__)
-    cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > 1.2 * size)
+    cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > _CELL_GAP * size)
     return Row(
         page=pieces[0].page,
         group=group,
@@ -158,8 +205,8 @@ def _row(pieces: list[Piece], group: int) -> Row:
         text=" ".join(p.text for p in pieces),
         size=size,
         font=max(fonts, key=fonts.__getitem__),
-        bold=sum(p.chars for p in pieces if p.bold) >= 0.95 * chars,
-        small_caps=sum(p.chars for p in pieces if p.small_caps) >= 0.95 * chars,
+        bold=sum(p.chars for p in pieces if p.bold) >= NEARLY_ALL * chars,
+        small_caps=sum(p.chars for p in pieces if p.small_caps) >= NEARLY_ALL * chars,
         chars=chars,
         cells=cells,
         rotated=pieces[0].rotated,
@@ -176,11 +223,12 @@ def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRul
         return gutters
     repeated = []
     for middle in middles:
-        near = [m for m in middles if abs(m - middle) <= 6]
-        if (len(near) >= 2 or len(near) >= 0.3 * len(pages)) and not any(abs(c - middle) <= 6 for c in repeated):
+        near = [m for m in middles if abs(m - middle) <= _SAME_GUTTER]
+        shared = len(near) >= _SHARED_GUTTER_MIN_PAGES or len(near) >= _SHARED_GUTTER_PAGE_SHARE * len(pages)
+        if shared and not any(abs(c - middle) <= _SAME_GUTTER for c in repeated):
             repeated.append(statistics.median(near))
     for index, flat in enumerate(flats):
-        if gutters[index] or len(flat) < 6:
+        if gutters[index] or len(flat) < _MIN_PIECES:
             continue
         left = min(p.x0 for p in flat)
         right = max(p.x1 for p in flat)
@@ -188,18 +236,19 @@ def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRul
         narrow_chars = sum(p.chars for p in narrow)
         total = sum(p.chars for p in flat)
         if narrow_chars >= rules.weak_page_narrow_share * total and repeated:
-            gaps, least, common = _coverage_gaps(narrow, left, right, rules.gutter_crossing_share * narrow_chars), 3, repeated
+            limit = rules.gutter_crossing_share * narrow_chars
+            gaps, least, common = _coverage_gaps(narrow, left, right, limit), _WEAK_SIDE_MIN_LINES, repeated
         else:
             # Mostly wide lines: a gutter seen on any page, where nothing at all crosses (a margin column).
-            gaps, least, common = _coverage_gaps(flat, left, right, 0), 2, middles
+            gaps, least, common = _coverage_gaps(flat, left, right, 0), _MARGIN_SIDE_MIN_LINES, middles
         found = []
         for start, end, _ in gaps:
             if end - start >= rules.gutter_min_width * body_size and any(start <= c <= end for c in common):
                 sides = (
-                    [p for p in flat if p.x1 <= start + 2],
-                    [p for p in flat if p.x0 >= end - 2],
+                    [p for p in flat if p.x1 <= start + _BOX_SLACK],
+                    [p for p in flat if p.x0 >= end - _BOX_SLACK],
                 )
-                if all(len(side) >= least and sum(p.chars for p in side) >= 0.02 * total for side in sides):
+                if all(len(side) >= least and sum(p.chars for p in side) >= _WEAK_SIDE_MIN_CHAR_SHARE * total for side in sides):
                     found.append((start, end))
         gutters[index] = found
     return gutters
@@ -212,17 +261,16 @@ def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], w
     line: list[Piece] = []
     bottom = 0.0
     for piece in sorted(pieces, key=lambda p: p.y0) + [None]:
-        if piece is not None and line and piece.y0 < bottom - 0.5 * (piece.y1 - piece.y0):
+        if piece is not None and line and piece.y0 < bottom - SAME_LINE_OVERLAP * (piece.y1 - piece.y0):
             line.append(piece)
             bottom = max(bottom, piece.y1)
             continue
-        if len(line) >= 4:
+        if len(line) >= _TABLE_LINE_MIN_CELLS:
             line.sort(key=lambda p: p.x0)
-            # Word gaps of justified text stay under two spaces' width; cells stand further apart.
-            separate = 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > 2 * a.size)
+            separate = 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > _TABLE_CELL_GAP * a.size)
             sides = {sum(1 for start, end in gutters if (p.x0 + p.x1) / 2 > (start + end) / 2) for p in line}
-            text_line = any(p.chars >= 20 and p.x1 - p.x0 >= 0.5 * min(widths) for p in line)
-            if separate >= 4 and len(sides) >= 2 and not text_line:
+            text_line = any(p.chars >= _TEXT_LINE_MIN_CHARS and p.x1 - p.x0 >= _TEXT_LINE_MIN_FILL * min(widths) for p in line)
+            if separate >= _TABLE_LINE_MIN_CELLS and len(sides) > 1 and not text_line:
                 cells.update(id(p) for p in line)
         if piece is not None:
             line, bottom = [piece], piece.y1
@@ -261,7 +309,7 @@ def _spanning_and_columns(
     table_cells = _wide_table_cells(flat, gutters, widths)
     for p in flat:
         crossed = id(p) in table_cells or any(
-            p.x0 < start - 0.2 * widths[i] and p.x1 > end + 0.2 * widths[i + 1]
+            p.x0 < start - _SPANNING_OVERHANG * widths[i] and p.x1 > end + _SPANNING_OVERHANG * widths[i + 1]
             for i, (start, end) in enumerate(gutters)
         )
         if crossed:
@@ -273,13 +321,12 @@ def _spanning_and_columns(
 
 
 def _column_order(columns: list[list[Piece]], widths: list[float], text_width: float) -> list[int]:
-    """Column indexes in reading order: a narrow margin column (submission dates, licence,
-    editor) is read after the text."""
+    """Column indexes in reading order: a narrow margin column is read after the text."""
     column_chars = [sum(p.chars for p in column) for column in columns]
     minor = [
         i
         for i, width in enumerate(widths)
-        if width < 0.35 * text_width and column_chars[i] < 0.5 * max(column_chars)
+        if width < _MARGIN_COLUMN_MAX_WIDTH * text_width and column_chars[i] < _MARGIN_COLUMN_MAX_CHAR_SHARE * max(column_chars)
     ]
     return [i for i in range(len(columns)) if i not in minor] + minor
 
@@ -302,7 +349,7 @@ def _read_bands(bands: list[list[list[Piece]]], spanning: list[Piece], order: li
     groups: list[list[Piece]] = []
     run: list[Piece] = []
     for band_index, band in enumerate(bands):
-        if sum(1 for column in band if any(p.chars >= 20 for p in column)) >= 2:
+        if sum(1 for column in band if any(p.chars >= _TEXT_LINE_MIN_CHARS for p in column)) > 1:
             if run:
                 groups.append(sorted(run, key=lambda p: p.y0))
                 run = []

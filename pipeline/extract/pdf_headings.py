@@ -12,7 +12,17 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 
-from pipeline.extract.pdf_lines import TERMINAL, Layout, PdfBlock, Row, font_family
+from pipeline.extract.pdf_lines import (
+    HEADING_LINE_FILL,
+    SAME_SIZE,
+    TABLE_ROW_MIN_GAPS,
+    TERMINAL,
+    Layout,
+    PdfBlock,
+    Row,
+    font_family,
+    half_point,
+)
 from pipeline.models import BlockKind
 from pipeline.rules import PdfHeadingRules, PdfTitleRules, Rules
 
@@ -20,6 +30,37 @@ _NUMBERING = re.compile(
     r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"
     r"\s+(?=\S)"
 )
+
+_TOP_LEVEL = 2
+_DEEPEST_LEVEL = 4
+"""Heading levels run from 2 (below the title's 1) to 4: a deeper number or outline entry is
+set at 4, as a paper's fifth level is rare and the styles give no sure way to tell it."""
+_HEADING_MIN_LETTERS = 3
+_CAPITALS_MIN_LETTERS = 4
+"""A heading has a word's worth of letters; one in capitals has four or more (DNA, RNA and
+other acronyms have three)."""
+_HEADING_MAX_DIGIT_SHARE = 0.3
+_HEADING_MIN_LETTER_SHARE = 0.5
+"""A heading is mostly letters: a line with more digits (a table row, a date) or few letters
+(a formula) is not one."""
+_TITLE_MIN_LETTERS = 8
+"""A title has a few words of letters; a large number or a logo's initials is not one."""
+_TITLE_LINE_STEP = 1.6
+"""Font sizes from one title line's top to the next's: titles are set with a leading of
+1.2 to 1.5 sizes, and a byline below sits further down."""
+_WRAPPED_HEADING_STEP = 1.6
+"""Line pitches from a heading's line to the line it wraps onto: more is the space after a heading."""
+_OUTLINE_MIN_FOUND = 2
+"""An outline is trusted where this many of its entries, and at least half, are found on their
+pages: one stray bookmark does not make an outline."""
+_OUTLINE_HEADING_MAX_ROWS = 4
+"""Lines an outline title may be found on: the outline says it is a heading, so a long title
+may wrap further than a typographic heading does."""
+_ROMAN_SECTIONS_MIN = 2
+"""Roman-numbered headings that make a paper's sections Roman (one `I.` may be a pronoun)."""
+_FRONT_LABEL_MAX_CHARS = 40
+"""A label alone on a line (`Abstract`, `1. Introduction`) is short; a longer block opens the
+body only by its first word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +120,7 @@ def _heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tupl
     text = block.text
     words = text.split()
     letters = sum(ch.isalpha() for ch in text)
-    if not 1 <= len(words) <= typography.max_words or letters < 3:
+    if not 1 <= len(words) <= typography.max_words or letters < _HEADING_MIN_LETTERS:
         return None
     first = _without_numbering(text)
     if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i":
@@ -89,21 +130,22 @@ def _heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tupl
     if re.search(r"[a-z)]\. +[A-Z0-9]", first):
         return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
     numbered = _NUMBERING.match(text) is not None
-    if any(row.cells >= 2 for row in rows) or (rows[0].cells == 1 and not numbered):
+    if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
         return None  # table rows
     compact = text.replace(" ", "")
-    if sum(ch.isdigit() for ch in compact) > 0.3 * len(compact) or letters < 0.5 * len(compact) or "=" in text:
+    digits = sum(ch.isdigit() for ch in compact)
+    if digits > _HEADING_MAX_DIGIT_SHARE * len(compact) or letters < _HEADING_MIN_LETTER_SHARE * len(compact) or "=" in text:
         return None  # numbers and formulas
     size = max(row.size for row in rows)
     body = layout.body_size
     if size < typography.min_size * body:
         return None
-    caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= 4)
+    caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= _CAPITALS_MIN_LETTERS)
     bold = all(row.bold for row in rows)
     larger = size >= typography.larger_size * body
     if not (larger or bold or caps):
         return None
-    return (round(size * 2) / 2, bold, caps, font_family(rows[0].font))
+    return (half_point(size), bold, caps, font_family(rows[0].font))
 
 
 def _looks_like_byline(text: str) -> bool:
@@ -125,7 +167,7 @@ def _title_index(
             continue
         if block.kind is not BlockKind.paragraph or row.rotated or row.y0 > rules.max_top * page_height:
             continue
-        if sum(ch.isalpha() for ch in block.text) < 8 or len(block.rows) > rules.max_rows:
+        if sum(ch.isalpha() for ch in block.text) < _TITLE_MIN_LETTERS or len(block.rows) > rules.max_rows:
             continue
         size = max(r.size for r in block.rows)
         key = (size, len(block.text), -index)
@@ -143,8 +185,8 @@ def _title_goes_on(rows: list[Row], following: tuple[Row, ...], rules: PdfTitleR
     return (
         following[0].page == 1
         and len(rows) + len(following) <= rules.max_rows
-        and all(abs(r.size - last.size) < 0.05 * last.size and r.bold == last.bold for r in following)
-        and 0 < following[0].y0 - last.y0 <= 1.6 * last.size
+        and all(abs(r.size - last.size) < SAME_SIZE * last.size and r.bold == last.bold for r in following)
+        and 0 < following[0].y0 - last.y0 <= _TITLE_LINE_STEP * last.size
     )
 
 
@@ -174,12 +216,12 @@ def _outline_heading(block: PdfBlock, rows: int, level: int) -> list[PdfBlock]:
 
 def _mark_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], bool]:
     """The blocks with outline titles marked as headings on the pages the outline names, and
-    whether the outline is trusted: at least two of its entries, and half of them, were found."""
+    whether the outline is trusted."""
     if not toc:
         return blocks, False
     outline_entries = sum(1 for entry in toc if str(entry[1]).strip())
     blocks, matched = _match_outline(blocks, toc)
-    return blocks, matched >= max(2, outline_entries // 2)
+    return blocks, matched >= max(_OUTLINE_MIN_FOUND, outline_entries // 2)
 
 
 def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], int]:
@@ -209,7 +251,8 @@ def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlo
                 continue
             rows = _rows_matching(block, key)
             if rows:
-                blocks[index : index + 1] = _outline_heading(block, rows, min(4, max(2, level - top + 1 + offset)))
+                depth = level - top + 1 + offset
+                blocks[index : index + 1] = _outline_heading(block, rows, min(_DEEPEST_LEVEL, max(_TOP_LEVEL, depth)))
                 cursor = index + 1
                 matched += 1
                 break
@@ -218,7 +261,7 @@ def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlo
 
 def _rows_matching(block: PdfBlock, key: str) -> int:
     """How many leading rows of `block` spell `key` (numbering ignored), or 0."""
-    for count in range(1, min(4, len(block.rows)) + 1):
+    for count in range(1, min(_OUTLINE_HEADING_MAX_ROWS, len(block.rows)) + 1):
         text = _normalized(_without_numbering(" ".join(row.text for row in block.rows[:count])))
         if text == key:
             return count
@@ -246,11 +289,11 @@ def _style_levels(
             continue
         twin = [levels[s] for s in fixed if s[:3] == style[:3]]
         above = [levels[s] for s in recurring[:position] if s in levels]
-        levels[style] = twin[0] if twin else min(4, (above[-1] + 1) if above else 2)
+        levels[style] = twin[0] if twin else min(_DEEPEST_LEVEL, (above[-1] + 1) if above else _TOP_LEVEL)
     for style in sorted(counts, key=rank, reverse=True):
         if style not in levels:
             below = [levels[s] for s in recurring if rank(s) < rank(style)]
-            levels[style] = below[0] if below else (max(levels.values()) if levels else 2)
+            levels[style] = below[0] if below else (max(levels.values()) if levels else _TOP_LEVEL)
     return levels
 
 
@@ -273,9 +316,9 @@ def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout, rules: Headi
             left, right = layout.edges[last.group]
             if (
                 style is not None
-                and all(row.bold == last.bold and abs(row.size - last.size) < 0.05 * last.size for row in block.rows)
-                and last.x1 - left >= 0.6 * (right - left)
-                and first.y0 - last.y0 <= 1.6 * layout.pitch * last.size
+                and all(row.bold == last.bold and abs(row.size - last.size) < SAME_SIZE * last.size for row in block.rows)
+                and last.x1 - left >= HEADING_LINE_FILL * (right - left)
+                and first.y0 - last.y0 <= _WRAPPED_HEADING_STEP * layout.pitch * last.size
             ):
                 merged[-1] = replace(prev, rows=prev.rows + block.rows)
                 continue
@@ -335,7 +378,7 @@ def _fixed_levels(candidates: list[tuple[int, tuple, int | None]], outline_style
     numbered: dict[tuple, Counter[int]] = defaultdict(Counter)
     for _, style, depth in candidates:
         if depth is not None:
-            numbered[style][min(4, depth + 1)] += 1
+            numbered[style][min(_DEEPEST_LEVEL, depth + 1)] += 1
     for style, counts in numbered.items():
         fixed.setdefault(style, counts.most_common(1)[0][0])
     return fixed
@@ -355,7 +398,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
         least = min((prominence[s] for s in outline_styles), default=None)
         found = [c for c in found if c[1] in outline_styles or least is None or prominence[c[1]] < least]
     # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
-    roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= 2
+    roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= _ROMAN_SECTIONS_MIN
     candidates = [(index, style, _numbering_depth(blocks[index].text, roman)) for index, style in found]
     levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
     deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)
@@ -367,14 +410,17 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
             level = deepest_outline + 1
         else:
             level = levels[style]
-        marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(4, max(2, level)))
+        marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(_DEEPEST_LEVEL, max(_TOP_LEVEL, level)))
     return marked
 
 
 def _mark_opening_labels(blocks: list[PdfBlock], rules: HeadingRules) -> list[PdfBlock]:
     """The blocks with a label that opens the body ("Abstract") alone on its line on page 1 made
     a heading: it opens the paper even where its font says nothing."""
-    return [replace(block, kind=BlockKind.heading, level=2) if _is_opening_label(block, rules) else block for block in blocks]
+    return [
+        replace(block, kind=BlockKind.heading, level=_TOP_LEVEL) if _is_opening_label(block, rules) else block
+        for block in blocks
+    ]
 
 
 def _is_opening_label(block: PdfBlock, rules: HeadingRules) -> bool:
@@ -404,7 +450,7 @@ def _first_front_anchor(blocks: list[PdfBlock], layout: Layout, rules: HeadingRu
         if block.rows[0].page != 1:
             return None
         text = block.text
-        if len(text) < 40 and _names_opening(text, rules):
+        if len(text) < _FRONT_LABEL_MAX_CHARS and _names_opening(text, rules):
             return index
         # A run-in label (`Abstract: We study…`, `ABSTRACT—`) opens it where the block looks like a heading.
         head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
