@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from pipeline.errors import RulesError
 from pipeline.models import SectionType
@@ -96,14 +96,176 @@ class PageMarkerRule(RulesModel):
         return pattern
 
 
+class CaptionRules(RulesModel):
+    """Figure and table captions: one vocabulary of labels, and the two tests written around it."""
+
+    labels: str = r"fig(?:ure)?s?\.?|tab(?:le)?\.?|scheme|plate|chart|box|supplementary (?:fig(?:ure)?\.?|table)"
+    """The words a caption opens with, as alternatives of one regular expression."""
+    paragraph: Pattern = Field(
+        default=r"^[*_]*(?:{labels})\s*s?\d+[a-z]?(?:[*_]*\s*[.:|—–]|[*_]+\s|\s+(?-i:[A-Z(]))", validate_default=True
+    )
+    """Normalize's test that a paragraph is a caption, by how it starts; `{labels}` stands for `labels`."""
+    pdf_start: Pattern = Field(default=r"^(?:{labels})\.?\s*[A-Z]?\d", validate_default=True)
+    """PDF extraction's test that a line or block starts like a caption, whatever follows its number."""
+
+    @field_validator("labels")
+    @classmethod
+    def _labels_compile(cls, labels: str) -> str:
+        _compile(labels)
+        return labels
+
+    @field_validator("paragraph", "pdf_start", mode="before")
+    @classmethod
+    def _fill_in_labels(cls, template: object, info: ValidationInfo) -> object:
+        if isinstance(template, str) and "labels" in info.data:
+            return template.replace("{labels}", info.data["labels"])
+        return template
+
+
 class NormalizeRules(RulesModel):
     heading_numbering: Pattern
-    caption_pattern: Pattern
+    caption_pattern: OptionalPattern = None
+    """`[captions] paragraph`, filled in when the rules are loaded; a rules file written before
+    [captions] existed sets its own here."""
     running_line_max_words: Annotated[int, Field(ge=0)]
     running_line_min_repeats: Annotated[int, Field(ge=2)]
     running_line_page_number: OptionalPattern = None
     """Off where absent: a rules file written before it existed keeps what it did."""
     page_number_pattern: Pattern
+
+
+class PdfRunningLineRules(RulesModel):
+    """Running heads and feet: margin lines that recur at the same height on other pages."""
+
+    margin: Annotated[float, Field(gt=0, lt=0.5)] = 0.15
+    """Height of the band at the top and at the bottom of a page where running lines are sought,
+    as a share of the page height."""
+    min_pages: Annotated[int, Field(ge=2)] = 3
+    """Pages a margin line must be found on (the same text, digits aside, at the same height)."""
+    short_document_min_pages: Annotated[int, Field(ge=2)] = 2
+    """Pages it must be found on in a document of at most `min_pages` pages."""
+    height_tolerance: Annotated[float, Field(ge=0, le=0.1)] = 0.015
+    """How far two pages may set the same line apart and it still counts as the same height, as
+    a share of the page height."""
+    min_height_tolerance: Annotated[float, Field(ge=0, le=50)] = 4.0
+    """The least that tolerance is, in points."""
+
+    @model_validator(mode="after")
+    def _short_documents_ask_no_more(self) -> PdfRunningLineRules:
+        if self.short_document_min_pages > self.min_pages:
+            raise ValueError("short_document_min_pages must not exceed min_pages")
+        return self
+
+
+class PdfColumnRules(RulesModel):
+    """Column gutters: vertical strips that the lines of a column leave empty."""
+
+    min_text_width: Annotated[float, Field(gt=0, le=200)] = 20.0
+    """A page whose text is narrower than this shows no gutter of its own, in body font sizes."""
+    gutter_min_width: Annotated[float, Field(gt=0, le=20)] = 0.5
+    """Narrowest gutter, in body font sizes."""
+    gutter_crossing_share: Annotated[float, Field(ge=0, lt=1)] = 0.12
+    """Characters of narrow lines that may cross a gutter (centred captions, figure text), as a
+    share of the characters of all narrow lines."""
+    narrow_line_max_width: Annotated[float, Field(gt=0, le=1)] = 0.55
+    """A line narrower than this share of the text width may be a line of a column; wider ones
+    (the title, a full-width abstract, wide figures) may cross a gutter."""
+    narrow_line_min_chars: Annotated[int, Field(ge=1)] = 10
+    """Fewest characters of a line that must keep out of a gutter, in characters: shorter ones
+    (table cells, figure labels, superscripts) may sit anywhere."""
+    weak_page_narrow_share: Annotated[float, Field(ge=0, le=1)] = 0.3
+    """On a page without gutters of its own, a gutter seen on other pages is sought among its
+    narrow lines where they hold at least this share of its characters; otherwise only a strip
+    that nothing crosses (a margin column) counts."""
+
+
+class PdfParagraphRules(RulesModel):
+    """Where the rows of one column are cut into blocks."""
+
+    line_gap: Annotated[float, Field(ge=1, le=5)] = 1.3
+    """A step from one baseline to the next of more than this many line pitches (the body's
+    line spacing at the line's size) starts a block."""
+    indent: Annotated[float, Field(gt=0, le=10)] = 0.7
+    """A first line indented by more than this, after a finished or short line, starts a
+    paragraph, in font sizes."""
+    size_change: Annotated[float, Field(gt=0, lt=1)] = 0.06
+    """Rows whose font sizes differ by more than this share of the larger are different blocks."""
+    short_line: Annotated[float, Field(ge=0, lt=1)] = 0.15
+    """A line that stops more than this share of its column's width (and three font sizes) short
+    of the column's right edge ends a paragraph."""
+
+
+class PdfContinuationRules(RulesModel):
+    """Paragraphs cut by the end of a column or page, joined to the part that carries on."""
+
+    max_floats_between: Annotated[int, Field(ge=0, le=50)] = 6
+    """Most blocks (captions, tables, footnotes, labels) that may stand between the two parts."""
+    max_size_difference: Annotated[float, Field(ge=0, le=1)] = 0.1
+    """Most the parts' font sizes may differ by, in body font sizes."""
+    small_print: Annotated[float, Field(gt=0, le=1)] = 0.9
+    """Text under this share of the body size is small print (footnotes, figure text): it may
+    stand between the parts, and small print only continues in small print."""
+
+
+class PdfHeadingRules(RulesModel):
+    """What a heading looks like, beside the outline: larger than body, or bold or capitals."""
+
+    min_size: Annotated[float, Field(gt=0, le=5)] = 0.95
+    """Smallest heading, as a share of the body size."""
+    larger_size: Annotated[float, Field(gt=0, le=5)] = 1.07
+    """From this share of the body size up, size alone makes a heading; below it, bold or capitals must."""
+    max_words: Annotated[int, Field(ge=1)] = 16
+    """Most words in a heading."""
+    max_chars: Annotated[int, Field(ge=1)] = 160
+    """Most characters in a heading."""
+    max_rows: Annotated[int, Field(ge=1)] = 3
+    """Most lines a heading wraps onto."""
+
+    @model_validator(mode="after")
+    def _sizes_are_ordered(self) -> PdfHeadingRules:
+        if self.min_size > self.larger_size:
+            raise ValueError("min_size must not exceed larger_size")
+        return self
+
+
+class PdfTitleRules(RulesModel):
+    """The paper title: the largest text in the upper part of page 1, above the abstract."""
+
+    min_size: Annotated[float, Field(gt=0, le=10)] = 1.15
+    """Smallest title, as a share of the body size: page 1 has no title without text this large."""
+    max_top: Annotated[float, Field(gt=0, le=1)] = 0.6
+    """Lowest a title may start, as a share of the page height from its top."""
+    min_words: Annotated[int, Field(ge=1)] = 3
+    """Fewest words in a title."""
+    max_rows: Annotated[int, Field(ge=1)] = 6
+    """Most lines a title wraps onto."""
+
+
+class PdfFrontMatterRules(RulesModel):
+    """Page 1's front matter (title, authors, affiliations) ends where the paper's body opens."""
+
+    opening_anchors: list[str] = Field(default_factory=lambda: ["abstract", "introduction"])
+    """Names of the anchor rules ([[anchors]]) whose headings open the body."""
+    opening_words: list[str] = Field(default_factory=lambda: ["summary", "motivation", "overview"])
+    """Headings that open the body though no anchor holds them."""
+
+    @field_validator("opening_words")
+    @classmethod
+    def _lowercase(cls, words: list[str]) -> list[str]:
+        return [word.casefold() for word in words]
+
+
+class PdfRules(RulesModel):
+    """How PDF extraction reads layout and typography. Everything has a default, so a rules file
+    without [pdf] reads PDFs as the default rules do."""
+
+    running_lines: PdfRunningLineRules = Field(default_factory=PdfRunningLineRules)
+    columns: PdfColumnRules = Field(default_factory=PdfColumnRules)
+    paragraphs: PdfParagraphRules = Field(default_factory=PdfParagraphRules)
+    continuations: PdfContinuationRules = Field(default_factory=PdfContinuationRules)
+    headings: PdfHeadingRules = Field(default_factory=PdfHeadingRules)
+    title: PdfTitleRules = Field(default_factory=PdfTitleRules)
+    front_matter: PdfFrontMatterRules = Field(default_factory=PdfFrontMatterRules)
 
 
 class SentenceRules(RulesModel):
@@ -141,15 +303,45 @@ class Rules(RulesModel):
     inherit: InheritRules = Field(default_factory=InheritRules)
     anchors: list[AnchorRule]
     classify: list[PatternRule]
+    captions: CaptionRules = Field(default_factory=CaptionRules)
     normalize: NormalizeRules
     page_markers: list[PageMarkerRule] = Field(default_factory=list)
     sentences: SentenceRules
+    pdf: PdfRules = Field(default_factory=PdfRules)
     search: SearchRules = Field(default_factory=SearchRules)
     source: str = Field(default="", exclude=True)
     """The file the rules came from, for messages."""
     sha256: str = Field(default="", exclude=True)
     """Hash of the rules an ingest applies (all but `[search]`), stored with every document it
     produced: a paper is processed again when it changes."""
+
+    @field_validator("normalize")
+    @classmethod
+    def _captions_come_from_the_caption_rules(cls, normalize: NormalizeRules, info: ValidationInfo) -> NormalizeRules:
+        captions = info.data.get("captions")
+        if captions is None:
+            return normalize  # [captions] is invalid and reported on its own
+        if normalize.caption_pattern is None:
+            return normalize.model_copy(update={"caption_pattern": captions.paragraph})
+        if captions.model_fields_set:
+            raise ValueError("caption_pattern: captions are described in [captions]; remove caption_pattern from [normalize]")
+        return normalize
+
+    @field_validator("pdf")
+    @classmethod
+    def _opening_anchors_exist(cls, pdf: PdfRules, info: ValidationInfo) -> PdfRules:
+        names = [rule.name for rule in info.data.get("anchors", ())]
+        unknown = [name for name in pdf.front_matter.opening_anchors if name not in names]
+        if "anchors" in info.data and unknown:
+            raise ValueError(
+                f"front_matter.opening_anchors: no anchor rule is named {', '.join(map(repr, unknown))}; "
+                f"the anchors are {', '.join(names)}"
+            )
+        return pdf
+
+    def anchors_named(self, names: list[str]) -> list[AnchorRule]:
+        """The anchor rules of these names, in the rules' order."""
+        return [rule for rule in self.anchors if rule.name in names]
 
     def anchor_for(self, heading_key: str) -> AnchorRule | None:
         """The first strict anchor whose pattern matches the whole heading key."""

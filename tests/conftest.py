@@ -12,7 +12,7 @@ from pipeline.extract.markdown import extract_markdown_text
 from pipeline.index.database import ensure_schema, open_for_writing
 from pipeline.models import ChunkedDocument
 from pipeline.normalize import normalize
-from pipeline.rules import Rules, load_rules
+from pipeline.rules import DEFAULT_RULES_PATH, Rules, load_rules
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED_CORPUS = PROJECT.parent / "shared" / "corpus"
@@ -21,6 +21,15 @@ SHARED_CORPUS = PROJECT.parent / "shared" / "corpus"
 @pytest.fixture(scope="session")
 def rules() -> Rules:
     return load_rules()
+
+
+def edited_rules_file(folder: Path, old: str, new: str) -> Path:
+    """A copy of the default rules file in `folder` with the first `old` replaced by `new`."""
+    text = DEFAULT_RULES_PATH.read_text()
+    assert old in text
+    path = folder / "custom.toml"
+    path.write_text(text.replace(old, new, 1))
+    return path
 
 
 def chunk_markdown(source: str, rules: Rules, doc_id: str = "paper") -> ChunkedDocument:

@@ -56,11 +56,13 @@ def words_by_page(doc: RawDocument) -> dict[int, Counter[str]]:
 def running_words(file: Path) -> dict[int, Counter[str]]:
     """Words of the running heads and feet the extractor drops, by page (its own pass, rerun)."""
     from pipeline.extract import pdf_lines
+    from pipeline.rules import load_rules
 
     styles: dict[str, tuple[bool, bool]] = {}
     with pymupdf.open(file) as doc:
         read = [pdf_lines.read_page(page, number, styles) for number, page in enumerate(doc, start=1)]
-    removed = pdf_lines.drop_running_lines([pieces for pieces, _ in read], [height for _, height in read])
+    pages, heights = [pieces for pieces, _ in read], [height for _, height in read]
+    _, removed = pdf_lines.drop_running_lines(pages, heights, load_rules().pdf.running_lines)
     counts: dict[int, Counter[str]] = {}
     for piece in removed:
         counts.setdefault(piece.page, Counter()).update(words(piece.text))
@@ -197,14 +199,16 @@ def reading_order(doc: RawDocument, paragraphs: list[str], span: int = 8) -> tup
 def main(files: list[Path]) -> None:
     from pipeline.errors import NoTextLayerError
     from pipeline.extract.pdf import extract_pdf
+    from pipeline.rules import load_rules
 
+    rules = load_rules()
     total_pages = 0
     total_seconds = 0.0
     print(f"{'file':42} {'pages':>5} {'blocks':>6} {'heads':>5} {'in blocks*':>10} {'misplaced':>9}  heading recall")
     for file in files:
         start = time.perf_counter()
         try:
-            doc = extract_pdf(file, file.name)
+            doc = extract_pdf(file, file.name, rules)
         except NoTextLayerError as error:
             print(f"{file.name:42} no text layer: {error}")
             continue

@@ -14,6 +14,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from conftest import edited_rules_file
 from pdf_helpers import (
     CORPUS_PDF,
     ground_truth_headings,
@@ -30,6 +31,7 @@ from pdf_helpers import (
 from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf import extract_pdf
 from pipeline.models import BlockKind, RawDocument
+from pipeline.rules import Rules, load_rules
 
 _MAKE_PDFS = Path(__file__).resolve().parents[1] / "corpus" / "make_pdfs.py"
 _spec = importlib.util.spec_from_file_location("make_pdfs", _MAKE_PDFS)
@@ -49,8 +51,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def extracted(generated: dict[str, Path]) -> dict[str, RawDocument]:
-    return {name: extract_pdf(path, f"generated/{name}.pdf") for name, path in generated.items()}
+def extracted(generated: dict[str, Path], rules: Rules) -> dict[str, RawDocument]:
+    return {name: extract_pdf(path, f"generated/{name}.pdf", rules) for name, path in generated.items()}
 
 
 def flat(text: str) -> str:
@@ -108,6 +110,19 @@ def test_running_heads_and_page_numbers_are_dropped_and_counted(extracted):
     assert make_pdfs.RUNNING_HEAD not in text and make_pdfs.RUNNING_AUTHORS not in text
     # Three stamps per page: the journal head, the author line and the page number.
     assert doc.removed_running_lines == 3 * doc.page_count
+
+
+def test_a_running_head_on_fewer_pages_than_the_rules_ask_is_kept(generated, tmp_path):
+    strict = load_rules(edited_rules_file(tmp_path, "short_document_min_pages = 2", "short_document_min_pages = 3"))
+    doc = extract_pdf(generated["running_heads"], "generated/running_heads.pdf", strict)
+    assert doc.removed_running_lines == 0
+    assert make_pdfs.RUNNING_HEAD in flat(" ".join(block.text for block in doc.blocks))
+
+
+def test_a_title_must_be_as_large_as_the_rules_ask(generated, tmp_path):
+    strict = load_rules(edited_rules_file(tmp_path, "min_size = 1.15", "min_size = 3.0"))
+    doc = extract_pdf(generated["single_column"], "generated/single_column.pdf", strict)
+    assert [text for level, text in headings(doc) if level == 1] == []
 
 
 def test_papers_without_running_lines_lose_nothing(extracted):
@@ -219,39 +234,39 @@ BROKEN = {
 
 
 @pytest.mark.parametrize("case", BROKEN)
-def test_unreadable_files_raise_with_the_cause(tmp_path, generated, case):
+def test_unreadable_files_raise_with_the_cause(tmp_path, generated, rules, case):
     make, error, cause = BROKEN[case]
     with pytest.raises(error, match=cause):
-        extract_pdf(make(tmp_path, generated), f"inbox/{case}.pdf")
+        extract_pdf(make(tmp_path, generated), f"inbox/{case}.pdf", rules)
 
 
 @pytest.mark.parametrize("case", BROKEN)
-def test_error_messages_name_the_file(tmp_path, generated, case):
+def test_error_messages_name_the_file(tmp_path, generated, rules, case):
     make, error, _ = BROKEN[case]
     with pytest.raises(error) as raised:
-        extract_pdf(make(tmp_path, generated), f"inbox/{case}.pdf")
+        extract_pdf(make(tmp_path, generated), f"inbox/{case}.pdf", rules)
     assert str(raised.value).startswith(f"inbox/{case}.pdf: ")
 
 
-def test_a_damaged_pdf_is_not_taken_for_a_scan(tmp_path, generated):
+def test_a_damaged_pdf_is_not_taken_for_a_scan(tmp_path, generated, rules):
     path = tmp_path / "cut.pdf"
     data = generated["single_column"].read_bytes()
     path.write_bytes(data[: len(data) // 2] + b"\n%%EOF\n")
     with pytest.raises(ExtractError, match="damaged") as raised:
-        extract_pdf(path, "inbox/cut.pdf")
+        extract_pdf(path, "inbox/cut.pdf", rules)
     assert not isinstance(raised.value, NoTextLayerError)
 
 
-def test_a_scan_without_text_is_not_a_generic_failure(tmp_path, generated):
+def test_a_scan_without_text_is_not_a_generic_failure(tmp_path, generated, rules):
     with pytest.raises(NoTextLayerError):
-        extract_pdf(scanned(tmp_path, generated), "inbox/scan.pdf")
+        extract_pdf(scanned(tmp_path, generated), "inbox/scan.pdf", rules)
 
 
-def test_a_pdf_that_opens_with_the_empty_password_is_read(tmp_path, generated):
+def test_a_pdf_that_opens_with_the_empty_password_is_read(tmp_path, generated, rules):
     path = tmp_path / "owner_only.pdf"
     with pymupdf.open(generated["single_column"]) as doc:
         doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="y")
-    assert extract_pdf(path, "inbox/owner_only.pdf").page_count == 2
+    assert extract_pdf(path, "inbox/owner_only.pdf", rules).page_count == 2
 
 
 # ---------------------------------------------------------------- real papers
@@ -262,17 +277,17 @@ def real() -> dict[str, RawDocument]:
     return {}
 
 
-def real_doc(real: dict[str, RawDocument], pdf: Path) -> RawDocument:
+def real_doc(real: dict[str, RawDocument], pdf: Path, rules: Rules) -> RawDocument:
     if pdf.name not in real:
-        real[pdf.name] = extract_pdf(pdf, f"pdf/{pdf.name}")
+        real[pdf.name] = extract_pdf(pdf, f"pdf/{pdf.name}", rules)
     return real[pdf.name]
 
 
 @needs_corpus
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda p: p.stem)
-def test_real_paper_extracts(real, pdf):
+def test_real_paper_extracts(real, rules, pdf):
     try:
-        doc = real_doc(real, pdf)
+        doc = real_doc(real, pdf, rules)
     except NoTextLayerError:
         assert not any(words.values() for words in page_words(pdf).values())
         return
@@ -281,14 +296,14 @@ def test_real_paper_extracts(real, pdf):
 
 @needs_corpus
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda p: p.stem)
-def test_real_paper_segments_are_on_their_pages(real, pdf):
-    assert misplaced_words(real_doc(real, pdf), page_words(pdf)) == []
+def test_real_paper_segments_are_on_their_pages(real, rules, pdf):
+    assert misplaced_words(real_doc(real, pdf, rules), page_words(pdf)) == []
 
 
 @needs_corpus
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda p: p.stem)
-def test_real_paper_text_reaches_blocks(real, pdf):
-    share = word_share_in_blocks(real_doc(real, pdf), page_words(pdf), running_words(pdf))
+def test_real_paper_text_reaches_blocks(real, rules, pdf):
+    share = word_share_in_blocks(real_doc(real, pdf, rules), page_words(pdf), running_words(pdf))
     print(f"{pdf.name}: {share:.1%} of page words in blocks")
     assert share >= 0.95
 
@@ -297,9 +312,9 @@ def test_real_paper_text_reaches_blocks(real, pdf):
 @pytest.mark.parametrize(
     "pdf", [p for p in REAL_PDFS if ground_truth_headings(p) is not None], ids=lambda p: p.stem
 )
-def test_real_paper_heading_recall(real, pdf):
+def test_real_paper_heading_recall(real, rules, pdf):
     truth = [heading for heading in ground_truth_headings(pdf) if plausible_heading(heading)]
-    recall = heading_recall(real_doc(real, pdf), truth)
+    recall = heading_recall(real_doc(real, pdf, rules), truth)
     print(f"{pdf.name}: heading recall {recall.found}/{recall.total}; missing {recall.missing}")
     assert recall.share >= HEADING_RECALL_FLOOR
 
@@ -308,8 +323,8 @@ def test_real_paper_heading_recall(real, pdf):
 @pytest.mark.parametrize(
     "pdf", [p for p in REAL_PDFS if ground_truth_paragraphs(p)], ids=lambda p: p.stem
 )
-def test_real_two_column_paper_reads_in_order(real, pdf):
-    usable, found, in_order = reading_order(real_doc(real, pdf), ground_truth_paragraphs(pdf))
+def test_real_two_column_paper_reads_in_order(real, rules, pdf):
+    usable, found, in_order = reading_order(real_doc(real, pdf, rules), ground_truth_paragraphs(pdf))
     print(f"{pdf.name}: {found}/{usable} ground-truth paragraphs found, {in_order} in sequence")
     assert found >= 0.8 * usable
     assert in_order >= 0.95 * found

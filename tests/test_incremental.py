@@ -9,12 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PROJECT, writable_database
+from conftest import PROJECT, edited_rules_file, writable_database
 from pipeline import __version__
 from pipeline.errors import MassRemovalError
+from pipeline.extract import extraction_key
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest.task import Task, run_task
 from pipeline.index.database import open_readonly
+from pipeline.rules import load_rules
 
 PAPER = "# {title}\n\n## Methods\n\n{body} cohort.\n\n## Results\n\nIL-6 rose in {body}.\n"
 OPTIONS = IngestOptions(workers=1)
@@ -89,6 +91,40 @@ def test_a_rules_change_leaves_each_papers_stored_extraction_as_it_was(folder, t
     before = open_readonly(db).execute(query).fetchall()
     ingest_folder(folder, db, rules.model_copy(update={"sha256": "a-different-rules-file"}), OPTIONS)
     assert open_readonly(db).execute(query).fetchall() == before
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("first_page = 0", "first_page = 1"),
+        ("min_pages = 3", "min_pages = 4"),
+        ("gutter_min_width = 0.5", "gutter_min_width = 0.8"),
+        ("max_floats_between = 6", "max_floats_between = 3"),
+        ('labels = "fig', 'labels = "photo|fig'),
+        ('pdf_start = "^', 'pdf_start = "^ ?'),
+        ('opening_words = ["summary", ', "opening_words = ["),
+        ('pattern = "abstract|', 'pattern = "abstracts?|'),
+    ],
+    ids=["page marker", "running lines", "columns", "continuations", "caption labels", "caption start", "opening words", "opening anchor"],
+)
+def test_a_change_to_rules_extraction_reads_changes_the_extraction_key(tmp_path, rules, old, new):
+    assert extraction_key(load_rules(edited_rules_file(tmp_path, old, new))) != extraction_key(rules)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("target_min_words = 500", "target_min_words = 400"),
+        ("max_siblings = 30", "max_siblings = 20"),
+        ("meta_max_words = 3000", "meta_max_words = 2000"),
+        ('paragraph = "^', 'paragraph = "^ ?'),
+        ('pattern = "results?|', 'pattern = "results?|outcomes|'),
+        ('pattern = "conclu"', 'pattern = "conclu|summary"'),
+    ],
+    ids=["chunk size", "absorb cap", "inherit cap", "caption paragraph", "results anchor", "classify pattern"],
+)
+def test_a_change_to_rules_extraction_does_not_read_keeps_the_extraction_key(tmp_path, rules, old, new):
+    assert extraction_key(load_rules(edited_rules_file(tmp_path, old, new))) == extraction_key(rules)
 
 
 def test_a_paper_rechunked_from_its_stored_extraction_sends_no_copy_of_it_back_to_be_written(tmp_path, rules):

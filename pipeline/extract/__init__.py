@@ -31,12 +31,24 @@ def extract(file: Path, path: str, rules: Rules) -> RawDocument:
         # Imported here: `pipeline sql` and `search` load this module too, and need no PyMuPDF.
         from pipeline.extract.pdf import extract_pdf
 
-        return extract_pdf(file, path)
+        return extract_pdf(file, path, rules)
     raise ExtractError(f"{path}: unsupported file type {suffix!r}; the pipeline reads {', '.join(SUPPORTED_SUFFIXES)}")
 
 
 def extraction_key(rules: Rules) -> str:
     """What an extraction depends on besides the file: this pipeline and the rules extraction
-    reads. A stored extraction made under another key is not reused."""
-    markers = json.dumps([marker.model_dump(mode="json") for marker in rules.page_markers], sort_keys=True)
-    return f"{__version__}:{hashlib.sha256(markers.encode()).hexdigest()[:16]}"
+    reads. A stored extraction made under another key is not reused.
+
+    Markdown reads the page markers; PDF extraction reads [pdf], the caption start (`[captions]
+    pdf_start`, labels filled in) and the anchors named in `[pdf.front_matter] opening_anchors`.
+    """
+    read = {
+        "page_markers": [marker.model_dump(mode="json") for marker in rules.page_markers],
+        "pdf": rules.pdf.model_dump(mode="json"),
+        "caption_start": rules.captions.pdf_start.pattern,
+        "opening_anchors": [
+            anchor.model_dump(mode="json") for anchor in rules.anchors_named(rules.pdf.front_matter.opening_anchors)
+        ],
+    }
+    digest = hashlib.sha256(json.dumps(read, sort_keys=True).encode()).hexdigest()[:16]
+    return f"{__version__}:{digest}"

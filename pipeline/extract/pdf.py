@@ -19,6 +19,10 @@ geometry and typography on its lines, in passes (the module that holds each in b
 7. `join_continuations` (`pdf_blocks`): a paragraph cut at the end of a column or page joins the
    one that carries on at the top of the next; captions, tables and footnotes between them move after it.
 
+The thresholds a user may tune for their PDFs come from the rules (`[pdf]`, the caption start
+of `[captions]`, the anchors that open a paper's body), and each pass receives only its part;
+the others are named constants beside the pass that applies them, each with its reason.
+
 This module opens and checks the file, reads its pages, measures the body text (`Layout`) and
 assembles the blocks into a `RawDocument`.
 """
@@ -32,11 +36,26 @@ from pathlib import Path
 import pymupdf
 
 from pipeline.errors import ExtractError, NoTextLayerError
-from pipeline.extract.pdf_blocks import group_blocks, join_continuations, merge_lists
+from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuations, merge_lists
 from pipeline.extract.pdf_columns import find_columns, order_page
-from pipeline.extract.pdf_headings import mark_headings
-from pipeline.extract.pdf_lines import Layout, Piece, Row, drop_running_lines, read_page
+from pipeline.extract.pdf_headings import HeadingRules, mark_headings
+from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, half_point, read_page
 from pipeline.models import RawBlock, RawDocument, SourceFormat, TextSegment
+from pipeline.rules import Rules
+
+_SNIFF_BYTES = 1024
+"""Bytes read at each end of the file to find `%PDF-` and `%%EOF`: writers put a little junk
+before the header or after the end marker, and the standard allows the header within 1024."""
+_FALLBACK_BODY_SIZE = 10.0
+"""Points of body text where no line can be measured (every line rotated): a common body size."""
+_PITCH_MAX_STEP = 3.0
+"""Body sizes from one body line to the next beyond which the step is a paragraph or figure gap."""
+_PITCH_MIN_STEPS = 5
+_FALLBACK_PITCH = 1.2
+"""Fewer measured steps than this give no reliable median; the usual leading of 1.2 sizes is taken."""
+_EDGE_IGNORES_ONE_LINE_IN = 10
+"""A column's edges ignore its widest and narrowest tenth of lines: a byline, a formula or an
+indented list sets an edge that is not the column's."""
 
 
 # ---------------------------------------------------------------- open and read
@@ -45,10 +64,10 @@ from pipeline.models import RawBlock, RawDocument, SourceFormat, TextSegment
 def _open(file: Path, path: str) -> pymupdf.Document:
     try:
         with file.open("rb") as handle:
-            head = handle.read(1024)
+            head = handle.read(_SNIFF_BYTES)
             handle.seek(0, 2)
             size = handle.tell()
-            handle.seek(max(0, size - 1024))
+            handle.seek(max(0, size - _SNIFF_BYTES))
             tail = handle.read()
     except OSError as error:
         raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check that it exists and is readable") from None
@@ -77,7 +96,7 @@ def _open(file: Path, path: str) -> pymupdf.Document:
 # ---------------------------------------------------------------- assembly
 
 
-def _segments(rows: list[Row]) -> list[TextSegment]:
+def _segments(rows: tuple[Row, ...]) -> list[TextSegment]:
     segments: list[TextSegment] = []
     texts: list[str] = []
     page = rows[0].page
@@ -96,19 +115,24 @@ def _body_size(pages: list[list[Piece]]) -> float:
     for pieces in pages:
         for piece in pieces:
             if not piece.rotated:
-                size = round(piece.size * 2) / 2
+                size = half_point(piece.size)
                 sizes[size] = sizes.get(size, 0) + piece.chars
-    return max(sizes, key=sizes.__getitem__) if sizes else 10.0
+    return max(sizes, key=sizes.__getitem__) if sizes else _FALLBACK_BODY_SIZE
 
 
 def _pitch(rows: list[Row], body_size: float) -> float:
+    """The median step between consecutive body lines of one column, in body sizes."""
     steps = [
         (row.y1 - prev.y1) / body_size
         for prev, row in zip(rows, rows[1:])
-        if row.group == prev.group and abs(row.size - body_size) < 0.05 * body_size and abs(prev.size - body_size) < 0.05 * body_size
-        and 0 < row.y1 - prev.y1 < 3 * body_size
+        if row.group == prev.group and _is_body(row, body_size) and _is_body(prev, body_size)
+        and 0 < row.y1 - prev.y1 < _PITCH_MAX_STEP * body_size
     ]
-    return statistics.median(steps) if len(steps) >= 5 else 1.2
+    return statistics.median(steps) if len(steps) >= _PITCH_MIN_STEPS else _FALLBACK_PITCH
+
+
+def _is_body(row: Row, body_size: float) -> bool:
+    return abs(row.size - body_size) < SAME_SIZE * body_size
 
 
 def _edges(rows: list[Row]) -> dict[int, tuple[float, float]]:
@@ -120,7 +144,7 @@ def _edges(rows: list[Row]) -> dict[int, tuple[float, float]]:
     for group, members in by_group.items():
         lefts = sorted(row.x0 for row in members)
         rights = sorted(row.x1 for row in members)
-        cut = len(members) // 10
+        cut = len(members) // _EDGE_IGNORES_ONE_LINE_IN
         edges[group] = (lefts[cut], rights[-1 - cut])
     return edges
 
@@ -145,8 +169,9 @@ def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[flo
     return pages, heights, labels
 
 
-def extract_pdf(file: Path, path: str) -> RawDocument:
-    """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in messages."""
+def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
+    """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in
+    messages, and `rules.pdf`, the caption start and the anchors that open a paper's body tune it."""
     with _open(file, path) as doc:
         pages, heights, labels = _read(doc, path)
         try:
@@ -162,20 +187,21 @@ def extract_pdf(file: Path, path: str) -> RawDocument:
             f"{path}: none of its {page_count} pages has a text layer (a scan?); OCR it first "
             "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
         )
-    removed = len(drop_running_lines(pages, heights))
+    pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
     body_size = _body_size(pages)
     rows: list[Row] = []
-    for pieces, gutters in zip(pages, find_columns(pages, body_size)):
+    for pieces, gutters in zip(pages, find_columns(pages, body_size, rules.pdf.columns)):
         rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
     layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows))
-    blocks = group_blocks(rows, layout)
-    mark_headings(blocks, layout, toc, heights[0])
-    blocks = merge_lists(join_continuations(blocks, layout))
+    block_rules = BlockRules.from_rules(rules)
+    blocks = group_blocks(rows, layout, block_rules)
+    blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
+    blocks = merge_lists(join_continuations(blocks, layout, block_rules))
     return RawDocument(
         path=path,
         format=SourceFormat.pdf,
         blocks=[RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level) for block in blocks],
         page_count=page_count,
         page_labels=labels,
-        removed_running_lines=removed,
+        removed_running_lines=len(removed),
     )

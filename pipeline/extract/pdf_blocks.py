@@ -9,69 +9,114 @@ them after it; `merge_lists` makes consecutive list items one list.
 
 from __future__ import annotations
 
-from pipeline.extract.pdf_lines import CAPTION_START, TERMINAL, Layout, PdfBlock, Row, font_family
+import re
+from dataclasses import dataclass, replace
+
+from pipeline.extract.pdf_lines import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, Layout, PdfBlock, Row, font_family
 from pipeline.models import BlockKind
+from pipeline.rules import PdfContinuationRules, PdfParagraphRules, Rules
 
 _BULLETS = "•◦▪▫‣∙·●○■□–—-\uf0b7\uf0a7\u2043"
 _CONTINUING_WORDS = frozenset(
     "a an the of and or in on at to for with by from as is are was were be that which than into "
     "their its our this these those between".split()
 )
+_SHORT_LINE_MIN = 3.0
+"""A short line stops at least this many font sizes (two words or so) before its column's edge:
+in a narrow column the share alone would be a single word's ragged edge."""
+_TITLE_SIZE = 1.3
+"""Bold lines this many body sizes large and up are a title, which wraps in bold and stays one block."""
+_GAP_SLACK = 0.1
+"""Font sizes a baseline step may exceed the line gap by: sub- and superscripts and rounding
+move a line's box a little."""
+_SAME_INDENT = 0.3
+"""Lines that start within this many font sizes of each other start at the same indent."""
+_FLUSH = 0.5
+"""A line that starts within this many font sizes of its column's left edge is not indented."""
+_TABLE_EDGE_MAX_ROWS = 3
+"""A table's header or footer is a row or three with cells; a longer block is text."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRules:
+    """What cutting rows into blocks and joining continuations read from the rules."""
+
+    paragraphs: PdfParagraphRules
+    continuations: PdfContinuationRules
+    caption_start: re.Pattern[str]
+
+    @classmethod
+    def from_rules(cls, rules: Rules) -> BlockRules:
+        return cls(rules.pdf.paragraphs, rules.pdf.continuations, rules.captions.pdf_start)
 
 
 def _starts_item(text: str) -> bool:
     return bool(text) and text[0] in _BULLETS and (len(text) == 1 or text[1] == " " or text[0] in "•◦▪‣●■\uf0b7\uf0a7")
 
 
-def _breaks_before(block: PdfBlock, row: Row, following: Row | None, layout: Layout) -> bool:
-    """Whether `row` starts a new block after the rows of `block`, within one column group."""
-    prev = block.rows[-1]
-    if (prev.cells >= 2) != (row.cells >= 2):
+def _ends_short(row: Row, layout: Layout, rules: PdfParagraphRules) -> bool:
+    """Whether `row` stops short of its column's right edge, as a paragraph's last line does."""
+    left, right = layout.edges[row.group]
+    return row.x1 < right - max(rules.short_line * (right - left), _SHORT_LINE_MIN * row.size)
+
+
+def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Layout, rules: BlockRules) -> bool:
+    """Whether `row` starts a new block after `rows`, the block so far, within one column group."""
+    paragraphs = rules.paragraphs
+    prev = rows[-1]
+    if (prev.cells >= TABLE_ROW_MIN_GAPS) != (row.cells >= TABLE_ROW_MIN_GAPS):
         return True
-    if abs(row.size - prev.size) > 0.06 * max(row.size, prev.size):
+    if abs(row.size - prev.size) > paragraphs.size_change * max(row.size, prev.size):
         return True
     if prev.bold != row.bold or (prev.small_caps != row.small_caps and not row.bold):
         return True
     left, right = layout.edges[row.group]
     if prev.bold and row.bold and (
         font_family(prev.font) != font_family(row.font)
-        or (prev.x1 - left < 0.6 * (right - left) and row.size < 1.3 * layout.body_size)
+        or (prev.x1 - left < HEADING_LINE_FILL * (right - left) and row.size < _TITLE_SIZE * layout.body_size)
     ):
         return True  # a section heading and its first subheading, both bold (titles excepted)
-    if _starts_item(row.text) or (CAPTION_START.match(row.text) and prev.text[-1:] in TERMINAL):
+    if _starts_item(row.text) or (rules.caption_start.match(row.text) and prev.text[-1:] in TERMINAL):
         return True
     step = min(row.y0 - prev.y0, row.y1 - prev.y1)
-    if step > 1.3 * layout.pitch * prev.size + 0.1 * prev.size:
+    if step > paragraphs.line_gap * layout.pitch * prev.size + _GAP_SLACK * prev.size:
         return True
-    em = 0.7 * row.size
+    em = paragraphs.indent * row.size
     finished = prev.text[-1:] in TERMINAL
-    short = prev.x1 < right - max(0.15 * (right - left), 3 * prev.size)
+    short = _ends_short(prev, layout, paragraphs)
     # Hanging indents (reference lists): an entry's later lines are indented, the next entry is not.
-    hanging = following is not None and following.group == row.group and abs(following.x0 - row.x0) < 0.3 * row.size
-    in_item = _starts_item(block.rows[0].text)
+    hanging = following is not None and following.group == row.group and abs(following.x0 - row.x0) < _SAME_INDENT * row.size
+    in_item = _starts_item(rows[0].text)
     if row.x0 - prev.x0 > em and row.x0 - left > em and (finished or short) and not hanging and not in_item:
         return True
-    first = block.rows[0]
-    if len(block.rows) >= 2 and prev.x0 - row.x0 > em and abs(first.x0 - row.x0) < 0.3 * row.size and first.x0 < block.rows[1].x0 - em:
+    first = rows[0]
+    # A hanging entry (first line out, the rest in) ends where a row comes back out to its first line.
+    back_out = prev.x0 - row.x0 > em and abs(first.x0 - row.x0) < _SAME_INDENT * row.size
+    if len(rows) >= 2 and back_out and first.x0 < rows[1].x0 - em:
         return True
     return finished and short and (row.text[:1].isupper() or row.text[:1].isdigit())
 
 
-def group_blocks(rows: list[Row], layout: Layout) -> list[PdfBlock]:
+def group_blocks(rows: list[Row], layout: Layout, rules: BlockRules) -> list[PdfBlock]:
     """Cut the rows of the document, in reading order, into paragraph, list and table blocks."""
-    blocks: list[PdfBlock] = []
+    runs: list[list[Row]] = []
     for index, row in enumerate(rows):
         following = rows[index + 1] if index + 1 < len(rows) else None
-        block = blocks[-1] if blocks else None
-        if block is None or row.group != block.rows[-1].group or row.rotated or _breaks_before(block, row, following, layout):
-            kind = BlockKind.list if _starts_item(row.text) else BlockKind.paragraph
-            blocks.append(PdfBlock(kind=kind, rows=[row]))
+        run = runs[-1] if runs else None
+        if run is None or row.group != run[-1].group or row.rotated or _breaks_before(run, row, following, layout, rules):
+            runs.append([row])
         else:
-            block.rows.append(row)
-    for block in blocks:
-        if len(block.rows) >= 2 and all(row.cells >= 2 for row in block.rows):
-            block.kind = BlockKind.table
-    return _absorb_table_edges(blocks)
+            run.append(row)
+    return _absorb_table_edges([_block(run) for run in runs])
+
+
+def _block(rows: list[Row]) -> PdfBlock:
+    """A run of rows as a table (two rows or more, all of cells), a list (a bullet first) or a paragraph."""
+    if len(rows) >= 2 and all(row.cells >= TABLE_ROW_MIN_GAPS for row in rows):
+        kind = BlockKind.table
+    else:
+        kind = BlockKind.list if _starts_item(rows[0].text) else BlockKind.paragraph
+    return PdfBlock(kind=kind, rows=tuple(rows))
 
 
 def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
@@ -79,8 +124,8 @@ def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
     def is_edge(block: PdfBlock, table: PdfBlock) -> bool:
         return (
             block.kind is BlockKind.paragraph
-            and len(block.rows) <= 3
-            and all(row.cells >= 1 for row in block.rows)
+            and len(block.rows) <= _TABLE_EDGE_MAX_ROWS
+            and all(row.cells > 0 for row in block.rows)
             and block.rows[0].group == table.rows[0].group
         )
 
@@ -88,9 +133,9 @@ def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
     for block in blocks:
         if block.kind is BlockKind.table:
             while result and is_edge(result[-1], block):
-                block.rows[:0] = result.pop().rows
+                block = replace(block, rows=result.pop().rows + block.rows)
         elif result and result[-1].kind is BlockKind.table and is_edge(block, result[-1]):
-            result[-1].rows.extend(block.rows)
+            result[-1] = replace(result[-1], rows=result[-1].rows + block.rows)
             continue
         result.append(block)
     return result
@@ -99,16 +144,17 @@ def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
 # ---------------------------------------------------------------- continuations
 
 
-def _is_float(block: PdfBlock, layout: Layout) -> bool:
+def _is_float(block: PdfBlock, layout: Layout, rules: BlockRules) -> bool:
     """Blocks that may sit between the two halves of a paragraph: captions, tables, footnotes, labels."""
     if block.kind is BlockKind.table or block.rows[0].rotated:
         return True
     if block.kind is BlockKind.heading:
         return False
-    return bool(CAPTION_START.match(block.text)) or max(r.size for r in block.rows) < 0.9 * layout.body_size
+    small_print = rules.continuations.small_print * layout.body_size
+    return bool(rules.caption_start.match(block.text)) or max(r.size for r in block.rows) < small_print
 
 
-def _continues(first: PdfBlock, second: PdfBlock, layout: Layout) -> bool:
+def _continues(first: PdfBlock, second: PdfBlock, layout: Layout, rules: BlockRules) -> bool:
     """Whether `second` carries on the sentence `first` breaks off at a column or page end.
 
     `first` must fill its last line and lack terminal punctuation; then a lowercase or numeric
@@ -117,15 +163,14 @@ def _continues(first: PdfBlock, second: PdfBlock, layout: Layout) -> bool:
     """
     if first.kind not in (BlockKind.paragraph, BlockKind.list) or second.kind is not BlockKind.paragraph:
         return False
-    if first.rows[0].rotated or second.rows[0].rotated or CAPTION_START.match(second.text):
+    if first.rows[0].rotated or second.rows[0].rotated or rules.caption_start.match(second.text):
         return False
-    if CAPTION_START.match(first.text) or _is_float(first, layout) != _is_float(second, layout):
+    if rules.caption_start.match(first.text) or _is_float(first, layout, rules) != _is_float(second, layout, rules):
         return False  # small print (references, footnotes) only continues in small print
-    if abs(first.rows[-1].size - second.rows[0].size) > 0.1 * layout.body_size:
+    if abs(first.rows[-1].size - second.rows[0].size) > rules.continuations.max_size_difference * layout.body_size:
         return False
     last = first.rows[-1]
-    left, right = layout.edges[last.group]
-    if last.x1 < right - max(0.15 * (right - left), 3 * last.size):
+    if _ends_short(last, layout, rules.paragraphs):
         return False
     end = last.text
     start = second.rows[0].text
@@ -133,7 +178,7 @@ def _continues(first: PdfBlock, second: PdfBlock, layout: Layout) -> bool:
         return False
     last_word = end.rsplit(" ", 1)[-1].casefold()
     head = second.rows[0]
-    flush = head.x0 - layout.edges[head.group][0] < 0.5 * head.size
+    flush = head.x0 - layout.edges[head.group][0] < _FLUSH * head.size
     return (
         start[:1].islower()
         or start[:1].isdigit()
@@ -144,20 +189,25 @@ def _continues(first: PdfBlock, second: PdfBlock, layout: Layout) -> bool:
     )
 
 
-def join_continuations(blocks: list[PdfBlock], layout: Layout) -> list[PdfBlock]:
+def join_continuations(blocks: list[PdfBlock], layout: Layout, rules: BlockRules) -> list[PdfBlock]:
     """Join paragraphs cut by a column or page end; floats between the halves end up after the paragraph."""
     blocks = list(blocks)
     index = 0
     while index < len(blocks):
         block = blocks[index]
         look = index + 1
-        while look < len(blocks) and look - index <= 6 and _is_float(blocks[look], layout) and not _is_float(block, layout):
+        while (
+            look < len(blocks)
+            and look - index <= rules.continuations.max_floats_between
+            and _is_float(blocks[look], layout, rules)
+            and not _is_float(block, layout, rules)
+        ):
             look += 1
         if look < len(blocks):
             nxt = blocks[look]
             moved_on = nxt.rows[0].group != block.rows[-1].group or look > index + 1
-            if moved_on and _continues(block, nxt, layout):
-                block.rows.extend(nxt.rows)
+            if moved_on and _continues(block, nxt, layout, rules):
+                blocks[index] = replace(block, rows=block.rows + nxt.rows)
                 del blocks[look]
                 continue
         index += 1
@@ -169,7 +219,7 @@ def merge_lists(blocks: list[PdfBlock]) -> list[PdfBlock]:
     merged: list[PdfBlock] = []
     for block in blocks:
         if merged and block.kind is BlockKind.list and merged[-1].kind is BlockKind.list:
-            merged[-1].rows.extend(block.rows)
+            merged[-1] = replace(merged[-1], rows=merged[-1].rows + block.rows)
         else:
             merged.append(block)
     return merged

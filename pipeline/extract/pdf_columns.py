@@ -11,7 +11,58 @@ from __future__ import annotations
 
 import statistics
 
-from pipeline.extract.pdf_lines import Piece, Row
+from pipeline.extract.pdf_lines import NEARLY_ALL, SAME_LINE_OVERLAP, Piece, Row
+from pipeline.rules import PdfColumnRules
+
+_LEAST_COVERED = 0.2
+"""Of a stretch where few characters cross, the gutter is the part whose load stays within this
+share of the way from its least to the limit: a short last column must not widen the gutter up
+to the page edge."""
+_MIN_PIECES = 6
+"""A page of fewer lines (a title page, a page of figures) is read as it comes, in one column."""
+_GUTTER_INSET = 0.1
+"""Gutters are sought inside the text's outer tenths: a ragged edge or a margin note is not a gap
+between columns."""
+_MOST_GUTTERS = 3
+"""A page's own lines show at most four columns: more gaps in a row are table cells or word gaps."""
+_BOX_SLACK = 2.0
+"""Points a line's box may overhang a column edge (italics, kerning) and still lie inside it."""
+_COLUMN_MIN_LINES = 4
+_COLUMN_MIN_CHAR_SHARE = 0.05
+_COLUMN_MIN_HEIGHT_SHARE = 0.1
+_COLUMN_MIN_LINE_CHARS = 12
+"""A column of running text holds a few lines, a twentieth of the page's characters, a tenth of
+its height, and a dozen characters a line on average; table columns and figure labels do not."""
+_TEXT_LINE_MIN_CHARS = 20
+_TEXT_LINE_MIN_FILL = 0.5
+"""A line of running text has a few words and fills half its column; cells and labels do not."""
+_CELL_GAP = 1.2
+"""A gap between two pieces of one row wider than this many font sizes parts table cells; a word
+space is about a quarter of a size."""
+_SAME_GUTTER = 6.0
+"""Points two pages' gutters may differ by and be the same gutter: one layout moves its gutter by
+a point or two, and two different gutters lie a column apart."""
+_SHARED_GUTTER_MIN_PAGES = 2
+_SHARED_GUTTER_PAGE_SHARE = 0.3
+"""A gutter seen on two pages, or on this share of the pages, is the layout's, and is sought on
+pages whose own lines show none."""
+_WEAK_SIDE_MIN_LINES = 3
+_MARGIN_SIDE_MIN_LINES = 2
+_WEAK_SIDE_MIN_CHAR_SHARE = 0.02
+"""Each side of a gutter found that way holds a few lines (two for a margin column) and a
+fiftieth of the page's characters: a strip beside one stray label is no gutter."""
+_TABLE_LINE_MIN_CELLS = 4
+_TABLE_CELL_GAP = 2.0
+"""A page-wide table row has four pieces or more set over two font sizes apart: stricter than a
+row's cells, since word gaps of justified text reach two spaces' width, and text taken for a
+page-wide table would be read across both columns."""
+_SPANNING_OVERHANG = 0.2
+"""A piece crosses a gutter when it reaches this share of a column's width into both columns;
+less is a ragged line end."""
+_MARGIN_COLUMN_MAX_WIDTH = 0.35
+_MARGIN_COLUMN_MAX_CHAR_SHARE = 0.5
+"""A column narrower than this share of the text width and holding under half the characters of
+the fullest column is a margin column (submission dates, licence, editor), read after the text."""
 
 
 def _coverage_gaps(pieces: list[Piece], lo: float, hi: float, limit: float) -> list[tuple[float, float, float]]:
@@ -37,7 +88,7 @@ def _coverage_gaps(pieces: list[Piece], lo: float, hi: float, limit: float) -> l
             run.append(segment)
         elif run:
             floor = min(load for _, _, load in run)
-            start, end = _widest_stretch(run, floor + 0.2 * (limit - floor))
+            start, end = _widest_stretch(run, floor + _LEAST_COVERED * (limit - floor))
             gaps.append((start, end, floor))
             run = []
     return gaps
@@ -57,62 +108,59 @@ def _widest_stretch(segments: list[tuple[float, float, float]], ceiling: float) 
     return best
 
 
-_CROSSING_SHARE = 0.12
-"""Characters of narrow lines that may cross a gutter (centred captions, figure text), as a share."""
+def _narrow_lines(pieces: list[Piece], width: float, rules: PdfColumnRules) -> list[Piece]:
+    """Pieces that could be lines of a column: narrow, and not table cells, figure labels or
+    superscripts (a few characters), which may sit anywhere."""
+    return [p for p in pieces if p.x1 - p.x0 <= rules.narrow_line_max_width * width and p.chars >= rules.narrow_line_min_chars]
 
 
-def _narrow_lines(pieces: list[Piece], width: float) -> list[Piece]:
-    """Pieces that could be lines of a column: narrower than 55% of the text, and not table cells,
-    figure labels or superscripts (under 10 characters), which may sit anywhere."""
-    return [p for p in pieces if p.x1 - p.x0 <= 0.55 * width and p.chars >= 10]
-
-
-def _find_gutters(pieces: list[Piece], body_size: float) -> list[tuple[float, float]]:
+def _find_gutters(pieces: list[Piece], body_size: float, rules: PdfColumnRules) -> list[tuple[float, float]]:
     """Vertical strips that separate text columns on one page, left to right.
 
-    Only narrow pieces (under 55% of the text width) must leave a gutter empty: the title, a
-    full-width abstract and wide figures cross it and become band separators instead.
+    Only narrow pieces must leave a gutter empty: the title, a full-width abstract and wide
+    figures cross it and become band separators instead.
     """
-    if len(pieces) < 6:
+    if len(pieces) < _MIN_PIECES:
         return []
     left = min(p.x0 for p in pieces)
     right = max(p.x1 for p in pieces)
     width = right - left
-    if width < 20 * body_size:
+    if width < rules.min_text_width * body_size:
         return []
-    narrow = _narrow_lines(pieces, width)
+    narrow = _narrow_lines(pieces, width, rules)
     narrow_chars = sum(p.chars for p in narrow)
     total = sum(p.chars for p in pieces)
     top = min(p.y0 for p in pieces)
     height = max(p.y1 for p in pieces) - top
-    gaps = _coverage_gaps(narrow, left + 0.1 * width, right - 0.1 * width, _CROSSING_SHARE * narrow_chars)
+    inset = _GUTTER_INSET * width
+    gaps = _coverage_gaps(narrow, left + inset, right - inset, rules.gutter_crossing_share * narrow_chars)
     accepted: list[tuple[float, float]] = []
     for start, end, _ in sorted(gaps, key=lambda g: g[0] - g[1]):
-        if end - start < 0.5 * body_size:
+        if end - start < rules.gutter_min_width * body_size:
             break
         bounds = sorted(accepted + [(start, end)])
         edges = [left] + [x for g in bounds for x in g] + [right]
         sides = [(edges[2 * i], edges[2 * i + 1]) for i in range(len(bounds) + 1)]
         if all(_column_is_text(pieces, a, b, total, height) for a, b in sides):
             accepted = bounds
-        if len(accepted) == 3:
+        if len(accepted) == _MOST_GUTTERS:
             break
     return accepted
 
 
 def _column_is_text(pieces: list[Piece], start: float, end: float, total: int, height: float) -> bool:
     """Whether the pieces inside [start, end] look like a column of running text, not table cells."""
-    inside = [p for p in pieces if p.x0 >= start - 2 and p.x1 <= end + 2]
-    if len(inside) < 4:
+    inside = [p for p in pieces if p.x0 >= start - _BOX_SLACK and p.x1 <= end + _BOX_SLACK]
+    if len(inside) < _COLUMN_MIN_LINES:
         return False
     chars = sum(p.chars for p in inside)
     # Weighted by characters, so that superscripts and short last lines count for little.
     line_width = sum((p.x1 - p.x0) * p.chars for p in inside) / chars
     return (
-        chars >= 0.05 * total
-        and sum(p.y1 - p.y0 for p in inside) >= 0.1 * height
-        and chars / len(inside) >= 12
-        and line_width >= 0.5 * (end - start)
+        chars >= _COLUMN_MIN_CHAR_SHARE * total
+        and sum(p.y1 - p.y0 for p in inside) >= _COLUMN_MIN_HEIGHT_SHARE * height
+        and chars / len(inside) >= _COLUMN_MIN_LINE_CHARS
+        and line_width >= _TEXT_LINE_MIN_FILL * (end - start)
     )
 
 
@@ -123,7 +171,7 @@ def _rows(pieces: list[Piece], group: int) -> list[Row]:
     for piece in pieces:
         if clusters:
             overlap = min(bottom, piece.y1) - max(top, piece.y0)
-            if overlap >= 0.5 * min(bottom - top, piece.y1 - piece.y0):
+            if overlap >= SAME_LINE_OVERLAP * min(bottom - top, piece.y1 - piece.y0):
                 clusters[-1].append(piece)
                 top, bottom = min(top, piece.y0), max(bottom, piece.y1)
                 continue
@@ -146,7 +194,7 @@ def _row(pieces: list[Piece], group: int) -> Row:
         sizes[p.size] = sizes.get(p.size, 0) + p.chars
         fonts[p.font] = fonts.get(p.font, 0) + p.chars
     size = max(sizes, key=sizes.__getitem__)
-    cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > 1.2 * size)
+    cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > _CELL_GAP * size)
     return Row(
         page=pieces[0].page,
         group=group,
@@ -157,48 +205,50 @@ def _row(pieces: list[Piece], group: int) -> Row:
         text=" ".join(p.text for p in pieces),
         size=size,
         font=max(fonts, key=fonts.__getitem__),
-        bold=sum(p.chars for p in pieces if p.bold) >= 0.95 * chars,
-        small_caps=sum(p.chars for p in pieces if p.small_caps) >= 0.95 * chars,
+        bold=sum(p.chars for p in pieces if p.bold) >= NEARLY_ALL * chars,
+        small_caps=sum(p.chars for p in pieces if p.small_caps) >= NEARLY_ALL * chars,
         chars=chars,
         cells=cells,
         rotated=pieces[0].rotated,
     )
 
 
-def find_columns(pages: list[list[Piece]], body_size: float) -> list[list[tuple[float, float]]]:
+def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRules) -> list[list[tuple[float, float]]]:
     """Column gutters of every page; a gutter seen on several pages is also sought where a page's
     own evidence is too weak (a column holding a big table, a page of short lines)."""
     flats = [[p for p in pieces if not p.rotated] for pieces in pages]
-    gutters = [_find_gutters(flat, body_size) for flat in flats]
+    gutters = [_find_gutters(flat, body_size, rules) for flat in flats]
     middles = sorted((a + b) / 2 for page in gutters for a, b in page)
     if not middles:
         return gutters
     repeated = []
     for middle in middles:
-        near = [m for m in middles if abs(m - middle) <= 6]
-        if (len(near) >= 2 or len(near) >= 0.3 * len(pages)) and not any(abs(c - middle) <= 6 for c in repeated):
+        near = [m for m in middles if abs(m - middle) <= _SAME_GUTTER]
+        shared = len(near) >= _SHARED_GUTTER_MIN_PAGES or len(near) >= _SHARED_GUTTER_PAGE_SHARE * len(pages)
+        if shared and not any(abs(c - middle) <= _SAME_GUTTER for c in repeated):
             repeated.append(statistics.median(near))
     for index, flat in enumerate(flats):
-        if gutters[index] or len(flat) < 6:
+        if gutters[index] or len(flat) < _MIN_PIECES:
             continue
         left = min(p.x0 for p in flat)
         right = max(p.x1 for p in flat)
-        narrow = _narrow_lines(flat, right - left)
+        narrow = _narrow_lines(flat, right - left, rules)
         narrow_chars = sum(p.chars for p in narrow)
         total = sum(p.chars for p in flat)
-        if narrow_chars >= 0.3 * total and repeated:
-            gaps, least, common = _coverage_gaps(narrow, left, right, _CROSSING_SHARE * narrow_chars), 3, repeated
+        if narrow_chars >= rules.weak_page_narrow_share * total and repeated:
+            limit = rules.gutter_crossing_share * narrow_chars
+            gaps, least, common = _coverage_gaps(narrow, left, right, limit), _WEAK_SIDE_MIN_LINES, repeated
         else:
             # Mostly wide lines: a gutter seen on any page, where nothing at all crosses (a margin column).
-            gaps, least, common = _coverage_gaps(flat, left, right, 0), 2, middles
+            gaps, least, common = _coverage_gaps(flat, left, right, 0), _MARGIN_SIDE_MIN_LINES, middles
         found = []
         for start, end, _ in gaps:
-            if end - start >= 0.5 * body_size and any(start <= c <= end for c in common):
+            if end - start >= rules.gutter_min_width * body_size and any(start <= c <= end for c in common):
                 sides = (
-                    [p for p in flat if p.x1 <= start + 2],
-                    [p for p in flat if p.x0 >= end - 2],
+                    [p for p in flat if p.x1 <= start + _BOX_SLACK],
+                    [p for p in flat if p.x0 >= end - _BOX_SLACK],
                 )
-                if all(len(side) >= least and sum(p.chars for p in side) >= 0.02 * total for side in sides):
+                if all(len(side) >= least and sum(p.chars for p in side) >= _WEAK_SIDE_MIN_CHAR_SHARE * total for side in sides):
                     found.append((start, end))
         gutters[index] = found
     return gutters
@@ -211,17 +261,16 @@ def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], w
     line: list[Piece] = []
     bottom = 0.0
     for piece in sorted(pieces, key=lambda p: p.y0) + [None]:
-        if piece is not None and line and piece.y0 < bottom - 0.5 * (piece.y1 - piece.y0):
+        if piece is not None and line and piece.y0 < bottom - SAME_LINE_OVERLAP * (piece.y1 - piece.y0):
             line.append(piece)
             bottom = max(bottom, piece.y1)
             continue
-        if len(line) >= 4:
+        if len(line) >= _TABLE_LINE_MIN_CELLS:
             line.sort(key=lambda p: p.x0)
-            # Word gaps of justified text stay under two spaces' width; cells stand further apart.
-            separate = 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > 2 * a.size)
+            separate = 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > _TABLE_CELL_GAP * a.size)
             sides = {sum(1 for start, end in gutters if (p.x0 + p.x1) / 2 > (start + end) / 2) for p in line}
-            text_line = any(p.chars >= 20 and p.x1 - p.x0 >= 0.5 * min(widths) for p in line)
-            if separate >= 4 and len(sides) >= 2 and not text_line:
+            text_line = any(p.chars >= _TEXT_LINE_MIN_CHARS and p.x1 - p.x0 >= _TEXT_LINE_MIN_FILL * min(widths) for p in line)
+            if separate >= _TABLE_LINE_MIN_CELLS and len(sides) > 1 and not text_line:
                 cells.update(id(p) for p in line)
         if piece is not None:
             line, bottom = [piece], piece.y1
@@ -232,61 +281,83 @@ def order_page(pieces: list[Piece], gutters: list[tuple[float, float]], first_gr
     """Rows of one page in reading order: per band between full-width pieces, column by column."""
     flat = [p for p in pieces if not p.rotated]
     rotated = [p for p in pieces if p.rotated]
-    groups: list[list[Piece]] = []
-    if not gutters:
-        groups.append(flat)
-    else:
-        left = min(p.x0 for p in flat)
-        right = max(p.x1 for p in flat)
-        edges = [left] + [x for g in gutters for x in g] + [right]
-        widths = [edges[2 * i + 1] - edges[2 * i] for i in range(len(gutters) + 1)]
-        spanning: list[Piece] = []
-        columns: list[list[Piece]] = [[] for _ in widths]
-        table_cells = _wide_table_cells(flat, gutters, widths)
-        for p in flat:
-            crossed = id(p) in table_cells or any(
-                p.x0 < start - 0.2 * widths[i] and p.x1 > end + 0.2 * widths[i + 1]
-                for i, (start, end) in enumerate(gutters)
-            )
-            if crossed:
-                spanning.append(p)
-            else:
-                middle = (p.x0 + p.x1) / 2
-                columns[sum(1 for start, end in gutters if middle > (start + end) / 2)].append(p)
-        column_chars = [sum(p.chars for p in column) for column in columns]
-        # A narrow margin column (submission dates, licence, editor) is read after the text.
-        minor = [
-            i
-            for i, width in enumerate(widths)
-            if width < 0.35 * (right - left) and column_chars[i] < 0.5 * max(column_chars)
-        ]
-        order = [i for i in range(len(columns)) if i not in minor] + minor
-        spanning.sort(key=lambda p: p.y0)
-        cuts = [(p.y0 + p.y1) / 2 for p in spanning]
-        bands: list[list[list[Piece]]] = [[[] for _ in columns] for _ in range(len(spanning) + 1)]
-        for i, column in enumerate(columns):
-            for p in column:
-                middle = (p.y0 + p.y1) / 2
-                bands[sum(1 for cut in cuts if cut < middle)][i].append(p)
-        # Full-width pieces, and bands without lines of text in two columns (the last line of a
-        # wide paragraph, a short title line, the cells of a table row), are read top to bottom.
-        run: list[Piece] = []
-        for band_index, band in enumerate(bands):
-            if sum(1 for column in band if any(p.chars >= 20 for p in column)) >= 2:
-                if run:
-                    groups.append(sorted(run, key=lambda p: p.y0))
-                    run = []
-                groups.extend(band[i] for i in order if band[i])
-            else:
-                run.extend(p for column in band for p in column)
-            if band_index < len(spanning):
-                run.append(spanning[band_index])
-        if run:
-            groups.append(sorted(run, key=lambda p: p.y0))
+    groups = _column_groups(flat, gutters) if gutters else [flat]
     if rotated:
         groups.append(rotated)
-    rows: list[Row] = []
-    for offset, group in enumerate(groups):
-        if group:
-            rows.extend(_rows(group, first_group + offset))
-    return rows
+    return [row for offset, group in enumerate(groups) if group for row in _rows(group, first_group + offset)]
+
+
+def _column_groups(flat: list[Piece], gutters: list[tuple[float, float]]) -> list[list[Piece]]:
+    """The pieces of a page with columns as groups in reading order: band by band, each column
+    of a band on its own, and what lies across the columns read top to bottom."""
+    left = min(p.x0 for p in flat)
+    right = max(p.x1 for p in flat)
+    edges = [left] + [x for g in gutters for x in g] + [right]
+    widths = [edges[2 * i + 1] - edges[2 * i] for i in range(len(gutters) + 1)]
+    spanning, columns = _spanning_and_columns(flat, gutters, widths)
+    order = _column_order(columns, widths, right - left)
+    return _read_bands(_bands(columns, spanning), spanning, order)
+
+
+def _spanning_and_columns(
+    flat: list[Piece], gutters: list[tuple[float, float]], widths: list[float]
+) -> tuple[list[Piece], list[list[Piece]]]:
+    """Pieces that reach well across a gutter (or are cells of a page-wide table), top to bottom,
+    and the pieces of every column."""
+    spanning: list[Piece] = []
+    columns: list[list[Piece]] = [[] for _ in widths]
+    table_cells = _wide_table_cells(flat, gutters, widths)
+    for p in flat:
+        crossed = id(p) in table_cells or any(
+            p.x0 < start - _SPANNING_OVERHANG * widths[i] and p.x1 > end + _SPANNING_OVERHANG * widths[i + 1]
+            for i, (start, end) in enumerate(gutters)
+        )
+        if crossed:
+            spanning.append(p)
+        else:
+            middle = (p.x0 + p.x1) / 2
+            columns[sum(1 for start, end in gutters if middle > (start + end) / 2)].append(p)
+    return sorted(spanning, key=lambda p: p.y0), columns
+
+
+def _column_order(columns: list[list[Piece]], widths: list[float], text_width: float) -> list[int]:
+    """Column indexes in reading order: a narrow margin column is read after the text."""
+    column_chars = [sum(p.chars for p in column) for column in columns]
+    minor = [
+        i
+        for i, width in enumerate(widths)
+        if width < _MARGIN_COLUMN_MAX_WIDTH * text_width and column_chars[i] < _MARGIN_COLUMN_MAX_CHAR_SHARE * max(column_chars)
+    ]
+    return [i for i in range(len(columns)) if i not in minor] + minor
+
+
+def _bands(columns: list[list[Piece]], spanning: list[Piece]) -> list[list[list[Piece]]]:
+    """Every column's pieces in the bands the spanning pieces cut the page into: bands[band][column]."""
+    cuts = [(p.y0 + p.y1) / 2 for p in spanning]
+    bands: list[list[list[Piece]]] = [[[] for _ in columns] for _ in range(len(spanning) + 1)]
+    for i, column in enumerate(columns):
+        for p in column:
+            middle = (p.y0 + p.y1) / 2
+            bands[sum(1 for cut in cuts if cut < middle)][i].append(p)
+    return bands
+
+
+def _read_bands(bands: list[list[list[Piece]]], spanning: list[Piece], order: list[int]) -> list[list[Piece]]:
+    """Groups in reading order: a band with lines of text in two columns is read column by column;
+    full-width pieces, and bands without (the last line of a wide paragraph, a short title line,
+    the cells of a table row), are read top to bottom."""
+    groups: list[list[Piece]] = []
+    run: list[Piece] = []
+    for band_index, band in enumerate(bands):
+        if sum(1 for column in band if any(p.chars >= _TEXT_LINE_MIN_CHARS for p in column)) > 1:
+            if run:
+                groups.append(sorted(run, key=lambda p: p.y0))
+                run = []
+            groups.extend(band[i] for i in order if band[i])
+        else:
+            run.extend(p for column in band for p in column)
+        if band_index < len(spanning):
+            run.append(spanning[band_index])
+    if run:
+        groups.append(sorted(run, key=lambda p: p.y0))
+    return groups

@@ -10,16 +10,80 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
 
-from pipeline.extract.pdf_lines import CAPTION_START, TERMINAL, Layout, PdfBlock, font_family
+from pipeline.extract.pdf_lines import (
+    HEADING_LINE_FILL,
+    SAME_SIZE,
+    TABLE_ROW_MIN_GAPS,
+    TERMINAL,
+    Layout,
+    PdfBlock,
+    Row,
+    font_family,
+    half_point,
+)
 from pipeline.models import BlockKind
+from pipeline.rules import PdfHeadingRules, PdfTitleRules, Rules
 
 _NUMBERING = re.compile(
     r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"
     r"\s+(?=\S)"
 )
-_FRONT_ANCHORS = frozenset("abstract summary introduction background keywords highlights motivation overview".split())
-"""Headings that open a paper's body on page 1; candidates between the title and them are bylines."""
+
+_TOP_LEVEL = 2
+_DEEPEST_LEVEL = 4
+"""Heading levels run from 2 (below the title's 1) to 4: a deeper number or outline entry is
+set at 4, as a paper's fifth level is rare and the styles give no sure way to tell it."""
+_HEADING_MIN_LETTERS = 3
+_CAPITALS_MIN_LETTERS = 4
+"""A heading has a word's worth of letters; one in capitals has four or more (DNA, RNA and
+other acronyms have three)."""
+_HEADING_MAX_DIGIT_SHARE = 0.3
+_HEADING_MIN_LETTER_SHARE = 0.5
+"""A heading is mostly letters: a line with more digits (a table row, a date) or few letters
+(a formula) is not one."""
+_TITLE_MIN_LETTERS = 8
+"""A title has a few words of letters; a large number or a logo's initials is not one."""
+_TITLE_LINE_STEP = 1.6
+"""Font sizes from one title line's top to the next's: titles are set with a leading of
+1.2 to 1.5 sizes, and a byline below sits further down."""
+_WRAPPED_HEADING_STEP = 1.6
+"""Line pitches from a heading's line to the line it wraps onto: more is the space after a heading."""
+_OUTLINE_MIN_FOUND = 2
+"""An outline is trusted where this many of its entries, and at least half, are found on their
+pages: one stray bookmark does not make an outline."""
+_OUTLINE_HEADING_MAX_ROWS = 4
+"""Lines an outline title may be found on: the outline says it is a heading, so a long title
+may wrap further than a typographic heading does."""
+_ROMAN_SECTIONS_MIN = 2
+"""Roman-numbered headings that make a paper's sections Roman (one `I.` may be a pronoun)."""
+_FRONT_LABEL_MAX_CHARS = 40
+"""A label alone on a line (`Abstract`, `1. Introduction`) is short; a longer block opens the
+body only by its first word."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeadingRules:
+    """What the heading pass reads from the rules."""
+
+    typography: PdfHeadingRules
+    title: PdfTitleRules
+    caption_start: re.Pattern[str]
+    opening_anchors: tuple[re.Pattern[str], ...]
+    """Patterns of the anchor rules whose headings open a paper's body on page 1."""
+    opening_words: frozenset[str]
+
+    @classmethod
+    def from_rules(cls, rules: Rules) -> HeadingRules:
+        front = rules.pdf.front_matter
+        return cls(
+            typography=rules.pdf.headings,
+            title=rules.pdf.title,
+            caption_start=rules.captions.pdf_start,
+            opening_anchors=tuple(anchor.pattern for anchor in rules.anchors_named(front.opening_anchors)),
+            opening_words=frozenset(front.opening_words),
+        )
 
 
 def _normalized(text: str) -> str:
@@ -45,41 +109,43 @@ def _numbering_depth(text: str, roman_sections: bool) -> int | None:
     return depth + 1 if roman_sections else depth
 
 
-def _heading_style(block: PdfBlock, layout: Layout) -> tuple | None:
+def _heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple | None:
     """The typographic style of a block that looks like a heading, or None."""
-    if block.kind is not BlockKind.paragraph or len(block.rows) > 3:
+    typography = rules.typography
+    if block.kind is not BlockKind.paragraph or len(block.rows) > typography.max_rows:
         return None
     rows = block.rows
-    if sum(len(row.text) for row in rows) > 160 or rows[0].rotated:
+    if sum(len(row.text) for row in rows) > typography.max_chars or rows[0].rotated:
         return None
     text = block.text
     words = text.split()
     letters = sum(ch.isalpha() for ch in text)
-    if not 1 <= len(words) <= 16 or letters < 3:
+    if not 1 <= len(words) <= typography.max_words or letters < _HEADING_MIN_LETTERS:
         return None
     first = _without_numbering(text)
     if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i":
         return None
-    if text[-1] in ".,;" or CAPTION_START.match(text) or text.count(",") >= 2 or "@" in text:
+    if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
         return None
     if re.search(r"[a-z)]\. +[A-Z0-9]", first):
         return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
     numbered = _NUMBERING.match(text) is not None
-    if any(row.cells >= 2 for row in rows) or (rows[0].cells == 1 and not numbered):
+    if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
         return None  # table rows
     compact = text.replace(" ", "")
-    if sum(ch.isdigit() for ch in compact) > 0.3 * len(compact) or letters < 0.5 * len(compact) or "=" in text:
+    digits = sum(ch.isdigit() for ch in compact)
+    if digits > _HEADING_MAX_DIGIT_SHARE * len(compact) or letters < _HEADING_MIN_LETTER_SHARE * len(compact) or "=" in text:
         return None  # numbers and formulas
     size = max(row.size for row in rows)
     body = layout.body_size
-    if size < 0.95 * body:
+    if size < typography.min_size * body:
         return None
-    caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= 4)
+    caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= _CAPITALS_MIN_LETTERS)
     bold = all(row.bold for row in rows)
-    larger = size >= 1.07 * body
+    larger = size >= typography.larger_size * body
     if not (larger or bold or caps):
         return None
-    return (round(size * 2) / 2, bold, caps, font_family(rows[0].font))
+    return (half_point(size), bold, caps, font_family(rows[0].font))
 
 
 def _looks_like_byline(text: str) -> bool:
@@ -87,58 +153,87 @@ def _looks_like_byline(text: str) -> bool:
     return bool(re.search(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]", text))
 
 
-def _title_index(blocks: list[PdfBlock], layout: Layout, page_height: float, front: int | None) -> int | None:
-    """The paper title: the largest text of three words or more in the upper part of page 1,
+def _title_index(
+    blocks: list[PdfBlock], layout: Layout, page_height: float, front: int | None, rules: PdfTitleRules
+) -> int | None:
+    """The paper title: the largest text of a few words or more in the upper part of page 1,
     above the abstract, and clearly above body size."""
     best: tuple[float, int, int] | None = None
     for index, block in enumerate(blocks):
         row = block.rows[0]
         if row.page != 1 or (front is not None and index >= front):
             break
-        if len(block.text.split()) < 3:
+        if len(block.text.split()) < rules.min_words:
             continue
-        if block.kind is not BlockKind.paragraph or row.rotated or row.y0 > 0.6 * page_height:
+        if block.kind is not BlockKind.paragraph or row.rotated or row.y0 > rules.max_top * page_height:
             continue
-        if sum(ch.isalpha() for ch in block.text) < 8 or len(block.rows) > 6:
+        if sum(ch.isalpha() for ch in block.text) < _TITLE_MIN_LETTERS or len(block.rows) > rules.max_rows:
             continue
         size = max(r.size for r in block.rows)
         key = (size, len(block.text), -index)
         if best is None or key > best:
             best = key
-    if best is None or best[0] < 1.15 * layout.body_size:
+    if best is None or best[0] < rules.min_size * layout.body_size:
         return None
-    title = -best[2]
-    # A title's last line can be short enough to sit in the left column of a two-column page.
-    rows = blocks[title].rows
-    while title + 1 < len(blocks):
-        nxt = blocks[title + 1].rows
-        if not (
-            nxt[0].page == 1
-            and len(rows) + len(nxt) <= 6
-            and all(abs(r.size - rows[-1].size) < 0.05 * rows[-1].size and r.bold == rows[-1].bold for r in nxt)
-            and 0 < nxt[0].y0 - rows[-1].y0 <= 1.6 * rows[-1].size
-        ):
-            break
-        rows.extend(blocks.pop(title + 1).rows)
-    return title
+    return -best[2]
 
 
-def _split_block(blocks: list[PdfBlock], index: int, rows: int) -> None:
-    block = blocks[index]
-    if 0 < rows < len(block.rows):
-        blocks[index : index + 1] = [PdfBlock(kind=block.kind, rows=block.rows[:rows]), PdfBlock(kind=block.kind, rows=block.rows[rows:])]
+def _title_goes_on(rows: list[Row], following: tuple[Row, ...], rules: PdfTitleRules) -> bool:
+    """Whether the block after the title's `rows` is more of it: a title's last line can be short
+    enough to sit in the left column of a two-column page."""
+    last = rows[-1]
+    return (
+        following[0].page == 1
+        and len(rows) + len(following) <= rules.max_rows
+        and all(abs(r.size - last.size) < SAME_SIZE * last.size and r.bold == last.bold for r in following)
+        and 0 < following[0].y0 - last.y0 <= _TITLE_LINE_STEP * last.size
+    )
 
 
-def _match_outline(blocks: list[PdfBlock], toc: list[list], title: int | None) -> int:
-    """Mark blocks whose text is an outline title, on the page the outline names, as headings.
+def _mark_title(blocks: list[PdfBlock], layout: Layout, page_height: float, rules: HeadingRules) -> list[PdfBlock]:
+    """The blocks with the title as a level-1 heading, joined with the blocks that carry its lines on."""
+    title = _title_index(blocks, layout, page_height, _first_front_anchor(blocks, layout, rules), rules.title)
+    if title is None:
+        return blocks
+    rows = list(blocks[title].rows)
+    end = title + 1
+    while end < len(blocks) and _title_goes_on(rows, blocks[end].rows, rules.title):
+        rows.extend(blocks[end].rows)
+        end += 1
+    return [*blocks[:title], PdfBlock(kind=BlockKind.heading, rows=tuple(rows), level=1), *blocks[end:]]
 
-    Returns how many outline entries were found.
-    """
+
+def _title_position(blocks: list[PdfBlock]) -> int | None:
+    return next((index for index, block in enumerate(blocks) if block.level == 1), None)
+
+
+def _outline_heading(block: PdfBlock, rows: int, level: int) -> list[PdfBlock]:
+    """`block`'s first `rows` rows as a heading of `level`, and the rest, if any, as a block of its own."""
+    heading = PdfBlock(kind=BlockKind.heading, rows=block.rows[:rows], level=level)
+    rest = block.rows[rows:]
+    return [heading, PdfBlock(kind=block.kind, rows=rest)] if rest else [heading]
+
+
+def _mark_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], bool]:
+    """The blocks with outline titles marked as headings on the pages the outline names, and
+    whether the outline is trusted."""
+    if not toc:
+        return blocks, False
+    outline_entries = sum(1 for entry in toc if str(entry[1]).strip())
+    blocks, matched = _match_outline(blocks, toc)
+    return blocks, matched >= max(_OUTLINE_MIN_FOUND, outline_entries // 2)
+
+
+def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], int]:
+    """The blocks with those whose text is an outline title, on the page the outline names, made
+    headings; and how many outline entries were found (the title among them)."""
     entries = [(level, _normalized(_without_numbering(str(name).strip())), page) for level, name, page, *_ in toc]
     entries = [entry for entry in entries if entry[1]]
     if not entries:
-        return 0
+        return blocks, 0
+    blocks = list(blocks)
     top = min(level for level, _, _ in entries)
+    title = _title_position(blocks)
     title_key = _normalized(blocks[title].text) if title is not None else None
     alone = sum(1 for entry in entries if entry[0] == top) == 1
     offset = 0 if entries[0][0] == top and (entries[0][1] == title_key or alone) else 1
@@ -156,18 +251,17 @@ def _match_outline(blocks: list[PdfBlock], toc: list[list], title: int | None) -
                 continue
             rows = _rows_matching(block, key)
             if rows:
-                _split_block(blocks, index, rows)
-                blocks[index].kind = BlockKind.heading
-                blocks[index].level = min(4, max(2, level - top + 1 + offset))
+                depth = level - top + 1 + offset
+                blocks[index : index + 1] = _outline_heading(block, rows, min(_DEEPEST_LEVEL, max(_TOP_LEVEL, depth)))
                 cursor = index + 1
                 matched += 1
                 break
-    return matched
+    return blocks, matched
 
 
 def _rows_matching(block: PdfBlock, key: str) -> int:
     """How many leading rows of `block` spell `key` (numbering ignored), or 0."""
-    for count in range(1, min(4, len(block.rows)) + 1):
+    for count in range(1, min(_OUTLINE_HEADING_MAX_ROWS, len(block.rows)) + 1):
         text = _normalized(_without_numbering(" ".join(row.text for row in block.rows[:count])))
         if text == key:
             return count
@@ -177,33 +271,33 @@ def _rows_matching(block: PdfBlock, key: str) -> int:
 
 
 def _style_levels(
-    candidates: list[tuple[int, tuple, int | None]], anchors: dict[tuple, int], prominence: dict[tuple, tuple]
+    candidates: list[tuple[int, tuple, int | None]], fixed: dict[tuple, int], prominence: dict[tuple, tuple]
 ) -> dict[tuple, int]:
     """Heading level of every candidate style.
 
-    Styles fixed by the outline or by numbering keep their level; other styles that recur take the
-    level below the nearest more prominent style (or the level of an anchored style of the same
+    Styles `fixed` by the outline or by numbering keep their level; other styles that recur take the
+    level below the nearest more prominent style (or the level of a fixed style of the same
     size and weight); a style seen once joins the recurring style just below it, so that a one-off
     banner does not push every real heading a level down.
     """
     counts = Counter(style for _, style, _ in candidates)
     rank = prominence.__getitem__
-    levels = dict(anchors)
-    recurring = sorted({s for s in counts if counts[s] >= 2} | set(anchors), key=rank, reverse=True)
+    levels = dict(fixed)
+    recurring = sorted({s for s in counts if counts[s] >= 2} | set(fixed), key=rank, reverse=True)
     for position, style in enumerate(recurring):
         if style in levels:
             continue
-        twin = [levels[s] for s in anchors if s[:3] == style[:3]]
+        twin = [levels[s] for s in fixed if s[:3] == style[:3]]
         above = [levels[s] for s in recurring[:position] if s in levels]
-        levels[style] = twin[0] if twin else min(4, (above[-1] + 1) if above else 2)
+        levels[style] = twin[0] if twin else min(_DEEPEST_LEVEL, (above[-1] + 1) if above else _TOP_LEVEL)
     for style in sorted(counts, key=rank, reverse=True):
         if style not in levels:
             below = [levels[s] for s in recurring if rank(s) < rank(style)]
-            levels[style] = below[0] if below else (max(levels.values()) if levels else 2)
+            levels[style] = below[0] if below else (max(levels.values()) if levels else _TOP_LEVEL)
     return levels
 
 
-def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout) -> list[PdfBlock]:
+def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> list[PdfBlock]:
     """Join a heading that wraps onto a second line and was cut at the indent of its number."""
     merged: list[PdfBlock] = []
     for block in blocks:
@@ -212,47 +306,53 @@ def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout) -> list[PdfB
             prev is not None
             and prev.kind is BlockKind.paragraph
             and block.kind is BlockKind.paragraph
-            and len(prev.rows) + len(block.rows) <= 3
+            and len(prev.rows) + len(block.rows) <= rules.typography.max_rows
             and prev.rows[-1].group == block.rows[0].group
             and prev.text[-1:] not in TERMINAL
             and not _NUMBERING.match(block.text)
         ):
-            style = _heading_style(prev, layout)
+            style = _heading_style(prev, layout, rules)
             last, first = prev.rows[-1], block.rows[0]
             left, right = layout.edges[last.group]
             if (
                 style is not None
-                and all(row.bold == last.bold and abs(row.size - last.size) < 0.05 * last.size for row in block.rows)
-                and last.x1 - left >= 0.6 * (right - left)
-                and first.y0 - last.y0 <= 1.6 * layout.pitch * last.size
+                and all(row.bold == last.bold and abs(row.size - last.size) < SAME_SIZE * last.size for row in block.rows)
+                and last.x1 - left >= HEADING_LINE_FILL * (right - left)
+                and first.y0 - last.y0 <= _WRAPPED_HEADING_STEP * layout.pitch * last.size
             ):
-                prev.rows.extend(block.rows)
+                merged[-1] = replace(prev, rows=prev.rows + block.rows)
                 continue
         merged.append(block)
     return merged
 
 
-def mark_headings(blocks: list[PdfBlock], layout: Layout, toc: list[list], page_height: float) -> None:
-    """Set kind and level on heading blocks: the title, outline entries, then typographic headings."""
-    blocks[:] = _merge_wrapped_headings(blocks, layout)
-    front = _first_front_anchor(blocks, layout)
-    title = _title_index(blocks, layout, page_height, front)
-    if title is not None:
-        blocks[title].kind = BlockKind.heading
-        blocks[title].level = 1
-    outline_entries = sum(1 for entry in toc if str(entry[1]).strip())
-    matched = _match_outline(blocks, toc, title) if toc else 0
-    trusted = matched >= max(2, outline_entries // 2)
-    title = next((i for i, b in enumerate(blocks) if b.level == 1), None)
-    outline_styles: dict[tuple, Counter[int]] = defaultdict(Counter)
+def mark_headings(
+    blocks: list[PdfBlock], layout: Layout, toc: list[list], page_height: float, rules: HeadingRules
+) -> list[PdfBlock]:
+    """The blocks with headings marked by kind and level: the title, outline entries, then typographic headings."""
+    blocks = _merge_wrapped_headings(blocks, layout, rules)
+    blocks = _mark_title(blocks, layout, page_height, rules)
+    blocks, trusted = _mark_outline(blocks, toc)
+    blocks = _mark_typographic_headings(blocks, layout, trusted, rules)
+    return _mark_opening_labels(blocks, rules)
+
+
+def _outline_styles(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> dict[tuple, Counter[int]]:
+    """The typographic style of every heading below the title marked so far, with the levels it has."""
+    styles: dict[tuple, Counter[int]] = defaultdict(Counter)
     for block in blocks:
         if block.kind is BlockKind.heading and block.level and block.level > 1:
-            style = _heading_style(PdfBlock(kind=BlockKind.paragraph, rows=block.rows), layout)
+            style = _heading_style(PdfBlock(kind=BlockKind.paragraph, rows=block.rows), layout, rules)
             if style:
-                outline_styles[style][block.level] += 1
+                styles[style][block.level] += 1
+    return styles
 
-    front = _first_front_anchor(blocks, layout)
-    candidates: list[tuple[int, tuple, int | None]] = []
+
+def _heading_candidates(
+    blocks: list[PdfBlock], layout: Layout, title: int | None, front: int | None, rules: HeadingRules
+) -> tuple[list[tuple[int, tuple]], dict[tuple, tuple]]:
+    """Paragraphs styled like headings, (index, style), and the prominence of every style met."""
+    candidates: list[tuple[int, tuple]] = []
     prominence: dict[tuple, tuple] = {}
     for index, block in enumerate(blocks):
         if block.kind is not BlockKind.paragraph:
@@ -263,32 +363,46 @@ def mark_headings(blocks: list[PdfBlock], layout: Layout, toc: list[list], page_
             continue
         if on_first_page and front is not None and index < front:
             continue
-        style = _heading_style(block, layout)
+        style = _heading_style(block, layout, rules)
         if style is None or (on_first_page and _looks_like_byline(block.text)):
             continue
         # Bigger, bolder, capitals first; between equals the style met first is the higher level.
         prominence.setdefault(style, (style[0], style[1], style[2], -index))
-        candidates.append((index, style, None))
-    for style in outline_styles:
-        prominence.setdefault(style, (style[0], style[1], style[2], 0))
-    if trusted:
-        least = min((prominence[s] for s in outline_styles), default=None)
-        candidates = [
-            c for c in candidates if c[1] in outline_styles or least is None or prominence[c[1]] < least
-        ]
-    # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
-    roman = sum(1 for index, _, _ in candidates if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= 2
-    candidates = [(index, style, _numbering_depth(blocks[index].text, roman)) for index, style, _ in candidates]
+        candidates.append((index, style))
+    return candidates, prominence
 
-    anchors = {style: counts.most_common(1)[0][0] for style, counts in outline_styles.items()}
+
+def _fixed_levels(candidates: list[tuple[int, tuple, int | None]], outline_styles: dict[tuple, Counter[int]]) -> dict[tuple, int]:
+    """Levels that the outline, or else numbering, gives a style: the one it has most often."""
+    fixed = {style: counts.most_common(1)[0][0] for style, counts in outline_styles.items()}
     numbered: dict[tuple, Counter[int]] = defaultdict(Counter)
     for _, style, depth in candidates:
         if depth is not None:
-            numbered[style][min(4, depth + 1)] += 1
+            numbered[style][min(_DEEPEST_LEVEL, depth + 1)] += 1
     for style, counts in numbered.items():
-        anchors.setdefault(style, counts.most_common(1)[0][0])
-    levels = _style_levels(candidates, anchors, prominence)
+        fixed.setdefault(style, counts.most_common(1)[0][0])
+    return fixed
+
+
+def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: bool, rules: HeadingRules) -> list[PdfBlock]:
+    """The blocks with paragraphs that look like headings marked, each at the level of its
+    numbering, its style, or (under a trusted outline that lacks it) below the outline's levels."""
+    outline_styles = _outline_styles(blocks, layout, rules)
+    front = _first_front_anchor(blocks, layout, rules)
+    found, prominence = _heading_candidates(blocks, layout, _title_position(blocks), front, rules)
+    for style in outline_styles:
+        prominence.setdefault(style, (style[0], style[1], style[2], 0))
+    if trusted:
+        # A trusted outline has named the headings in its styles and above them; typography adds
+        # only its styles and less prominent ones (the sub-headings an outline leaves out).
+        least = min((prominence[s] for s in outline_styles), default=None)
+        found = [c for c in found if c[1] in outline_styles or least is None or prominence[c[1]] < least]
+    # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
+    roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= _ROMAN_SECTIONS_MIN
+    candidates = [(index, style, _numbering_depth(blocks[index].text, roman)) for index, style in found]
+    levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
     deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)
+    marked = list(blocks)
     for index, style, depth in candidates:
         if depth is not None:
             level = depth + 1
@@ -296,26 +410,52 @@ def mark_headings(blocks: list[PdfBlock], layout: Layout, toc: list[list], page_
             level = deepest_outline + 1
         else:
             level = levels[style]
-        blocks[index].kind = BlockKind.heading
-        blocks[index].level = min(4, max(2, level))
-    # "Abstract" alone on its line opens the paper even where its font says nothing.
-    for block in blocks:
-        first_page = block.rows[0].page == 1
-        if first_page and block.kind is BlockKind.paragraph and len(block.rows) == 1:
-            if _normalized(block.text) in ("abstract", "summary"):
-                block.kind, block.level = BlockKind.heading, 2
+        marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(_DEEPEST_LEVEL, max(_TOP_LEVEL, level)))
+    return marked
 
 
-def _first_front_anchor(blocks: list[PdfBlock], layout: Layout) -> int | None:
+def _mark_opening_labels(blocks: list[PdfBlock], rules: HeadingRules) -> list[PdfBlock]:
+    """The blocks with a label that opens the body ("Abstract") alone on its line on page 1 made
+    a heading: it opens the paper even where its font says nothing."""
+    return [
+        replace(block, kind=BlockKind.heading, level=_TOP_LEVEL) if _is_opening_label(block, rules) else block
+        for block in blocks
+    ]
+
+
+def _is_opening_label(block: PdfBlock, rules: HeadingRules) -> bool:
+    return (
+        block.rows[0].page == 1
+        and block.kind is BlockKind.paragraph
+        and len(block.rows) == 1
+        and _names_opening(block.text, rules)
+    )
+
+
+def _opens_body(key: str, rules: HeadingRules) -> bool:
+    return key in rules.opening_words or any(pattern.fullmatch(key) for pattern in rules.opening_anchors)
+
+
+def _names_opening(label: str, rules: HeadingRules) -> bool:
+    """Whether `label`, numbering aside, names a heading that opens the body: its words run
+    together (so that letter-spaced `A B S T R A C T` counts) or one space apart (`Author summary`)."""
+    label = _without_numbering(label)
+    spaced = " ".join(re.sub(r"[^0-9a-z]+", " ", label.casefold()).split())
+    return _opens_body(_normalized(label), rules) or _opens_body(spaced, rules)
+
+
+def _first_front_anchor(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> int | None:
     """Index of the first block on page 1 that opens the paper's body (Abstract, 1 Introduction, …)."""
     for index, block in enumerate(blocks):
         if block.rows[0].page != 1:
             return None
         text = block.text
-        words = _normalized(_without_numbering(text)) if len(text) < 40 else ""
-        head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
-        if words in _FRONT_ANCHORS or (head in _FRONT_ANCHORS and _heading_style(block, layout)):
+        if len(text) < _FRONT_LABEL_MAX_CHARS and _names_opening(text, rules):
             return index
-        if _NUMBERING.match(text) and _heading_style(block, layout) and _numbering_depth(text, False) == 1:
+        # A run-in label (`Abstract: We study…`, `ABSTRACT—`) opens it where the block looks like a heading.
+        head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
+        if _opens_body(head, rules) and _heading_style(block, layout, rules):
+            return index
+        if _NUMBERING.match(text) and _heading_style(block, layout, rules) and _numbering_depth(text, False) == 1:
             return index
     return None

@@ -3,8 +3,8 @@
 `read_page` turns PyMuPDF's lines into `Piece`s in the page's writing direction, with the size
 and font most of their characters have, bold and small caps; `drop_running_lines` removes the
 journal heads, author lines and page numbers that recur in the margins. `Row`, `PdfBlock` and
-`Layout` are the records the column, block and heading passes hand on; `CAPTION_START`,
-`TERMINAL` and `font_family` are the typographic tests more than one pass applies.
+`Layout` are the records the column, block and heading passes hand on; `TERMINAL` and
+`font_family` are the typographic tests more than one pass applies.
 """
 
 from __future__ import annotations
@@ -16,13 +16,47 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from pipeline.models import BlockKind
+from pipeline.rules import PdfRunningLineRules
 
 _TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
 _SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
-CAPTION_START = re.compile(r"^(?:fig(?:ure)?|table|tab|scheme|plate|chart|box)\.?\s*[A-Z]?\d", re.IGNORECASE)
 TERMINAL = ".!?:"
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivx]{1,5})(?:\s+of\s+\d{1,4})?$", re.IGNORECASE)
+
+NEARLY_ALL = 0.95
+"""A line is bold or in small caps when this share of its characters is: a bold heading may
+hold a regular digit, dash or symbol font glyph."""
+SAME_LINE_OVERLAP = 0.5
+"""Two boxes are on one line when they overlap by this share of a box's height: sub- and
+superscripts and mixed sizes shift boxes, but the next line never overlaps by half."""
+SAME_SIZE = 0.05
+"""Two font sizes within this share of each other are one size: sizes are rounded to a tenth
+of a point, and a line's size is that of most of its characters."""
+TABLE_ROW_MIN_GAPS = 2
+"""A row parted by this many wide gaps (three cells) is a table row; a single gap is often a
+heading's number set apart from its title."""
+HEADING_LINE_FILL = 0.6
+"""A heading line that reaches this share of its column's width may wrap onto the next line;
+one that stops before it was set short on purpose."""
+
+_WORD_GAP = 0.15
+"""A gap between two spans wider than this many font sizes is a space: kerning and tracking
+stay well under it, and a word space (about a quarter of the size) is over."""
+_TYPE3_MAX_SIZE = 3.0
+"""Type3 bitmap fonts report a tiny size; no text meant to be read is set under 3 pt."""
+_SIZE_PER_GLYPH_WIDTH = 2.0
+"""A Type3 line's size is estimated from its advance: an average glyph is half as wide as its size."""
+_LINE_HEIGHT = 1.2
+"""A line's box is about this many font sizes tall: 0.9 above the baseline and 0.3 below."""
+_ASCENT = 0.9
+_DESCENT = 0.3
+_SEPARATE_GAP = 1.5
+"""A margin piece this many font sizes from its neighbours stands alone (a journal name at the
+left, a page number at the right), wider than any word space."""
+_SEPARATE_MIN_CHARS = 12
+"""A separate margin piece is compared on its own from this length: a shorter one (a single
+word) may recur by chance."""
 
 
 @dataclass(slots=True)
@@ -63,12 +97,15 @@ class Row:
     rotated: bool
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PdfBlock:
-    """Rows that make one paragraph, list, table or heading; `level` is set on headings."""
+    """Rows that make one paragraph, list, table or heading; `level` is set on headings.
+
+    Frozen: a pass that joins, splits or marks blocks returns new ones (`dataclasses.replace`).
+    """
 
     kind: BlockKind
-    rows: list[Row]
+    rows: tuple[Row, ...]
     level: int | None = None
 
     @property
@@ -117,6 +154,11 @@ def _font_style(font: str, styles: dict[str, tuple[bool, bool]]) -> tuple[bool, 
     return style
 
 
+def half_point(size: float) -> float:
+    """`size` rounded to half a point, the grain at which sizes are told apart as styles."""
+    return round(size * 2) / 2
+
+
 def font_family(font: str) -> str:
     return re.split(r"[-,+]", font.split("+")[-1], maxsplit=1)[0].casefold()
 
@@ -125,7 +167,7 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
     """One PyMuPDF line as a piece: its text, box and the size, font and weight most of its characters have."""
     spans = line["spans"]
     if len(spans) == 1:
-        # Two lines in three have one span: no gaps to look for and no majority to count.
+        # Most lines have one span: no gaps to look for and no majority to count.
         span = spans[0]
         text = " ".join(span["text"].split())
         if not text:
@@ -142,14 +184,14 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
             return None
         text, chars, size, font, bold, small_caps = summed
     x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else _to_frame(line["bbox"], frame)
-    if size < 3:
+    if size < _TYPE3_MAX_SIZE:
         # Type3 bitmap fonts report a tiny size and glyph boxes that are far too tall: estimate
         # the size from the advance and hang the box on the baseline.
         c, s = frame
-        size = max(1.0, min(y1 - y0, 2.0 * (x1 - x0) / len(text)) / 1.2)
+        size = max(1.0, min(y1 - y0, _SIZE_PER_GLYPH_WIDTH * (x1 - x0) / len(text)) / _LINE_HEIGHT)
         ox, oy = spans[0]["origin"]
         base = oy * c - ox * s
-        y0, y1 = base - 0.9 * size, base + 0.3 * size
+        y0, y1 = base - _ASCENT * size, base + _DESCENT * size
     return Piece(page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars)
 
 
@@ -175,7 +217,7 @@ def _summed_spans(
         if c != 1:
             x0, x1 = sorted((x0 * c + y0 * s, x1 * c + y1 * s))
         # Spans set apart by a visible gap ("1" and "Introduction") are separate words.
-        if last_end is not None and x0 - last_end > 0.15 * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
+        if last_end is not None and x0 - last_end > _WORD_GAP * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
             parts.append(" ")
         parts.append(text)
         last_end = x1
@@ -194,7 +236,7 @@ def _summed_spans(
         return None
     text = " ".join("".join(parts).split())
     size = max(sizes, key=sizes.__getitem__)
-    return text, chars, size, max(fonts, key=fonts.__getitem__), bold >= 0.95 * chars, caps >= 0.95 * chars
+    return text, chars, size, max(fonts, key=fonts.__getitem__), bold >= NEARLY_ALL * chars, caps >= NEARLY_ALL * chars
 
 
 def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool]]) -> tuple[list[Piece], float]:
@@ -234,15 +276,15 @@ def _running_key(text: str) -> str:
     return re.sub(r"\d+", "#", " ".join(text.casefold().split()))
 
 
-def _margin_lines(pieces: list[Piece], height: float) -> list[list[Piece]]:
-    """Pieces in the top and bottom 15% of the page, gathered into lines across the page width."""
+def _margin_lines(pieces: list[Piece], height: float, band: float) -> list[list[Piece]]:
+    """Pieces in the top and bottom `band` (a share of the page height), gathered into lines across the page width."""
     margin = sorted(
-        (p for p in pieces if not p.rotated and not 0.15 * height <= (p.y0 + p.y1) / 2 <= 0.85 * height),
+        (p for p in pieces if not p.rotated and not band * height <= (p.y0 + p.y1) / 2 <= (1 - band) * height),
         key=lambda p: p.y0,
     )
     lines: list[list[Piece]] = []
     for piece in margin:
-        if lines and piece.y0 < max(p.y1 for p in lines[-1]) - 0.5 * (piece.y1 - piece.y0):
+        if lines and piece.y0 < max(p.y1 for p in lines[-1]) - SAME_LINE_OVERLAP * (piece.y1 - piece.y0):
             lines[-1].append(piece)
         else:
             lines.append([piece])
@@ -255,26 +297,29 @@ def _separate_pieces(line: list[Piece]) -> list[Piece]:
     for index, piece in enumerate(line):
         before = line[index - 1].x1 if index else float("-inf")
         after = line[index + 1].x0 if index + 1 < len(line) else float("inf")
-        apart = piece.x0 - before > 1.5 * piece.size and after - piece.x1 > 1.5 * piece.size
-        if apart and (piece.chars >= 12 or _PAGE_NUMBER.match(piece.text)):
+        apart = piece.x0 - before > _SEPARATE_GAP * piece.size and after - piece.x1 > _SEPARATE_GAP * piece.size
+        if apart and (piece.chars >= _SEPARATE_MIN_CHARS or _PAGE_NUMBER.match(piece.text)):
             chosen.append(piece)
     return chosen
 
 
-def drop_running_lines(pages: list[list[Piece]], heights: list[float]) -> list[Piece]:
-    """Remove margin lines whose text (digits masked) recurs at the same height on other pages.
+def drop_running_lines(
+    pages: list[list[Piece]], heights: list[float], rules: PdfRunningLineRules
+) -> tuple[list[list[Piece]], list[Piece]]:
+    """Every page without its margin lines whose text (digits masked) recurs at the same height
+    on other pages, and the pieces dropped.
 
-    A whole margin line is compared, and so is each of its pieces that is a page number or at
-    least 12 characters long (a running head set apart from the page number on the same line).
-    Returns the pieces removed.
+    A whole margin line is compared, and so is each of its pieces that stands apart and is a
+    page number or a dozen characters long (a running head set apart from the page number on
+    the same line).
     """
     if len(pages) < 2:
-        return []
-    least_pages = 2 if len(pages) <= 3 else 3
+        return pages, []
+    least_pages = rules.short_document_min_pages if len(pages) <= rules.min_pages else rules.min_pages
     seen: dict[str, list[tuple[int, float]]] = defaultdict(list)
     candidates: list[tuple[str, int, float, float, list[Piece]]] = []
     for index, (pieces, height) in enumerate(zip(pages, heights)):
-        for line in _margin_lines(pieces, height):
+        for line in _margin_lines(pieces, height, rules.margin):
             line.sort(key=lambda p: p.x0)
             middle = sum(p.y0 + p.y1 for p in line) / (2 * len(line))
             keys = [(_running_key(" ".join(p.text for p in line)), line)]
@@ -282,12 +327,10 @@ def drop_running_lines(pages: list[list[Piece]], heights: list[float]) -> list[P
                 keys += [(_running_key(p.text), [p]) for p in _separate_pieces(line)]
             for key, members in keys:
                 seen[key].append((index, middle))
-                candidates.append((key, index, middle, max(4.0, 0.015 * height), members))
+                candidates.append((key, index, middle, max(rules.min_height_tolerance, rules.height_tolerance * height), members))
     running: set[int] = set()
     for key, _index, middle, tolerance, members in candidates:
         if len({other for other, y in seen[key] if abs(y - middle) <= tolerance}) >= least_pages:
             running.update(id(p) for p in members)
     removed = [p for pieces in pages for p in pieces if id(p) in running]
-    for index, pieces in enumerate(pages):
-        pages[index] = [p for p in pieces if id(p) not in running]
-    return removed
+    return [[p for p in pieces if id(p) not in running] for pieces in pages], removed
