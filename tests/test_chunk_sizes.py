@@ -126,7 +126,7 @@ def test_inspect_titles_a_group_by_every_type_its_sections_carry(rules):
 def test_pieces_of_different_types_are_not_merged_into_one_chunk(rules):
     parts = f"### Introduction\n\n{words(200)}\n\n### Methods\n\n{words(200)}\n\n### Results\n\n{words(3000)}\n\n"
     chunks = chunk_markdown(f"# T\n\n## Abstract\n\n{words(100)}\n\n{parts}", rules).chunks
-    assert [(c.heading, c.section_type.value) for c in chunks][1:4] == [
+    assert [(c.heading, c.section_type.value) for c in chunks][0:3] == [
         ("Abstract", "meta"), ("Introduction", "intro"), ("Methods", "methods"),
     ]
 
@@ -134,6 +134,13 @@ def test_pieces_of_different_types_are_not_merged_into_one_chunk(rules):
 def test_a_bare_abstract_heading_joins_the_section_after_it_without_giving_it_its_type(rules):
     parts = f"### Introduction\n\n{words(1600)}\n\n### Methods\n\n{words(1600)}\n\n"
     chunks = chunk_markdown(f"# T\n\n## Abstract\n\n{parts}", rules).chunks
-    first = chunks[1]
+    first = chunks[0]  # the title alone is no chunk
     assert first.text.startswith("Abstract\n\nIntroduction")
     assert (first.heading, first.section_type.value) == ("Introduction", "intro")
+
+
+def test_a_section_with_no_text_of_its_own_is_no_chunk_but_stays_a_section(rules):
+    result = chunk_markdown(f"# T\n\n## Results\n\n{words(50)}\n\n## Supporting Information\n\n## Discussion\n\n{words(50)}\n", rules)
+    assert [c.heading for c in result.chunks] == ["Results", "Discussion"]
+    supporting = next(s for s in result.sections if s.heading == "Supporting Information")
+    assert supporting.decisions == ["no text of its own: no chunk (the heading stays among the sections)"]

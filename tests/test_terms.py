@@ -64,9 +64,9 @@ def test_a_paper_s_postings_do_not_depend_on_the_papers_counted_before_it(rules)
 
 def test_a_counter_past_its_limit_is_replaced_so_a_worker_s_memory_stays_flat(rules, monkeypatch):
     monkeypatch.setattr(terms, "REMEMBERED_WORDS", 3)
-    count_chunk_terms(chunk_markdown("# T\n\n## Results\n\nalpha beta gamma delta\n", rules))
-    count_chunk_terms(chunk_markdown("# U\n\n## Methods\n\nepsilon\n", rules))
-    assert terms._thread_counter().remembered == len({"u", "methods", "epsilon"})
+    count_chunk_terms(chunk_markdown("## Results\n\nalpha beta gamma delta\n", rules))
+    count_chunk_terms(chunk_markdown("## Methods\n\nepsilon zeta\n", rules))
+    assert terms._thread_counter().remembered == len({"methods", "epsilon", "zeta"})
 
 
 def test_each_thread_counts_with_a_counter_of_its_own():

@@ -12,7 +12,7 @@ from pipeline.chunk.absorb import absorb_siblings
 from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.classify import classify_sections
 from pipeline.chunk.ids import assign_ids
-from pipeline.chunk.plan import caption_chunks, plan_chunks
+from pipeline.chunk.plan import caption_chunks, drop_bare_headings, plan_chunks
 from pipeline.chunk.records import build_records
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
@@ -29,6 +29,6 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     nodes = classify_sections(nodes, rules)
     nodes = absorb_siblings(nodes, rules)
     nodes = assign_ids(nodes)
-    body = enforce_max(plan_chunks(nodes, rules), document, index, rules)
+    body = drop_bare_headings(enforce_max(plan_chunks(nodes, rules), document, index, rules))
     captions = enforce_max(caption_chunks(nodes), document, index, rules)
     return build_records(document, nodes, body + captions, index)

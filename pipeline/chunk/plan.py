@@ -122,6 +122,19 @@ def _merge_fragments(parts: list[list[Piece]], target: int) -> list[Piece]:
     return pieces
 
 
+def drop_bare_headings(plan: ChunkPlan) -> ChunkPlan:
+    """A section with no text of its own and no sub-section that has some (`Supporting
+    Information`, a title with nothing under it before the first section) is no chunk: a bare
+    heading answers no query and crowds real hits. It stays in the sections, with this said."""
+    kept = tuple(piece for piece in plan.pieces if piece.body_words > 0)
+    dropped = tuple(
+        Decision(piece.node.section_id, "no text of its own: no chunk (the heading stays among the sections)")
+        for piece in plan.pieces
+        if piece.body_words == 0
+    )
+    return ChunkPlan(kept, plan.decisions + dropped)
+
+
 def caption_chunks(nodes: list[SectionNode]) -> ChunkPlan:
     """Every caption is a chunk of its own, kept out of the body text around it."""
     return ChunkPlan(
