@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.chunk import chunk
 from pipeline.extract.markdown import extract_markdown_text
-from pipeline.index.database import ensure_schema, open_for_writing
+from pipeline.index.database import ensure_schema, open_for_writing, open_readonly
 from pipeline.models import ChunkedDocument
 from pipeline.normalize import normalize
 from pipeline.rules import DEFAULT_RULES_PATH, Rules, load_rules
@@ -58,3 +58,32 @@ def writable_database(db: Path) -> duckdb.DuckDBPyConnection:
     connection = open_for_writing(db)
     ensure_schema(connection)
     return connection
+
+
+_TABLE_KEYS = {
+    "documents": "path",
+    "sections": "doc_id, section_id",
+    "paragraphs": "doc_id, paragraph_id",
+    "chunks": "chunk_id",
+    "chunk_postings": "chunk_id, term",
+    "extractions": "doc_id",
+}
+
+
+def table_snapshot(db: Path, doc_ids: set[str] | None = None) -> dict[str, list[tuple]]:
+    """Every table a paper has rows in, in key order, without the ingest times: two databases
+    hold the same papers alike where their snapshots are equal. `doc_ids` keeps those papers alone."""
+    connection = open_readonly(db)
+    try:
+        snapshot = {}
+        for table, key in _TABLE_KEYS.items():
+            columns = [row[0] for row in connection.execute(f"DESCRIBE {table}").fetchall() if row[0] != "ingested_at"]
+            keep = ""
+            if doc_ids is not None:
+                owner = "split_part(chunk_id, ':', 1)" if table == "chunk_postings" else "doc_id"
+                keep = f"WHERE {owner} IN (SELECT unnest($ids))"
+            parameters = {"ids": sorted(doc_ids)} if doc_ids is not None else None
+            snapshot[table] = connection.execute(f"SELECT {', '.join(columns)} FROM {table} {keep} ORDER BY {key}", parameters).fetchall()
+        return snapshot
+    finally:
+        connection.close()

@@ -187,3 +187,178 @@ def test_a_file_name_with_a_line_break_stays_one_log_line(papers, tmp_path):
     assert result.exit_code == 3
     assert "failed    two\\nlines.md: the file is empty; nothing to ingest" in result.stderr.splitlines()
     assert "  failed: two\\nlines.md: the file is empty; nothing to ingest" in result.stderr.splitlines()
+
+
+def _fuzzed_pdfs(folder: Path, count: int) -> None:
+    """`count` copies of a small PDF, each with bytes overwritten at random places (seeded)."""
+    import random
+
+    import pymupdf
+
+    document = pymupdf.open()
+    for number in range(3):
+        document.new_page().insert_text((72, 72), f"Page {number}: serum IL-6 rose in the treated cohort.")
+    data = document.tobytes()
+    generator = random.Random(22)
+    for index in range(count):
+        damaged = bytearray(data)
+        for _ in range(generator.randrange(5, 60)):
+            damaged[generator.randrange(len(damaged))] = generator.randrange(256)
+        (folder / f"fuzzed-{index:02}.pdf").write_bytes(bytes(damaged))
+
+
+def test_json_on_stdout_stays_json_whatever_mupdf_says_about_damaged_pdfs(papers, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    _fuzzed_pdfs(papers, 30)
+    command = [sys.executable, "-m", "pipeline", "ingest", str(papers), "--db", str(tmp_path / "papers.duckdb"), "--json"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode in (0, 3), result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["seen"] == 31 and "MuPDF error" not in result.stdout
+
+
+@pytest.fixture(scope="module")
+def huge_inputs(tmp_path_factory, rules):
+    """One run over the inputs that passed the adversarial pass by their size alone, so that a
+    later change cannot make them stop a run: each is ingested or fails on its own."""
+    import pymupdf
+
+    folder = tmp_path_factory.mktemp("huge") / "papers"
+    folder.mkdir()
+    (folder / "good.md").write_text(PAPER)
+    (folder / "one-line.md").write_text("# One line\n\n" + " ".join(f"word{n % 997} is here." for n in range(1_800_000)))
+    (folder / "headings.md").write_text("".join(f"## Heading {n}\n\nText {n}.\n\n" for n in range(100_000)))
+    (folder / "nested-lists.md").write_text("".join("  " * depth + "- item\n" for depth in range(5_000)))
+    blank = pymupdf.open()
+    for _ in range(2_000):
+        blank.new_page()
+    blank.save(folder / "blank-pages.pdf")
+    db = folder.parent / "papers.duckdb"
+    summary = ingest_folder(folder, db, rules, IngestOptions(workers=2))
+    statuses = dict(open_readonly(db).execute("SELECT path, status FROM documents").fetchall())
+    return summary, statuses
+
+
+def test_a_30_mb_markdown_file_on_one_line_is_ingested(huge_inputs):
+    _, statuses = huge_inputs
+    assert statuses["one-line.md"] == "ingested"
+
+
+def test_a_paper_of_100_000_headings_is_ingested(huge_inputs):
+    _, statuses = huge_inputs
+    assert statuses["headings.md"] == "ingested"
+
+
+def test_5_000_nested_lists_are_ingested(huge_inputs):
+    _, statuses = huge_inputs
+    assert statuses["nested-lists.md"] == "ingested"
+
+
+def test_2_000_blank_pages_are_a_pdf_without_text_not_a_stuck_run(huge_inputs):
+    summary, statuses = huge_inputs
+    assert statuses["blank-pages.pdf"] == "no_text" and statuses["good.md"] == "ingested"
+    assert "none of its 2000 pages has a text layer" in summary.failed["blank-pages.pdf"]
+
+
+def test_a_catastrophic_pattern_in_the_rules_stops_at_the_time_limit_and_the_run_goes_on(papers, tmp_path):
+    from conftest import edited_rules_file
+    from pipeline.rules import load_rules
+
+    # Nested repetition that a heading of many a's and no match at the end makes backtrack for ever.
+    slow = edited_rules_file(tmp_path, 'name = "conclusion"\ntype = "conclusion"\npattern = "conclu"',
+                             'name = "conclusion"\ntype = "conclusion"\npattern = "(a+)+$"')
+    (papers / "trap.md").write_text("# Trap\n\n## " + "a" * 40 + "!\n\nText.\n")
+    summary = ingest_folder(papers, tmp_path / "papers.duckdb", load_rules(slow), IngestOptions(workers=1, timeout_seconds=3))
+    assert list(summary.failed) == ["trap.md"] and "stopped after 3 s (time limit per file)" in summary.failed["trap.md"]
+    assert summary.added == 2
+
+
+# ---------------------------------------------------------------- any night's changes, in any order
+
+from unittest import mock  # noqa: E402 - only the property below patches the folder listing
+
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from conftest import table_snapshot  # noqa: E402
+from pipeline.ingest.scan import doc_id_for  # noqa: E402
+
+_NAMES = ["a.md", "a.pdf.md", "sub/b.md", "sub/c d.md", "other/é.md"]
+_NIGHTS = st.lists(
+    st.one_of(
+        st.tuples(st.just("write"), st.sampled_from(_NAMES), st.sampled_from(["cohort", "mice", "trial"])),
+        st.tuples(st.just("remove"), st.sampled_from(_NAMES), st.just("")),
+        st.tuples(st.just("rename"), st.sampled_from(_NAMES), st.sampled_from(_NAMES)),
+        st.tuples(st.just("lock"), st.sampled_from(["sub", "other"]), st.just("")),
+        st.tuples(st.just("unlock"), st.sampled_from(["sub", "other"]), st.just("")),
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(nights=st.lists(_NIGHTS, min_size=1, max_size=3))
+@example(nights=[[("write", "sub/b.md", "cohort")], [("lock", "sub", ""), ("write", "a.md", "mice")], [("unlock", "sub", "")]])
+def test_after_any_nights_every_readable_paper_is_as_a_fresh_ingest_gives_it_and_each_unreadable_one_is_reported(
+    tmp_path_factory, rules, nights
+):
+    root = tmp_path_factory.mktemp("nights")
+    papers = root / "papers"
+    papers.mkdir()
+    locked: set[Path] = set()
+    listing = os.scandir
+
+    def scandir(path="."):
+        if Path(path) in locked:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return listing(path)
+
+    options = IngestOptions(workers=1, allow_mass_removal=True)
+    stored: set[str] = set()
+    with mock.patch.object(os, "scandir", scandir):
+        for night, changes in enumerate(nights):
+            for action, name, other in changes:
+                _change(papers, locked, action, name, other)
+            summary = ingest_folder(papers, root / "nightly.duckdb", rules, options)
+            fresh = ingest_folder(papers, root / f"fresh-{night}.duckdb", rules, options)
+            readable = {doc_id_for(path) for path in _listed(papers, locked)}
+            kept = {path for path in stored if _under(path, locked)}
+            assert table_snapshot(root / "nightly.duckdb", readable) == table_snapshot(root / f"fresh-{night}.duckdb")
+            in_nightly = {path for _, path, *_ in table_snapshot(root / "nightly.duckdb")["documents"]}
+            assert in_nightly == {path for path in _listed(papers, locked)} | kept
+            assert kept <= set(summary.failed) and not fresh.removed
+            stored = in_nightly
+
+
+def _change(papers: Path, locked: set[Path], action: str, name: str, other: str) -> None:
+    path = papers / name
+    if _under(name, locked) or (action == "rename" and _under(other, locked)):
+        return  # a locked folder cannot be written either
+    if action == "write":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PAPER.replace("treated cohort", other))
+    elif action == "remove":
+        path.unlink(missing_ok=True)
+    elif action == "rename" and path.exists():
+        (papers / other).parent.mkdir(parents=True, exist_ok=True)
+        path.rename(papers / other)
+    elif action == "lock":
+        locked.add(papers / name)
+    elif action == "unlock":
+        locked.discard(papers / name)
+
+
+def _under(relative: str, locked: set[Path]) -> bool:
+    return any(relative.startswith(folder.name + "/") for folder in locked)
+
+
+def _listed(papers: Path, locked: set[Path]) -> list[str]:
+    return sorted(
+        path.relative_to(papers).as_posix()
+        for path in papers.rglob("*.md")
+        if not _under(path.relative_to(papers).as_posix(), locked)
+    )

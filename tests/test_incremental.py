@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PROJECT, edited_rules_file, writable_database
+from conftest import PROJECT, edited_rules_file, table_snapshot, writable_database
 from pipeline import __version__
 from pipeline.errors import MassRemovalError
 from pipeline.extract import extraction_key
@@ -161,26 +161,6 @@ def test_mass_removal_goes_through_when_allowed(folder, tmp_path, rules):
 
 # ---------------------------------------------------------------- incremental = fresh, always
 
-TABLE_KEYS = {
-    "documents": "path",
-    "sections": "doc_id, section_id",
-    "paragraphs": "doc_id, paragraph_id",
-    "chunks": "chunk_id",
-    "chunk_postings": "chunk_id, term",
-    "extractions": "doc_id",
-}
-
-
-def _tables(db):
-    connection = open_readonly(db)
-    try:
-        snapshot = {}
-        for table, key in TABLE_KEYS.items():
-            columns = [row[0] for row in connection.execute(f"DESCRIBE {table}").fetchall() if row[0] != "ingested_at"]
-            snapshot[table] = connection.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {key}").fetchall()
-        return snapshot
-    finally:
-        connection.close()
 
 
 # `a.markdown` shares its slug with `a.md`: adding it renames the other paper's doc_id.
@@ -211,7 +191,7 @@ def test_incremental_runs_end_equal_to_a_fresh_ingest_of_the_final_folder(tmp_pa
                 current = rules.model_copy(update={"sha256": body})
         ingest_folder(papers, root / "incremental.duckdb", current, options)
     ingest_folder(papers, root / "fresh.duckdb", current, options)
-    assert _tables(root / "incremental.duckdb") == _tables(root / "fresh.duckdb")
+    assert table_snapshot(root / "incremental.duckdb") == table_snapshot(root / "fresh.duckdb")
 
 
 def test_a_new_file_beside_a_paper_of_the_same_name_changes_neither_its_id_nor_its_rows(folder, tmp_path, rules):

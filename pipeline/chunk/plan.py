@@ -40,6 +40,15 @@ class ChunkPlan:
     def __add__(self, other: ChunkPlan) -> ChunkPlan:
         return ChunkPlan(self.pieces + other.pieces, self.decisions + other.decisions)
 
+    @staticmethod
+    def joined(plans: list[ChunkPlan]) -> ChunkPlan:
+        """The plans one after another (in one step: adding them up copies the first ones again
+        for every plan added, which a paper of thousands of sections feels)."""
+        return ChunkPlan(
+            tuple(piece for plan in plans for piece in plan.pieces),
+            tuple(decision for plan in plans for decision in plan.decisions),
+        )
+
 
 def piece_of(blocks: list[Block], node: SectionNode, split: ChunkSplit) -> Piece:
     return Piece(
@@ -54,8 +63,7 @@ def piece_of(blocks: list[Block], node: SectionNode, split: ChunkSplit) -> Piece
 
 def plan_chunks(nodes: list[SectionNode], rules: Rules) -> ChunkPlan:
     """Each top-level section planned on its own: H1/H2 are hard splits."""
-    plans = [_plan(node, ChunkSplit.front if node.level == 1 else ChunkSplit.h2, rules) for node in nodes]
-    return sum(plans, ChunkPlan(()))
+    return ChunkPlan.joined([_plan(node, ChunkSplit.front if node.level == 1 else ChunkSplit.h2, rules) for node in nodes])
 
 
 def _plan(node: SectionNode, split: ChunkSplit, rules: Rules) -> ChunkPlan:

@@ -58,6 +58,25 @@ _EDGE_IGNORES_ONE_LINE_IN = 10
 indented list sets an edge that is not the column's."""
 
 
+# MuPDF prints its errors and warnings on standard output, which is the run's own (`ingest --json`
+# writes the summary there, and cron appends it to a log of JSON lines). Its messages are taken
+# from its store instead, and kept as a file's reading note where they explain what was read.
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+_MUPDF_MESSAGES_KEPT = 3
+"""Distinct MuPDF messages a reading note or an error repeats; a damaged file can make hundreds."""
+
+
+def _mupdf_messages() -> list[str]:
+    """What MuPDF said since it was last asked, each message once, the store emptied."""
+    return list(dict.fromkeys(line for line in pymupdf.TOOLS.mupdf_warnings(reset=True).splitlines() if line.strip()))
+
+
+def _said(messages: list[str]) -> str:
+    shown = "; ".join(messages[:_MUPDF_MESSAGES_KEPT])
+    return shown + (f"; and {len(messages) - _MUPDF_MESSAGES_KEPT} more" if len(messages) > _MUPDF_MESSAGES_KEPT else "")
+
+
 # ---------------------------------------------------------------- open and read
 
 
@@ -172,6 +191,7 @@ def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[flo
 def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in
     messages, and `rules.pdf`, the caption start and the anchors that open a paper's body tune it."""
+    _mupdf_messages()  # what earlier files made it say is theirs
     with _open(file, path) as doc:
         pages, heights, labels = _read(doc, path)
         try:
@@ -180,9 +200,13 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             toc = []  # a broken outline only costs the outline: headings then come from typography
         page_count = doc.page_count
         repaired = doc.is_repaired
+    messages = _mupdf_messages()
     if not any(pages):
         if repaired:
-            raise ExtractError(f"{path}: the PDF is damaged (PyMuPDF had to repair it) and no page has text; re-download or re-export it")
+            raise ExtractError(
+                f"{path}: the PDF is damaged (MuPDF had to repair it: {_said(messages)}) and no page has text; "
+                "re-download or re-export it"
+            )
         raise NoTextLayerError(
             f"{path}: none of its {page_count} pages has a text layer (a scan?); OCR it first "
             "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
@@ -204,4 +228,5 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
         page_count=page_count,
         page_labels=labels,
         removed_running_lines=len(removed),
+        reading_notes=[f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else [],
     )
