@@ -201,24 +201,26 @@ def search_command(
     ] = None,
     doc: Annotated[str | None, typer.Option("--doc", help="Only chunks of this doc_id.")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many results.")] = 10,
+    everything: Annotated[bool, typer.Option("--all", help="Search the bibliography's entries too.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
 ) -> None:
     """BM25-ranked chunks for QUERY, with where each came from.
 
     British and American spellings find each other (the rules' [search] pairs), and a "quoted
-    phrase" must occur as written. With --json, each hit carries its text and its offsets in the
-    paper's text.
+    phrase" must occur as written. The bibliography's entries are left out unless asked (--all,
+    --section-type meta). With --json, each hit carries its text, its `source` (paper, section,
+    paragraphs, pages or lines, offsets) and, apart from it, the entries of the paper's own
+    bibliography that its markers cite (`cited_references`).
 
     Example: pipeline search "IL-6" --section-type results --limit 5
     """
-    spelling = load_rules(rules).search
-    hits = search(
-        open_readonly(db), query, section_type.value if section_type else None, doc, limit,
-        spelling.spelling, spelling.spelling_min_stem,
-    )
+    asked_type = section_type.value if section_type else None
+    hits = search(open_readonly(db), query, asked_type, doc, limit, load_rules(rules).search, everything)
     if as_json:
-        typer.echo(json.dumps([hit.__dict__ for hit in hits], indent=2, ensure_ascii=False))
+        typer.echo(json.dumps([hit.as_json() for hit in hits], indent=2, ensure_ascii=False))
         return
+    if not everything and asked_type != "meta":
+        typer.echo("(The bibliography's entries are left out: --all or --section-type meta searches them too.)", err=True)
     if not hits:
         shown = query if len(query) <= _SHOWN_QUERY else query[:_SHOWN_QUERY] + "…"
         typer.echo(_one_line(f"No chunks match {shown!r}: {why_nothing_matched(query)}."), err=True)

@@ -277,6 +277,97 @@ class SentenceRules(RulesModel):
         return [abbreviation.lower() for abbreviation in abbreviations]
 
 
+class ReferenceRules(RulesModel):
+    """How the bibliography is found and its entries read."""
+
+    anchors: list[str] = Field(default_factory=lambda: ["references"])
+    """Anchor rules (by name) whose sections hold the bibliography."""
+    label: Pattern = Field(default=r"^\[(?P<label>[^\]\s]{1,12})\]\s*")
+    """The label an entry prints before its text, in a group `label` (`[12]`); a numbered list's
+    numbers are labels too."""
+    first_author: Pattern
+    """The first author's name as the entry writes it, in a group `author`."""
+
+    @field_validator("label")
+    @classmethod
+    def _names_the_label(cls, pattern: re.Pattern[str]) -> re.Pattern[str]:
+        if "label" not in pattern.groupindex:
+            raise ValueError(f"pattern {pattern.pattern!r} must name the label in a group `(?P<label>...)`")
+        return pattern
+
+    @field_validator("first_author")
+    @classmethod
+    def _names_the_author(cls, pattern: re.Pattern[str]) -> re.Pattern[str]:
+        if "author" not in pattern.groupindex:
+            raise ValueError(f"pattern {pattern.pattern!r} must name the author in a group `(?P<author>...)`")
+        return pattern
+
+
+class CitationRules(RulesModel):
+    """In-text citation markers. The patterns are written around three fragments, `{numbers}`,
+    `{surname}` and `{year}`, filled in when the rules are loaded."""
+
+    numbers: str
+    """A numeric marker's members: numbers and ranges with `,` or `;` between them."""
+    surname: str
+    """A surname as a citation writes it."""
+    year: str
+    """A year as a citation writes it, with its letter (`2020a`)."""
+    brackets: Pattern
+    """A numeric marker in brackets (`[3-5, 9]`), its members in a group `members`."""
+    parentheses: Pattern
+    """A numeric marker in parentheses (`(3)`): a citation only in a paper that cites with no
+    brackets and numbers no equations."""
+    ref_ids: Pattern
+    """A marker that names entries by id (`[R1]`, `[R1, R3]`), in a group `ids`."""
+    author_year: Pattern
+    """One citation of a parenthesis's `;`-separated list: groups `first`, `second`, `years`."""
+    narrative: Pattern
+    """`Smith et al. (2020)` in the running text: groups `first`, `second`, `years`. Counted only
+    where the surname is a first author of the bibliography, since a capitalised word before a
+    year is often none."""
+    equations: Pattern
+    """A mention of a numbered equation (`Eq. (3)`): where the paper has one, numbers in
+    parentheses are equations, not citations."""
+    max_range: Annotated[int, Field(ge=1)] = 50
+    """The most members a range (`[3-7]`) expands to; a longer one is no citation."""
+
+    @field_validator("numbers", "surname", "year")
+    @classmethod
+    def _fragment_compiles(cls, fragment: str) -> str:
+        _compile(fragment)
+        return fragment
+
+    @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", mode="before")
+    @classmethod
+    def _fill_in_fragments(cls, template: object, info: ValidationInfo) -> object:
+        if isinstance(template, str):
+            for name in ("numbers", "surname", "year"):
+                if name in info.data:
+                    template = template.replace("{" + name + "}", info.data[name])
+        return template
+
+
+class LinkRules(RulesModel):
+    """Cross-references in the text. Each pattern names what it points to in a group `numbers`
+    (several where the text lists them: `Figures 1 and 2`) or `id`."""
+
+    table: Pattern
+    figure: Pattern
+    supplementary: Pattern
+    """Material published beside the paper (`Supplementary Table S1`, `S2 Fig`)."""
+    section: Pattern
+    appendix: Pattern
+    equation: Pattern
+    anchor: Pattern
+    """An explicit id: a section or paragraph id (`[see S2-P1]`) or a label a heading or
+    paragraph starts with (`@C03`), in a group `id`."""
+    caption_label: Pattern
+    """What a caption chunk is the caption of, by how it starts: groups `word` and `number`."""
+    max_range: Annotated[int, Field(ge=1)] = 20
+    """The most members a range (`Figs. 1-3`) expands to."""
+
+
 class SpellingPair(RulesModel):
     """A British and an American way of writing the same start or end of a word (`tumour`,
     `tumor`), so that a search for one finds the other."""
@@ -308,6 +399,9 @@ class Rules(RulesModel):
     page_markers: list[PageMarkerRule] = Field(default_factory=list)
     sentences: SentenceRules
     pdf: PdfRules = Field(default_factory=PdfRules)
+    references: ReferenceRules
+    citations: CitationRules
+    links: LinkRules
     search: SearchRules = Field(default_factory=SearchRules)
     source: str = Field(default="", exclude=True)
     """The file the rules came from, for messages."""
@@ -371,22 +465,35 @@ def _describe(error: ValidationError, data: dict) -> str:
     return "; ".join(problems)
 
 
+# Tables a rules file written before they existed may lack: it reads them from the default rules,
+# so that it goes on working as it did, with what the pipeline has learnt since.
+_TABLES_FROM_THE_DEFAULT = ("references", "citations", "links")
+
+
 def load_rules(path: Path | str = DEFAULT_RULES_PATH) -> Rules:
     """Read, validate and compile a rules file; raise `RulesError` naming the file and key."""
     path = Path(path)
-    try:
-        content = path.read_bytes()
-    except OSError as error:
-        raise RulesError(f"cannot read rules file {path}: {error.strerror}; pass --rules with an existing file") from None
-    try:
-        data = tomllib.loads(content.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise RulesError(f"rules file {path} is not valid TOML: {error}") from None
+    data = _read_toml(path)
+    missing = [table for table in _TABLES_FROM_THE_DEFAULT if table not in data]
+    if missing and path.resolve() != DEFAULT_RULES_PATH.resolve():
+        defaults = _read_toml(DEFAULT_RULES_PATH)
+        data = {**data, **{table: defaults[table] for table in missing if table in defaults}}
     try:
         rules = Rules.model_validate(data)
     except ValidationError as error:
         raise RulesError(f"rules file {path}: {_describe(error, data)}") from None
     return rules.model_copy(update={"source": str(path), "sha256": _ingest_rules_sha256(data)})
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        content = path.read_bytes()
+    except OSError as error:
+        raise RulesError(f"cannot read rules file {path}: {error.strerror}; pass --rules with an existing file") from None
+    try:
+        return tomllib.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise RulesError(f"rules file {path} is not valid TOML: {error}") from None
 
 
 def _ingest_rules_sha256(data: dict) -> str:

@@ -39,7 +39,7 @@ def _papers(hits) -> set[str]:
 
 @pytest.mark.parametrize("query", ["randomised", "randomized", "tumour", "tumor"])
 def test_british_and_american_spellings_find_each_other(database, rules, query):
-    hits = search(open_readonly(database), query, spelling=rules.search.spelling)
+    hits = search(open_readonly(database), query, spelling=rules.search)
     assert _papers(hits) == {"british.md", "american.md"}
 
 
@@ -49,7 +49,7 @@ def test_without_the_spelling_rules_a_spelling_finds_only_itself(database):
 
 def test_another_spelling_scores_as_the_query_s_own_would(database, rules):
     connection = open_readonly(database)
-    crossed = {hit.doc_id: hit.score for hit in search(connection, "tumour", spelling=rules.search.spelling)}
+    crossed = {hit.doc_id: hit.score for hit in search(connection, "tumour", spelling=rules.search)}
     direct = {hit.doc_id: hit.score for hit in search(connection, "tumor")}
     assert crossed["american.md"] == pytest.approx(direct["american.md"])
 
@@ -67,8 +67,9 @@ def test_a_phrase_may_hold_words_too_common_to_be_indexed(database):
 def test_a_json_hit_carries_its_text_and_where_that_text_sits(database):
     result = runner.invoke(app, ["search", "IL-6", "--db", str(database), "--json"])
     hit = json.loads(result.stdout)[0]
-    paper = open_readonly(database).execute("SELECT text FROM documents WHERE doc_id = ?", [hit["doc_id"]]).fetchone()[0]
-    assert paper[hit["char_start"] : hit["char_end"]] == hit["text"]
+    source = hit["source"]
+    paper = open_readonly(database).execute("SELECT text FROM documents WHERE doc_id = ?", [source["doc_id"]]).fetchone()[0]
+    assert paper[source["char_start"] : source["char_end"]] == hit["text"]
 
 
 @pytest.mark.parametrize(
@@ -81,9 +82,9 @@ def test_a_json_hit_carries_its_text_and_where_that_text_sits(database):
 )
 def test_a_search_that_finds_nothing_says_why(database, query, why):
     result = runner.invoke(app, ["search", query, "--db", str(database)])
-    assert result.exit_code == 0 and result.stderr == f"No chunks match {query!r}: {why}.\n"
+    assert result.exit_code == 0 and result.stderr.splitlines()[-1] == f"No chunks match {query!r}: {why}."
 
 
 def test_a_long_query_that_finds_nothing_is_not_repeated_whole(database):
     result = runner.invoke(app, ["search", "zzyzx " * 400, "--db", str(database)])
-    assert len(result.stderr) < 200
+    assert len(result.stderr.splitlines()[-1]) < 200

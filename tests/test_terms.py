@@ -222,7 +222,7 @@ def test_search_scores_exactly_as_fts_match_bm25(fts_reference, query):
            ) WHERE score IS NOT NULL ORDER BY score DESC, chunk_id LIMIT 10""",
         [search_terms(query)],
     ).fetchall()
-    ours = [(hit.chunk_id, hit.score) for hit in search(fts_reference, query, limit=10)]
+    ours = [(hit.chunk_id, hit.score) for hit in search(fts_reference, query, limit=10, bibliography=True)]
     assert reference
     assert [chunk_id for chunk_id, _ in ours] == [chunk_id for chunk_id, _ in reference]
     assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(ours, reference))

@@ -1,7 +1,8 @@
-"""Stage 3, chunk: turn a `Document` into sections, paragraphs and chunks.
+"""Stage 3, chunk: turn a `Document` into sections, paragraphs and chunks, with the paper's own
+bibliography and the citations and cross-references its chunks hold.
 
 `chunk` runs the passes in order, one line each, one module each; every pass returns a new
-tree or plan. Every chunk is a contiguous slice of `Document.text`, and every decision is
+tree, plan or list. Every chunk is a contiguous slice of `Document.text`, and every decision is
 written on the section it concerns, so `pipeline inspect` can say why the chunks came out as
 they did.
 """
@@ -10,10 +11,13 @@ from __future__ import annotations
 
 from pipeline.chunk.absorb import absorb_siblings
 from pipeline.chunk.block_index import BlockIndex
+from pipeline.chunk.citations import cite
 from pipeline.chunk.classify import classify_sections
+from pipeline.chunk.crossrefs import link
 from pipeline.chunk.ids import assign_ids
 from pipeline.chunk.plan import caption_chunks, drop_bare_headings, plan_chunks
 from pipeline.chunk.records import build_records
+from pipeline.chunk.references import bibliography_nodes, entry_spans, references
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.models import ChunkedDocument, Document
@@ -23,12 +27,25 @@ __all__ = ["chunk"]
 
 
 def chunk(document: Document, rules: Rules) -> ChunkedDocument:
-    """Sections, paragraphs and chunks for one normalized document."""
+    """Sections, paragraphs and chunks for one normalized document, and its bibliography,
+    citations and cross-references."""
     index = BlockIndex(document)
     nodes = build_sections(document)
     nodes = classify_sections(nodes, rules)
     nodes = absorb_siblings(nodes, rules)
     nodes = assign_ids(nodes)
-    body = drop_bare_headings(enforce_max(plan_chunks(nodes, rules), document, index, rules))
+    entries = entry_spans(nodes, document, rules)
+    whole = [(entry.char_start, entry.char_end) for entry in entries]
+    body = drop_bare_headings(enforce_max(plan_chunks(nodes, rules), document, index, rules, whole))
     captions = enforce_max(caption_chunks(nodes), document, index, rules)
-    return build_records(document, nodes, body + captions, index)
+    bibliography = {member.section_id for node in bibliography_nodes(nodes, rules) for member in node.subtree()}
+    chunked = build_records(document, nodes, body + captions, index, bibliography)
+    listed = references(entries, document, index, rules)
+    skip = {c.chunk_id for c in chunked.chunks if c.in_bibliography}
+    return chunked.model_copy(
+        update={
+            "references": listed,
+            "citations": cite(chunked.chunks, listed, skip, document.text, rules.citations),
+            "links": link(chunked.chunks, chunked.sections, skip, rules.links),
+        }
+    )

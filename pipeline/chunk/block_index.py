@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import bisect
 
-from pipeline.models import Block, Document
+from pipeline.models import Block, BlockKind, Document
+
+# Blocks whose text keeps one line of the source a line (normalize joins the lines of the others
+# into one): a span inside one of them has lines of its own.
+_KINDS_KEEPING_LINES = frozenset({BlockKind.list, BlockKind.table, BlockKind.code, BlockKind.front_matter})
 
 
 class BlockIndex:
@@ -17,3 +21,31 @@ class BlockIndex:
         first = max(0, bisect.bisect_right(self.starts, start) - 1)
         last = bisect.bisect_left(self.starts, end)
         return [block for block in self.blocks[first:last] if block.char_start < end and block.char_end > start]
+
+    def pages(self, start: int, end: int) -> list[int]:
+        """The physical pages the text of `[start, end)` is on, in order."""
+        return sorted(
+            {
+                span.page
+                for block in self.overlapping(start, end)
+                for span in block.page_spans
+                if span.char_start < end and span.char_end > start
+            }
+        )
+
+    def lines(self, text: str, start: int, end: int) -> tuple[int | None, int | None]:
+        """The first and last source line of the text of `[start, end)`: a block's own where the
+        span covers it, the span's own lines where it is cut out of a block that keeps its lines."""
+        firsts, lasts = [], []
+        for block in self.overlapping(start, end):
+            if block.line_start is None:
+                continue
+            first, last = block.line_start, block.line_end
+            if block.kind in _KINDS_KEEPING_LINES:
+                if start > block.char_start:
+                    first += text.count("\n", block.char_start, start)
+                if end < block.char_end:
+                    last = block.line_start + text.count("\n", block.char_start, end - 1)
+            firsts.append(first)
+            lasts.append(last)
+        return min(firsts, default=None), max(lasts, default=None)

@@ -11,27 +11,27 @@ from pipeline.chunk.sections import SectionNode
 from pipeline.models import Block, Chunk, ChunkedDocument, ChunkSplit, Document, Paragraph, Section, SectionType
 
 
-def build_records(document: Document, nodes: list[SectionNode], plan: ChunkPlan, index: BlockIndex) -> ChunkedDocument:
-    """Sections (with every decision taken for them), paragraphs and chunks, in document order."""
+def build_records(
+    document: Document, nodes: list[SectionNode], plan: ChunkPlan, index: BlockIndex, bibliography: set[str] = frozenset()
+) -> ChunkedDocument:
+    """Sections (with every decision taken for them), paragraphs and chunks, in document order;
+    `bibliography` are the ids of the sections that hold the paper's own."""
     paragraphs = _paragraphs(nodes)
     id_by_start = {paragraph.char_start: paragraph.paragraph_id for paragraph in paragraphs}
     return ChunkedDocument(
         document=document,
-        sections=_sections(nodes, plan.decisions, index),
+        sections=_sections(nodes, plan.decisions, index, document.text),
         paragraphs=paragraphs,
-        chunks=_chunks(plan.pieces, document, index, id_by_start),
+        chunks=_chunks(plan.pieces, document, index, id_by_start, bibliography),
     )
 
 
-def _span_provenance(index: BlockIndex, start: int, end: int) -> tuple[list[int], int | None, int | None, list[Block]]:
+def _span_provenance(
+    index: BlockIndex, text: str, start: int, end: int
+) -> tuple[list[int], int | None, int | None, list[Block]]:
     """The pages a span's text is on, its first and last source line, and the blocks under it."""
-    blocks = index.overlapping(start, end)
-    pages = sorted(
-        {span.page for block in blocks for span in block.page_spans if span.char_start < end and span.char_end > start}
-    )
-    lines_start = [block.line_start for block in blocks if block.line_start is not None]
-    lines_end = [block.line_end for block in blocks if block.line_end is not None]
-    return pages, min(lines_start, default=None), max(lines_end, default=None), blocks
+    line_start, line_end = index.lines(text, start, end)
+    return index.pages(start, end), line_start, line_end, index.overlapping(start, end)
 
 
 def _paragraphs(nodes: list[SectionNode]) -> list[Paragraph]:
@@ -57,7 +57,7 @@ def _paragraphs(nodes: list[SectionNode]) -> list[Paragraph]:
     return paragraphs
 
 
-def _sections(nodes: list[SectionNode], planned: tuple[Decision, ...], index: BlockIndex) -> list[Section]:
+def _sections(nodes: list[SectionNode], planned: tuple[Decision, ...], index: BlockIndex, text: str) -> list[Section]:
     decisions: dict[str, list[str]] = defaultdict(list)
     for decision in planned:
         decisions[decision.section_id].append(decision.text)
@@ -66,7 +66,7 @@ def _sections(nodes: list[SectionNode], planned: tuple[Decision, ...], index: Bl
         for node in top.subtree():
             own = node.own_blocks or node.items
             start, end = own[0].char_start, own[-1].char_end
-            pages, line_start, line_end, _ = _span_provenance(index, start, end)
+            pages, line_start, line_end, _ = _span_provenance(index, text, start, end)
             sections.append(
                 Section(
                     section_id=node.section_id,
@@ -92,11 +92,13 @@ def _sections(nodes: list[SectionNode], planned: tuple[Decision, ...], index: Bl
     return sections
 
 
-def _chunks(pieces: tuple[Piece, ...], document: Document, index: BlockIndex, id_by_start: dict[int, str]) -> list[Chunk]:
+def _chunks(
+    pieces: tuple[Piece, ...], document: Document, index: BlockIndex, id_by_start: dict[int, str], bibliography: set[str]
+) -> list[Chunk]:
     """Chunks in text order, `{doc_id}:{ordinal}`."""
     chunks = []
     for ordinal, piece in enumerate(sorted(pieces, key=lambda piece: piece.char_start), start=1):
-        pages, line_start, line_end, blocks = _span_provenance(index, piece.char_start, piece.char_end)
+        pages, line_start, line_end, blocks = _span_provenance(index, document.text, piece.char_start, piece.char_end)
         node = piece.node
         chunks.append(
             Chunk(
@@ -119,6 +121,7 @@ def _chunks(pieces: tuple[Piece, ...], document: Document, index: BlockIndex, id
                 paragraph_ids=[id_by_start[block.char_start] for block in blocks if block.char_start in id_by_start],
                 absorbed_into=node.within_absorbed,
                 split=piece.split,
+                in_bibliography=node.section_id in bibliography and piece.split is not ChunkSplit.caption,
             )
         )
     return chunks

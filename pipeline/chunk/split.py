@@ -1,12 +1,16 @@
-"""The hard maximum: a piece over it is cut at paragraphs, an oversize paragraph at sentences,
-an oversize sentence between words, into near-equal parts. Nothing leaves over it."""
+"""The hard maximum: a piece over it is cut at paragraphs, an oversize list between its items, an
+oversize paragraph or item at sentences, an oversize sentence between words, into near-equal
+parts, and never inside an entry of the bibliography that fits. Nothing leaves over it."""
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
+from collections.abc import Sequence
 
 from pipeline.chunk.block_index import BlockIndex
+from pipeline.chunk.list_items import list_item_spans
 from pipeline.chunk.plan import ChunkPlan, Decision, Piece
 from pipeline.models import BlockKind, ChunkSplit, Document
 from pipeline.normalize import count_words
@@ -19,8 +23,11 @@ Unit = tuple[int, int, int]
 """A stretch of text that is not cut further: (char_start, char_end, words)."""
 
 
-def enforce_max(plan: ChunkPlan, document: Document, index: BlockIndex, rules: Rules) -> ChunkPlan:
-    """Cut every piece over the hard max into near-equal parts."""
+def enforce_max(
+    plan: ChunkPlan, document: Document, index: BlockIndex, rules: Rules, entries: Sequence[tuple[int, int]] = ()
+) -> ChunkPlan:
+    """Cut every piece over the hard max into near-equal parts; `entries` are the spans of the
+    bibliography's entries, which a cut leaves whole."""
     pieces: list[Piece] = []
     decisions = list(plan.decisions)
     hard_max = rules.chunk.hard_max_words
@@ -28,7 +35,8 @@ def enforce_max(plan: ChunkPlan, document: Document, index: BlockIndex, rules: R
         if piece.word_count <= hard_max:
             pieces.append(piece)
             continue
-        groups = _near_equal_groups(_units(piece, document, index, rules), piece.word_count, rules)
+        units = _whole_entries(_units(piece, document, index, rules), entries, rules.chunk.hard_max_words)
+        groups = _near_equal_groups(units, piece.word_count, rules)
         decisions.append(Decision(piece.node.section_id, f"size split into {len(groups)} parts: {piece.word_count} words > {hard_max}"))
         for position, group in enumerate(groups):
             words = sum(unit_words for _, _, unit_words in group)
@@ -72,7 +80,13 @@ def _units(piece: Piece, document: Document, index: BlockIndex, rules: Rules) ->
         if block.kind == BlockKind.heading:
             glue_start = block.char_start if glue_start is None else glue_start
             continue
-        if block.word_count > rules.chunk.hard_max_words:
+        if block.word_count > rules.chunk.hard_max_words and block.kind == BlockKind.list:
+            spans = [
+                unit
+                for start, end in list_item_spans(text, block.char_start, block.char_end)
+                for unit in _sentence_units(text, start, end, rules)
+            ]
+        elif block.word_count > rules.chunk.hard_max_words:
             spans = _sentence_units(text, block.char_start, block.char_end, rules)
         else:
             spans = [(block.char_start, block.char_end, block.word_count)]
@@ -86,8 +100,29 @@ def _units(piece: Piece, document: Document, index: BlockIndex, rules: Rules) ->
     return units
 
 
+def _whole_entries(units: list[Unit], entries: Sequence[tuple[int, int]], hard_max: int) -> list[Unit]:
+    """`units` with those that lie in one bibliography entry made one, where the entry fits under
+    the hard max: a list item broken by a blank line, an entry cut at its sentences."""
+    if not entries:
+        return units
+    starts = [start for start, _ in entries]
+    merged: list[Unit] = []
+    for unit in units:
+        position = bisect.bisect_right(starts, unit[0]) - 1
+        entry = entries[position] if position >= 0 else None
+        inside = entry is not None and entry[0] <= unit[0] and unit[1] <= entry[1]
+        if inside and merged and entry[0] <= merged[-1][0] and merged[-1][2] + unit[2] <= hard_max:
+            merged[-1] = (merged[-1][0], unit[1], merged[-1][2] + unit[2])
+        else:
+            merged.append(unit)
+    return merged
+
+
 def _sentence_units(text: str, start: int, end: int, rules: Rules) -> list[Unit]:
-    """An oversize paragraph as sentences, and a sentence still over the hard max as runs of words."""
+    """A paragraph (or list item) as one unit where it fits under the hard max, else as
+    sentences, and a sentence still over it as runs of words."""
+    if count_words(text[start:end]) <= rules.chunk.hard_max_words:
+        return [(start, end, count_words(text[start:end]))]
     units = []
     for sentence_start, sentence_end in _sentence_spans(text, start, end, rules):
         words = count_words(text[sentence_start:sentence_end])  # once: it is the unit's count too

@@ -14,6 +14,7 @@ from pydantic_core import to_json
 
 from pipeline.index.schema import COLUMNS, STAGED_POSTINGS
 from pipeline.index.terms import ChunkTerms
+from pipeline.chunk.crossrefs import BROKEN_WHEN_MISSING
 from pipeline.models import ChunkedDocument, DocumentStatus, SourceFormat
 
 
@@ -68,6 +69,8 @@ def paper_rows(
         row.status, row.error,
         document.encoding if document else None,
         document.removed_running_lines if document else None,
+        unresolved_citations(chunked) if chunked else None,
+        broken_links(chunked) if chunked else None,
         row.rules_sha256, row.pipeline_version, datetime.now(timezone.utc).replace(tzinfo=None),
     ]]}
     if extraction is not None:
@@ -110,9 +113,43 @@ def _chunked_rows(chunked: ChunkedDocument, terms: tuple[ChunkTerms, ...]) -> di
         [
             c.chunk_id, c.doc_id, c.ordinal, c.section_id, c.section_type.value, c.heading, c.heading_path, c.text,
             c.word_count, counted.term_count, c.char_start, c.char_end, c.line_start, c.line_end, c.page_start, c.page_end, c.pages,
-            c.paragraph_ids, c.absorbed_into, c.split.value,
+            c.paragraph_ids, c.absorbed_into, c.split.value, c.in_bibliography,
         ]
         for c, counted in zip(chunked.chunks, terms, strict=True)
     ]
     posting_rows = [[counted.chunk_id, counted.terms, counted.frequencies] for counted in terms]
-    return {"sections": section_rows, "paragraphs": paragraph_rows, "chunks": chunk_rows, "chunk_postings": posting_rows}
+    return {
+        "sections": section_rows, "paragraphs": paragraph_rows, "chunks": chunk_rows, "chunk_postings": posting_rows,
+        **_bibliography_rows(chunked),
+    }
+
+
+def _bibliography_rows(chunked: ChunkedDocument) -> dict[str, list[list]]:
+    """The paper's bibliography entries, and its chunks' citations and cross-references."""
+    doc_id = chunked.document.doc_id
+    return {
+        "bibliography": [
+            [doc_id, r.ref_id, r.ordinal, r.label, r.text, r.char_start, r.char_end, r.line_start, r.line_end,
+             r.page_start, r.page_end, r.doi, r.year, r.first_author]
+            for r in chunked.references
+        ],
+        "chunk_citations": [
+            [c.chunk_id, doc_id, c.ref_id, c.marker, c.char_start, c.char_end, c.resolution.value, c.detail]
+            for c in chunked.citations
+        ],
+        "chunk_links": [
+            [link.chunk_id, doc_id, link.kind.value, link.label, link.char_start, link.char_end, link.target_chunk_id, link.reason]
+            for link in chunked.links
+        ],
+    }
+
+
+def unresolved_citations(chunked: ChunkedDocument) -> int:
+    """Citation markers (or members of a range) that name no entry, or more than one."""
+    return sum(1 for citation in chunked.citations if citation.ref_id is None)
+
+
+def broken_links(chunked: ChunkedDocument) -> int:
+    """Cross-references to a part of the paper that is not there (supplementary material and
+    equations left out: they may lie outside the text)."""
+    return sum(1 for link in chunked.links if link.target_chunk_id is None and link.kind in BROKEN_WHEN_MISSING)

@@ -10,7 +10,7 @@ import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS documents (
     error VARCHAR,                     -- why it failed, NULL when ingested
     encoding VARCHAR,                  -- encoding a Markdown file was decoded with
     removed_running_lines INTEGER,     -- page furniture (running heads, page numbers) dropped
+    unresolved_citations INTEGER,      -- citation markers that name no entry, or two (chunk_citations)
+    broken_links INTEGER,              -- cross-references to a part of the paper that is not there (chunk_links)
     rules_sha256 VARCHAR NOT NULL,
     pipeline_version VARCHAR NOT NULL,
     ingested_at TIMESTAMP NOT NULL
@@ -86,7 +88,48 @@ CREATE TABLE IF NOT EXISTS chunks (
     pages INTEGER[] NOT NULL,
     paragraph_ids VARCHAR[] NOT NULL,
     absorbed_into VARCHAR,
-    split VARCHAR NOT NULL             -- why the chunk starts here: front | h2 | h3_soft | size | caption
+    split VARCHAR NOT NULL,            -- why the chunk starts here: front | h2 | h3_soft | size | caption
+    in_bibliography BOOLEAN NOT NULL   -- part of the paper's own References: search leaves it out unless asked
+);
+-- The paper's own bibliography, an entry a row, as the paper prints it: nothing looked up.
+-- (Not named `references`, which DuckDB's SQL reserves: every query would have to quote it.)
+CREATE TABLE IF NOT EXISTS bibliography (
+    doc_id VARCHAR NOT NULL,
+    ref_id VARCHAR NOT NULL,           -- R1, R2, ... in the paper's order
+    ordinal INTEGER NOT NULL,
+    label VARCHAR,                     -- as printed: 1, 12, Smith20; NULL where it prints none
+    text VARCHAR NOT NULL,             -- the entry as written = substr(documents.text, char_start + 1, ...)
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    line_start INTEGER,
+    line_end INTEGER,
+    page_start INTEGER,
+    page_end INTEGER,
+    doi VARCHAR,                       -- only where the entry shows one
+    year VARCHAR,                      -- the first year the entry shows (2020a)
+    first_author VARCHAR               -- as the entry writes the name
+);
+-- In-text citations: a marker (or a member of a range) in a chunk, and the entry it names.
+CREATE TABLE IF NOT EXISTS chunk_citations (
+    chunk_id VARCHAR NOT NULL,
+    doc_id VARCHAR NOT NULL,
+    ref_id VARCHAR,                    -- NULL where no entry matches, or more than one (resolution says which)
+    marker VARCHAR NOT NULL,           -- as written: [3-7] for each member of the range
+    char_start INTEGER NOT NULL,       -- offsets of the marker inside chunks.text
+    char_end INTEGER NOT NULL,
+    resolution VARCHAR NOT NULL,       -- number | author_year | ref_id | missing | ambiguous
+    detail VARCHAR                     -- which member, or why it is unresolved
+);
+-- Cross-references in a chunk: Table 2, Fig. 3B, Section 4.2, Appendix A, Eq. (4), @C03, [see S2-P1].
+CREATE TABLE IF NOT EXISTS chunk_links (
+    chunk_id VARCHAR NOT NULL,
+    doc_id VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,             -- table | figure | section | appendix | supplementary | equation | anchor
+    label VARCHAR NOT NULL,            -- as written
+    char_start INTEGER NOT NULL,       -- offsets of the label inside chunks.text
+    char_end INTEGER NOT NULL,
+    target_chunk_id VARCHAR,           -- the caption chunk, a section's first chunk; NULL with a reason
+    reason VARCHAR
 );
 -- Lets `search` fetch its hits' rows by id instead of scanning the chunks for them (DuckDB only
 -- uses it for a filter on constants against this table alone).
@@ -146,4 +189,6 @@ COLUMNS = _columns(SCHEMA)
 # chunk_postings arrive as one row per chunk and are unnested on the way in.
 STAGED_POSTINGS = {"chunk_id": "VARCHAR", "terms": "VARCHAR[]", "frequencies": "INTEGER[]"}
 
-TABLES_BY_DOCUMENT = ("chunk_postings", "chunks", "paragraphs", "sections", "extractions", "documents")
+TABLES_BY_DOCUMENT = (
+    "chunk_postings", "chunk_citations", "chunk_links", "chunks", "paragraphs", "sections", "bibliography", "extractions", "documents"
+)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
@@ -11,7 +10,7 @@ import duckdb
 from pipeline.index.database import require_search_index
 from pipeline.index.query import ParsedQuery, parse_query, phrase_words
 from pipeline.index.terms import TermCounter
-from pipeline.rules import SpellingPair
+from pipeline.rules import SearchRules
 
 # BM25 as DuckDB fts' match_bm25 scores it (k1 = 1.2, b = 0.75; document frequency, chunk count
 # and mean length over every chunk), from the postings of the query's terms alone. A query term's
@@ -35,7 +34,7 @@ per_term AS (
                * (hits.tf * (1.2 + 1) / (hits.tf + 1.2 * (1 - 0.75 + 0.75 * c.term_count::DOUBLE / stats.mean_terms)))) AS score,
            hits.query_term
     FROM hits JOIN chunks c USING (chunk_id) CROSS JOIN stats
-    WHERE (? IS NULL OR c.section_type = ?) AND (? IS NULL OR c.doc_id = ?)
+    WHERE (? IS NULL OR c.section_type = ?) AND (? IS NULL OR c.doc_id = ?) AND (? OR NOT c.in_bibliography)
     GROUP BY hits.chunk_id, hits.query_term
 )
 SELECT chunk_id, sum(score) AS score
@@ -49,8 +48,16 @@ LIMIT ? OFFSET ?
 # chunks alone is looked up in its index (`chunks_by_id`); joined to documents, or with the ids
 # bound as a list, DuckDB scans thousands of rows of chunk text for them.
 _HIT_DETAILS = """
-SELECT chunk_id, doc_id, heading_path, section_type, line_start, line_end, page_start, page_end, char_start, char_end, text
+SELECT chunk_id, doc_id, heading_path, section_type, line_start, line_end, page_start, page_end, char_start, char_end, text,
+       section_id, paragraph_ids, pages
 FROM chunks WHERE chunk_id IN ({chunk_ids})
+"""
+# What each hit's markers cite, as the paper writes the entries: one row per chunk and entry.
+_HIT_CITATIONS = """
+SELECT DISTINCT c.chunk_id, b.ref_id, b.ordinal, b.label, b.text, b.doi
+FROM chunk_citations c JOIN bibliography b ON b.doc_id = c.doc_id AND b.ref_id = c.ref_id
+WHERE c.chunk_id IN (SELECT unnest(?::VARCHAR[]))
+ORDER BY c.chunk_id, b.ordinal
 """
 _HIT_PATHS = "SELECT doc_id, path FROM documents WHERE doc_id IN (SELECT unnest(?::VARCHAR[]))"
 # Hits that a phrase must be checked in are read this many at a time, best first.
@@ -58,22 +65,55 @@ _PHRASE_CANDIDATES = 100
 
 
 @dataclass(frozen=True)
+class CitedReference:
+    """An entry of the paper's own bibliography that a hit's markers cite, as the paper writes
+    it: what the paper cites there, not a source anyone has read or checked."""
+
+    ref_id: str
+    label: str | None
+    text: str
+    doi: str | None
+
+
+@dataclass(frozen=True)
 class SearchHit:
     chunk_id: str
     doc_id: str
     path: str
+    section_id: str
+    paragraph_ids: list[str]
     heading_path: list[str]
     section_type: str
     line_start: int | None
     line_end: int | None
     page_start: int | None
     page_end: int | None
+    pages: list[int]
     char_start: int
     """Offsets of the chunk's text in its paper's `documents.text`."""
     char_end: int
     score: float
     snippet: str
     text: str
+    cited_references: list[CitedReference]
+
+    def as_json(self) -> dict:
+        """The hit for machines: where the text sits (`source`), apart from what the paper itself
+        cites there (`cited_references`)."""
+        return {
+            "chunk_id": self.chunk_id,
+            "score": self.score,
+            "section_type": self.section_type,
+            "heading_path": self.heading_path,
+            "snippet": self.snippet,
+            "text": self.text,
+            "source": {
+                "chunk_id": self.chunk_id, "doc_id": self.doc_id, "path": self.path, "section_id": self.section_id,
+                "paragraph_ids": self.paragraph_ids, "pages": self.pages, "line_start": self.line_start,
+                "line_end": self.line_end, "char_start": self.char_start, "char_end": self.char_end,
+            },
+            "cited_references": [reference.__dict__ for reference in self.cited_references],
+        }
 
 
 def _snippet(text: str, terms: set[str], counter: TermCounter, width: int = 220) -> str:
@@ -123,19 +163,21 @@ def search(
     section_type: str | None = None,
     doc_id: str | None = None,
     limit: int = 10,
-    spelling: Sequence[SpellingPair] = (),
-    min_stem: int = 3,
+    spelling: SearchRules | None = None,
+    bibliography: bool = False,
 ) -> list[SearchHit]:
     """BM25-ranked chunks for `query`, optionally within one section type or one paper. With
-    `spelling` (the rules' `[search]` pairs), a term's other spellings count as it; a quoted
-    phrase must occur as written, its words in order."""
+    `spelling` (the rules' `[search]`), a term's other spellings count as it; a quoted phrase must
+    occur as written, its words in order. The bibliography's chunks are left out unless
+    `bibliography` is set or the section type asked for is `meta`."""
     require_search_index(connection)
     counter = TermCounter()
-    parsed = parse_query(query, counter, spelling, min_stem)
+    pairs, min_stem = (spelling.spelling, spelling.spelling_min_stem) if spelling else ((), 3)
+    parsed = parse_query(query, counter, pairs, min_stem)
     if not parsed.terms:
         return []
     statement = _ranking_statement(parsed)
-    filters = [section_type, section_type, doc_id, doc_id]
+    filters = [section_type, section_type, doc_id, doc_id, bibliography or section_type == "meta"]
     stems = {stem for term in parsed.terms for stem in term.stems}
     if not parsed.phrases:
         ranked = connection.execute(statement, [*filters, limit, 0]).fetchall()
@@ -191,13 +233,18 @@ def _hits(connection: duckdb.DuckDBPyConnection, ranked: list[tuple], stems: set
     chunk_ids = ", ".join(_literal(chunk_id) for chunk_id, _ in ranked)
     details = {row[0]: row for row in connection.execute(_HIT_DETAILS.replace("{chunk_ids}", chunk_ids)).fetchall()}
     paths = dict(connection.execute(_HIT_PATHS, [sorted({row[1] for row in details.values()})]).fetchall())
+    cited: dict[str, list[CitedReference]] = {}
+    for chunk_id, ref_id, _, label, text, doi in connection.execute(_HIT_CITATIONS, [[chunk_id for chunk_id, _ in ranked]]).fetchall():
+        cited.setdefault(chunk_id, []).append(CitedReference(ref_id, label, text, doi))
     hits = []
     for chunk_id, score in ranked:
-        _, hit_doc_id, heading_path, hit_type, line_start, line_end, page_start, page_end, start, end, text = details[chunk_id]
+        (_, hit_doc_id, heading_path, hit_type, line_start, line_end, page_start, page_end, start, end, text,
+         section_id, paragraph_ids, pages) = details[chunk_id]
         hits.append(
             SearchHit(
-                chunk_id, hit_doc_id, paths[hit_doc_id], heading_path, hit_type, line_start, line_end, page_start,
-                page_end, start, end, score, snippet=_snippet(text, stems, counter), text=text,
+                chunk_id, hit_doc_id, paths[hit_doc_id], section_id, paragraph_ids, heading_path, hit_type, line_start,
+                line_end, page_start, page_end, pages, start, end, score, snippet=_snippet(text, stems, counter),
+                text=text, cited_references=cited.get(chunk_id, []),
             )
         )
     return hits

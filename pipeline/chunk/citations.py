@@ -1,0 +1,162 @@
+"""In-text citations: the markers in each chunk that cite the paper's own bibliography, each
+resolved to its entry or kept, unresolved, with why. Never dropped, never attached to a wrong
+entry: a marker that matches two entries names neither."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass
+
+from pipeline.models import Chunk, Citation, CitationResolution, Reference
+from pipeline.rules import CitationRules
+
+_RANGE = re.compile(r"\s*[-–—]\s*")
+_MEMBERS = re.compile(r"\s*[,;]\s*")
+_PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
+
+
+def surname_key(name: str) -> str:
+    """A surname as it is compared: lower case, accents and everything but letters dropped."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    return "".join(character for character in decomposed if character.isalpha()).casefold()
+
+
+def entry_surname(author: str) -> str:
+    """The surname in an entry's first author as written: `Bosch, J.M.` → Bosch, `S. An` → An,
+    `Avery SV` → Avery, `Nicolas Carion` → Carion."""
+    if "," in author:
+        return author.split(",", 1)[0]
+    words = author.split()
+    initials = [word for word in words if word.rstrip(".").isupper() and len(word.rstrip(".")) <= 3]
+    names = [word for word in words if word not in initials]
+    if not names:
+        return author
+    # `Avery SV`: the initials follow the surname; `S. An`, `Nicolas Carion`: the surname is last.
+    return names[0] if initials and words.index(initials[0]) > words.index(names[0]) else names[-1]
+
+
+@dataclass
+class _Bibliography:
+    """The entries by what a marker can name them by."""
+
+    by_label: dict[str, list[Reference]]
+    by_id: dict[str, Reference]
+    by_author_year: dict[tuple[str, str], list[Reference]]
+
+    @classmethod
+    def of(cls, references: list[Reference]) -> _Bibliography:
+        by_label: dict[str, list[Reference]] = defaultdict(list)
+        by_author_year: dict[tuple[str, str], list[Reference]] = defaultdict(list)
+        for reference in references:
+            if reference.label:
+                by_label[reference.label.strip("[]().")].append(reference)
+            if reference.first_author and reference.year:
+                by_author_year[(surname_key(entry_surname(reference.first_author)), reference.year[:4])].append(reference)
+        return cls(dict(by_label), {reference.ref_id: reference for reference in references}, dict(by_author_year))
+
+    @property
+    def surnames(self) -> set[str]:
+        return {surname for surname, _ in self.by_author_year}
+
+
+def cite(chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules) -> list[Citation]:
+    """The citation markers of every chunk but those in `skip` (the bibliography's own), in order."""
+    bibliography = _Bibliography.of(references)
+    numbered_in_parentheses = not rules.equations.search(paper_text) and not rules.brackets.search(paper_text)
+    citations = []
+    for chunk in chunks:
+        if chunk.chunk_id in skip:
+            continue
+        found = _numeric(chunk, rules.brackets, bibliography, rules)
+        if numbered_in_parentheses and bibliography.by_label:
+            found += _numeric(chunk, rules.parentheses, bibliography, rules)
+        found += _by_id(chunk, bibliography, rules)
+        found += _author_year(chunk, bibliography, rules)
+        citations.extend(sorted(found, key=lambda citation: citation.char_start))
+    return citations
+
+
+def _members(written: str, limit: int) -> list[str] | None:
+    """The numbers a numeric marker cites, ranges expanded; None where a range is too long or
+    runs backwards, so the marker is no citation (`[95-2000]`)."""
+    members: list[str] = []
+    for part in _MEMBERS.split(written.strip()):
+        bounds = _RANGE.split(part)
+        if len(bounds) == 1:
+            members.append(bounds[0])
+            continue
+        first, last = int(bounds[0]), int(bounds[1])
+        if not 0 < last - first < limit:
+            return None
+        members.extend(str(number) for number in range(first, last + 1))
+    return members
+
+
+def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+    found = []
+    for match in pattern.finditer(chunk.text):
+        members = _members(match["members"], rules.max_range)
+        if members is None:
+            continue
+        for member in members:
+            entries = bibliography.by_label.get(member, [])
+            found.append(_resolved(chunk, match.start(), match.end(), entries, CitationResolution.number, f"number {member}"))
+    return found
+
+
+def _by_id(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+    found = []
+    for match in rules.ref_ids.finditer(chunk.text):
+        for ref_id in _MEMBERS.split(match["ids"]):
+            entry = bibliography.by_id.get(ref_id)
+            found.append(_resolved(chunk, match.start(), match.end(), [entry] if entry else [], CitationResolution.ref_id, ref_id))
+    return found
+
+
+def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+    found = []
+    for group in _PARENTHESIS.finditer(chunk.text):
+        offset = group.start(1)
+        for part in re.finditer(r"[^;]+", group.group(1)):
+            citation = rules.author_year.match(part.group().strip())
+            if citation is None:
+                continue
+            start = offset + part.start() + (len(part.group()) - len(part.group().lstrip()))
+            end = offset + part.start() + len(part.group().rstrip())
+            found += _by_author(chunk, citation, start, end, bibliography)
+    for match in rules.narrative.finditer(chunk.text):
+        # A capitalised word before a year in parentheses is often no author: counted only where
+        # it is the first author of an entry.
+        if surname_key(match["first"]) in bibliography.surnames:
+            found += _by_author(chunk, match, match.start(), match.end(), bibliography)
+    return found
+
+
+def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibliography: _Bibliography) -> list[Citation]:
+    first, second = surname_key(citation["first"]), citation["second"]
+    found = []
+    for year in _MEMBERS.split(citation["years"]):
+        entries = bibliography.by_author_year.get((first, year[:4]), [])
+        if year[4:]:  # `2020a`: that entry, of the author's 2020 ones
+            entries = [entry for entry in entries if entry.year == year]
+        if len(entries) > 1 and second:
+            entries = [entry for entry in entries if surname_key(second) in surname_key(entry.text[:200])]
+        found.append(_resolved(chunk, start, end, entries, CitationResolution.author_year, f"{citation['first']} {year}"))
+    return found
+
+
+def _resolved(chunk: Chunk, start: int, end: int, entries: list[Reference], how: CitationResolution, member: str) -> Citation:
+    """The citation of `member` by the marker at `chunk.text[start:end]`, given the entries that match it."""
+    if len(entries) == 1:
+        resolution, ref_id, detail = how, entries[0].ref_id, member
+    elif entries:
+        resolution, ref_id = CitationResolution.ambiguous, None
+        detail = f"{member}: {len(entries)} entries match ({', '.join(entry.ref_id for entry in entries)}); none is chosen"
+    else:
+        resolution, ref_id, detail = CitationResolution.missing, None, f"{member}: no entry of the bibliography matches"
+    return Citation(
+        chunk_id=chunk.chunk_id, ref_id=ref_id, marker=chunk.text[start:end], char_start=start, char_end=end,
+        resolution=resolution, detail=detail,
+    )

@@ -1,0 +1,153 @@
+"""Cross-references: the labels in each chunk that point to another part of the paper (`Table 2`,
+`Fig. 3B`, `Section 4.2`, `Appendix A`, `Eq. (4)`, `@C03`, `[see S2-P1]`), each followed to the
+chunk it names, or kept with why it leads nowhere."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.models import Chunk, ChunkSplit, Link, LinkKind, Section
+from pipeline.rules import LinkRules
+
+_SEPARATORS = re.compile(r"\s*(?:,|and|&|to)\s*")
+_RANGE = re.compile(r"\s*[-–]\s*")
+_SECTION_NUMBER = re.compile(r"^[\s*_]*(\d+(?:\.\d+)*)\.?[\s*_]")
+_TAG = re.compile(r"\\tag\{(\d+)\}|\((\d+)\)\s*(?:\$\$)?\s*$", re.MULTILINE)
+# Kinds whose target, where it is not found, is a broken link: the paper names a part of itself
+# that is not there. Supplementary material lies outside the paper, and an equation may be an image.
+BROKEN_WHEN_MISSING = frozenset({LinkKind.table, LinkKind.figure, LinkKind.section, LinkKind.appendix, LinkKind.anchor})
+
+
+@dataclass
+class _Targets:
+    """The paper's parts a label can name, each by the chunk that holds it."""
+
+    captions: dict[tuple[LinkKind, str], str]
+    sections: dict[str, str]
+    appendices: dict[str, str]
+    ids: dict[str, str]
+    labels: dict[str, str]
+    equations: dict[str, str]
+
+
+def link(chunks: list[Chunk], sections: list[Section], skip: set[str], rules: LinkRules) -> list[Link]:
+    """The cross-references of every chunk but those in `skip` (the bibliography's), in order."""
+    targets = _targets(chunks, sections, rules)
+    links = []
+    for chunk in chunks:
+        if chunk.chunk_id not in skip:
+            links.extend(_links_of(chunk, targets, rules))
+    return links
+
+
+def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> _Targets:
+    first_chunk: dict[str, str] = {}
+    for chunk in chunks:
+        if chunk.split is not ChunkSplit.caption:
+            first_chunk.setdefault(chunk.section_id, chunk.chunk_id)
+    by_paragraph = {paragraph_id: chunk.chunk_id for chunk in chunks for paragraph_id in chunk.paragraph_ids}
+    captions: dict[tuple[LinkKind, str], str] = {}
+    equations: dict[str, str] = {}
+    for chunk in chunks:
+        if chunk.split is ChunkSplit.caption and (label := _caption_label(chunk.text, rules)):
+            captions.setdefault(label, chunk.chunk_id)
+        for tag in _TAG.finditer(chunk.text):
+            equations.setdefault(tag.group(1) or tag.group(2), chunk.chunk_id)
+    numbered, appendices, labels = {}, {}, {}
+    for section in sections:
+        chunk_id = _first_chunk_within(section, sections, first_chunk)
+        if chunk_id is None or not section.heading:
+            continue
+        heading = section.heading.strip("*_ ")
+        if number := _SECTION_NUMBER.match(section.heading + " "):
+            numbered.setdefault(number.group(1), chunk_id)
+        if appendix := re.match(r"(?i)appendix\s+([A-Z]\d*)\b", heading):
+            appendices.setdefault(appendix.group(1).upper(), chunk_id)
+        labels.setdefault(heading.split(maxsplit=1)[0].rstrip(".:"), chunk_id)  # `C03 Exceptions` is @C03
+    ids = {section.section_id: chunk_id for section in sections if (chunk_id := _first_chunk_within(section, sections, first_chunk))}
+    ids.update(by_paragraph)
+    return _Targets(captions, numbered, appendices, ids, labels, equations)
+
+
+def _first_chunk_within(section: Section, sections: list[Section], first_chunk: dict[str, str]) -> str | None:
+    """The first chunk of a section or, where it has none of its own, of its first sub-section that has one."""
+    if section.section_id in first_chunk:
+        return first_chunk[section.section_id]
+    for candidate in sections:
+        if candidate.section_id.startswith(section.section_id + ".") and candidate.section_id in first_chunk:
+            return first_chunk[candidate.section_id]
+    return None
+
+
+def _caption_label(text: str, rules: LinkRules) -> tuple[LinkKind, str] | None:
+    match = rules.caption_label.match(text)
+    if match is None:
+        return None
+    word = (match["word"] or match["plosword"]).lower()
+    number = (match["number"] or match["plos"]).upper()
+    return (LinkKind.table if word.startswith("tab") else LinkKind.figure), number
+
+
+def _numbers(written: str, limit: int) -> list[str]:
+    """`1 and 2` → 1, 2; `3-5` → 3, 4, 5; `3B` → 3 (a panel of figure 3); `S1` stays S1."""
+    found: list[str] = []
+    for part in _SEPARATORS.split(written.strip()):
+        bounds = [re.sub(r"(?<=\d)[A-Za-z]$", "", bound).upper() for bound in _RANGE.split(part) if bound]
+        if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit() and 0 < int(bounds[1]) - int(bounds[0]) < limit:
+            found.extend(str(number) for number in range(int(bounds[0]), int(bounds[1]) + 1))
+        else:
+            found.extend(bounds)
+    return list(dict.fromkeys(found))
+
+
+def _links_of(chunk: Chunk, targets: _Targets, rules: LinkRules) -> list[Link]:
+    found: list[Link] = []
+    taken: list[tuple[int, int]] = []
+    # Supplementary material first: `Supplementary Table S1` is not the paper's own Table S1.
+    for kind in (LinkKind.supplementary, LinkKind.table, LinkKind.figure, LinkKind.section, LinkKind.appendix, LinkKind.equation, LinkKind.anchor):
+        for match in getattr(rules, kind.value).finditer(chunk.text):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            if chunk.split is ChunkSplit.caption and match.start() == 0:
+                continue  # the caption's own label
+            taken.append((match.start(), match.end()))
+            found.extend(_followed(chunk, kind, match, targets, rules))
+    return sorted((link for link in found if link.target_chunk_id != chunk.chunk_id), key=lambda link: link.char_start)
+
+
+def _followed(chunk: Chunk, kind: LinkKind, match: re.Match[str], targets: _Targets, rules: LinkRules) -> list[Link]:
+    label, start, end = match.group(), match.start(), match.end()
+    if kind is LinkKind.anchor:
+        name = match["id"] or match["paragraph"]
+        target = targets.ids.get(name) or targets.labels.get(name)
+        reason = None if target else f"no section, paragraph or heading of this paper is {name}"
+        return [Link(chunk_id=chunk.chunk_id, kind=kind, label=label, char_start=start, char_end=end, target_chunk_id=target, reason=reason)]
+    written = match["numbers"] if "numbers" in match.re.groupindex and match["numbers"] else (match["plos"] if "plos" in match.re.groupindex else "")
+    links = []
+    for number in _numbers(written or "", rules.max_range):
+        named = kind
+        if kind in (LinkKind.table, LinkKind.figure) and number.startswith("S") and (kind, number) not in targets.captions:
+            named = LinkKind.supplementary  # `Table S1` without its caption in the paper: published beside it
+        target, reason = _target(named, number, targets)
+        links.append(Link(chunk_id=chunk.chunk_id, kind=named, label=label, char_start=start, char_end=end, target_chunk_id=target, reason=reason))
+    return links
+
+
+def _target(kind: LinkKind, number: str, targets: _Targets) -> tuple[str | None, str | None]:
+    if kind is LinkKind.supplementary:
+        for caption_kind in (LinkKind.table, LinkKind.figure):
+            if (caption_kind, number) in targets.captions:
+                return targets.captions[(caption_kind, number)], None
+        return None, f"supplementary material {number}, published beside the paper and not in it"
+    if kind in (LinkKind.table, LinkKind.figure):
+        target = targets.captions.get((kind, number))
+        return target, None if target else f"the paper has no {kind.value} {number} caption"
+    if kind is LinkKind.section:
+        target = targets.sections.get(number)
+        return target, None if target else f"no section of the paper is numbered {number}"
+    if kind is LinkKind.appendix:
+        target = targets.appendices.get(number)
+        return target, None if target else f"the paper has no appendix {number}"
+    target = targets.equations.get(number)
+    return target, None if target else f"equation ({number}) is not in the text (it may be an image)"

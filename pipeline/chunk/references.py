@@ -1,0 +1,134 @@
+"""The paper's own bibliography: its entries, read off the blocks of its References section,
+each with the label it prints and the DOI, year and first author it shows.
+
+Nothing is looked up and nothing guessed: a field the entry does not show stays empty.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.chunk.block_index import BlockIndex
+from pipeline.chunk.list_items import list_item_spans
+from pipeline.chunk.sections import SectionNode
+from pipeline.models import Block, BlockKind, Document, Reference
+from pipeline.rules import Rules
+
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,4})[.)])[ \t]+")
+_DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
+# A year stands alone: not part of an arXiv number (`1908.04729`), a DOI, pages or an ISSN.
+_YEAR = re.compile(r"(?<![\d./:-])(?P<year>1[89]\d\d|20\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
+# Markup a converter wraps around an entry's start, which is no part of its author.
+_LEADING_MARKUP = re.compile(r"^[\s*_`]+")
+
+
+@dataclass(frozen=True)
+class EntrySpan:
+    """Where an entry sits in the document text, and the label the paper prints before it."""
+
+    char_start: int
+    char_end: int
+    label: str | None
+
+
+def bibliography_nodes(nodes: list[SectionNode], rules: Rules) -> list[SectionNode]:
+    """The sections that hold the bibliography: those whose heading is one of the rules'
+    bibliography anchors (`References`, `Bibliography`, `Literature cited`), sub-sections included."""
+    found = []
+    for top in nodes:
+        for node in top.subtree():
+            if node.anchor in rules.references.anchors and not any(node in chosen.subtree() for chosen in found):
+                found.append(node)
+    return found
+
+
+def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> list[EntrySpan]:
+    """The bibliography's entries in text order: a list's items, or a paragraph each; a paragraph
+    that carries on the entry before it (a converter broke the entry at a blank line) joins it."""
+    text = document.text
+    blocks = sorted(
+        (block for node in bibliography_nodes(nodes, rules) for member in node.subtree() for block in member.body),
+        key=lambda block: block.char_start,
+    )
+    entries: list[EntrySpan] = []
+    for block in blocks:
+        for start, end in _entry_ranges(block, text):
+            item = text[start:end]
+            if entries and _carries_on(item, rules):
+                entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
+                continue
+            entries.append(EntrySpan(start, end, _label(item, rules)))
+    return entries
+
+
+def _entry_ranges(block: Block, text: str) -> list[tuple[int, int]]:
+    if block.kind == BlockKind.list:
+        return list_item_spans(text, block.char_start, block.char_end)
+    if block.kind in (BlockKind.paragraph, BlockKind.blockquote):
+        return [(block.char_start, block.char_end)]
+    return []  # a table or code in a bibliography holds no entry the pipeline can read
+
+
+def _without_marker(item: str) -> tuple[str, str | None]:
+    marker = _LIST_MARKER.match(item)
+    if marker is None:
+        return item, None
+    return item[marker.end() :], marker["number"]
+
+
+def _label(item: str, rules: Rules) -> str | None:
+    rest, number = _without_marker(item)
+    label = rules.references.label.match(_LEADING_MARKUP.sub("", rest))
+    if label is not None:
+        return label["label"]
+    return number
+
+
+def _carries_on(item: str, rules: Rules) -> bool:
+    """Whether a paragraph continues the entry before it rather than starting one."""
+    rest, number = _without_marker(item)
+    return number is None and rest == item and not rules.references.label.match(rest) and rest[:1].islower()
+
+
+def references(entries: list[EntrySpan], document: Document, index: BlockIndex, rules: Rules) -> list[Reference]:
+    """The entries as records, with where they sit and what they show."""
+    records = []
+    for ordinal, entry in enumerate(entries, start=1):
+        written = document.text[entry.char_start : entry.char_end]
+        pages = index.pages(entry.char_start, entry.char_end)
+        line_start, line_end = index.lines(document.text, entry.char_start, entry.char_end)
+        body = _entry_body(written, rules)
+        doi = _DOI.search(written)
+        year = _YEAR.search(body)
+        records.append(
+            Reference(
+                ref_id=f"R{ordinal}",
+                ordinal=ordinal,
+                label=entry.label,
+                text=written,
+                char_start=entry.char_start,
+                char_end=entry.char_end,
+                line_start=line_start,
+                line_end=line_end,
+                page_start=pages[0] if pages else None,
+                page_end=pages[-1] if pages else None,
+                doi=doi.group().rstrip(".,;)]") if doi else None,
+                year=(year["year"] + (year["letter"] or "")) if year else None,
+                first_author=_first_author(body, rules),
+            )
+        )
+    return records
+
+
+def _entry_body(written: str, rules: Rules) -> str:
+    """The entry without its list marker, its label and the markup around them."""
+    rest, _ = _without_marker(written)
+    rest = _LEADING_MARKUP.sub("", rest)
+    label = rules.references.label.match(rest)
+    return _LEADING_MARKUP.sub("", rest[label.end() :] if label else rest)
+
+
+def _first_author(body: str, rules: Rules) -> str | None:
+    match = rules.references.first_author.match(body)
+    return match["author"].strip() if match else None
