@@ -25,11 +25,12 @@ from rich.markup import escape
 from pipeline import __version__
 from pipeline.errors import EXIT_FILES_FAILED, IndexingError, PipelineError, RunStopped
 from pipeline.index.database import open_readonly
+from pipeline.index.expand import expand
 from pipeline.index.search import search, why_nothing_matched
 from pipeline.ingest.run import IngestOptions, available_cpus, ingest_folder
 from pipeline.ingest.scan import doc_id_for
 from pipeline.ingest.task import process_file
-from pipeline.inspect import render_tree
+from pipeline.inspect import render_links, render_tree
 from pipeline.models import DocumentStatus, SectionType
 from pipeline.report import render_report
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
@@ -202,6 +203,9 @@ def search_command(
     doc: Annotated[str | None, typer.Option("--doc", help="Only chunks of this doc_id.")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many results.")] = 10,
     everything: Annotated[bool, typer.Option("--all", help="Search the bibliography's entries too.")] = False,
+    follow: Annotated[bool, typer.Option("--expand", help="After each hit, the chunks it links to (Table 2, Section 4).")] = False,
+    depth: Annotated[int, typer.Option("--depth", min=1, help="With --expand: how many links deep.")] = 2,
+    most: Annotated[int, typer.Option("--expand-limit", min=1, help="With --expand: the most chunks shown after a hit.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
 ) -> None:
     """BM25-ranked chunks for QUERY, with where each came from.
@@ -215,9 +219,11 @@ def search_command(
     Example: pipeline search "IL-6" --section-type results --limit 5
     """
     asked_type = section_type.value if section_type else None
-    hits = search(open_readonly(db), query, asked_type, doc, limit, load_rules(rules).search, everything)
+    connection = open_readonly(db)
+    hits = search(connection, query, asked_type, doc, limit, load_rules(rules).search, everything)
+    expansions = expand(connection, [hit.chunk_id for hit in hits], depth, most) if follow else {}
     if as_json:
-        typer.echo(json.dumps([hit.as_json() for hit in hits], indent=2, ensure_ascii=False))
+        typer.echo(json.dumps([_hit_json(hit, expansions) for hit in hits], indent=2, ensure_ascii=False))
         return
     if not everything and asked_type != "meta":
         typer.echo("(The bibliography's entries are left out: --all or --section-type meta searches them too.)", err=True)
@@ -232,7 +238,23 @@ def search_command(
             where = f"lines {hit.line_start}-{hit.line_end}"
         typer.echo(f"{hit.score:6.2f}  {hit.chunk_id}  [{hit.section_type}]  {hit.path} ({where})")
         typer.echo(f"        {' › '.join(hit.heading_path) or '(front matter)'}")
-        typer.echo(f"        {hit.snippet}\n")
+        typer.echo(f"        {hit.snippet}")
+        if hit.chunk_id in expansions:
+            for linked in expansions[hit.chunk_id].linked:
+                shown = " › ".join(linked.heading_path) or "(front matter)"
+                typer.echo(f"        {'  ' * linked.depth}→ {linked.chunk_id}  [{linked.section_type}]  {shown}  ({linked.why})")
+            for cut in expansions[hit.chunk_id].cut:
+                typer.echo(f"        (not followed: {cut})")
+        typer.echo("")
+
+
+def _hit_json(hit, expansions: dict) -> dict:
+    shown = hit.as_json()
+    if hit.chunk_id in expansions:
+        expansion = expansions[hit.chunk_id]
+        shown["linked"] = [{**linked.__dict__, "why": linked.why} for linked in expansion.linked]
+        shown["not_followed"] = expansion.cut
+    return shown
 
 
 _SHOWN_QUERY = 80
@@ -305,6 +327,7 @@ def inspect_command(
     file: Annotated[Path, typer.Argument(help="One paper (*.md or *.pdf).")],
     rules: RulesOption = DEFAULT_RULES_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Sections and chunks as JSON.")] = False,
+    with_links: Annotated[bool, typer.Option("--links", help="Each chunk's citations and cross-references instead.")] = False,
 ) -> None:
     """Show the heading tree and every chunking decision for one paper (no database needed).
 
@@ -316,6 +339,8 @@ def inspect_command(
     chunked = process_file(file, file.name, doc_id_for(file.name), loaded)
     if as_json:
         typer.echo(chunked.model_dump_json(indent=2, exclude={"document": {"text", "blocks"}}))
+    elif with_links:
+        typer.echo(render_links(chunked))
     else:
         typer.echo(render_tree(chunked))
 

@@ -70,6 +70,12 @@ class _TreeView:
         ]
         if document.removed_running_lines:
             lines.append(f"page furniture removed: {document.removed_running_lines} running heads/page numbers")
+        if self.chunked.references or self.chunked.citations:
+            unresolved = sum(1 for citation in self.chunked.citations if citation.ref_id is None)
+            lines.append(
+                f"bibliography: {len(self.chunked.references)} entries; citations: {len(self.chunked.citations)}, "
+                f"{unresolved} unresolved (--links lists them)"
+            )
         lines.extend(f"read: {note}" for note in document.reading_notes)
         return lines + [""]
 
@@ -114,3 +120,33 @@ class _TreeView:
             f"└─ chunk {chunk.ordinal} in {chunk.section_id}: {chunk.text[:70]}{'…' if len(chunk.text) > 70 else ''}"
             for chunk in captions
         ]
+
+
+def render_links(chunked: ChunkedDocument) -> str:
+    """Each chunk's citations of the paper's bibliography and its cross-references, resolved or not."""
+    references = {reference.ref_id: reference for reference in chunked.references}
+    citations: dict[str, list] = defaultdict(list)
+    for citation in chunked.citations:
+        citations[citation.chunk_id].append(citation)
+    links: dict[str, list] = defaultdict(list)
+    for link in chunked.links:
+        links[link.chunk_id].append(link)
+    unresolved = sum(1 for citation in chunked.citations if citation.ref_id is None)
+    lines = [
+        f"{chunked.document.path}: {len(chunked.references)} bibliography entries, {len(chunked.citations)} citations "
+        f"({unresolved} unresolved), {len(chunked.links)} cross-references ({sum(1 for link in chunked.links if not link.target_chunk_id)} leading nowhere)",
+    ]
+    for chunk in chunked.chunks:
+        if not citations[chunk.chunk_id] and not links[chunk.chunk_id]:
+            continue
+        lines.append(f"{chunk.chunk_id}  {' › '.join(chunk.heading_path) or '(front matter)'}")
+        for citation in citations[chunk.chunk_id]:
+            if citation.ref_id:
+                entry = references[citation.ref_id].text
+                lines.append(f"   cites {citation.marker} → {citation.ref_id}: {entry[:70]}{'…' if len(entry) > 70 else ''}")
+            else:
+                lines.append(f"   cites {citation.marker} → unresolved ({citation.resolution.value}): {citation.detail}")
+        for link in links[chunk.chunk_id]:
+            target = link.target_chunk_id or f"nowhere: {link.reason}"
+            lines.append(f"   links {link.label!r} ({link.kind.value}) → {target}")
+    return "\n".join(lines)

@@ -15,7 +15,8 @@ _SHORT_NAMES = {"figure_caption": "caption", "discussion": "discuss", "conclusio
 def render_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> str:
     """A table of chunks per section type for every paper, the last runs, the failing files, then
     body chunk sizes against the rules' target and hard maximum."""
-    return "\n".join(_chunks_per_paper(connection) + _last_runs(connection) + _failing(connection) + _sizes(connection, sizes))
+    parts = _chunks_per_paper(connection) + _last_runs(connection) + _failing(connection) + _unresolved(connection)
+    return "\n".join(parts + _sizes(connection, sizes))
 
 
 def _chunks_per_paper(connection: duckdb.DuckDBPyConnection) -> list[str]:
@@ -43,6 +44,18 @@ def _last_runs(connection: duckdb.DuckDBPyConnection) -> list[str]:
         f"  #{run_id} {started:%Y-%m-%d %H:%M} UTC: {seen} seen, {added} added, {updated} updated, "
         f"{unchanged} unchanged, {removed} removed, {failed} failed; {pages} pages, {chunks} chunks, {seconds:.1f} s"
         for run_id, started, seen, added, updated, unchanged, removed, failed, pages, chunks, seconds in runs
+    ]
+
+
+def _unresolved(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    rows = connection.execute(
+        """SELECT path, unresolved_citations, broken_links FROM documents
+           WHERE unresolved_citations > 0 OR broken_links > 0 ORDER BY path"""
+    ).fetchall()
+    if not rows:
+        return []
+    return ["", "Unresolved citations and broken cross-references (pipeline inspect FILE --links lists them):"] + [
+        f"  {path}: {citations} citation(s) name no entry or two, {links} link(s) lead nowhere" for path, citations, links in rows
     ]
 
 

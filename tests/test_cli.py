@@ -26,13 +26,13 @@ def db(tmp_path_factory):
 def test_ingest_prints_a_one_line_summary(db):
     result = runner.invoke(app, ["ingest", str(PROJECT / "corpus"), "--db", str(db), "--quiet"])
     assert result.exit_code == 0
-    assert result.stdout.startswith("4 files: 0 added, 0 updated, 4 unchanged, 0 removed, 0 failed; 0 chunks written; ")
+    assert result.stdout.startswith("6 files: 0 added, 0 updated, 6 unchanged, 0 removed, 0 failed; 0 chunks written; ")
 
 
 def test_ingest_json_summary_counts_the_run(tmp_path):
     result = runner.invoke(app, ["ingest", str(PROJECT / "corpus"), "--db", str(tmp_path / "x.duckdb"), "--json"])
     summary = json.loads(result.stdout)
-    assert (summary["seen"], summary["added"], summary["failed"], summary["run_id"]) == (4, 4, {}, 1)
+    assert (summary["seen"], summary["added"], summary["failed"], summary["run_id"]) == (6, 6, {}, 1)
 
 
 def test_search_prints_ranked_chunks_with_provenance(db):
@@ -56,7 +56,7 @@ def test_sql_is_read_only(db):
 
 def test_sql_prints_csv(db):
     result = runner.invoke(app, ["sql", "SELECT count(*) AS n FROM documents", "--db", str(db), "--format", "csv"])
-    assert result.stdout.splitlines() == ["n", "4"]
+    assert result.stdout.splitlines() == ["n", "6"]
 
 
 def test_sql_prints_timestamps_with_a_time_zone(db):

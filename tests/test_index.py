@@ -132,7 +132,7 @@ def test_reingesting_replaces_a_papers_rows_instead_of_adding_them(tmp_path, rul
     connection = open_readonly(db)
     assert connection.execute("SELECT count(*), count(DISTINCT chunk_id) FROM chunks").fetchone()[0] == \
         connection.execute("SELECT count(DISTINCT chunk_id) FROM chunks").fetchone()[0]
-    assert connection.execute("SELECT count(*) FROM documents").fetchone()[0] == 4
+    assert connection.execute("SELECT count(*) FROM documents").fetchone()[0] == 6
 
 
 @pytest.mark.parametrize(

@@ -96,14 +96,29 @@ def _members(written: str, limit: int) -> list[str] | None:
 
 def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
     found = []
-    for match in pattern.finditer(chunk.text):
+    matches = list(pattern.finditer(chunk.text))
+    for index, match in enumerate(matches):
         members = _members(match["members"], rules.max_range)
         if members is None:
             continue
         for member in members:
             entries = bibliography.by_label.get(member, [])
             found.append(_resolved(chunk, match.start(), match.end(), entries, CitationResolution.number, f"number {member}"))
+        following = matches[index + 1] if index + 1 < len(matches) else None
+        if following is not None and _RANGE.fullmatch(chunk.text[match.end() : following.start()]):
+            found += _between(chunk, match, following, bibliography, rules)
     return found
+
+
+def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+    """`[11]–[13]`: a range written as two markers joined by a dash cites the members between them too."""
+    low, high = _members(first["members"], rules.max_range), _members(last["members"], rules.max_range)
+    if not low or not high or not (low[-1].isdigit() and high[0].isdigit()) or not 0 < int(high[0]) - int(low[-1]) < rules.max_range:
+        return []
+    return [
+        _resolved(chunk, first.start(), last.end(), bibliography.by_label.get(str(number), []), CitationResolution.number, f"number {number}")
+        for number in range(int(low[-1]) + 1, int(high[0]))
+    ]
 
 
 def _by_id(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:

@@ -4,6 +4,7 @@ chunk it names, or kept with why it leads nowhere."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -42,10 +43,7 @@ def link(chunks: list[Chunk], sections: list[Section], skip: set[str], rules: Li
 
 
 def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> _Targets:
-    first_chunk: dict[str, str] = {}
-    for chunk in chunks:
-        if chunk.split is not ChunkSplit.caption:
-            first_chunk.setdefault(chunk.section_id, chunk.chunk_id)
+    chunk_of = _section_chunks(chunks, sections)
     by_paragraph = {paragraph_id: chunk.chunk_id for chunk in chunks for paragraph_id in chunk.paragraph_ids}
     captions: dict[tuple[LinkKind, str], str] = {}
     equations: dict[str, str] = {}
@@ -56,7 +54,7 @@ def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> 
             equations.setdefault(tag.group(1) or tag.group(2), chunk.chunk_id)
     numbered, appendices, labels = {}, {}, {}
     for section in sections:
-        chunk_id = _first_chunk_within(section, sections, first_chunk)
+        chunk_id = chunk_of.get(section.section_id)
         if chunk_id is None or not section.heading:
             continue
         heading = section.heading.strip("*_ ")
@@ -65,19 +63,32 @@ def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> 
         if appendix := re.match(r"(?i)appendix\s+([A-Z]\d*)\b", heading):
             appendices.setdefault(appendix.group(1).upper(), chunk_id)
         labels.setdefault(heading.split(maxsplit=1)[0].rstrip(".:"), chunk_id)  # `C03 Exceptions` is @C03
-    ids = {section.section_id: chunk_id for section in sections if (chunk_id := _first_chunk_within(section, sections, first_chunk))}
-    ids.update(by_paragraph)
+    ids = {**chunk_of, **by_paragraph}
     return _Targets(captions, numbered, appendices, ids, labels, equations)
 
 
-def _first_chunk_within(section: Section, sections: list[Section], first_chunk: dict[str, str]) -> str | None:
-    """The first chunk of a section or, where it has none of its own, of its first sub-section that has one."""
-    if section.section_id in first_chunk:
-        return first_chunk[section.section_id]
-    for candidate in sections:
-        if candidate.section_id.startswith(section.section_id + ".") and candidate.section_id in first_chunk:
-            return first_chunk[candidate.section_id]
-    return None
+def _section_chunks(chunks: list[Chunk], sections: list[Section]) -> dict[str, str]:
+    """The chunk each section leads to: the one its heading is in (a sub-section merged into its
+    parent's chunk is in that chunk), else, for a section with no text of its own, the first
+    chunk of the sub-sections after it."""
+    body = sorted((chunk for chunk in chunks if chunk.split is not ChunkSplit.caption), key=lambda chunk: chunk.char_start)
+    starts = [chunk.char_start for chunk in body]
+    found: dict[str, str] = {}
+    for section in sections:
+        position = bisect.bisect_right(starts, section.char_start) - 1
+        if position >= 0 and section.char_start < body[position].char_end:
+            found[section.section_id] = body[position].chunk_id
+    # Sections come in document order, a section's sub-sections right after it.
+    for index, section in enumerate(sections):
+        if section.section_id in found:
+            continue
+        for later in sections[index + 1 :]:
+            if not later.section_id.startswith(section.section_id + "."):
+                break
+            if later.section_id in found:
+                found[section.section_id] = found[later.section_id]
+                break
+    return found
 
 
 def _caption_label(text: str, rules: LinkRules) -> tuple[LinkKind, str] | None:
