@@ -287,6 +287,11 @@ class ReferenceRules(RulesModel):
     numbers are labels too."""
     first_author: Pattern
     """The first author's name as the entry writes it, in a group `author`."""
+    trailing_min_entries: int = Field(default=5, ge=2)
+    """A paper with no bibliography heading whose last blocks are this many entries or more
+    (each with a label or an author, and a year) has them as its bibliography."""
+    year_within: int = Field(default=300, ge=20)
+    """How far into such an entry (in characters) its year must show."""
 
     @field_validator("label")
     @classmethod

@@ -55,6 +55,27 @@ def test_an_entry_a_converter_broke_at_a_blank_line_is_one_entry(rules):
     assert [r.label for r in references] == ["1", "2"] and references[0].text.endswith("In ECCV, 2020.")
 
 
+UNHEADED = (
+    "## Discussion\n\nAs Etzioni (2011) and Park and Lee (2019) argued.\n\n"
+    + "".join(f"{name}. {year}. A title. In Proceedings.\n\n" for name, year in
+              [("Oren Etzioni", 2011), ("Jin Park and Hana Lee", 2019), ("Ana Silva", 2020), ("Bo Chen", 2018), ("Eva Roth", 2017)])
+)
+
+
+def test_entries_that_end_a_paper_without_a_heading_are_its_bibliography(rules):
+    chunked = chunk_markdown(UNHEADED, rules)
+    assert [(r.ref_id, r.first_author, r.year) for r in chunked.references] == [
+        ("R1", "Oren Etzioni", "2011"), ("R2", "Jin Park", "2019"), ("R3", "Ana Silva", "2020"),
+        ("R4", "Bo Chen", "2018"), ("R5", "Eva Roth", "2017"),
+    ]
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("Etzioni (2011)", "R1"), ("Park and Lee (2019)", "R2")]
+
+
+def test_a_short_closing_list_with_years_is_no_bibliography(rules):
+    source = "## Conclusion\n\n1. Kim S found it in 2019.\n2. Lee H found it in 2020.\n3. Park J in 2021.\n"
+    assert chunk_markdown(source, rules).references == []
+
+
 def test_a_long_reference_list_is_cut_between_entries_and_each_part_has_its_own_lines(rules):
     entries = "".join(f"{n}. Author{n} A. {words(60)}\n" for n in range(1, 41))
     chunked = chunk_markdown(f"## References\n\n{entries}", rules)

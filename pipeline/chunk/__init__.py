@@ -17,7 +17,7 @@ from pipeline.chunk.crossrefs import link
 from pipeline.chunk.ids import assign_ids
 from pipeline.chunk.plan import caption_chunks, drop_bare_headings, plan_chunks
 from pipeline.chunk.records import build_records
-from pipeline.chunk.references import bibliography_nodes, entry_spans, references
+from pipeline.chunk.references import bibliography_nodes, entry_spans, mark_unheaded_bibliography, outside, references
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.models import ChunkedDocument, Document
@@ -39,13 +39,13 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     body = drop_bare_headings(enforce_max(plan_chunks(nodes, rules), document, index, rules, whole))
     captions = enforce_max(caption_chunks(nodes), document, index, rules)
     bibliography = {member.section_id for node in bibliography_nodes(nodes, rules) for member in node.subtree()}
-    chunked = build_records(document, nodes, body + captions, index, bibliography)
+    chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), whole, bibliography)
     listed = references(entries, document, index, rules)
     skip = {c.chunk_id for c in chunked.chunks if c.in_bibliography}
     return chunked.model_copy(
         update={
             "references": listed,
-            "citations": cite(chunked.chunks, listed, skip, document.text, rules.citations),
+            "citations": outside(cite(chunked.chunks, listed, skip, document.text, rules.citations), whole, chunked),
             "links": link(chunked.chunks, chunked.sections, skip, rules.links),
         }
     )

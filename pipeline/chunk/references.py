@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.list_items import list_item_spans
 from pipeline.chunk.sections import SectionNode
-from pipeline.models import Block, BlockKind, Document, Reference
+from pipeline.models import Block, BlockKind, ChunkedDocument, ChunkSplit, Citation, Document, Reference
 from pipeline.rules import Rules
 
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,4})[.)])[ \t]+")
@@ -45,12 +45,16 @@ def bibliography_nodes(nodes: list[SectionNode], rules: Rules) -> list[SectionNo
 
 def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> list[EntrySpan]:
     """The bibliography's entries in text order: a list's items, or a paragraph each; a paragraph
-    that carries on the entry before it (a converter broke the entry at a blank line) joins it."""
+    that carries on the entry before it (a converter broke the entry at a blank line) joins it.
+    A paper with no bibliography section may end in one printed without a heading: see
+    `trailing_entries`."""
     text = document.text
     blocks = sorted(
         (block for node in bibliography_nodes(nodes, rules) for member in node.subtree() for block in member.body),
         key=lambda block: block.char_start,
     )
+    if not blocks:
+        return trailing_entries(nodes, document, rules)
     entries: list[EntrySpan] = []
     for block in blocks:
         for start, end in _entry_ranges(block, text):
@@ -60,6 +64,31 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
     return entries
+
+
+def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules) -> list[EntrySpan]:
+    """The run of entries that ends a paper whose bibliography has no heading (a heading the
+    converter or the PDF reader lost): the last blocks, read back from the end for as long as
+    every item in them reads as an entry, kept only when the run is long enough that a closing
+    list of findings cannot pass for it."""
+    text = document.text
+    blocks = sorted((block for top in nodes for node in top.subtree() for block in node.body), key=lambda block: block.char_start)
+    run: list[tuple[int, int]] = []
+    for block in reversed(blocks):
+        ranges = _entry_ranges(block, text)
+        if not ranges or not all(_reads_as_entry(text[start:end], rules) for start, end in ranges):
+            break
+        run[:0] = ranges
+    if len(run) < rules.references.trailing_min_entries:
+        return []
+    return [EntrySpan(start, end, _label(text[start:end], rules)) for start, end in run]
+
+
+def _reads_as_entry(item: str, rules: Rules) -> bool:
+    """An item that prints a label or starts with an author's name, and shows a year."""
+    body = _entry_body(item, rules)
+    named = _label(item, rules) is not None or rules.references.first_author.match(body) is not None
+    return named and _YEAR.search(body[: rules.references.year_within]) is not None
 
 
 def _entry_ranges(block: Block, text: str) -> list[tuple[int, int]]:
@@ -132,3 +161,32 @@ def _entry_body(written: str, rules: Rules) -> str:
 def _first_author(body: str, rules: Rules) -> str | None:
     match = rules.references.first_author.match(body)
     return match["author"].strip() if match else None
+
+
+def mark_unheaded_bibliography(chunked: ChunkedDocument, entries: list[tuple[int, int]], bibliography: set[str]) -> ChunkedDocument:
+    """Where the bibliography has no section of its own (`trailing_entries`), the chunks that
+    lie wholly inside its run of entries are the bibliography's; a chunk that also holds the
+    prose before the run is not."""
+    if bibliography or not entries:
+        return chunked
+    start, end = entries[0][0], entries[-1][1]
+    inside = [
+        chunk.model_copy(update={"in_bibliography": True})
+        if start <= chunk.char_start and chunk.char_end <= end and chunk.split is not ChunkSplit.caption
+        else chunk
+        for chunk in chunked.chunks
+    ]
+    return chunked.model_copy(update={"chunks": inside})
+
+
+def outside(citations: list[Citation], entries: list[tuple[int, int]], chunked: ChunkedDocument) -> list[Citation]:
+    """The citations that are not inside an entry: a chunk that ends in an unheaded bibliography
+    holds entries whose years and names read like markers (`Smith J (2020)`), and an entry cites
+    no other entry."""
+    if not entries:
+        return citations
+    start_of: dict[str, int] = {chunk.chunk_id: chunk.char_start for chunk in chunked.chunks}
+    first, last = entries[0][0], entries[-1][1]
+    return [
+        citation for citation in citations if not first <= start_of[citation.chunk_id] + citation.char_start < last
+    ]
