@@ -8,6 +8,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from pipeline.chunk.matches import finditer
 from pipeline.models import Chunk, ChunkSplit, Link, LinkKind, Section
 from pipeline.rules import LinkRules
 
@@ -117,7 +118,7 @@ def _links_of(chunk: Chunk, targets: _Targets, rules: LinkRules) -> list[Link]:
     taken: list[tuple[int, int]] = []
     # Supplementary material first: `Supplementary Table S1` is not the paper's own Table S1.
     for kind in (LinkKind.supplementary, LinkKind.table, LinkKind.figure, LinkKind.section, LinkKind.appendix, LinkKind.equation, LinkKind.anchor):
-        for match in getattr(rules, kind.value).finditer(chunk.text):
+        for match in finditer(getattr(rules, kind.value), chunk.text):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
             if chunk.split is ChunkSplit.caption and match.start() == 0:
