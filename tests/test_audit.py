@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
+import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -25,7 +28,7 @@ from pipeline.cli import app
 from pipeline.errors import AuditError
 from pipeline.index.database import open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
-from tests.conftest import PROJECT
+from tests.conftest import PROJECT, shared_corpus
 
 runner = CliRunner()
 JUDGE_SCRIPT = Path(__file__).with_name("audit_judge.py")
@@ -311,3 +314,84 @@ def test_audit_with_an_unknown_judge_says_which_there_are(database, tmp_path):
     page.write_text("Drug X works.\n")
     result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--judge", "nli"])
     assert result.exit_code == 1 and "pass --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL" in result.output
+
+
+# ---------------------------------------------------------------- real papers
+
+
+def test_audit_of_a_page_on_the_sample_corpus_reads_every_citation_form(tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(PROJECT / "corpus", db, rules, IngestOptions(workers=1))
+    page = """# Imaging before cytoreduction
+
+For predicting incomplete cytoreduction, the AUC was 0.86 for DWI-MRI and 0.79 for FDG-PET/CT [chunk:imrad/kim-2023.md:6]. At the prespecified threshold, DWI-MRI had a sensitivity of 80.0%.[^s]
+
+수술 전 영상 검사의 정확도가 검사 시간보다 더 중요하다는 문항에 87%가 동의했다. Most participants preferred the shorter examination. [chunk:imrad/kim-2023.md:8]
+
+FIGO staging is surgical [^reviews/berek-2021:4].
+
+[^s]: Kim et al., results, imrad/kim-2023.md:6
+"""
+    report = audit_page(page, "page.md", open_readonly(db), LexicalJudge(0.6))
+    rules_and_ids = [(s.sentence.rule.value, [c.citation.chunk_id for c in s.citations], s.verdict.value) for s in report.sentences]
+    assert rules_and_ids == [
+        ("own", ["imrad/kim-2023.md:6"], "supported"),
+        ("own", ["imrad/kim-2023.md:6"], "supported"),
+        ("paragraph", ["imrad/kim-2023.md:8"], "supported"),
+        ("paragraph", ["imrad/kim-2023.md:8"], "supported"),
+        ("own", ["reviews/berek-2021:4"], "error"),
+    ]
+    passage = report.sentences[0].citations[0].passage
+    assert (passage.paper, passage.heading_path, passage.where) == ("imrad/kim-2023.md", ("Results",), "lines 61-85")
+
+
+PLANTED = tomllib.loads((Path(__file__).with_name("audit_pages") / "shared_corpus.toml").read_text())
+
+
+@pytest.fixture(scope="module")
+def shared_database(tmp_path_factory, rules) -> Path:
+    papers = shared_corpus("jats_md", "nested")
+    folder = tmp_path_factory.mktemp("audit-shared") / "papers"
+    folder.mkdir()
+    for name in PLANTED["papers"]:
+        shutil.copy(papers / name, folder / name)
+    db = folder.parent / "papers.duckdb"
+    ingest_folder(folder, db, rules, IngestOptions(workers=1))
+    return db
+
+
+def _paragraphs(kind: str) -> list:
+    found = [paragraph for paragraph in PLANTED["paragraph"] if paragraph["kind"] == kind]
+    return [pytest.param(paragraph, id=f"{kind}-{number}") for number, paragraph in enumerate(found, start=1)]
+
+
+def _verdicts(paragraph: dict, db: Path) -> list[SentenceVerdict]:
+    return [s.verdict for s in audit_page(paragraph["text"], "paragraph", open_readonly(db), LexicalJudge(0.6)).sentences]
+
+
+def test_the_planted_paragraphs_are_half_of_twenty_or_more():
+    kinds = [paragraph["kind"] for paragraph in PLANTED["paragraph"]]
+    assert len(kinds) >= 20 and kinds.count("faithful") * 2 == len(kinds)
+
+
+@pytest.mark.parametrize("paragraph", _paragraphs("faithful"))
+def test_the_lexical_judge_supports_every_sentence_of_a_faithful_paragraph(paragraph, shared_database):
+    assert set(_verdicts(paragraph, shared_database)) == {SentenceVerdict.supported}
+
+
+@pytest.mark.parametrize("paragraph", _paragraphs("wrong_chunk"))
+def test_the_lexical_judge_flags_a_citation_to_the_wrong_chunk(paragraph, shared_database):
+    assert SentenceVerdict.unsupported in _verdicts(paragraph, shared_database)
+
+
+@pytest.mark.parametrize("paragraph", _paragraphs("changed_number"))
+def test_the_lexical_judge_flags_a_changed_number_unless_the_passage_holds_it_elsewhere(paragraph, shared_database):
+    report = audit_page(paragraph["text"], "paragraph", open_readonly(shared_database), LexicalJudge(0.6))
+    if SentenceVerdict.unsupported not in [s.verdict for s in report.sentences]:
+        cited = " ".join(c.passage.text for s in report.sentences for c in s.citations)
+        assert re.search(rf"(?<![\d.]){re.escape(paragraph['new_number'])}(?![\d])", cited)
+
+
+@pytest.mark.parametrize("paragraph", _paragraphs("wrong_direction"))
+def test_the_lexical_judge_misses_a_reversed_direction_as_docs_audit_md_says(paragraph, shared_database):
+    assert set(_verdicts(paragraph, shared_database)) == {SentenceVerdict.supported}
