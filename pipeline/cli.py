@@ -358,7 +358,7 @@ def report(db: DbOption = DEFAULT_DB, rules: RulesOption = DEFAULT_RULES_PATH) -
 
 @app.command("audit")
 def audit_command(
-    page: Annotated[Path, typer.Argument(help="A Markdown page or answer that cites chunks ([chunk:ID], [^ID], [^n] footnotes).")],
+    page: Annotated[Path, typer.Argument(help="A Markdown page or answer that cites chunks (\\[chunk:ID], [^ID], [^n] footnotes).")],
     db: DbOption = DEFAULT_DB,
     judge: Annotated[str, typer.Option("--judge", help="lexical (word overlap, no model), cmd:'COMMAND' (JSON lines in and out) or hf:PATH (a local NLI model).")] = "lexical",
     threshold: Annotated[float | None, typer.Option("--threshold", min=0, max=1, help="Score from which the judge counts support; default 0.6 for lexical, 0.5 otherwise.")] = None,
@@ -366,10 +366,9 @@ def audit_command(
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="With cmd: seconds one batch of pairs may take.")] = 120.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Audit a generated page's citations against the stored chunks: ALCE's citation recall and
-    precision, and every sentence with its verdict, the judge's score and its passages.
+    """Check a generated page's sentences against the chunks they cite (ALCE citation recall, precision).
 
-    The default judge measures lexical overlap (content words and numbers), not entailment: it
+    Every sentence is listed with its verdict, the judge's score and its passages. The default judge measures lexical overlap (content words and numbers), not entailment: it
     catches a changed number but not a negation or a reversed effect. See docs/audit.md.
 
     Example: pipeline audit wiki/ovarian-cancer.md --db out/papers.duckdb --judge cmd:'python nli.py'

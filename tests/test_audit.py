@@ -3,6 +3,7 @@ ALCE's citation recall and precision, on small pages and on real papers."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -251,6 +252,11 @@ def test_the_command_judge_cuts_premises_to_its_window_and_says_so(database):
     assert report.sentences[0].joint.truncated and report.scores.truncated_premises == 1
 
 
+def test_a_window_is_refused_for_a_judge_that_does_not_take_one():
+    with pytest.raises(AuditError, match="--window is for a cmd: judge"):
+        make_judge("lexical", None, 100, 30)
+
+
 @pytest.mark.parametrize(
     "options, message",
     [
@@ -270,6 +276,13 @@ def test_a_failing_judge_command_is_an_error_that_says_how(database, options, me
 
 def test_an_hf_judge_without_a_model_folder_says_what_to_pass(tmp_path):
     with pytest.raises(AuditError, match="no Hugging Face model here"):
+        make_judge(f"hf:{tmp_path}", None, None, 30)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("transformers") is not None, reason="transformers is installed: the nli extra is there")
+def test_an_hf_judge_without_the_nli_extra_says_how_to_install_it(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(AuditError, match=r"--judge hf needs transformers and torch: pip install -e '\.\[nli\]'"):
         make_judge(f"hf:{tmp_path}", None, None, 30)
 
 

@@ -47,6 +47,8 @@ class Judge(Protocol):
 
 def make_judge(spec: str, threshold: float | None, window: int | None, timeout: float) -> Judge:
     """The judge `--judge` names; `threshold` None for the judge's own default."""
+    if window is not None and not spec.startswith("cmd:"):
+        raise AuditError(f"--window is for a cmd: judge; the lexical judge reads whole passages and an hf: model its own window, not {spec!r}")
     if spec == "lexical":
         return LexicalJudge(LEXICAL_THRESHOLD if threshold is None else threshold)
     if spec.startswith("cmd:") and spec[4:].strip():
