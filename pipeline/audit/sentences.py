@@ -99,11 +99,9 @@ def _spans(text: str, markers: list[_Marker]) -> list[_Span]:
     spans, start = [], 0
     for end in ends:
         inside = [marker for marker in markers if start <= marker.start < end]
-        pieces = [(at, until) for at, until in _outside(start, end, inside) if text[at:until].strip()]
-        words = "".join(text[at:until] for at, until in _outside(start, end, inside)).strip()
-        content_start = pieces[0][0] + len(text[pieces[0][0] : pieces[0][1]]) - len(text[pieces[0][0] : pieces[0][1]].lstrip()) if pieces else end
-        content_end = pieces[-1][0] + len(text[pieces[-1][0] : pieces[-1][1]].rstrip()) if pieces else start
-        spans.append(_Span(start, end, words, content_start, content_end))
+        outside = _outside(start, end, inside)
+        words = "".join(text[at:until] for at, until in outside).strip()
+        spans.append(_Span(start, end, words, *_content_bounds(text, outside, start, end)))
         start = end
     return spans
 
@@ -114,6 +112,17 @@ def _outside(start: int, end: int, markers: list[_Marker]) -> list[tuple[int, in
         pieces.append((cursor, marker.start))
         cursor = marker.end
     return pieces + [(cursor, end)]
+
+
+def _content_bounds(text: str, pieces: list[tuple[int, int]], start: int, end: int) -> tuple[int, int]:
+    """Where the first character that is neither a space nor in a marker is, and where the last
+    one ends; (end, start) for a span of markers alone."""
+    written = [(at, until) for at, until in pieces if text[at:until].strip()]
+    if not written:
+        return end, start
+    (first_at, first_until), (last_at, last_until) = written[0], written[-1]
+    leading = len(text[first_at:first_until]) - len(text[first_at:first_until].lstrip())
+    return first_at + leading, last_at + len(text[last_at:last_until].rstrip())
 
 
 def _paragraph_sentences(paragraph: _Paragraph, definitions: dict[str, str], first_number: int) -> list[Sentence]:
