@@ -379,7 +379,7 @@ def audit_command(
     from pipeline.errors import AuditError
 
     try:
-        text = page.read_text(encoding="utf-8")
+        text = page.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         cause = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
         raise AuditError(f"cannot read {page}: {cause}; pass a Markdown file in UTF-8") from None

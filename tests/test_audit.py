@@ -316,6 +316,14 @@ def test_audit_json_holds_every_sentence_with_its_passages(database, tmp_path):
     assert report["sentences"][0]["citations"][0]["passage"]["heading_path"] == ["Discussion"]
 
 
+def test_audit_runs_a_command_judge_within_its_window(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Drug X blocks interleukin-5 [chunk:trial.md:3].\n")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--judge", f"cmd:{_command()}", "--window", "3", "--json"])
+    report = json.loads(result.output)
+    assert (report["judge"]["name"], report["judge"]["window"], report["scores"]["truncated_premises"]) == ("cmd", "3 words", 1)
+
+
 def test_audit_of_a_missing_page_is_an_error_naming_it(database, tmp_path):
     result = runner.invoke(app, ["audit", str(tmp_path / "nope.md"), "--db", str(database)])
     assert result.exit_code == 1
