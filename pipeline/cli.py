@@ -354,3 +354,34 @@ def report(db: DbOption = DEFAULT_DB, rules: RulesOption = DEFAULT_RULES_PATH) -
     Example: pipeline report --db out/papers.duckdb
     """
     typer.echo(render_report(open_readonly(db), load_rules(rules).chunk))
+
+
+@app.command("audit")
+def audit_command(
+    page: Annotated[Path, typer.Argument(help="A Markdown page or answer that cites chunks (\\[chunk:ID], [^ID], [^n] footnotes).")],
+    db: DbOption = DEFAULT_DB,
+    judge: Annotated[str, typer.Option("--judge", help="lexical (word overlap, no model), cmd:'COMMAND' (JSON lines in and out) or hf:PATH (a local NLI model).")] = "lexical",
+    threshold: Annotated[float | None, typer.Option("--threshold", min=0, max=1, help="Score from which the judge counts support; default 0.6 for lexical, 0.5 otherwise.")] = None,
+    window: Annotated[int | None, typer.Option("--window", min=1, help="With cmd: the most words of passages sent per pair (cut, and said so).")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=1, help="With cmd: seconds one batch of pairs may take.")] = 120.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check a generated page's sentences against the chunks they cite (ALCE citation recall, precision).
+
+    Every sentence is listed with its verdict, the judge's score and its passages. The default judge measures lexical overlap (content words and numbers), not entailment: it
+    catches a changed number but not a negation or a reversed effect. See docs/audit.md.
+
+    Example: pipeline audit wiki/ovarian-cancer.md --db out/papers.duckdb --judge cmd:'python nli.py'
+    """
+    from pipeline.audit import audit_page
+    from pipeline.audit.judges import make_judge
+    from pipeline.audit.render import render_audit
+    from pipeline.errors import AuditError
+
+    try:
+        text = page.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        cause = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
+        raise AuditError(f"cannot read {page}: {cause}; pass a Markdown file in UTF-8") from None
+    report = audit_page(text, str(page), open_readonly(db), make_judge(judge, threshold, window, timeout))
+    typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))

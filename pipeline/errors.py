@@ -45,3 +45,7 @@ class MassRemovalError(PipelineError):
 
 EXIT_FILES_FAILED = 3
 """An ingest finished and published, but some files failed (in this run, or unchanged and still failing)."""
+
+
+class AuditError(PipelineError):
+    """A page cannot be audited: it cannot be read, or the judge failed or cannot be set up."""

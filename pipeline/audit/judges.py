@@ -1,0 +1,169 @@
+"""The judges: whether a premise (cited passages) supports a hypothesis (a sentence).
+
+Each judge says what it measures (`JudgeDescription.measures`), and the report uses that word:
+the lexical judge's figures are `lexical overlap`, never entailment. `make_judge` reads the
+`--judge` option: `lexical`, `cmd:COMMAND` or `hf:PATH` (pipeline/audit/nli_model.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from pipeline.audit.records import JudgeDescription, Judgement
+from pipeline.errors import AuditError
+from pipeline.index.terms import TermCounter
+
+LEXICAL_THRESHOLD = 0.6
+"""Share of a sentence's content words and numbers that the passages must hold: a paraphrase
+keeps well over half of its words' stems, a sentence about something else far fewer."""
+MODEL_THRESHOLD = 0.5
+"""Entailment probability from which a command's or model's score counts as support."""
+COMMAND_BATCH = 64
+"""Pairs sent to one run of a judge command."""
+
+# Numbers as written (`0.86`, `1,839`, `80.0`), not the digits inside a word (`p53`, `CO2`).
+_NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:[.,]\d+)*")
+_DIGITS = re.compile(r"[\d.,]+")
+
+
+@dataclass(frozen=True)
+class Pair:
+    premise: str
+    hypothesis: str
+
+
+class Judge(Protocol):
+    description: JudgeDescription
+
+    def judge(self, pairs: list[Pair]) -> list[Judgement]:
+        """A judgement for each pair, in order."""
+
+
+def make_judge(spec: str, threshold: float | None, window: int | None, timeout: float) -> Judge:
+    """The judge `--judge` names; `threshold` None for the judge's own default."""
+    if window is not None and not spec.startswith("cmd:"):
+        raise AuditError(f"--window is for a cmd: judge; the lexical judge reads whole passages and an hf: model its own window, not {spec!r}")
+    if spec == "lexical":
+        return LexicalJudge(LEXICAL_THRESHOLD if threshold is None else threshold)
+    if spec.startswith("cmd:") and spec[4:].strip():
+        return CommandJudge(spec[4:], MODEL_THRESHOLD if threshold is None else threshold, window, timeout)
+    if spec.startswith("hf:") and spec[3:].strip():
+        from pipeline.audit.nli_model import NliModelJudge
+
+        return NliModelJudge(Path(spec[3:]), MODEL_THRESHOLD if threshold is None else threshold)
+    raise AuditError(f"unknown judge {spec!r}; pass --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL")
+
+
+def normalized_number(written: str) -> str:
+    """`1,839` → `1839`, `80.0` → `80`, `0.860` → `0.86`: one number, however it is written."""
+    number = written.replace(",", "")
+    if "." in number:
+        number = number.rstrip("0").rstrip(".")
+    if number.startswith("0."):
+        return number
+    return number.lstrip("0") or "0"
+
+
+class LexicalJudge:
+    """How much of a sentence the passages hold: its content words (stemmed as the search index
+    stems them, stopwords left out) and its numbers. Supported when the share found reaches the
+    threshold and every number of the sentence is in the passages. It reads words, not meaning:
+    a negation or a reversed effect keeps the words and passes."""
+
+    def __init__(self, threshold: float) -> None:
+        self.description = JudgeDescription(
+            name="lexical", measures="lexical overlap", threshold=threshold, window="unlimited",
+            detail="share of the sentence's content words (Porter stems, stopwords out) and numbers found in the passages; every number must be found",
+        )
+        self._counter = TermCounter()
+
+    def judge(self, pairs: list[Pair]) -> list[Judgement]:
+        return [self._one(pair) for pair in pairs]
+
+    def _one(self, pair: Pair) -> Judgement:
+        words, numbers = self._content(pair.hypothesis)
+        premise_words, premise_numbers = self._content(pair.premise)
+        if not words and not numbers:
+            return Judgement(score=0.0, supported=False, note="the sentence has no content word or number to look for")
+        missing_words = sorted(words - premise_words)
+        missing_numbers = sorted(numbers - premise_numbers)
+        score = 1 - (len(missing_words) + len(missing_numbers)) / (len(words) + len(numbers))
+        supported = score >= self.description.threshold and not missing_numbers
+        missing = ([f"number(s) {', '.join(missing_numbers)}"] if missing_numbers else []) + (
+            [f"word(s) {', '.join(missing_words)}"] if missing_words else []
+        )
+        return Judgement(score=round(score, 4), supported=supported, note=f"not in the passages: {'; '.join(missing)}" if missing else None)
+
+    def _content(self, text: str) -> tuple[set[str], set[str]]:
+        terms = {term for term in self._counter.count(text) if not _DIGITS.fullmatch(term)}
+        return terms, {normalized_number(number) for number in _NUMBER.findall(text)}
+
+
+class CommandJudge:
+    """A command of the user's: JSON lines `{"premise", "hypothesis"}` on its stdin, one
+    `{"entailment": float}` line out for each, in order. Run without a shell (`sh -c '…'` for
+    a pipeline), once per batch of pairs, each run within `timeout` seconds."""
+
+    def __init__(self, command: str, threshold: float, window: int | None, timeout: float) -> None:
+        self.argv = shlex.split(command)
+        self.window = window
+        self.timeout = timeout
+        self.description = JudgeDescription(
+            name="cmd", measures="entailment", detail=command, threshold=threshold,
+            window=f"{window} words" if window else "unlimited",
+        )
+
+    def judge(self, pairs: list[Pair]) -> list[Judgement]:
+        judgements = []
+        for start in range(0, len(pairs), COMMAND_BATCH):
+            judgements += self._batch(pairs[start : start + COMMAND_BATCH])
+        return judgements
+
+    def _batch(self, pairs: list[Pair]) -> list[Judgement]:
+        premises = [_cut(pair.premise, self.window) for pair in pairs]
+        lines = "".join(
+            json.dumps({"premise": premise, "hypothesis": pair.hypothesis}, ensure_ascii=False) + "\n"
+            for (premise, _), pair in zip(premises, pairs)
+        )
+        shown = shlex.join(self.argv)
+        try:
+            done = subprocess.run(self.argv, input=lines, capture_output=True, text=True, timeout=self.timeout, check=False)
+        except FileNotFoundError:
+            raise AuditError(f"judge command {shown}: {self.argv[0]} not found; check the command after cmd:") from None
+        except subprocess.TimeoutExpired:
+            raise AuditError(f"judge command {shown} took over {self.timeout:g} s for {len(pairs)} pairs; raise --timeout or speed it up") from None
+        if done.returncode != 0:
+            tail = " ".join(done.stderr.split()[-30:]) or "nothing on stderr"
+            raise AuditError(f"judge command {shown} exited with code {done.returncode} ({tail})")
+        answers = [line for line in done.stdout.splitlines() if line.strip()]
+        if len(answers) != len(pairs):
+            raise AuditError(f"judge command {shown} wrote {len(answers)} lines for {len(pairs)} pairs; it must write one JSON line per input line")
+        threshold = self.description.threshold
+        return [
+            Judgement(score=score, supported=score >= threshold, truncated=truncated)
+            for score, (_, truncated) in zip((_entailment(answer, number, shown) for number, answer in enumerate(answers, 1)), premises)
+        ]
+
+
+def _cut(premise: str, window: int | None) -> tuple[str, bool]:
+    """The premise cut to `window` words, and whether it had to be."""
+    words = premise.split()
+    if window is None or len(words) <= window:
+        return premise, False
+    return " ".join(words[:window]), True
+
+
+def _entailment(line: str, number: int, shown: str) -> float:
+    try:
+        value = json.loads(line)["entailment"]
+    except (json.JSONDecodeError, TypeError, KeyError):
+        raise AuditError(f"judge command {shown}, output line {number}: {line[:80]!r} is no JSON object with an `entailment` number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise AuditError(f"judge command {shown}, output line {number}: entailment {value!r} is no number from 0 to 1")
+    return float(value)

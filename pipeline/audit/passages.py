@@ -1,0 +1,49 @@
+"""The passages a page cites, read from the database with where each comes from, and for an id
+no chunk has, what the database holds instead (never a guess taken in its place)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from pipeline.audit.records import Passage
+
+_PASSAGES = """
+SELECT c.chunk_id, d.path, d.title, c.heading_path, c.section_type, c.text, c.line_start, c.line_end, c.page_start, c.page_end
+FROM chunks c JOIN documents d USING (doc_id)
+WHERE c.chunk_id IN (SELECT unnest(?::VARCHAR[]))
+"""
+_PAPERS = "SELECT doc_id, max(ordinal) FROM chunks WHERE doc_id IN (SELECT unnest(?::VARCHAR[])) OR starts_with(doc_id, ?) GROUP BY doc_id"
+
+
+@dataclass(frozen=True)
+class CitedPassages:
+    found: dict[str, Passage]
+    unknown: dict[str, str]
+    """Each id no chunk has, and what the database holds instead, in words."""
+
+
+def read_passages(connection: duckdb.DuckDBPyConnection, chunk_ids: list[str]) -> CitedPassages:
+    """The stored chunks of `chunk_ids`, and why each of the others is not one."""
+    found = {}
+    for chunk_id, path, title, heading_path, section_type, text, line_start, line_end, page_start, page_end in connection.execute(
+        _PASSAGES, [sorted(set(chunk_ids))]
+    ).fetchall():
+        found[chunk_id] = Passage(
+            chunk_id=chunk_id, paper=path, title=title, heading_path=tuple(heading_path), section_type=section_type,
+            text=text, line_start=line_start, line_end=line_end, page_start=page_start, page_end=page_end,
+        )
+    unknown = {chunk_id: _why_unknown(connection, chunk_id) for chunk_id in dict.fromkeys(chunk_ids) if chunk_id not in found}
+    return CitedPassages(found, unknown)
+
+
+def _why_unknown(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> str:
+    doc_id, _, ordinal = chunk_id.rpartition(":")
+    papers = dict(connection.execute(_PAPERS, [[doc_id], doc_id + "."]).fetchall())
+    if doc_id in papers:
+        return f"no chunk {chunk_id}: paper {doc_id} has chunks 1 to {papers[doc_id]}"
+    near = sorted(f"{other}:{ordinal}" for other, last in papers.items() if int(ordinal) <= last)
+    if near:
+        return f"no chunk {chunk_id}: no paper {doc_id} is stored (a doc_id is the path with its extension; did you mean {' or '.join(near)}?)"
+    return f"no chunk {chunk_id}: no paper {doc_id} is stored; `pipeline sql \"SELECT DISTINCT doc_id FROM chunks\"` lists them"

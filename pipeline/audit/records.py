@@ -1,0 +1,169 @@
+"""The records of an audit: a page's sentences and what they cite, the passages the ids name,
+the judge's verdicts, and the report with its two ALCE figures.
+
+Lines are 1-based and inclusive, in the audited page (sentences) or the cited paper (passages).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class AuditRecord(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CitationRule(StrEnum):
+    """Which rule gave a sentence its citations."""
+
+    own = "own"
+    """The markers stand in the sentence, or right after it."""
+    paragraph = "paragraph"
+    """The markers stand after the paragraph's last sentence, and no other sentence of the
+    paragraph cites anything: they cover every sentence of the paragraph."""
+    none = "none"
+    """The sentence cites nothing."""
+
+
+class Citation(AuditRecord):
+    """One chunk id a sentence cites, and the marker it was written in."""
+
+    chunk_id: str
+    marker: str
+    """As written in the page: `[chunk:a, b]`, `[^a]`, `[^1]`."""
+    via_footnote: str | None = None
+    """The footnote label whose definition named the id (`1` for `[^1]: reviews/x.md:3`);
+    None where the id is written in the marker itself."""
+
+
+class Sentence(AuditRecord):
+    """One sentence of the page, with its citation markers taken out."""
+
+    number: int
+    """1-based, in page order."""
+    text: str
+    """What the judge reads as the hypothesis: the sentence without its markers."""
+    line_start: int
+    """The page lines of the paragraph the sentence is in."""
+    line_end: int
+    citations: tuple[Citation, ...]
+    rule: CitationRule
+    marker_errors: tuple[str, ...] = ()
+    """Markers that name no chunk id (a footnote without a definition or id), in words."""
+
+
+class Passage(AuditRecord):
+    """A stored chunk, with where it comes from."""
+
+    chunk_id: str
+    paper: str
+    """The paper's path below the ingested folder."""
+    title: str | None
+    heading_path: tuple[str, ...]
+    section_type: str
+    text: str
+    line_start: int | None
+    """Source Markdown lines, inclusive; None for a PDF."""
+    line_end: int | None
+    page_start: int | None
+    """Physical pages, inclusive; None without pages."""
+    page_end: int | None
+
+    @property
+    def where(self) -> str:
+        """`pages 3-4`, `page 3` or `lines 19-41`."""
+        if self.page_start is not None:
+            return f"page {self.page_start}" if self.page_start == self.page_end else f"pages {self.page_start}-{self.page_end}"
+        if self.line_start is not None:
+            return f"lines {self.line_start}-{self.line_end}"
+        return "no pages or lines"
+
+
+class Judgement(AuditRecord):
+    """What a judge said of one premise and hypothesis."""
+
+    score: float
+    """0 to 1: the lexical judge's overlap, or a model's entailment probability."""
+    supported: bool
+    """Whether the judge counts the premise as supporting the hypothesis (its threshold)."""
+    truncated: bool = False
+    """The premise was longer than the judge's window and was cut to it."""
+    note: str | None = None
+    """Why, in words, where the judge says (`number 0.91 not in the passages`)."""
+
+
+class CitationVerdict(StrEnum):
+    relevant = "relevant"
+    """It supports the sentence alone, or the rest do not without it (ALCE's precision)."""
+    irrelevant = "irrelevant"
+    """It does not support the sentence alone, and the rest still do without it."""
+    unsupported_sentence = "unsupported_sentence"
+    """The sentence's citations together do not support it: ALCE counts none of them relevant."""
+    unknown = "unknown"
+    """No chunk has this id."""
+
+
+class JudgedCitation(AuditRecord):
+    citation: Citation
+    verdict: CitationVerdict
+    passage: Passage | None
+    """None where no chunk has the id."""
+    alone: Judgement | None = None
+    """The judge on this passage alone (asked for a supported sentence with several citations)."""
+    without: Judgement | None = None
+    """The judge on the other passages without this one (asked where `alone` did not support)."""
+    unknown_reason: str | None = None
+    """For an unknown id: what the database holds instead, in words."""
+
+
+class SentenceVerdict(StrEnum):
+    supported = "supported"
+    unsupported = "unsupported"
+    no_citation = "no_citation"
+    error = "error"
+    """It cites an id no chunk has, or a marker that names none: counted unsupported."""
+
+
+class JudgedSentence(AuditRecord):
+    sentence: Sentence
+    verdict: SentenceVerdict
+    joint: Judgement | None
+    """The judge on all the cited passages together; None without a judgeable citation."""
+    citations: tuple[JudgedCitation, ...]
+    errors: tuple[str, ...]
+
+
+class JudgeDescription(AuditRecord):
+    name: str
+    """`lexical`, `cmd` or `hf`."""
+    measures: str
+    """`lexical overlap` or `entailment`: what its scores are, the word the report uses."""
+    detail: str
+    """The command, the model's folder, or how the overlap is counted."""
+    threshold: float
+    window: str
+    """How much premise it reads, in words or tokens; `unlimited` for none."""
+
+
+class AuditScores(AuditRecord):
+    citation_recall: float
+    """Supported sentences over all sentences (one without a citation counts unsupported)."""
+    citation_precision: float
+    """Relevant citations over all citations; 0 where there are none, as in ALCE."""
+    sentences: int
+    supported: int
+    citations: int
+    relevant_citations: int
+    without_citation: int
+    unknown_ids: int
+    truncated_premises: int
+    """Judged premises that were cut to the judge's window."""
+
+
+class AuditReport(AuditRecord):
+    page: str
+    judge: JudgeDescription
+    scores: AuditScores
+    sentences: tuple[JudgedSentence, ...]
