@@ -113,13 +113,23 @@ class _TreeView:
         return [section.section_type.value] + [kind for child in kids for kind in self._types_within(child)]
 
     def _captions(self) -> list[str]:
-        captions = [chunk for chunk in self.chunked.chunks if chunk.split is ChunkSplit.caption]
-        if not captions:
-            return []
-        return ["Captions (figure_caption chunks, kept out of the body text)"] + [
-            f"└─ chunk {chunk.ordinal} in {chunk.section_id}: {chunk.text[:70]}{'…' if len(chunk.text) > 70 else ''}"
-            for chunk in captions
-        ]
+        lines = []
+        for split, title in (
+            (ChunkSplit.caption, "Captions (figure_caption chunks, kept out of the body text)"),
+            (ChunkSplit.aside, "Asides (margin notes, side boxes: meta chunks kept out of the body text)"),
+        ):
+            chunks = [chunk for chunk in self.chunked.chunks if chunk.split is split]
+            lines.extend([title] if chunks else [])
+            lines.extend(f"└─ chunk {chunk.ordinal} in {chunk.section_id}{_page(chunk)}: {_opening(chunk.text)}" for chunk in chunks)
+        return lines
+
+
+def _page(chunk: Chunk) -> str:
+    return f", p. {chunk.page_start}" if chunk.page_start is not None else ""
+
+
+def _opening(text: str) -> str:
+    return text[:70] + ("…" if len(text) > 70 else "")
 
 
 def render_links(chunked: ChunkedDocument) -> str:

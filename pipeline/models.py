@@ -33,6 +33,10 @@ class BlockKind(StrEnum):
     front_matter = "front_matter"
     caption = "caption"
     """Set by normalize for paragraphs that are figure or table captions."""
+    aside = "aside"
+    """Set by the PDF extractor for text beside the body flow: a margin note, a side box, an
+    address or DOI line, a pull quote. Like a caption it stands where the paper put it, and its
+    text comes after the body's."""
 
 
 class SectionType(StrEnum):
@@ -76,6 +80,8 @@ class ChunkSplit(StrEnum):
     """The piece before ran over the hard maximum and was cut here."""
     caption = "caption"
     """A figure or table caption, a chunk of its own."""
+    aside = "aside"
+    """Text beside the body flow (a margin note, a side box), a chunk of its own."""
 
 
 class DocumentStatus(StrEnum):

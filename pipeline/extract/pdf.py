@@ -39,6 +39,7 @@ from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuations, merge_lists
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
+from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
 from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, half_point, read_page
 from pipeline.models import RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
@@ -212,7 +213,9 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
         )
     pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
+    pages, numbers = drop_line_numbers(pages)
     body_size = _body_size(pages)
+    mark_asides(pages, body_size, rules.pdf.asides)
     rows: list[Row] = []
     for pieces, gutters in zip(pages, find_columns(pages, body_size, rules.pdf.columns)):
         rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
@@ -227,6 +230,6 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
         blocks=[RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level) for block in blocks],
         page_count=page_count,
         page_labels=labels,
-        removed_running_lines=len(removed),
+        removed_running_lines=len(removed) + len(numbers),
         reading_notes=[f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else [],
     )

@@ -107,12 +107,15 @@ def group_blocks(rows: list[Row], layout: Layout, rules: BlockRules) -> list[Pdf
             runs.append([row])
         else:
             run.append(row)
-    return _absorb_table_edges([_block(run) for run in runs])
+    return _absorb_table_edges([_block(run, rules) for run in runs])
 
 
-def _block(rows: list[Row]) -> PdfBlock:
-    """A run of rows as a table (two rows or more, all of cells), a list (a bullet first) or a paragraph."""
-    if len(rows) >= 2 and all(row.cells >= TABLE_ROW_MIN_GAPS for row in rows):
+def _block(rows: list[Row], rules: BlockRules) -> PdfBlock:
+    """A run of rows as an aside, a table (two rows or more, all of cells), a list (a bullet first) or
+    a paragraph; a caption set beside the text is a paragraph, for normalize to take as a caption."""
+    if rows[0].aside and not rules.caption_start.match(rows[0].text):
+        kind = BlockKind.aside
+    elif len(rows) >= 2 and all(row.cells >= TABLE_ROW_MIN_GAPS for row in rows):
         kind = BlockKind.table
     else:
         kind = BlockKind.list if _starts_item(rows[0].text) else BlockKind.paragraph
@@ -146,7 +149,7 @@ def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
 
 def _is_float(block: PdfBlock, layout: Layout, rules: BlockRules) -> bool:
     """Blocks that may sit between the two halves of a paragraph: captions, tables, footnotes, labels."""
-    if block.kind is BlockKind.table or block.rows[0].rotated:
+    if block.kind in (BlockKind.table, BlockKind.aside) or block.rows[0].rotated:
         return True
     if block.kind is BlockKind.heading:
         return False
