@@ -320,7 +320,7 @@ def pull_quote_and_figure(doc: pymupdf.Document) -> Fixture:
     flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
     body = Style("tiro", 9.5, 11.5)
     bold = {2: Style("hebo", 11.0, 13.0), 3: Style("hebo", 9.5, 12.0)}
-    _body(flow, fixture, 9, _SECTIONS[:2], bold, body)
+    _body(flow, fixture, 9, _SECTIONS[:3], bold, body)
     quote = "Every pull quote repeats a claim the feature makes elsewhere in its text"
     first, *rest = [sentences(9900, 5), sentences(9901, 6)]
     lines = wrap(first, body, flow.width)

@@ -40,7 +40,7 @@ from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuat
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
-from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, half_point, read_page
+from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, read_page
 from pipeline.models import RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
 
@@ -140,6 +140,16 @@ def _body_size(pages: list[list[Piece]]) -> float:
     return max(sizes, key=sizes.__getitem__) if sizes else _FALLBACK_BODY_SIZE
 
 
+def _body_face(pages: list[list[Piece]], body_size: float) -> str:
+    """The font face that carries the most characters at body size."""
+    faces: dict[str, int] = defaultdict(int)
+    for pieces in pages:
+        for piece in pieces:
+            if half_point(piece.size) == body_size:
+                faces[font_face(piece.font)] += piece.chars
+    return max(faces, key=faces.__getitem__) if faces else ""
+
+
 def _pitch(rows: list[Row], body_size: float) -> float:
     """The median step between consecutive body lines of one column, in body sizes."""
     steps = [
@@ -219,7 +229,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     rows: list[Row] = []
     for pieces, gutters in zip(pages, find_columns(pages, body_size, rules.pdf.columns)):
         rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
-    layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows))
+    layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows), body_face=_body_face(pages, body_size))
     block_rules = BlockRules.from_rules(rules)
     blocks = group_blocks(rows, layout, block_rules)
     blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))

@@ -20,7 +20,7 @@ from pipeline.extract.pdf_lines import (
     Layout,
     PdfBlock,
     Row,
-    font_family,
+    font_face,
     half_point,
 )
 from pipeline.models import BlockKind
@@ -56,6 +56,12 @@ pages: one stray bookmark does not make an outline."""
 _OUTLINE_HEADING_MAX_ROWS = 4
 """Lines an outline title may be found on: the outline says it is a heading, so a long title
 may wrap further than a typographic heading does."""
+_FACE_STYLE_MIN_BLOCKS = 2
+_FACE_SPACED_SHARE = 0.8
+"""A face with no other sign of a heading marks headings where two lines or more, and nearly all
+of its lines, stand apart from the text above them: a heading style recurs, and is set off."""
+_SPACED_ABOVE = 1.15
+"""Line pitches from the line above beyond which a line has space above it (a heading's)."""
 _ROMAN_SECTIONS_MIN = 2
 """Roman-numbered headings that make a paper's sections Roman (one `I.` may be a pronoun)."""
 _FRONT_LABEL_MAX_CHARS = 40
@@ -143,9 +149,11 @@ def _heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tupl
     caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= _CAPITALS_MIN_LETTERS)
     bold = all(row.bold for row in rows)
     larger = size >= typography.larger_size * body
-    if not (larger or bold or caps):
+    face = font_face(rows[0].font)
+    own_face = face != layout.body_face and all(font_face(row.font) == face for row in rows)
+    if not (larger or bold or caps or own_face):
         return None
-    return (half_point(size), bold, caps, font_family(rows[0].font))
+    return (half_point(size), bold, caps, face)
 
 
 def _looks_like_byline(text: str) -> bool:
@@ -399,6 +407,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
         found = [c for c in found if c[1] in outline_styles or least is None or prominence[c[1]] < least]
     # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
     roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= _ROMAN_SECTIONS_MIN
+    found = _consistent_faces(blocks, found, layout, rules)
     candidates = [(index, style, _numbering_depth(blocks[index].text, roman)) for index, style in found]
     levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
     deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)
@@ -412,6 +421,52 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
             level = levels[style]
         marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(_DEEPEST_LEVEL, max(_TOP_LEVEL, level)))
     return marked
+
+
+def _face_only(style: tuple, layout: Layout, rules: HeadingRules) -> bool:
+    """Whether a style's only sign of a heading is its font face: not larger, bold or capitals."""
+    size, bold, caps, _ = style
+    return not (bold or caps or size >= rules.typography.larger_size * layout.body_size)
+
+
+def _consistent_faces(
+    blocks: list[PdfBlock], found: list[tuple[int, tuple]], layout: Layout, rules: HeadingRules
+) -> list[tuple[int, tuple]]:
+    """The candidates without those whose only sign is a font face that is not a heading style.
+
+    A face marks headings where it is used consistently: for `_FACE_STYLE_MIN_BLOCKS` short
+    lines or more, each with space above it, and for no more text elsewhere than in them (a face
+    that sets captions, tables or a lead paragraph as well is not a heading style).
+    """
+    by_style: dict[tuple, list[int]] = defaultdict(list)
+    for index, style in found:
+        by_style[style].append(index)
+    chosen = {index for index, _ in found}
+    kept_styles = set()
+    for style, indexes in by_style.items():
+        if not _face_only(style, layout, rules):
+            kept_styles.add(style)
+            continue
+        size, _, _, face = style
+        elsewhere = sum(
+            row.chars
+            for position, block in enumerate(blocks)
+            if position not in chosen
+            for row in block.rows
+            if font_face(row.font) == face and half_point(row.size) == size
+        )
+        spaced = sum(1 for index in indexes if _spaced_above(blocks, index, layout))
+        inside = sum(row.chars for index in indexes for row in blocks[index].rows)
+        if spaced >= _FACE_STYLE_MIN_BLOCKS and spaced >= _FACE_SPACED_SHARE * len(indexes) and elsewhere <= inside:
+            kept_styles.add(style)
+    return [(index, style) for index, style in found if style in kept_styles]
+
+
+def _spaced_above(blocks: list[PdfBlock], index: int, layout: Layout) -> bool:
+    """Whether the block starts a column or page, or sits further below the line before it than lines do."""
+    first = blocks[index].rows[0]
+    above = [block.rows[-1] for block in blocks[:index] if block.rows[-1].page == first.page and block.rows[-1].group == first.group]
+    return not above or first.y1 - above[-1].y1 > _SPACED_ABOVE * layout.pitch * first.size
 
 
 def _mark_opening_labels(blocks: list[PdfBlock], rules: HeadingRules) -> list[PdfBlock]:

@@ -129,6 +129,8 @@ class Layout:
     """Baseline-to-baseline distance of body lines, in body font sizes."""
     edges: dict[int, tuple[float, float]] = field(default_factory=dict)
     """Left and right edge of every column group, by group id."""
+    body_face: str = ""
+    """The font face (`font_face`) that carries the most characters at body size."""
 
 
 def _frame(direction: tuple[float, float]) -> tuple[int, int]:
@@ -163,6 +165,11 @@ def _font_style(font: str, styles: dict[str, tuple[bool, bool]]) -> tuple[bool, 
 def half_point(size: float) -> float:
     """`size` rounded to half a point, the grain at which sizes are told apart as styles."""
     return round(size * 2) / 2
+
+
+def font_face(font: str) -> str:
+    """The font's name without the subset prefix (`ABCDEF+`): one face of a family, such as `Times-Bold`."""
+    return font.split("+")[-1].casefold()
 
 
 def font_family(font: str) -> str:
