@@ -339,6 +339,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
                 char_end=offset,
                 level=level if kind == BlockKind.heading else None,
                 heading_key=_heading_key(block_text, heading_numbering) if kind == BlockKind.heading else None,
+                heading_evidence=block.heading_evidence if kind == BlockKind.heading else [],
                 line_start=block.line_start,
                 line_end=block.line_end,
                 page_spans=spans,

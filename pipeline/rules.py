@@ -51,6 +51,9 @@ class ChunkRules(RulesModel):
     target_min_words: Annotated[int, Field(gt=0)]
     target_max_words: Annotated[int, Field(gt=0)]
     hard_max_words: Annotated[int, Field(gt=0)]
+    unstructured_min_words: Annotated[int, Field(gt=0)] = 1500
+    """A paper of more body words than this with no section heading, or with this many words
+    before its first one, is reported as unstructured (`inspect`, `report`, the run summary)."""
 
     @model_validator(mode="after")
     def _sizes_are_ordered(self) -> ChunkRules:

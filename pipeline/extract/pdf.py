@@ -237,7 +237,10 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     return RawDocument(
         path=path,
         format=SourceFormat.pdf,
-        blocks=[RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level) for block in blocks],
+        blocks=[
+            RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level, heading_evidence=list(block.evidence))
+            for block in blocks
+        ],
         page_count=page_count,
         page_labels=labels,
         removed_running_lines=len(removed) + len(numbers),

@@ -227,7 +227,7 @@ def _inserts_to_asides(blocks: list[PdfBlock], index: int, layout: Layout, rules
         if any(block.kind not in (BlockKind.paragraph, BlockKind.heading) for block in inserts):
             return False
         if _runs_on_past(blocks[index], inserts, blocks[index + 1 + count], layout, rules):
-            blocks[index + 1 : index + 1 + count] = [replace(block, kind=BlockKind.aside, level=None) for block in inserts]
+            blocks[index + 1 : index + 1 + count] = [replace(block, kind=BlockKind.aside, level=None, evidence=()) for block in inserts]
             return True
     return False
 

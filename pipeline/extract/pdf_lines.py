@@ -113,6 +113,8 @@ class PdfBlock:
     kind: BlockKind
     rows: tuple[Row, ...]
     level: int | None = None
+    evidence: tuple[str, ...] = ()
+    """What made the block a heading, in words (`pipeline inspect` shows it)."""
 
     @property
     def text(self) -> str:
