@@ -54,6 +54,7 @@ class _TreeView:
         self.children: dict[str | None, list[Section]] = defaultdict(list)
         for section in chunked.sections:
             self.children[section.parent_id].append(section)
+        self.evidence = {block.char_start: block.heading_evidence for block in chunked.document.blocks if block.heading_evidence}
 
     def lines(self) -> list[str]:
         lines = self._header()
@@ -77,6 +78,8 @@ class _TreeView:
                 f"{unresolved} unresolved (--links lists them)"
             )
         lines.extend(f"read: {note}" for note in document.reading_notes)
+        if self.chunked.structure_warning:
+            lines.append(f"warning: {self.chunked.structure_warning}")
         return lines + [""]
 
     def _describe(self, section: Section) -> str:
@@ -95,7 +98,7 @@ class _TreeView:
         group = " and ".join(filter(None, [", ".join(titles[:-1]), titles[-1]]))
         corner = "┌─" if self.children.get(section.section_id) else "└─"
         lines = [f"{group} chunk group" if section.level > 1 else "Front matter", f"{corner} {self._describe(section)}"]
-        lines.extend(f"│     · {decision}" for decision in section.decisions)
+        lines.extend(f"│     · {decision}" for decision in self._decisions(section))
         return lines + self._subtree(section, "")
 
     def _subtree(self, section: Section, prefix: str) -> list[str]:
@@ -104,22 +107,37 @@ class _TreeView:
         for index, child in enumerate(kids):
             last = index == len(kids) - 1
             lines.append(f"{prefix}{'└─ ' if last else '├─ '}{self._describe(child)}")
-            lines.extend(f"{prefix}{'   ' if last else '│  '}   · {decision}" for decision in child.decisions)
+            lines.extend(f"{prefix}{'   ' if last else '│  '}   · {decision}" for decision in self._decisions(child))
             lines.extend(self._subtree(child, prefix + ("   " if last else "│  ")))
         return lines
+
+    def _decisions(self, section: Section) -> list[str]:
+        """The chunker's decisions, after what made the extractor take the heading for one."""
+        evidence = self.evidence.get(section.char_start)
+        return ([f"heading by: {', '.join(evidence)}"] if evidence else []) + section.decisions
 
     def _types_within(self, section: Section) -> list[str]:
         kids = self.children.get(section.section_id, [])
         return [section.section_type.value] + [kind for child in kids for kind in self._types_within(child)]
 
     def _captions(self) -> list[str]:
-        captions = [chunk for chunk in self.chunked.chunks if chunk.split is ChunkSplit.caption]
-        if not captions:
-            return []
-        return ["Captions (figure_caption chunks, kept out of the body text)"] + [
-            f"└─ chunk {chunk.ordinal} in {chunk.section_id}: {chunk.text[:70]}{'…' if len(chunk.text) > 70 else ''}"
-            for chunk in captions
-        ]
+        lines = []
+        for split, title in (
+            (ChunkSplit.caption, "Captions (figure_caption chunks, kept out of the body text)"),
+            (ChunkSplit.aside, "Asides (margin notes, side boxes: meta chunks kept out of the body text)"),
+        ):
+            chunks = [chunk for chunk in self.chunked.chunks if chunk.split is split]
+            lines.extend([title] if chunks else [])
+            lines.extend(f"└─ chunk {chunk.ordinal} in {chunk.section_id}{_page(chunk)}: {_opening(chunk.text)}" for chunk in chunks)
+        return lines
+
+
+def _page(chunk: Chunk) -> str:
+    return f", p. {chunk.page_start}" if chunk.page_start is not None else ""
+
+
+def _opening(text: str) -> str:
+    return text[:70] + ("…" if len(text) > 70 else "")
 
 
 def render_links(chunked: ChunkedDocument) -> str:

@@ -33,6 +33,10 @@ class BlockKind(StrEnum):
     front_matter = "front_matter"
     caption = "caption"
     """Set by normalize for paragraphs that are figure or table captions."""
+    aside = "aside"
+    """Set by the PDF extractor for text beside the body flow: a margin note, a side box, an
+    address or DOI line, a pull quote. Like a caption it stands where the paper put it, and its
+    text comes after the body's."""
 
 
 class SectionType(StrEnum):
@@ -76,6 +80,8 @@ class ChunkSplit(StrEnum):
     """The piece before ran over the hard maximum and was cut here."""
     caption = "caption"
     """A figure or table caption, a chunk of its own."""
+    aside = "aside"
+    """Text beside the body flow (a margin note, a side box), a chunk of its own."""
 
 
 class DocumentStatus(StrEnum):
@@ -106,6 +112,9 @@ class RawBlock(Record):
     """The block's text in reading order, cut where the page changes."""
     level: int | None = None
     """Heading level as the source gave it (Markdown `#` count, or the PDF's recovered level)."""
+    heading_evidence: list[str] = Field(default_factory=list)
+    """What made the PDF extractor take the block for a heading, in words (`larger than body`,
+    `bold`, `its own face (…)`, `numbered`, `an entry of the PDF's outline`); empty otherwise."""
     line_start: int | None = None
     """First source line of the block, 1-based; None for PDFs."""
     line_end: int | None = None
@@ -166,6 +175,8 @@ class Block(Record):
     heading_key: str | None = None
     """The heading reduced for classification: numbering, markup, trailing punctuation and case
     removed (`2.1 **Patient cohort**:` → `patient cohort`)."""
+    heading_evidence: list[str] = Field(default_factory=list)
+    """What made the extractor take the block for a heading (PDF only; see `RawBlock`)."""
     line_start: int | None = None
     line_end: int | None = None
     page_spans: list[PageSpan] = Field(default_factory=list)
@@ -365,3 +376,5 @@ class ChunkedDocument(Record):
     references: list[Reference] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
+    structure_warning: str | None = None
+    """Why the paper's structure looks collapsed (a long paper without section headings), or None."""

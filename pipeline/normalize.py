@@ -41,7 +41,7 @@ _HEADING_MARKUP = re.compile(r"[*_`]+|<[^>]*>")
 _TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
 # Typeset quotes as typed ones, so that a rule's `authors'` also matches the `Authors’` of a PDF.
 _TYPESET_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
-_JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption}
+_JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption, BlockKind.aside}
 # What a converter adds for its own cross-references holds no text of the paper: Marker's empty
 # anchors (`<span id="page-3-0"></span>`, before headings and reference entries) and its links to
 # them (`[(Vaswani et al.,](#page-39-1)`). Left in, they showed in heading paths, cluttered the
@@ -49,6 +49,8 @@ _JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, B
 # own text stays, and the source file keeps both. Code and front matter are left as written.
 _EMPTY_ANCHOR = re.compile(r'<(a|span)\s+(?:id|name)\s*=\s*"[^"]*"\s*>\s*</\1\s*>', re.IGNORECASE)
 _LINK_TO_ANCHOR = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(#[^)\s]*\)")
+_TEXT_ORDER = {BlockKind.caption: 1, BlockKind.aside: 2}
+"""Where a kind's blocks go in the text: the body (0) in reading order, then captions, then asides."""
 _KEPT_AS_WRITTEN = {BlockKind.code, BlockKind.front_matter}
 _LINE_END_HYPHEN = re.compile(r"([^\W\d_]+)-$")
 _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
@@ -281,7 +283,7 @@ def _without_page_number(line: str, rules: Rules) -> str | None:
 
 
 def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
-    """Clean `raw` and lay its blocks out in one text: body in reading order, then captions."""
+    """Clean `raw` and lay its blocks out in one text: body in reading order, then captions, then asides."""
     cleaned = [[_clean_segment(segment, block.kind) for segment in block.segments] for block in raw.blocks]
     cleaned_texts = ["".join(segment.text for segment in segments) for segments in cleaned]
     # Whitespace collapsed once per block that is joined into one line: the furniture test
@@ -313,8 +315,8 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
         level = 1 if index == title_index else levels.get(index)
         prepared.append((block, kind, level, segments, text))
 
-    # Body first, captions after it: the text order. `blocks` stays in reading order.
-    text_order = sorted(range(len(prepared)), key=lambda position: prepared[position][1] == BlockKind.caption)
+    # Body first, then captions, then asides: the text order. `blocks` stays in reading order.
+    text_order = sorted(range(len(prepared)), key=lambda position: _TEXT_ORDER.get(prepared[position][1], 0))
     text_parts: list[str] = []
     placed: dict[int, Block] = {}
     offset = 0
@@ -337,6 +339,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
                 char_end=offset,
                 level=level if kind == BlockKind.heading else None,
                 heading_key=_heading_key(block_text, heading_numbering) if kind == BlockKind.heading else None,
+                heading_evidence=block.heading_evidence if kind == BlockKind.heading else [],
                 line_start=block.line_start,
                 line_end=block.line_end,
                 page_spans=spans,

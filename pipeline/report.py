@@ -15,7 +15,10 @@ _SHORT_NAMES = {"figure_caption": "caption", "discussion": "discuss", "conclusio
 def render_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> str:
     """A table of chunks per section type for every paper, the last runs, the failing files, then
     body chunk sizes against the rules' target and hard maximum."""
-    parts = _chunks_per_paper(connection) + _last_runs(connection) + _failing(connection) + _unresolved(connection)
+    parts = (
+        _chunks_per_paper(connection) + _last_runs(connection) + _failing(connection) + _unresolved(connection)
+        + _unstructured(connection, sizes)
+    )
     return "\n".join(parts + _sizes(connection, sizes))
 
 
@@ -56,6 +59,24 @@ def _unresolved(connection: duckdb.DuckDBPyConnection) -> list[str]:
         return []
     return ["", "Unresolved citations and broken cross-references (pipeline inspect FILE --links lists them):"] + [
         f"  {path}: {citations} citation(s) name no entry or two, {links} link(s) lead nowhere" for path, citations, links in rows
+    ]
+
+
+def _unstructured(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> list[str]:
+    """Long papers without section headings, or with most of their text before the first one
+    (the test `chunk.structure.structure_warning` makes, on the stored sections)."""
+    rows = connection.execute(
+        """SELECT d.path, sum(s.word_count) AS words, sum(s.word_count) FILTER (WHERE s.level = 1) AS front,
+                  count(*) FILTER (WHERE s.level >= 2) AS headed
+           FROM documents d JOIN sections s USING (doc_id)
+           GROUP BY d.path HAVING words > $least AND (headed = 0 OR front > $least) ORDER BY d.path""",
+        {"least": sizes.unstructured_min_words},
+    ).fetchall()
+    if not rows:
+        return []
+    return ["", "Unstructured papers (no section heading found; pipeline inspect FILE shows what was read):"] + [
+        f"  {path}: {words} body words, " + ("no section heading" if not headed else f"{front} before the first section heading")
+        for path, words, front, headed in rows
     ]
 
 

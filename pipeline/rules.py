@@ -51,6 +51,9 @@ class ChunkRules(RulesModel):
     target_min_words: Annotated[int, Field(gt=0)]
     target_max_words: Annotated[int, Field(gt=0)]
     hard_max_words: Annotated[int, Field(gt=0)]
+    unstructured_min_words: Annotated[int, Field(gt=0)] = 1500
+    """A paper of more body words than this with no section heading, or with this many words
+    before its first one, is reported as unstructured (`inspect`, `report`, the run summary)."""
 
     @model_validator(mode="after")
     def _sizes_are_ordered(self) -> ChunkRules:
@@ -207,6 +210,19 @@ class PdfContinuationRules(RulesModel):
     stand between the parts, and small print only continues in small print."""
 
 
+class PdfAsideRules(RulesModel):
+    """Asides: small print set beside the body text (margin notes, side boxes), kept apart from it."""
+
+    max_size: Annotated[float, Field(gt=0, le=1)] = 0.9
+    """An aside is set smaller than this share of the body size; lines this large are body lines."""
+    min_chars: Annotated[int, Field(ge=1)] = 10
+    """Fewest characters of an aside's line, and of a body line it is measured against: shorter
+    pieces (table cells, figure labels) are left where they are."""
+    max_width: Annotated[float, Field(gt=0, le=1)] = 0.6
+    """An aside's line is at most this share of the width of the body lines beside it: small print
+    as wide as the body is a column of its own (the references)."""
+
+
 class PdfHeadingRules(RulesModel):
     """What a heading looks like, beside the outline: larger than body, or bold or capitals."""
 
@@ -263,6 +279,7 @@ class PdfRules(RulesModel):
     columns: PdfColumnRules = Field(default_factory=PdfColumnRules)
     paragraphs: PdfParagraphRules = Field(default_factory=PdfParagraphRules)
     continuations: PdfContinuationRules = Field(default_factory=PdfContinuationRules)
+    asides: PdfAsideRules = Field(default_factory=PdfAsideRules)
     headings: PdfHeadingRules = Field(default_factory=PdfHeadingRules)
     title: PdfTitleRules = Field(default_factory=PdfTitleRules)
     front_matter: PdfFrontMatterRules = Field(default_factory=PdfFrontMatterRules)

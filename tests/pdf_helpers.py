@@ -54,15 +54,17 @@ def words_by_page(doc: RawDocument) -> dict[int, Counter[str]]:
 
 
 def running_words(file: Path) -> dict[int, Counter[str]]:
-    """Words of the running heads and feet the extractor drops, by page (its own pass, rerun)."""
-    from pipeline.extract import pdf_lines
+    """Words of the running heads and feet and the line numbers the extractor drops, by page
+    (its own passes, rerun)."""
+    from pipeline.extract import pdf_lines, pdf_margins
     from pipeline.rules import load_rules
 
     styles: dict[str, tuple[bool, bool]] = {}
     with pymupdf.open(file) as doc:
         read = [pdf_lines.read_page(page, number, styles) for number, page in enumerate(doc, start=1)]
     pages, heights = [pieces for pieces, _ in read], [height for _, height in read]
-    _, removed = pdf_lines.drop_running_lines(pages, heights, load_rules().pdf.running_lines)
+    pages, removed = pdf_lines.drop_running_lines(pages, heights, load_rules().pdf.running_lines)
+    removed += pdf_margins.drop_line_numbers(pages)[1]
     counts: dict[int, Counter[str]] = {}
     for piece in removed:
         counts.setdefault(piece.page, Counter()).update(words(piece.text))
@@ -196,6 +198,73 @@ def reading_order(doc: RawDocument, paragraphs: list[str], span: int = 8) -> tup
     return usable, len(positions), len(increasing)
 
 
+_HYPHEN_BREAK = re.compile(r"(\w)-\n(\w)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+LABEL_FREE_MIN_WORDS = 8
+"""Sentences shorter than this are too likely to recur (`Data not shown.`) to prove an order."""
+
+
+def word_stream(text: str) -> str:
+    """The text's words, a space before and after each, so that a run of them is found by `in`."""
+    return " " + " ".join(words(_HYPHEN_BREAK.sub(r"\1\2", text))) + " "
+
+
+def is_contiguous(passage: str, stream: str) -> bool:
+    """Whether `passage`'s words occur as one unbroken run in `stream` (a `word_stream`)."""
+    return word_stream(passage) in stream
+
+
+def text_in_order(doc: RawDocument) -> str:
+    """The extracted text in the order normalize lays it out: body, then captions and asides."""
+    return "\n".join(block.text for block in sorted(doc.blocks, key=lambda block: block.kind is BlockKind.aside))
+
+
+@dataclass
+class LabelFree:
+    """What any PDF says about its own reading order, with no annotation: how much of PyMuPDF's
+    own text comes out unbroken."""
+
+    sentences: int
+    whole_sentences: int
+    blocks: int
+    whole_blocks: int
+
+    @property
+    def sentence_share(self) -> float:
+        return self.whole_sentences / self.sentences if self.sentences else 1.0
+
+    @property
+    def block_share(self) -> float:
+        return self.whole_blocks / self.blocks if self.blocks else 1.0
+
+
+def label_free_check(file: Path, doc: RawDocument) -> LabelFree:
+    """Body sentences of PyMuPDF's text blocks (between sentence ends, of `LABEL_FREE_MIN_WORDS`
+    words or more) that come out contiguous, and PyMuPDF text blocks no other text interrupts.
+
+    A sentence is taken from within one PyMuPDF block, so that a column or page break (where the
+    order is the extractor's to find) never makes one; a block counts where it has words and is
+    not running furniture the extractor drops.
+    """
+    stream = word_stream(text_in_order(doc))
+    dropped = running_words(file)
+    sentences = whole_sentences = blocks = whole_blocks = 0
+    with pymupdf.open(file) as pdf:
+        for number, page in enumerate(pdf, start=1):
+            furniture = dropped.get(number, Counter())
+            for *_, text, _, kind in page.get_text("blocks"):
+                tokens = words(text)
+                if kind != 0 or not tokens or all(furniture[token] for token in tokens):
+                    continue
+                blocks += 1
+                whole_blocks += is_contiguous(text, stream)
+                for sentence in _SENTENCE_END.split(" ".join(_HYPHEN_BREAK.sub(r"\1\2", text).split())):
+                    if len(words(sentence)) >= LABEL_FREE_MIN_WORDS:
+                        sentences += 1
+                        whole_sentences += is_contiguous(sentence, stream)
+    return LabelFree(sentences, whole_sentences, blocks, whole_blocks)
+
+
 def main(files: list[Path]) -> None:
     from pipeline.errors import NoTextLayerError
     from pipeline.extract.pdf import extract_pdf
@@ -204,7 +273,7 @@ def main(files: list[Path]) -> None:
     rules = load_rules()
     total_pages = 0
     total_seconds = 0.0
-    print(f"{'file':42} {'pages':>5} {'blocks':>6} {'heads':>5} {'in blocks*':>10} {'misplaced':>9}  heading recall")
+    print(f"{'file':42} {'pages':>5} {'blocks':>6} {'heads':>5} {'in blocks*':>10} {'misplaced':>9} {'sentences†':>10} {'pm blocks†':>10}  heading recall")
     for file in files:
         start = time.perf_counter()
         try:
@@ -231,8 +300,13 @@ def main(files: list[Path]) -> None:
         if paragraphs:
             usable, found, ordered = reading_order(doc, paragraphs)
             order = f"; order: {found}/{usable} paragraphs found, {ordered} in sequence"
-        print(f"{file.name:42} {doc.page_count:5} {len(doc.blocks):6} {headings:5} {share:10.1%} {misplaced:9.2%}  {recall}{order}")
+        check = label_free_check(file, doc)
+        print(
+            f"{file.name:42} {doc.page_count:5} {len(doc.blocks):6} {headings:5} {share:10.1%} {misplaced:9.2%} "
+            f"{check.sentence_share:10.1%} {check.block_share:10.1%}  {recall}{order}"
+        )
     print("* share of page words (PyMuPDF get_text) found in blocks on that page, running heads/feet excluded")
+    print("† label-free: sentences of 8+ words, and PyMuPDF text blocks, that come out contiguous")
     if total_seconds:
         print(f"extract_pdf: {total_pages} pages in {total_seconds:.2f} s = {total_pages / total_seconds:.0f} pages/s (one process)")
 

@@ -20,6 +20,7 @@ from pipeline.chunk.records import build_records
 from pipeline.chunk.references import bibliography_nodes, entry_spans, mark_unheaded_bibliography, outside, references
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
+from pipeline.chunk.structure import structure_warning
 from pipeline.models import ChunkedDocument, Document
 from pipeline.rules import Rules
 
@@ -47,5 +48,6 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
             "references": listed,
             "citations": outside(cite(chunked.chunks, listed, skip, document.text, rules.citations), whole, chunked),
             "links": link(chunked.chunks, chunked.sections, skip, rules.links),
+            "structure_warning": structure_warning(chunked.sections, rules.chunk),
         }
     )

@@ -72,7 +72,7 @@ def _section_chunks(chunks: list[Chunk], sections: list[Section]) -> dict[str, s
     """The chunk each section leads to: the one its heading is in (a sub-section merged into its
     parent's chunk is in that chunk), else, for a section with no text of its own, the first
     chunk of the sub-sections after it."""
-    body = sorted((chunk for chunk in chunks if chunk.split is not ChunkSplit.caption), key=lambda chunk: chunk.char_start)
+    body = sorted((chunk for chunk in chunks if chunk.split not in (ChunkSplit.caption, ChunkSplit.aside)), key=lambda chunk: chunk.char_start)
     starts = [chunk.char_start for chunk in body]
     found: dict[str, str] = {}
     for section in sections:

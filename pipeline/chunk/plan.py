@@ -144,7 +144,9 @@ def drop_bare_headings(plan: ChunkPlan) -> ChunkPlan:
 
 
 def caption_chunks(nodes: list[SectionNode]) -> ChunkPlan:
-    """Every caption is a chunk of its own, kept out of the body text around it."""
+    """Every caption, and every aside, is a chunk of its own, kept out of the body text around it."""
+    every = [node for top in nodes for node in top.subtree()]
     return ChunkPlan(
-        tuple(piece_of([block], node, ChunkSplit.caption) for top in nodes for node in top.subtree() for block in node.captions)
+        tuple(piece_of([block], node, ChunkSplit.caption) for node in every for block in node.captions)
+        + tuple(piece_of([block], node, ChunkSplit.aside) for node in every for block in node.asides)
     )

@@ -10,6 +10,10 @@ from pipeline.chunk.plan import ChunkPlan, Decision, Piece
 from pipeline.chunk.sections import SectionNode
 from pipeline.models import Block, Chunk, ChunkedDocument, ChunkSplit, Document, Paragraph, Section, SectionType
 
+_SPLIT_TYPES = {ChunkSplit.caption: SectionType.figure_caption, ChunkSplit.aside: SectionType.meta}
+"""The type of a chunk kept out of the body, whatever its section's: a caption describes a figure,
+and an aside (an address, a DOI, a margin note) is about the paper, not part of its argument."""
+
 
 def build_records(
     document: Document, nodes: list[SectionNode], plan: ChunkPlan, index: BlockIndex, bibliography: set[str] = frozenset()
@@ -106,7 +110,7 @@ def _chunks(
                 doc_id=document.doc_id,
                 ordinal=ordinal,
                 section_id=node.section_id,
-                section_type=SectionType.figure_caption if piece.split is ChunkSplit.caption else node.section_type,
+                section_type=_SPLIT_TYPES.get(piece.split, node.section_type),
                 heading=node.heading_text,
                 heading_path=list(node.heading_path),
                 text=document.text[piece.char_start : piece.char_end],
@@ -121,7 +125,7 @@ def _chunks(
                 paragraph_ids=[id_by_start[block.char_start] for block in blocks if block.char_start in id_by_start],
                 absorbed_into=node.within_absorbed,
                 split=piece.split,
-                in_bibliography=node.section_id in bibliography and piece.split is not ChunkSplit.caption,
+                in_bibliography=node.section_id in bibliography and piece.split not in _SPLIT_TYPES,
             )
         )
     return chunks

@@ -49,11 +49,15 @@ class SectionNode(NamedTuple):
 
     @property
     def body(self) -> list[Block]:
-        return [block for block in self.items if block.kind != BlockKind.caption]
+        return [block for block in self.items if block.kind not in (BlockKind.caption, BlockKind.aside)]
 
     @property
     def captions(self) -> list[Block]:
         return [block for block in self.items if block.kind == BlockKind.caption]
+
+    @property
+    def asides(self) -> list[Block]:
+        return [block for block in self.items if block.kind == BlockKind.aside]
 
     @property
     def own_blocks(self) -> list[Block]:

@@ -39,7 +39,8 @@ from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuations, merge_lists
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
-from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, half_point, read_page
+from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
+from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, read_page
 from pipeline.models import RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
 
@@ -139,6 +140,16 @@ def _body_size(pages: list[list[Piece]]) -> float:
     return max(sizes, key=sizes.__getitem__) if sizes else _FALLBACK_BODY_SIZE
 
 
+def _body_face(pages: list[list[Piece]], body_size: float) -> str:
+    """The font face that carries the most characters at body size."""
+    faces: dict[str, int] = defaultdict(int)
+    for pieces in pages:
+        for piece in pieces:
+            if half_point(piece.size) == body_size:
+                faces[font_face(piece.font)] += piece.chars
+    return max(faces, key=faces.__getitem__) if faces else ""
+
+
 def _pitch(rows: list[Row], body_size: float) -> float:
     """The median step between consecutive body lines of one column, in body sizes."""
     steps = [
@@ -212,11 +223,13 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
         )
     pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
+    pages, numbers = drop_line_numbers(pages)
     body_size = _body_size(pages)
+    mark_asides(pages, body_size, rules.pdf.asides)
     rows: list[Row] = []
     for pieces, gutters in zip(pages, find_columns(pages, body_size, rules.pdf.columns)):
         rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
-    layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows))
+    layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows), body_face=_body_face(pages, body_size))
     block_rules = BlockRules.from_rules(rules)
     blocks = group_blocks(rows, layout, block_rules)
     blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
@@ -224,9 +237,12 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     return RawDocument(
         path=path,
         format=SourceFormat.pdf,
-        blocks=[RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level) for block in blocks],
+        blocks=[
+            RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level, heading_evidence=list(block.evidence))
+            for block in blocks
+        ],
         page_count=page_count,
         page_labels=labels,
-        removed_running_lines=len(removed),
+        removed_running_lines=len(removed) + len(numbers),
         reading_notes=[f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else [],
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from pipeline.extract.pdf_lines import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, Layout, PdfBlock, Row, font_family
+from pipeline.extract.pdf_lines import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, Layout, PdfBlock, Row, font_face, font_family
 from pipeline.models import BlockKind
 from pipeline.rules import PdfContinuationRules, PdfParagraphRules, Rules
 
@@ -33,6 +33,10 @@ _SAME_INDENT = 0.3
 """Lines that start within this many font sizes of each other start at the same indent."""
 _FLUSH = 0.5
 """A line that starts within this many font sizes of its column's left edge is not indented."""
+_MOST_INSERTS = 2
+_INSERT_MIN_WORDS = 4
+"""Blocks that may break a sentence in a column and be inserts (a pull quote and its credit
+line), and the words each holds: a larger symbol or a display formula is part of the sentence."""
 _TABLE_EDGE_MAX_ROWS = 3
 """A table's header or footer is a row or three with cells; a longer block is text."""
 
@@ -76,6 +80,8 @@ def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Lay
         or (prev.x1 - left < HEADING_LINE_FILL * (right - left) and row.size < _TITLE_SIZE * layout.body_size)
     ):
         return True  # a section heading and its first subheading, both bold (titles excepted)
+    if font_face(prev.font) != font_face(row.font) and _ends_short(prev, layout, paragraphs) and not _starts_item(rows[0].text):
+        return True  # a heading set only in its own face, and the text after it
     if _starts_item(row.text) or (rules.caption_start.match(row.text) and prev.text[-1:] in TERMINAL):
         return True
     step = min(row.y0 - prev.y0, row.y1 - prev.y1)
@@ -107,12 +113,15 @@ def group_blocks(rows: list[Row], layout: Layout, rules: BlockRules) -> list[Pdf
             runs.append([row])
         else:
             run.append(row)
-    return _absorb_table_edges([_block(run) for run in runs])
+    return _absorb_table_edges([_block(run, rules) for run in runs])
 
 
-def _block(rows: list[Row]) -> PdfBlock:
-    """A run of rows as a table (two rows or more, all of cells), a list (a bullet first) or a paragraph."""
-    if len(rows) >= 2 and all(row.cells >= TABLE_ROW_MIN_GAPS for row in rows):
+def _block(rows: list[Row], rules: BlockRules) -> PdfBlock:
+    """A run of rows as an aside, a table (two rows or more, all of cells), a list (a bullet first) or
+    a paragraph; a caption set beside the text is a paragraph, for normalize to take as a caption."""
+    if rows[0].aside and not rules.caption_start.match(rows[0].text):
+        kind = BlockKind.aside
+    elif len(rows) >= 2 and all(row.cells >= TABLE_ROW_MIN_GAPS for row in rows):
         kind = BlockKind.table
     else:
         kind = BlockKind.list if _starts_item(rows[0].text) else BlockKind.paragraph
@@ -146,7 +155,7 @@ def _absorb_table_edges(blocks: list[PdfBlock]) -> list[PdfBlock]:
 
 def _is_float(block: PdfBlock, layout: Layout, rules: BlockRules) -> bool:
     """Blocks that may sit between the two halves of a paragraph: captions, tables, footnotes, labels."""
-    if block.kind is BlockKind.table or block.rows[0].rotated:
+    if block.kind in (BlockKind.table, BlockKind.aside) or block.rows[0].rotated:
         return True
     if block.kind is BlockKind.heading:
         return False
@@ -189,11 +198,47 @@ def _continues(first: PdfBlock, second: PdfBlock, layout: Layout, rules: BlockRu
     )
 
 
+def _runs_on_past(first: PdfBlock, inserts: list[PdfBlock], second: PdfBlock, layout: Layout, rules: BlockRules) -> bool:
+    """Whether the sentence `first` breaks off runs on in `second`, past `inserts` of a few words
+    set larger (a pull quote): the break is then no paragraph's end but the insert's."""
+    if first.kind is not BlockKind.paragraph or second.kind is not BlockKind.paragraph or _is_float(first, layout, rules):
+        return False
+    last, head = first.rows[-1], second.rows[0]
+    same = abs(last.size - head.size) <= rules.continuations.max_size_difference * layout.body_size and font_face(last.font) == font_face(head.font)
+    if not same or _ends_short(last, layout, rules.paragraphs) or last.text[-1:] in TERMINAL:
+        return False
+    larger = last.size + rules.continuations.max_size_difference * layout.body_size
+    if not all(
+        len(block.text.split()) >= _INSERT_MIN_WORDS and not rules.caption_start.match(block.text) and all(row.size > larger for row in block.rows)
+        for block in inserts
+    ):
+        return False
+    last_word = last.text.rsplit(" ", 1)[-1].casefold()
+    return head.text[:1].islower() or last.text[-1:] in "-,;–(" or last_word in _CONTINUING_WORDS
+
+
+def _inserts_to_asides(blocks: list[PdfBlock], index: int, layout: Layout, rules: BlockRules) -> bool:
+    """Make the blocks between `blocks[index]` and the part of its sentence that runs on past them
+    asides, where there are such; says whether it did."""
+    for count in range(1, _MOST_INSERTS + 1):
+        if index + count + 1 >= len(blocks):
+            return False
+        inserts = blocks[index + 1 : index + 1 + count]
+        if any(block.kind not in (BlockKind.paragraph, BlockKind.heading) for block in inserts):
+            return False
+        if _runs_on_past(blocks[index], inserts, blocks[index + 1 + count], layout, rules):
+            blocks[index + 1 : index + 1 + count] = [replace(block, kind=BlockKind.aside, level=None, evidence=()) for block in inserts]
+            return True
+    return False
+
+
 def join_continuations(blocks: list[PdfBlock], layout: Layout, rules: BlockRules) -> list[PdfBlock]:
-    """Join paragraphs cut by a column or page end; floats between the halves end up after the paragraph."""
+    """Join paragraphs cut by a column or page end, or by an insert that breaks a sentence; floats
+    between the halves end up after the paragraph."""
     blocks = list(blocks)
     index = 0
     while index < len(blocks):
+        _inserts_to_asides(blocks, index, layout, rules)
         block = blocks[index]
         look = index + 1
         while (

@@ -185,7 +185,7 @@ def _row(pieces: list[Piece], group: int) -> Row:
         p = pieces[0]
         return Row(
             page=p.page, group=group, x0=p.x0, y0=p.y0, x1=p.x1, y1=p.y1, text=p.text, size=p.size,
-            font=p.font, bold=p.bold, small_caps=p.small_caps, chars=p.chars, cells=0, rotated=p.rotated,
+            font=p.font, bold=p.bold, small_caps=p.small_caps, chars=p.chars, cells=0, rotated=p.rotated, aside=p.aside,
         )
     chars = sum(p.chars for p in pieces)
     sizes: dict[float, int] = {}
@@ -210,13 +210,14 @@ def _row(pieces: list[Piece], group: int) -> Row:
         chars=chars,
         cells=cells,
         rotated=pieces[0].rotated,
+        aside=pieces[0].aside,
     )
 
 
 def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRules) -> list[list[tuple[float, float]]]:
     """Column gutters of every page; a gutter seen on several pages is also sought where a page's
     own evidence is too weak (a column holding a big table, a page of short lines)."""
-    flats = [[p for p in pieces if not p.rotated] for pieces in pages]
+    flats = [[p for p in pieces if not p.rotated and not p.aside] for pieces in pages]
     gutters = [_find_gutters(flat, body_size, rules) for flat in flats]
     middles = sorted((a + b) / 2 for page in gutters for a, b in page)
     if not middles:
@@ -278,12 +279,12 @@ def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], w
 
 
 def order_page(pieces: list[Piece], gutters: list[tuple[float, float]], first_group: int) -> list[Row]:
-    """Rows of one page in reading order: per band between full-width pieces, column by column."""
-    flat = [p for p in pieces if not p.rotated]
-    rotated = [p for p in pieces if p.rotated]
-    groups = _column_groups(flat, gutters) if gutters else [flat]
-    if rotated:
-        groups.append(rotated)
+    """Rows of one page in reading order: per band between full-width pieces, column by column,
+    then the asides, then the rotated lines."""
+    flat = [p for p in pieces if not p.rotated and not p.aside]
+    groups = _column_groups(flat, gutters) if gutters and flat else [flat]
+    groups.append([p for p in pieces if p.aside and not p.rotated])
+    groups.append([p for p in pieces if p.rotated])
     return [row for offset, group in enumerate(groups) if group for row in _rows(group, first_group + offset)]
 
 

@@ -10,39 +10,25 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from pipeline.extract.pdf_lines import (
-    HEADING_LINE_FILL,
-    SAME_SIZE,
-    TABLE_ROW_MIN_GAPS,
-    TERMINAL,
-    Layout,
-    PdfBlock,
-    Row,
-    font_family,
-    half_point,
+from pipeline.extract.pdf_heading_styles import (
+    NUMBERING,
+    HeadingRules,
+    consistent_faces,
+    heading_style,
+    numbering_depth,
+    style_evidence,
+    without_numbering,
 )
+from pipeline.extract.pdf_lines import HEADING_LINE_FILL, SAME_SIZE, TERMINAL, Layout, PdfBlock, Row
 from pipeline.models import BlockKind
-from pipeline.rules import PdfHeadingRules, PdfTitleRules, Rules
-
-_NUMBERING = re.compile(
-    r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"
-    r"\s+(?=\S)"
-)
+from pipeline.rules import PdfTitleRules
 
 _TOP_LEVEL = 2
 _DEEPEST_LEVEL = 4
 """Heading levels run from 2 (below the title's 1) to 4: a deeper number or outline entry is
 set at 4, as a paper's fifth level is rare and the styles give no sure way to tell it."""
-_HEADING_MIN_LETTERS = 3
-_CAPITALS_MIN_LETTERS = 4
-"""A heading has a word's worth of letters; one in capitals has four or more (DNA, RNA and
-other acronyms have three)."""
-_HEADING_MAX_DIGIT_SHARE = 0.3
-_HEADING_MIN_LETTER_SHARE = 0.5
-"""A heading is mostly letters: a line with more digits (a table row, a date) or few letters
-(a formula) is not one."""
 _TITLE_MIN_LETTERS = 8
 """A title has a few words of letters; a large number or a logo's initials is not one."""
 _TITLE_LINE_STEP = 1.6
@@ -63,89 +49,8 @@ _FRONT_LABEL_MAX_CHARS = 40
 body only by its first word."""
 
 
-@dataclass(frozen=True, slots=True)
-class HeadingRules:
-    """What the heading pass reads from the rules."""
-
-    typography: PdfHeadingRules
-    title: PdfTitleRules
-    caption_start: re.Pattern[str]
-    opening_anchors: tuple[re.Pattern[str], ...]
-    """Patterns of the anchor rules whose headings open a paper's body on page 1."""
-    opening_words: frozenset[str]
-
-    @classmethod
-    def from_rules(cls, rules: Rules) -> HeadingRules:
-        front = rules.pdf.front_matter
-        return cls(
-            typography=rules.pdf.headings,
-            title=rules.pdf.title,
-            caption_start=rules.captions.pdf_start,
-            opening_anchors=tuple(anchor.pattern for anchor in rules.anchors_named(front.opening_anchors)),
-            opening_words=frozenset(front.opening_words),
-        )
-
-
 def _normalized(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", text.casefold())
-
-
-def _without_numbering(text: str) -> str:
-    match = _NUMBERING.match(text)
-    return text[match.end() :] if match else text
-
-
-def _numbering_depth(text: str, roman_sections: bool) -> int | None:
-    match = _NUMBERING.match(text)
-    if not match:
-        return None
-    if match["arabic"]:
-        if int(match["arabic"].split(".")[0]) == 0:
-            return None
-        return match["arabic"].count(".") + 1
-    if match["roman"]:
-        return 1
-    depth = 1 + (match["sub"] or "").count(".")
-    return depth + 1 if roman_sections else depth
-
-
-def _heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple | None:
-    """The typographic style of a block that looks like a heading, or None."""
-    typography = rules.typography
-    if block.kind is not BlockKind.paragraph or len(block.rows) > typography.max_rows:
-        return None
-    rows = block.rows
-    if sum(len(row.text) for row in rows) > typography.max_chars or rows[0].rotated:
-        return None
-    text = block.text
-    words = text.split()
-    letters = sum(ch.isalpha() for ch in text)
-    if not 1 <= len(words) <= typography.max_words or letters < _HEADING_MIN_LETTERS:
-        return None
-    first = _without_numbering(text)
-    if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i":
-        return None
-    if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
-        return None
-    if re.search(r"[a-z)]\. +[A-Z0-9]", first):
-        return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
-    numbered = _NUMBERING.match(text) is not None
-    if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
-        return None  # table rows
-    compact = text.replace(" ", "")
-    digits = sum(ch.isdigit() for ch in compact)
-    if digits > _HEADING_MAX_DIGIT_SHARE * len(compact) or letters < _HEADING_MIN_LETTER_SHARE * len(compact) or "=" in text:
-        return None  # numbers and formulas
-    size = max(row.size for row in rows)
-    body = layout.body_size
-    if size < typography.min_size * body:
-        return None
-    caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= _CAPITALS_MIN_LETTERS)
-    bold = all(row.bold for row in rows)
-    larger = size >= typography.larger_size * body
-    if not (larger or bold or caps):
-        return None
-    return (half_point(size), bold, caps, font_family(rows[0].font))
 
 
 def _looks_like_byline(text: str) -> bool:
@@ -200,7 +105,8 @@ def _mark_title(blocks: list[PdfBlock], layout: Layout, page_height: float, rule
     while end < len(blocks) and _title_goes_on(rows, blocks[end].rows, rules.title):
         rows.extend(blocks[end].rows)
         end += 1
-    return [*blocks[:title], PdfBlock(kind=BlockKind.heading, rows=tuple(rows), level=1), *blocks[end:]]
+    title_block = PdfBlock(kind=BlockKind.heading, rows=tuple(rows), level=1, evidence=("the largest text at the top of page 1",))
+    return [*blocks[:title], title_block, *blocks[end:]]
 
 
 def _title_position(blocks: list[PdfBlock]) -> int | None:
@@ -209,7 +115,7 @@ def _title_position(blocks: list[PdfBlock]) -> int | None:
 
 def _outline_heading(block: PdfBlock, rows: int, level: int) -> list[PdfBlock]:
     """`block`'s first `rows` rows as a heading of `level`, and the rest, if any, as a block of its own."""
-    heading = PdfBlock(kind=BlockKind.heading, rows=block.rows[:rows], level=level)
+    heading = PdfBlock(kind=BlockKind.heading, rows=block.rows[:rows], level=level, evidence=("an entry of the PDF's outline",))
     rest = block.rows[rows:]
     return [heading, PdfBlock(kind=block.kind, rows=rest)] if rest else [heading]
 
@@ -227,7 +133,7 @@ def _mark_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBloc
 def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], int]:
     """The blocks with those whose text is an outline title, on the page the outline names, made
     headings; and how many outline entries were found (the title among them)."""
-    entries = [(level, _normalized(_without_numbering(str(name).strip())), page) for level, name, page, *_ in toc]
+    entries = [(level, _normalized(without_numbering(str(name).strip())), page) for level, name, page, *_ in toc]
     entries = [entry for entry in entries if entry[1]]
     if not entries:
         return blocks, 0
@@ -262,7 +168,7 @@ def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlo
 def _rows_matching(block: PdfBlock, key: str) -> int:
     """How many leading rows of `block` spell `key` (numbering ignored), or 0."""
     for count in range(1, min(_OUTLINE_HEADING_MAX_ROWS, len(block.rows)) + 1):
-        text = _normalized(_without_numbering(" ".join(row.text for row in block.rows[:count])))
+        text = _normalized(without_numbering(" ".join(row.text for row in block.rows[:count])))
         if text == key:
             return count
         if not key.startswith(text):
@@ -309,9 +215,9 @@ def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout, rules: Headi
             and len(prev.rows) + len(block.rows) <= rules.typography.max_rows
             and prev.rows[-1].group == block.rows[0].group
             and prev.text[-1:] not in TERMINAL
-            and not _NUMBERING.match(block.text)
+            and not NUMBERING.match(block.text)
         ):
-            style = _heading_style(prev, layout, rules)
+            style = heading_style(prev, layout, rules)
             last, first = prev.rows[-1], block.rows[0]
             left, right = layout.edges[last.group]
             if (
@@ -342,7 +248,7 @@ def _outline_styles(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules)
     styles: dict[tuple, Counter[int]] = defaultdict(Counter)
     for block in blocks:
         if block.kind is BlockKind.heading and block.level and block.level > 1:
-            style = _heading_style(PdfBlock(kind=BlockKind.paragraph, rows=block.rows), layout, rules)
+            style = heading_style(PdfBlock(kind=BlockKind.paragraph, rows=block.rows), layout, rules)
             if style:
                 styles[style][block.level] += 1
     return styles
@@ -363,7 +269,7 @@ def _heading_candidates(
             continue
         if on_first_page and front is not None and index < front:
             continue
-        style = _heading_style(block, layout, rules)
+        style = heading_style(block, layout, rules)
         if style is None or (on_first_page and _looks_like_byline(block.text)):
             continue
         # Bigger, bolder, capitals first; between equals the style met first is the higher level.
@@ -399,7 +305,8 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
         found = [c for c in found if c[1] in outline_styles or least is None or prominence[c[1]] < least]
     # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
     roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= _ROMAN_SECTIONS_MIN
-    candidates = [(index, style, _numbering_depth(blocks[index].text, roman)) for index, style in found]
+    found = consistent_faces(blocks, found, layout, rules)
+    candidates = [(index, style, numbering_depth(blocks[index].text, roman)) for index, style in found]
     levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
     deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)
     marked = list(blocks)
@@ -410,7 +317,8 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
             level = deepest_outline + 1
         else:
             level = levels[style]
-        marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(_DEEPEST_LEVEL, max(_TOP_LEVEL, level)))
+        evidence = style_evidence(style, depth is not None, layout, rules)
+        marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(_DEEPEST_LEVEL, max(_TOP_LEVEL, level)), evidence=evidence)
     return marked
 
 
@@ -418,7 +326,9 @@ def _mark_opening_labels(blocks: list[PdfBlock], rules: HeadingRules) -> list[Pd
     """The blocks with a label that opens the body ("Abstract") alone on its line on page 1 made
     a heading: it opens the paper even where its font says nothing."""
     return [
-        replace(block, kind=BlockKind.heading, level=_TOP_LEVEL) if _is_opening_label(block, rules) else block
+        replace(block, kind=BlockKind.heading, level=_TOP_LEVEL, evidence=("a label that opens the body, alone on its line",))
+        if _is_opening_label(block, rules)
+        else block
         for block in blocks
     ]
 
@@ -439,7 +349,7 @@ def _opens_body(key: str, rules: HeadingRules) -> bool:
 def _names_opening(label: str, rules: HeadingRules) -> bool:
     """Whether `label`, numbering aside, names a heading that opens the body: its words run
     together (so that letter-spaced `A B S T R A C T` counts) or one space apart (`Author summary`)."""
-    label = _without_numbering(label)
+    label = without_numbering(label)
     spaced = " ".join(re.sub(r"[^0-9a-z]+", " ", label.casefold()).split())
     return _opens_body(_normalized(label), rules) or _opens_body(spaced, rules)
 
@@ -454,8 +364,8 @@ def _first_front_anchor(blocks: list[PdfBlock], layout: Layout, rules: HeadingRu
             return index
         # A run-in label (`Abstract: We study…`, `ABSTRACT—`) opens it where the block looks like a heading.
         head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
-        if _opens_body(head, rules) and _heading_style(block, layout, rules):
+        if _opens_body(head, rules) and heading_style(block, layout, rules):
             return index
-        if _NUMBERING.match(text) and _heading_style(block, layout, rules) and _numbering_depth(text, False) == 1:
+        if NUMBERING.match(text) and heading_style(block, layout, rules) and numbering_depth(text, False) == 1:
             return index
     return None

@@ -22,6 +22,7 @@ _TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
 _SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
 TERMINAL = ".!?:"
+_MARGIN_NUMBER = re.compile(r"^\s*\d{1,5}\s*$")
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivx]{1,5})(?:\s+of\s+\d{1,4})?$", re.IGNORECASE)
 
 NEARLY_ALL = 0.95
@@ -75,6 +76,10 @@ class Piece:
     small_caps: bool
     chars: int
     rotated: bool = False
+    block: int = 0
+    """The PyMuPDF block the line is in, numbered on its page."""
+    aside: bool = False
+    """Set beside the body in smaller print (`pdf_margins.mark_asides`)."""
 
 
 @dataclass(slots=True)
@@ -95,6 +100,7 @@ class Row:
     chars: int
     cells: int
     rotated: bool
+    aside: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +113,8 @@ class PdfBlock:
     kind: BlockKind
     rows: tuple[Row, ...]
     level: int | None = None
+    evidence: tuple[str, ...] = ()
+    """What made the block a heading, in words (`pipeline inspect` shows it)."""
 
     @property
     def text(self) -> str:
@@ -123,6 +131,8 @@ class Layout:
     """Baseline-to-baseline distance of body lines, in body font sizes."""
     edges: dict[int, tuple[float, float]] = field(default_factory=dict)
     """Left and right edge of every column group, by group id."""
+    body_face: str = ""
+    """The font face (`font_face`) that carries the most characters at body size."""
 
 
 def _frame(direction: tuple[float, float]) -> tuple[int, int]:
@@ -157,6 +167,11 @@ def _font_style(font: str, styles: dict[str, tuple[bool, bool]]) -> tuple[bool, 
 def half_point(size: float) -> float:
     """`size` rounded to half a point, the grain at which sizes are told apart as styles."""
     return round(size * 2) / 2
+
+
+def font_face(font: str) -> str:
+    """The font's name without the subset prefix (`ABCDEF+`): one face of a family, such as `Times-Bold`."""
+    return font.split("+")[-1].casefold()
 
 
 def font_family(font: str) -> str:
@@ -244,11 +259,12 @@ def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, boo
 
     Lines in another direction (a rotated margin stamp) are marked `rotated` and keep their own frame.
     """
-    lines = [
-        line
-        for block in page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]
-        for line in block.get("lines", ())
-    ]
+    lines = []
+    blocks = []
+    for index, block in enumerate(page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]):
+        for line in block.get("lines", ()):
+            lines.append(line)
+            blocks.append(index)
     frames = [_frame(line["dir"]) for line in lines]
     main = frames[0] if frames else (1, 0)
     if any(frame != main for frame in frames):
@@ -258,15 +274,35 @@ def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, boo
         main = max(weight, key=weight.__getitem__)
     _, top, _, bottom = _to_frame(tuple(page.rect), main)
     pieces = []
-    for line, frame in zip(lines, frames):
-        piece = _piece(line, number, frame, styles)
-        if piece is None:
-            continue
-        piece.rotated = frame != main
-        piece.y0 -= top
-        piece.y1 -= top
-        pieces.append(piece)
+    for line, frame, block in zip(lines, frames, blocks):
+        for part in _margin_numbers_apart(line, frame):
+            piece = _piece(part, number, frame, styles)
+            if piece is None:
+                continue
+            piece.block = block
+            piece.rotated = frame != main
+            piece.y0 -= top
+            piece.y1 -= top
+            pieces.append(piece)
     return pieces, bottom - top
+
+
+def _margin_numbers_apart(line: dict, frame: tuple[int, int]) -> list[dict]:
+    """The line, with a bare number at its start or end that a wide gap sets apart (a review
+    copy's line number, which PyMuPDF reads as part of the line beside it) made a line of its own."""
+    spans = line["spans"]
+    if len(spans) < 2 or frame != (1, 0):
+        return [line]
+    parts = [spans]
+    first, second = spans[0], spans[1]
+    if _MARGIN_NUMBER.match(first["text"]) and second["bbox"][0] - first["bbox"][2] > _SEPARATE_GAP * first["size"]:
+        parts = [[first], spans[1:]]
+    last, before = spans[-1], spans[-2]
+    if len(parts[-1]) > 1 and _MARGIN_NUMBER.match(last["text"]) and last["bbox"][0] - before["bbox"][2] > _SEPARATE_GAP * last["size"]:
+        parts[-1:] = [parts[-1][:-1], [last]]
+    if len(parts) == 1:
+        return [line]
+    return [{**line, "spans": part, "bbox": tuple(pymupdf.Rect(*part[0]["bbox"]) | pymupdf.Rect(*part[-1]["bbox"]))} for part in parts]
 
 
 # ---------------------------------------------------------------- running heads and feet

@@ -105,6 +105,9 @@ class RunSummary:
     pages: int = 0
     chunks: int = 0
     section_types: Counter = field(default_factory=Counter)
+    unstructured: dict[str, str] = field(default_factory=dict)
+    """Relative path → why its structure looks collapsed, for every paper written in this run
+    that is long and has no section headings."""
     duration_seconds: float = 0.0
     run_id: int = 0
     leftovers_removed: int = 0
@@ -122,10 +125,16 @@ class RunSummary:
             else ""
         )
         rebuilt += f" (created the folder {self.created_folder})" if self.created_folder else ""
+        warning = (
+            f"; warning: {len(self.unstructured)} paper(s) without section headings, stored unstructured "
+            f"(`pipeline report` lists them): {', '.join(sorted(self.unstructured))}"
+            if self.unstructured
+            else ""
+        )
         return (
             f"{self.seen} files: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
             f"{self.removed} removed, {len(self.failed)} failed{failing}; {self.chunks} chunks written"
-            f"{' (' + types + ')' if types else ''}; {self.duration_seconds:.1f} s → {self.database}{rebuilt}"
+            f"{' (' + types + ')' if types else ''}; {self.duration_seconds:.1f} s → {self.database}{rebuilt}{warning}"
         )
 
     def as_json(self) -> dict:
@@ -266,6 +275,8 @@ def _write_result(writer: DocumentWriter, item: ScannedFile, result: TaskResult,
     summary.chunks += result.chunks
     summary.pages += result.pages
     summary.section_types.update(result.section_types)
+    if result.structure_warning:
+        summary.unstructured[item.path] = result.structure_warning
 
 
 # What a disk or its permissions can do to a run; any other OSError is no writing problem.

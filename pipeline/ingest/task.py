@@ -51,6 +51,8 @@ class TaskResult:
     pages: int = 0
     section_types: tuple[str, ...] = ()
     """Each chunk's section type, for the run's summary."""
+    structure_warning: str | None = None
+    """Why the paper's structure looks collapsed, for the run's summary (`ChunkedDocument`)."""
 
 
 def failed(error: str) -> TaskResult:
@@ -84,7 +86,7 @@ def run_task(task: Task, rules: Rules) -> TaskResult:
         rows = paper_rows(row, chunked, extraction, count_chunk_terms(chunked))
         return TaskResult(
             DocumentStatus.ingested, None, rows, len(chunked.chunks), chunked.document.page_count or 0,
-            tuple(c.section_type.value for c in chunked.chunks),
+            tuple(c.section_type.value for c in chunked.chunks), chunked.structure_warning,
         )
     except NoTextLayerError as error:
         return TaskResult(DocumentStatus.no_text, str(error))

@@ -1,0 +1,179 @@
+"""What a heading looks like: the typographic style of a block that may be one, the evidence for
+it, and whether a face with no other sign of a heading is a heading style.
+
+A block's style is (size to half a point, bold, capitals, font face); `heading_style` gives it
+for a short block that is larger than body, bold, in capitals or in a face of its own at body
+size; `consistent_faces` keeps a face-only style where the paper uses it as one; and
+`style_evidence` says in words what made a block a heading, for `pipeline inspect`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from pipeline.extract.pdf_lines import TABLE_ROW_MIN_GAPS, Layout, PdfBlock, font_face, half_point
+from pipeline.models import BlockKind
+from pipeline.rules import PdfHeadingRules, PdfTitleRules, Rules
+
+NUMBERING = re.compile(
+    r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"
+    r"\s+(?=\S)"
+)
+
+_HEADING_MIN_LETTERS = 3
+_CAPITALS_MIN_LETTERS = 4
+"""A heading has a word's worth of letters; one in capitals has four or more (DNA, RNA and
+other acronyms have three)."""
+_HEADING_MAX_DIGIT_SHARE = 0.3
+_HEADING_MIN_LETTER_SHARE = 0.5
+"""A heading is mostly letters: a line with more digits (a table row, a date) or few letters
+(a formula) is not one."""
+_FACE_STYLE_MIN_BLOCKS = 2
+_FACE_SPACED_SHARE = 0.8
+"""A face with no other sign of a heading marks headings where two lines or more, and nearly all
+of its lines, stand apart from the text above them: a heading style recurs, and is set off."""
+_SPACED_ABOVE = 1.15
+"""Line pitches from the line above beyond which a line has space above it (a heading's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeadingRules:
+    """What the heading pass reads from the rules."""
+
+    typography: PdfHeadingRules
+    title: PdfTitleRules
+    caption_start: re.Pattern[str]
+    opening_anchors: tuple[re.Pattern[str], ...]
+    """Patterns of the anchor rules whose headings open a paper's body on page 1."""
+    opening_words: frozenset[str]
+
+    @classmethod
+    def from_rules(cls, rules: Rules) -> HeadingRules:
+        front = rules.pdf.front_matter
+        return cls(
+            typography=rules.pdf.headings,
+            title=rules.pdf.title,
+            caption_start=rules.captions.pdf_start,
+            opening_anchors=tuple(anchor.pattern for anchor in rules.anchors_named(front.opening_anchors)),
+            opening_words=frozenset(front.opening_words),
+        )
+
+
+def without_numbering(text: str) -> str:
+    match = NUMBERING.match(text)
+    return text[match.end() :] if match else text
+
+
+def numbering_depth(text: str, roman_sections: bool) -> int | None:
+    match = NUMBERING.match(text)
+    if not match:
+        return None
+    if match["arabic"]:
+        if int(match["arabic"].split(".")[0]) == 0:
+            return None
+        return match["arabic"].count(".") + 1
+    if match["roman"]:
+        return 1
+    depth = 1 + (match["sub"] or "").count(".")
+    return depth + 1 if roman_sections else depth
+
+
+def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple | None:
+    """The typographic style of a block that looks like a heading, or None."""
+    typography = rules.typography
+    if block.kind is not BlockKind.paragraph or len(block.rows) > typography.max_rows:
+        return None
+    rows = block.rows
+    if sum(len(row.text) for row in rows) > typography.max_chars or rows[0].rotated:
+        return None
+    text = block.text
+    words = text.split()
+    letters = sum(ch.isalpha() for ch in text)
+    if not 1 <= len(words) <= typography.max_words or letters < _HEADING_MIN_LETTERS:
+        return None
+    first = without_numbering(text)
+    if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i":
+        return None
+    if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
+        return None
+    if re.search(r"[a-z)]\. +[A-Z0-9]", first):
+        return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
+    numbered = NUMBERING.match(text) is not None
+    if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
+        return None  # table rows
+    compact = text.replace(" ", "")
+    digits = sum(ch.isdigit() for ch in compact)
+    if digits > _HEADING_MAX_DIGIT_SHARE * len(compact) or letters < _HEADING_MIN_LETTER_SHARE * len(compact) or "=" in text:
+        return None  # numbers and formulas
+    size = max(row.size for row in rows)
+    body = layout.body_size
+    if size < typography.min_size * body:
+        return None
+    caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= _CAPITALS_MIN_LETTERS)
+    bold = all(row.bold for row in rows)
+    larger = size >= typography.larger_size * body
+    face = font_face(rows[0].font)
+    own_face = face != layout.body_face and all(font_face(row.font) == face for row in rows)
+    if not (larger or bold or caps or own_face):
+        return None
+    return (half_point(size), bold, caps, face)
+
+
+def _face_only(style: tuple, layout: Layout, rules: HeadingRules) -> bool:
+    """Whether a style's only sign of a heading is its font face: not larger, bold or capitals."""
+    size, bold, caps, _ = style
+    return not (bold or caps or size >= rules.typography.larger_size * layout.body_size)
+
+
+def consistent_faces(
+    blocks: list[PdfBlock], found: list[tuple[int, tuple]], layout: Layout, rules: HeadingRules
+) -> list[tuple[int, tuple]]:
+    """The candidates without those whose only sign is a font face that is not a heading style.
+
+    A face marks headings where it is used consistently: for `_FACE_STYLE_MIN_BLOCKS` short
+    lines or more, each with space above it, and for no more text elsewhere than in them (a face
+    that sets captions, tables or a lead paragraph as well is not a heading style).
+    """
+    by_style: dict[tuple, list[int]] = defaultdict(list)
+    for index, style in found:
+        by_style[style].append(index)
+    chosen = {index for index, _ in found}
+    kept_styles = set()
+    for style, indexes in by_style.items():
+        if not _face_only(style, layout, rules):
+            kept_styles.add(style)
+            continue
+        size, _, _, face = style
+        elsewhere = sum(
+            row.chars
+            for position, block in enumerate(blocks)
+            if position not in chosen
+            for row in block.rows
+            if font_face(row.font) == face and half_point(row.size) == size
+        )
+        spaced = sum(1 for index in indexes if _spaced_above(blocks, index, layout))
+        inside = sum(row.chars for index in indexes for row in blocks[index].rows)
+        if spaced >= _FACE_STYLE_MIN_BLOCKS and spaced >= _FACE_SPACED_SHARE * len(indexes) and elsewhere <= inside:
+            kept_styles.add(style)
+    return [(index, style) for index, style in found if style in kept_styles]
+
+
+def style_evidence(style: tuple, numbered: bool, layout: Layout, rules: HeadingRules) -> tuple[str, ...]:
+    """What in a heading's style (and numbering) made it one, in words."""
+    size, bold, caps, face = style
+    evidence = []
+    if size >= rules.typography.larger_size * layout.body_size:
+        evidence.append(f"larger than body ({size:g} pt, body {layout.body_size:g} pt)")
+    evidence.extend(name for name, shown in (("bold", bold), ("capitals", caps)) if shown)
+    if face != layout.body_face:
+        evidence.append(f"its own face ({face}, body {layout.body_face})")
+    return tuple(evidence + (["numbered"] if numbered else []))
+
+
+def _spaced_above(blocks: list[PdfBlock], index: int, layout: Layout) -> bool:
+    """Whether the block starts a column or page, or sits further below the line before it than lines do."""
+    first = blocks[index].rows[0]
+    above = [block.rows[-1] for block in blocks[:index] if block.rows[-1].page == first.page and block.rows[-1].group == first.group]
+    return not above or first.y1 - above[-1].y1 > _SPACED_ABOVE * layout.pitch * first.size

@@ -1,0 +1,149 @@
+"""Text beside the body: line numbers in the margin, dropped, and asides, kept apart from the body.
+
+`drop_line_numbers` removes the numbers a review copy prints beside its lines: a column of bare
+numbers that rise down the page at the outer edge of the text. `mark_asides` marks the lines set
+beside the body text and smaller than it (a margin note, a side box of keywords, DOI and
+addresses): they become blocks of their own, read after the page's body, and never run into a
+body line that shares their baseline.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import statistics
+from collections import defaultdict
+
+from pipeline.extract.pdf_lines import SAME_LINE_OVERLAP, Piece
+from pipeline.rules import PdfAsideRules
+
+_LINE_NUMBER = re.compile(r"^\d{1,5}$")
+_SAME_EDGE = 3.0
+"""Points the aligned edges of a column of line numbers may differ by (left or right aligned)."""
+_LINE_NUMBERS_MIN = 5
+"""Numbers a page's column must hold to be line numbering: a table's index column is inside the
+text, and a few numbers in a margin may be page or footnote marks."""
+_ASIDE_LINE_CHARS = 16
+"""Characters an aside's lines hold on average: a note is written in phrases, while the cells of
+a table or the labels of a figure beside the text are a word or a number each."""
+_LINE_NUMBER_STEP = 1.8
+"""Line numbers stand on every line, a line's height or so apart (boxes are about 1.2 sizes tall,
+lines 1.2 to 1.5 apart); a numbered list's numbers stand further apart, as its entries wrap."""
+_NEAR_LINES = 1.5
+"""A piece is beside a body line when the two lie within this many body sizes of each other in height."""
+
+
+def drop_line_numbers(pages: list[list[Piece]]) -> tuple[list[list[Piece]], list[Piece]]:
+    """Every page without the line numbers in its margins, and the pieces dropped.
+
+    A page's bare numbers that share a left or right edge, rise from top to bottom, stand on
+    every line and each sit outside the text at their height (left of all of it, or right of all
+    of it) are line numbers.
+    """
+    kept_pages: list[list[Piece]] = []
+    removed: list[Piece] = []
+    for pieces in pages:
+        flat = [p for p in pieces if not p.rotated]
+        numbers = [p for p in flat if _LINE_NUMBER.match(p.text)]
+        if len(numbers) < _LINE_NUMBERS_MIN:
+            kept_pages.append(pieces)
+            continue
+        text = [p for p in flat if not _LINE_NUMBER.match(p.text)]
+        dropped: set[int] = set()
+        for edge, outside in ((lambda p: p.x0, _left_of), (lambda p: p.x1, _left_of), (lambda p: p.x0, _right_of)):
+            columns: dict[int, list[Piece]] = defaultdict(list)
+            for piece in numbers:
+                columns[round(edge(piece) / _SAME_EDGE)].append(piece)
+            for column in columns.values():
+                if len(column) < _LINE_NUMBERS_MIN:
+                    continue
+                column.sort(key=lambda p: p.y0)
+                values = [int(p.text) for p in column]
+                steps = [b.y0 - a.y0 for a, b in zip(column, column[1:])]
+                every_line = statistics.median(steps) <= _LINE_NUMBER_STEP * statistics.median(p.y1 - p.y0 for p in column)
+                rising = values == sorted(set(values))
+                if rising and every_line and all(outside(p, text) for p in column):
+                    dropped.update(id(p) for p in column)
+        removed.extend(p for p in pieces if id(p) in dropped)
+        kept_pages.append([p for p in pieces if id(p) not in dropped])
+    return kept_pages, removed
+
+
+def _on_its_line(number: Piece, text: list[Piece]) -> list[Piece]:
+    return [p for p in text if _same_line(p, number)]
+
+
+def _left_of(number: Piece, text: list[Piece]) -> bool:
+    return all(number.x1 <= p.x0 for p in _on_its_line(number, text))
+
+
+def _right_of(number: Piece, text: list[Piece]) -> bool:
+    return all(number.x0 >= p.x1 for p in _on_its_line(number, text))
+
+
+def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules) -> None:
+    """Mark the PyMuPDF blocks set beside the body text in smaller print as asides.
+
+    A block is an aside when all its lines are smaller than `rules.max_size` body sizes, it holds
+    a line's worth of characters and its lines phrases, lies beside body lines at its height without overlapping any
+    of them across the page, is much narrower than they are (small print as wide as a column is
+    a column, such as the references), and shares its lines' heights with no other small print
+    (a table's cells do).
+    """
+    for pieces in pages:
+        flat = [p for p in pieces if not p.rotated]
+        body = sorted((p for p in flat if p.size >= rules.max_size * body_size and p.chars >= rules.min_chars), key=lambda p: p.y0)
+        if not body:
+            continue
+        tops = [p.y0 for p in body]
+        reach = _NEAR_LINES * body_size
+        small = [p for p in flat if p.size < rules.max_size * body_size]
+        blocks: dict[int, list[Piece]] = defaultdict(list)
+        for piece in small:
+            blocks[piece.block].append(piece)
+        large = {p.block for p in flat if p.size >= rules.max_size * body_size}
+        candidates = [
+            members for block, members in blocks.items()
+            if block not in large and sum(p.chars for p in members) >= rules.min_chars and _beside(body, tops, _box(members), reach, rules)
+            and not any(other.block != block and _same_line(other, piece) for piece in members for other in small)
+        ]
+        phrases = [members for members in candidates if sum(p.chars for p in members) >= _ASIDE_LINE_CHARS * len(members)]
+        edges = [min(p.x0 for p in members) for members in phrases]
+        for members in candidates:
+            # Short lines (`Academic editor`) count where a note of phrases shares their left edge.
+            if members in phrases or any(abs(min(p.x0 for p in members) - edge) <= _SAME_EDGE for edge in edges):
+                for piece in members:
+                    piece.aside = True
+
+
+def _box(members: list[Piece]) -> Piece:
+    """A piece spanning `members`, for the geometry tests."""
+    first = members[0]
+    x0, y0 = min(p.x0 for p in members), min(p.y0 for p in members)
+    x1, y1 = max(p.x1 for p in members), max(p.y1 for p in members)
+    return Piece(first.page, x0, y0, x1, y1, "", first.size, first.font, False, False, 0)
+
+
+def _same_line(a: Piece, b: Piece) -> bool:
+    return min(a.y1, b.y1) - max(a.y0, b.y0) >= SAME_LINE_OVERLAP * min(a.y1 - a.y0, b.y1 - b.y0)
+
+
+def _beside(body: list[Piece], tops: list[float], box: Piece, reach: float, rules: PdfAsideRules) -> bool:
+    """Whether `box` has body lines at its height, overlaps none of them across the page, and is
+    much narrower than they are."""
+    near = _near(body, tops, box, reach)
+    if not near or any(b.x0 < box.x1 and box.x0 < b.x1 for b in near):
+        return False
+    return box.x1 - box.x0 <= rules.max_width * statistics.median(b.x1 - b.x0 for b in near)
+
+
+def _near(body: list[Piece], tops: list[float], piece: Piece, reach: float) -> list[Piece]:
+    """Body lines (sorted by top) whose height comes within `reach` of the piece's; a body line
+    is never taller than two reaches, so none starting further up can come near."""
+    near = []
+    for line in body[bisect.bisect_left(tops, piece.y0 - 3 * reach) :]:
+        if line.y0 > piece.y1 + reach:
+            break
+        if line.y1 >= piece.y0 - reach:
+            near.append(line)
+    return near
