@@ -31,6 +31,10 @@ class BlockKind(StrEnum):
     code = "code"
     blockquote = "blockquote"
     front_matter = "front_matter"
+    equation = "equation"
+    """Display maths (`$$ … $$`, `\\[ … \\]`), its lines kept as written."""
+    footnote = "footnote"
+    """A footnote's text (`[^1]: …`), where the file writes it."""
     caption = "caption"
     """Set by normalize for paragraphs that are figure or table captions."""
 
