@@ -41,17 +41,18 @@ _HEADING_MARKUP = re.compile(r"[*_`]+|<[^>]*>")
 _TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
 # Typeset quotes as typed ones, so that a rule's `authors'` also matches the `Authors’` of a PDF.
 _TYPESET_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
-_JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption, BlockKind.aside}
+_JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption, BlockKind.aside, BlockKind.footnote}
 # What a converter adds for its own cross-references holds no text of the paper: Marker's empty
 # anchors (`<span id="page-3-0"></span>`, before headings and reference entries) and its links to
 # them (`[(Vaswani et al.,](#page-39-1)`). Left in, they showed in heading paths, cluttered the
 # chunks a reader or a model gets, and were indexed as the words `span`, `id` and `page`. A link's
-# own text stays, and the source file keeps both. Code and front matter are left as written.
+# own text stays, and the source file keeps both. Code, front matter and display maths are left as
+# written.
 _EMPTY_ANCHOR = re.compile(r'<(a|span)\s+(?:id|name)\s*=\s*"[^"]*"\s*>\s*</\1\s*>', re.IGNORECASE)
 _LINK_TO_ANCHOR = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(#[^)\s]*\)")
 _TEXT_ORDER = {BlockKind.caption: 1, BlockKind.aside: 2}
 """Where a kind's blocks go in the text: the body (0) in reading order, then captions, then asides."""
-_KEPT_AS_WRITTEN = {BlockKind.code, BlockKind.front_matter}
+_KEPT_AS_WRITTEN = {BlockKind.code, BlockKind.front_matter, BlockKind.equation}
 _LINE_END_HYPHEN = re.compile(r"([^\W\d_]+)-$")
 _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
 

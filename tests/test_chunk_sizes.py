@@ -144,3 +144,10 @@ def test_a_section_with_no_text_of_its_own_is_no_chunk_but_stays_a_section(rules
     assert [c.heading for c in result.chunks] == ["Results", "Discussion"]
     supporting = next(s for s in result.sections if s.heading == "Supporting Information")
     assert supporting.decisions == ["no text of its own: no chunk (the heading stays among the sections)"]
+
+
+def test_display_maths_stays_in_its_sections_chunk_with_its_lines_and_footnotes_count_as_text(rules):
+    source = f"# T\n\n## Methods\n\n{words(30)}\n\n$$\nQ = a + b\\Delta P\n$$\n\n[^1]: {words(10)}\n"
+    (chunk,) = [c for c in chunk_markdown(source, rules).chunks if c.section_id == "S2"]
+    assert "\n\n$$\nQ = a + b\\Delta P\n$$\n\n[^1]: " in chunk.text
+    assert (chunk.line_start, chunk.line_end) == (3, 11)

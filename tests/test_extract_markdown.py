@@ -7,7 +7,7 @@ import codecs
 import pytest
 
 from pipeline.errors import ExtractError
-from pipeline.extract import markdown
+from pipeline.extract import markdown_parse
 from pipeline.extract.markdown import extract_markdown, extract_markdown_text
 from pipeline.models import BlockKind
 
@@ -75,8 +75,8 @@ def test_a_lone_tag_inside_a_paragraph_stays_in_it_as_commonmark_has_it(rules):
 
 def test_html_blocks_that_each_swallow_the_next_are_all_ended_in_one_more_parse(rules, monkeypatch):
     parses = []
-    parse = markdown._parse_with_blank_lines_after
-    monkeypatch.setattr(markdown, "_parse_with_blank_lines_after", lambda *args: parses.append(1) or parse(*args))
+    parse = markdown_parse._parse_with_blank_lines_after
+    monkeypatch.setattr(markdown_parse, "_parse_with_blank_lines_after", lambda *args: parses.append(1) or parse(*args))
     source = "# T\n\n" + "<table><tr><td>1</td></tr></table>\nA caption.\n" * 50
     assert len(_blocks(source, rules)) == 1 + 100
     assert len(parses) == 2  # not one a table: 1,000 such tables took 31 s that way
@@ -191,3 +191,49 @@ def test_unreadable_markdown_fails_naming_the_file_and_cause(tmp_path, rules, co
     file.write_bytes(content)
     with pytest.raises(ExtractError, match=f"^bad.md: {cause}"):
         extract_markdown(file, "bad.md", rules.page_markers)
+
+
+def test_display_maths_between_dollars_is_one_block_across_a_blank_line(rules):
+    # CommonMark would read two paragraphs, the blank line cutting the equation in two.
+    blocks = _blocks("Text.\n\n$$\na = b\n\n+ c\n$$\n\nAfter.\n", rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+        (BlockKind.paragraph, 1, 1), (BlockKind.equation, 3, 7), (BlockKind.paragraph, 9, 9)
+    ]
+    assert blocks[1].text == "$$\na = b\n\n+ c\n$$"
+
+
+def test_a_one_line_equation_ends_at_its_line_and_the_text_after_it_is_a_paragraph(rules):
+    # Marker writes the equation, then the PDF's own text of it, with no blank line between.
+    source = "The gate:\n\n$$y=\\sum_{i}p_{i}(x)E_{i}(x).$$\npi(x)Ei(x). (2)\nShazeer et al. (2017) conjectured that\n"
+    assert _kinds_and_lines(source, rules) == [(BlockKind.paragraph, 1, 1), (BlockKind.equation, 3, 3), (BlockKind.paragraph, 4, 5)]
+
+
+def test_display_maths_in_brackets_and_with_a_number_after_it_is_one_block(rules):
+    # Nougat writes `\[ … \]`, a number after it where the paper numbers the equation.
+    source = "\\[\\mathbf{y}=\\sum_{i}g(x)_{i}\\]\n\n\\[\nL = \\alpha\n\\] (4)\n\nText.\n"
+    assert _kinds_and_lines(source, rules) == [(BlockKind.equation, 1, 1), (BlockKind.equation, 3, 5), (BlockKind.paragraph, 7, 7)]
+
+
+def test_a_footnote_definition_is_a_block_where_the_file_writes_it(rules):
+    source = "A claim.[^1]\n\n[^1]: Measured in 2019,\n    as before.\n\n## Next\n"
+    blocks = _blocks(source, rules)
+    assert [(b.kind, b.line_start, b.line_end) for b in blocks] == [
+        (BlockKind.paragraph, 1, 1), (BlockKind.footnote, 3, 4), (BlockKind.heading, 6, 6)
+    ]
+    assert blocks[1].text == "[^1]: Measured in 2019,\n    as before."
+
+
+def test_a_page_marker_inside_a_fenced_code_block_is_code_not_a_page(rules):
+    source = "<!-- page 2 -->\n\nText.\n\n```html\n<!-- page 99 -->\n```\n\nAfter.\n"
+    blocks = _blocks(source, rules)
+    assert [(b.kind, b.text, [s.page for s in b.segments]) for b in blocks] == [
+        (BlockKind.paragraph, "Text.", [2]), (BlockKind.code, "```html\n<!-- page 99 -->\n```", [2]), (BlockKind.paragraph, "After.", [2])
+    ]
+
+
+def test_a_page_marker_in_a_fence_inside_a_list_item_or_in_indented_code_is_code(rules):
+    source = "<!-- page 1 -->\n\n- item\n\n  ```\n  <!-- page 7 -->\n  ```\n\nText.\n\n    <!-- page 8 -->\n\nEnd.\n"
+    blocks = _blocks(source, rules)
+    assert [(b.kind, [s.page for s in b.segments]) for b in blocks] == [
+        (BlockKind.list, [1]), (BlockKind.paragraph, [1]), (BlockKind.code, [1]), (BlockKind.paragraph, [1])
+    ]

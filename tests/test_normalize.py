@@ -166,3 +166,13 @@ def test_numbers_local_to_one_section_do_not_reshape_the_paper(rules):
 )
 def test_words_are_whitespace_tokens_with_a_letter_or_digit(text, count):
     assert count_words(text) == count
+
+
+def test_display_maths_keeps_its_lines_as_written(rules):
+    document = _document("Text.\n\n$$\nE = mc^2 \\\\\n  + \\delta\n$$\n", rules)
+    assert _texts(document) == ["Text.", "$$\nE = mc^2 \\\\\n  + \\delta\n$$"]
+
+
+def test_a_footnotes_lines_are_joined_as_a_paragraphs_are(rules):
+    document = _document("A claim.[^1]\n\n[^1]: Measured in 2019,\n    as before.\n", rules)
+    assert _texts(document) == ["A claim.[^1]", "[^1]: Measured in 2019, as before."]

@@ -8,7 +8,7 @@ from pipeline.models import Block, BlockKind, Document
 
 # Blocks whose text keeps one line of the source a line (normalize joins the lines of the others
 # into one): a span inside one of them has lines of its own.
-_KINDS_KEEPING_LINES = frozenset({BlockKind.list, BlockKind.table, BlockKind.code, BlockKind.front_matter})
+_KINDS_KEEPING_LINES = frozenset({BlockKind.list, BlockKind.table, BlockKind.code, BlockKind.front_matter, BlockKind.equation})
 
 
 class BlockIndex:

@@ -94,9 +94,9 @@ def _reads_as_entry(item: str, rules: Rules) -> bool:
 def _entry_ranges(block: Block, text: str) -> list[tuple[int, int]]:
     if block.kind == BlockKind.list:
         return list_item_spans(text, block.char_start, block.char_end)
-    if block.kind in (BlockKind.paragraph, BlockKind.blockquote):
+    if block.kind in (BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote):
         return [(block.char_start, block.char_end)]
-    return []  # a table or code in a bibliography holds no entry the pipeline can read
+    return []  # a table, code or maths in a bibliography holds no entry the pipeline can read
 
 
 def _without_marker(item: str) -> tuple[str, str | None]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from pipeline import __version__
 from pipeline.errors import ExtractError
 from pipeline.extract.markdown import extract_markdown
+from pipeline.extract.markdown_parse import PARSER_VERSION
 from pipeline.models import RawDocument, SourceFormat
 from pipeline.rules import Rules
 
@@ -39,11 +40,12 @@ def extraction_key(rules: Rules) -> str:
     """What an extraction depends on besides the file: this pipeline and the rules extraction
     reads. A stored extraction made under another key is not reused.
 
-    Markdown reads the page markers; PDF extraction reads [pdf], the caption start (`[captions]
+    Markdown reads the page markers, and its blocks are what its parser's version reads; PDF extraction reads [pdf], the caption start (`[captions]
     pdf_start`, labels filled in) and the anchors named in `[pdf.front_matter] opening_anchors`.
     """
     read = {
         "page_markers": [marker.model_dump(mode="json") for marker in rules.page_markers],
+        "markdown_parser": PARSER_VERSION,
         "pdf": rules.pdf.model_dump(mode="json"),
         "caption_start": rules.captions.pdf_start.pattern,
         "opening_anchors": [

@@ -1,69 +1,27 @@
 """Extract a Markdown paper into blocks with 1-based inclusive source line ranges.
 
-pyromark (pulldown-cmark, in Rust) does the parsing (so a `# comment` inside a code fence is code,
-not a heading); this module only maps its top-level blocks to ours and reads each block's text
-back from the source lines, so a block's text is what the file says at those lines.
+markdown-it-py does the parsing (`markdown_parse.py`: so a `# comment` inside a code fence is
+code, not a heading); this module decodes the file, finds its front matter and page markers, and
+reads each block's text back from the source lines, so a block's text is what the file says at
+those lines.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
-from bisect import bisect_right
-from dataclasses import dataclass
-from itertools import accumulate, groupby
+from itertools import groupby
 from pathlib import Path
 
-import pyromark
-from markdown_it.common.html_blocks import block_names
-from markdown_it.common.html_re import HTML_OPEN_CLOSE_TAG_STR
-
 from pipeline.errors import ExtractError
+from pipeline.extract.markdown_parse import TopBlock, code_lines, parse_blocks
 from pipeline.models import BlockKind, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import PageMarkerRule
 
-# pulldown-cmark's top-level tags → our kinds; a thematic break (`Rule`) and link reference
-# definitions make no block. An HTML block is a paragraph, unless it is a comment.
-_KINDS = {
-    "Paragraph": BlockKind.paragraph,
-    "List": BlockKind.list,
-    "Table": BlockKind.table,
-    "BlockQuote": BlockKind.blockquote,
-    "CodeBlock": BlockKind.code,
-    "HtmlBlock": BlockKind.paragraph,
-    "Heading": BlockKind.heading,
-}
+# YAML or TOML front matter, found before the parse: the test for a file without blank lines
+# must not count its lines, and mdit-py-plugins' front-matter rule reads YAML's `---` alone.
 _FRONT_MATTER_FENCES = ("---", "+++")
 
-# CommonMark with GFM tables, as markdown-it-py's "commonmark" preset with tables parsed it before:
-# on the 294 Markdown files of the shared corpus and `corpus/` both find the same top-level blocks
-# on the same lines, and pulldown-cmark's pass is 15x faster than markdown-it's block phase alone
-# (0.11 s against 1.60 s). One parser for every file; it is immutable.
-_PARSER = pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
-# An ATX heading's opening sequence: up to three spaces of indent, then one to six `#`.
-_ATX_OPENING = re.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
-
-
-@dataclass(frozen=True)
-class _TopBlock:
-    """A top-level block as the parser found it: its tag, and lines `first`..`end` (0-based, end
-    exclusive), from its first line to its last that holds text."""
-
-    tag: str
-    first: int
-    end: int
-    level: int | None = None
-
-
-# CommonMark runs an HTML block on to the next blank line, past the tag that closes it. A file
-# written without blank lines (Unstructured's Markdown has none) then loses every heading and
-# paragraph after a `<table>…</table>`, so a block is ended at the line where its element closes.
-_OPENING_TAG = re.compile(r" {0,3}<([A-Za-z][A-Za-z0-9-]*)")
-_VOID_TAGS = frozenset("area base br col embed hr img input link meta source track wbr".split())
-# CommonMark's start conditions 6 and 7, for an HTML block that ends at a blank line, in
-# markdown-it-py's patterns for them.
-_BLOCK_TAG_LINE = re.compile(r"</?(?a:(" + "|".join(block_names) + r"))(?=(\s|/?>|$))", re.IGNORECASE)
-_LONE_TAG_LINE = re.compile(HTML_OPEN_CLOSE_TAG_STR + r"\s*$")
 # A file without one blank line separates its blocks by line breaks alone (Unstructured writes an
 # element a line): CommonMark would join every line between two headings into one paragraph,
 # running heads and captions included. Such a file is read a block a line, but for lines that
@@ -157,7 +115,7 @@ def _segments_by_page(
     return segments
 
 
-def _raw_block(top: _TopBlock, kind: BlockKind, lines: list[str], page_of_line: list[int | None]) -> RawBlock:
+def _raw_block(top: TopBlock, kind: BlockKind, lines: list[str], page_of_line: list[int | None]) -> RawBlock:
     return RawBlock(
         kind=kind,
         segments=_segments_by_page(lines, top.first, top.end - 1, page_of_line),
@@ -184,195 +142,82 @@ def _read_together(line: str, next_line: str) -> bool:
     )
 
 
-def _parse_blocks(lines: list[str], blank_after: set[int]) -> tuple[list[_TopBlock], set[int]]:
-    """The top-level blocks of `lines` with a blank line after each line of `blank_after`, and
-    each HTML block ended at the line where its element closes: where one ran on past it, a blank
-    line goes after that line too and the text is parsed again, until none does. Also the lines
-    where HTML blocks were so ended."""
-    closing_lines = set(blank_after)
-    while True:
-        blocks = _parse_with_blank_lines_after(lines, closing_lines)
-        run_on = {
-            closing
-            for block in blocks
-            if block.tag == "HtmlBlock"
-            for closing in _element_ends(lines, block.first, block.end)
-        }
-        if run_on <= closing_lines:
-            return blocks, closing_lines - blank_after
-        closing_lines |= run_on
-
-
-def _parse_with_blank_lines_after(lines: list[str], after: set[int]) -> list[_TopBlock]:
-    """The top-level blocks of `lines` with a blank line put after each line in `after`, on the
-    lines of `lines`."""
-    if not after:
-        return _top_blocks(lines)
-    parsed_lines: list[str] = []
-    line_of: list[int] = []  # parsed line -> line of `lines`; a blank put in counts as the next one
-    for index, line in enumerate(lines):
-        parsed_lines.append(line)
-        line_of.append(index)
-        if index in after:
-            parsed_lines.append("")
-            line_of.append(index + 1)
-    line_of.append(len(lines))
-    return [
-        _TopBlock(block.tag, line_of[block.first], line_of[block.end], block.level)
-        for block in _top_blocks(parsed_lines)
-    ]
-
-
-def _top_blocks(lines: list[str]) -> list[_TopBlock]:
-    """The parser's top-level blocks of `lines`, joined by newlines. Its ranges count UTF-8 bytes,
-    so they are turned into lines by where each line starts in the encoded text."""
-    text = "\n".join(lines)
-    if text.isascii():
-        line_starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
-    else:
-        line_starts = list(accumulate((len(line.encode()) + 1 for line in lines), initial=0))
-    blocks = []
-    depth = 0
-    for event, span in _PARSER.events_with_range(text, merge_text=True):
-        if type(event) is str:  # a break or a thematic break, which hold nothing
-            continue
-        tag = event.get("Start")
-        if tag is None:
-            if "End" in event:
-                depth -= 1
-            continue
-        depth += 1
-        if depth > 1:
-            continue
-        name = tag if type(tag) is str else next(iter(tag))
-        first = bisect_right(line_starts, span["start"]) - 1
-        # The range ends past its last byte, which may be the last line's own newline. A list's
-        # runs on over the blank lines after it (a page marker blanked for the parser among
-        # them), and into the indent of the line after those, which belong to no block; a block
-        # ends at its last line that holds more than whitespace.
-        last = bisect_right(line_starts, max(span["end"] - 1, span["start"])) - 1
-        while last > first and not lines[last][: span["end"] - line_starts[last]].strip():
-            last -= 1
-        end = last + 1
-        level = int(tag["Heading"]["level"][1:]) if name == "Heading" else None
-        blocks.append(_TopBlock(name, first, end, level))
-    return blocks
-
-
-def _heading_text(lines: list[str], block: _TopBlock) -> str:
-    """A heading's text as written, as CommonMark reads it: an ATX heading's line without its
-    `#` sequences, a setext heading's lines without the underline."""
-    opening = _ATX_OPENING.match(lines[block.first]) if block.end == block.first + 1 else None
-    if opening is None:
-        return "\n".join(lines[block.first : block.end - 1]).strip()
-    text = lines[block.first][opening.end() :].rstrip(" \t")
-    # A closing run of `#` goes where a space or tab comes before it (`## Methods ##`, not `C#`).
-    without_closing = text.rstrip("#")
-    if without_closing[-1:] in (" ", "\t"):
-        text = without_closing
-    return text.strip()
-
-
-def _element_ends(lines: list[str], first: int, end: int) -> list[int]:
-    """Where an HTML block of lines `first`..`end` (exclusive) ran on past its element: the line
-    that element closes, and those of the elements whose lines would then start HTML blocks of
-    their own within it. All at once: one per parse took 31 s for a file of 1,000 one-line
-    tables, each swallowing the next."""
-    closings: list[int] = []
-    closing = _element_end(lines, first, end)
-    while closing is not None:
-        closings.append(closing)
-        start = next(
-            (index for index in range(closing + 1, end) if _starts_html_block(lines[index], after_blank=index == closing + 1)),
-            None,
-        )
-        closing = None if start is None else _element_end(lines, start, end)
-    return [closing for closing in closings if closing < end - 1]
-
-
-def _starts_html_block(line: str, after_blank: bool) -> bool:
-    """CommonMark's test: a block-level tag starts one anywhere, a lone tag only after a blank
-    line, since it cannot interrupt a paragraph."""
-    unindented = line.lstrip(" ")
-    if len(line) - len(unindented) > 3:
-        return False  # indented code
-    return bool(_BLOCK_TAG_LINE.match(unindented) or (after_blank and _LONE_TAG_LINE.match(unindented)))
-
-
-def _element_end(lines: list[str], first: int, end: int) -> int | None:
-    """The line where the HTML element that opens line `first` closes, if it does before `end`."""
-    opening = _OPENING_TAG.match(lines[first])
-    if opening is None:
-        return None
-    tag = opening.group(1).lower()
-    if tag in _VOID_TAGS:
-        return first
-    closing_tag = f"</{tag}>"
-    return next((index for index in range(first, end) if lines[index].rstrip().lower().endswith(closing_tag)), None)
-
-
-def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], encoding: str = "utf-8") -> RawDocument:
-    """Turn Markdown source into a `RawDocument`; `path` is relative to the ingested folder."""
-    lines = text.splitlines()
-    page_starts = _page_starts(lines, markers)
+def _pages_of_lines(line_count: int, page_starts: dict[int, int]) -> list[int | None]:
+    """The 1-based page of each line, None for all where the file has no page markers."""
     page_of_line: list[int | None] = []
     page: int | None = None
     if page_starts:
         # Text above the first marker sits on the page before the one that marker starts.
         first_marked = page_starts[min(page_starts)]
         page = first_marked - 1 if first_marked > 1 else None
-    for index in range(len(lines)):
+    for index in range(line_count):
         page = page_starts.get(index, page)
         page_of_line.append(page)
+    return page_of_line
 
-    blocks: list[RawBlock] = []
-    parse_lines = list(lines)
-    front_end = _front_matter_end(lines)
-    if front_end is not None:
-        blocks.append(
-            RawBlock(
-                kind=BlockKind.front_matter,
-                segments=_segments_by_page(lines, 0, front_end, page_of_line),
-                line_start=1,
-                line_end=front_end + 1,
-            )
-        )
-    # Blank what the parser must not see but keep the line count, so block ranges stay true lines.
-    blanked = set(page_starts) | (set(range(front_end + 1)) if front_end is not None else set())
-    for index in blanked:
-        parse_lines[index] = ""
 
-    line_breaks = _lines_as_blocks(lines, blanked)
-    top_blocks, html_ends = _parse_blocks(parse_lines, line_breaks)
+def _outside_code(page_starts: dict[int, int], lines: list[str]) -> dict[int, int]:
+    """The page markers that stand outside code: a `<!-- page 99 -->` inside a fence is code the
+    paper shows. Code as the file is written decides, so it takes a parse of its own, made only
+    for a file with markers and a line that may hold code (a fence, or an indented line)."""
+    if not page_starts or not any(line.startswith(("    ", "\t")) or "```" in line or "~~~" in line for line in lines):
+        return page_starts
+    in_code = code_lines(lines)
+    return {line: page for line, page in page_starts.items() if line not in in_code}
+
+
+def _reading_notes(line_breaks: set[int], html_ends: frozenset[int]) -> list[str]:
+    """Where the file was read otherwise than CommonMark would, for `inspect` and the stored extraction."""
     notes = ["a block a line, since the file has no blank line (Unstructured writes Markdown so)"] if line_breaks else []
     if html_ends:
         ends = sorted(line + 1 for line in html_ends)
         shown = ", ".join(map(str, ends[:5])) + (", …" if len(ends) > 5 else "")
         notes.append(f"{len(ends)} HTML block(s) ended where the element closes (line {shown}), not at the next blank line")
-    for top in top_blocks:
-        kind = _KINDS.get(top.tag)
-        if kind == BlockKind.heading:
-            blocks.append(
-                RawBlock(
-                    kind=BlockKind.heading,
-                    segments=[TextSegment(text=_heading_text(parse_lines, top), page=page_of_line[top.first])],
-                    level=top.level,
-                    line_start=top.first + 1,
-                    line_end=top.end,
-                )
-            )
-        elif kind is not None:
-            is_comment = top.tag == "HtmlBlock" and parse_lines[top.first].lstrip().startswith("<!--")
-            if not is_comment:
-                blocks.append(_raw_block(top, kind, lines, page_of_line))
+    return notes
+
+
+def _block(top: TopBlock, lines: list[str], parse_lines: list[str], page_of_line: list[int | None]) -> RawBlock | None:
+    """Our block for one of the parser's, its text read from the source lines; None for an HTML comment."""
+    if top.token == "html_block" and parse_lines[top.first].lstrip().startswith("<!--"):
+        return None
+    if top.kind is BlockKind.heading:
+        return RawBlock(
+            kind=BlockKind.heading,
+            segments=[TextSegment(text=top.heading, page=page_of_line[top.first])],
+            level=top.level,
+            line_start=top.first + 1,
+            line_end=top.end,
+        )
+    return _raw_block(top, top.kind, lines, page_of_line)
+
+
+def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], encoding: str = "utf-8") -> RawDocument:
+    """Turn Markdown source into a `RawDocument`; `path` is relative to the ingested folder."""
+    lines = text.splitlines()
+    front_end = _front_matter_end(lines)
+    front = set(range(front_end + 1)) if front_end is not None else set()
+    blocks: list[RawBlock] = []
+    # Blank what the parser must not see but keep the line count, so block ranges stay true lines.
+    parse_lines = [("" if index in front else line) for index, line in enumerate(lines)]
+    page_starts = _outside_code(_page_starts(lines, markers), parse_lines)
+    page_of_line = _pages_of_lines(len(lines), page_starts)
+    if front_end is not None:
+        segments = _segments_by_page(lines, 0, front_end, page_of_line)
+        blocks.append(RawBlock(kind=BlockKind.front_matter, segments=segments, line_start=1, line_end=front_end + 1))
+    blanked = set(page_starts) | front
+    for index in page_starts:
+        parse_lines[index] = ""
+
+    line_breaks = _lines_as_blocks(lines, blanked)
+    parse = parse_blocks(parse_lines, line_breaks)
+    blocks += [block for top in parse.blocks if (block := _block(top, lines, parse_lines, page_of_line)) is not None]
     return RawDocument(
         path=path,
         format=SourceFormat.markdown,
         blocks=blocks,
         encoding=encoding,
-        reading_notes=notes,
+        reading_notes=_reading_notes(line_breaks, parse.html_ends),
     )
-
 
 def extract_markdown(file: Path, path: str, markers: list[PageMarkerRule]) -> RawDocument:
     """Read and extract one Markdown file."""

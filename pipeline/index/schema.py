@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS paragraphs (
     doc_id VARCHAR NOT NULL,
     paragraph_id VARCHAR NOT NULL,     -- S2-P1: first paragraph of S2
     section_id VARCHAR NOT NULL,
-    kind VARCHAR NOT NULL,             -- paragraph | list | table | code | caption | ...
+    kind VARCHAR NOT NULL,             -- paragraph | list | table | code | equation | footnote | caption | ...
     char_start INTEGER NOT NULL,
     char_end INTEGER NOT NULL,
     line_start INTEGER,
