@@ -152,7 +152,6 @@ class RayScheduler:
         timeout_seconds: float,
         files_per_task: int,
         read_extraction: Callable[[str], str | None],
-        shard_task: Callable[..., list[TaskResult]] = run_shard_task,
     ) -> None:
         import ray
 
@@ -164,7 +163,7 @@ class RayScheduler:
         self.keys: list[str] = []
         self.skipped: list[ScannedFile] = []
         self._retries = RETRIES
-        self._remote = ray.remote(num_cpus=1, max_retries=self._retries)(shard_task)
+        self._remote = ray.remote(num_cpus=1, max_retries=self._retries)(run_shard_task)
         self._rules_ref = ray.put(rules)
         self._waiting: list[list[PlannedFile]] = []
         self._running: dict[object, tuple[_Group, list[PlannedFile]]] = {}
