@@ -216,8 +216,9 @@ def export_shards_command(
     quiet: QuietOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
 ) -> None:
-    """Run the stages on the papers below FOLDER as Ray tasks and leave their rows as Parquet
-    shards in --out, one folder a table, without building a database.
+    """Run the stages on FOLDER's papers as Ray tasks and leave their rows as Parquet shards in --out.
+
+    One folder a table, and no database built.
 
     Shards of papers no longer in FOLDER are deleted; groups of files already exported under
     these rules are not run again. Exit codes as for ingest.
