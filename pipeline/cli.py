@@ -223,8 +223,8 @@ def export_shards_command(
     Shards of papers no longer in FOLDER are deleted; groups of files already exported under
     these rules are not run again. Exit codes as for ingest.
 
-    Example: pipeline export-shards /papers --out out/shards, then
-    pipeline sql "SELECT count(*) FROM read_parquet('out/shards/chunks/*.parquet')"
+    Example: pipeline export-shards /papers --out out/shards, then in DuckDB
+    SELECT count(*) FROM read_parquet('out/shards/chunks/*.parquet')
     """
     from pipeline.ingest.export import export_shards  # imports Ray, an optional extra, only when asked
 

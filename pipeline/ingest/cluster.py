@@ -162,6 +162,7 @@ class RayScheduler:
         self.read_extraction = read_extraction
         self.keys: list[str] = []
         self.skipped: list[ScannedFile] = []
+        self.skipped_keys: list[str] = []
         self._retries = RETRIES
         self._remote = ray.remote(num_cpus=1, max_retries=self._retries)(run_shard_task)
         self._rules_ref = ray.put(rules)
@@ -180,6 +181,7 @@ class RayScheduler:
             key = shard_key([_task(planned, None) for planned in group], self.rules)
             if skip_written and not any(planned.reuse_extraction for planned in group) and shards_complete(self.shard_folder, key):
                 self.keys.append(key)
+                self.skipped_keys.append(key)
                 self.skipped.extend(planned.scanned for planned in group)
             else:
                 groups.append(group)
@@ -263,6 +265,10 @@ def carry_out_on_ray(
     """Run the stages on the planned files as Ray tasks and load their shards into the working
     copy `building`, the stale rows removed first; the shards go once loaded. They sit beside the
     working copy, where the next run removes them should this one be killed."""
+    if not plan.to_process:  # nothing for Ray to do: not worth starting one
+        remove_documents(connection, list(plan.stale_doc_ids))
+        summary.removed = len(plan.removed)
+        return
     shards = building.with_name(building.name + ".shards")
     try:
         with connected_to_ray(options.ray_address, options.workers) as cpus:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import duckdb
+
 from pipeline.errors import PipelineError
 from pipeline.ingest.cluster import RayScheduler, connected_to_ray
 from pipeline.ingest.plan import StoredState, plan_run
 from pipeline.ingest.run import IngestOptions, Progress, RunSummary, SilentProgress, count_result
 from pipeline.ingest.scan import scan_folder
-from pipeline.ingest.shards import remove_other_shards
+from pipeline.ingest.shards import remove_other_shards, shard_path
 from pipeline.rules import Rules
 
 
@@ -43,8 +45,19 @@ def export_shards(folder: Path, out: Path, rules: Rules, options: IngestOptions,
             count_result(summary, item, result)
             progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
     summary.unchanged = len(scheduler.skipped)
+    summary.still_failing = _still_failing(out, scheduler.skipped_keys)
     summary.added = len(plan.to_process) - summary.unchanged
     # Shards, not papers: a folder of shards keeps no list of the papers it held.
     summary.leftovers_removed = remove_other_shards(out, scheduler.keys)
     summary.duration_seconds = time.monotonic() - clock
     return summary
+
+
+def _still_failing(out: Path, keys: list[str]) -> dict[str, str]:
+    """The files of groups left as they were whose documents shard records a failure → its status."""
+    files = [str(shard_path(out, "documents", key)) for key in keys]
+    if not files:
+        return {}
+    with duckdb.connect() as connection:
+        rows = connection.execute("SELECT path, status FROM read_parquet(?) WHERE status <> 'ingested' ORDER BY path", [files])
+        return dict(rows.fetchall())
