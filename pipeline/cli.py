@@ -27,7 +27,7 @@ from pipeline.errors import EXIT_FILES_FAILED, IndexingError, PipelineError, Run
 from pipeline.index.database import open_readonly
 from pipeline.index.expand import expand
 from pipeline.index.search import search, why_nothing_matched
-from pipeline.ingest.run import IngestOptions, available_cpus, ingest_folder
+from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
 from pipeline.ingest.scan import doc_id_for
 from pipeline.ingest.task import process_file
 from pipeline.inspect import render_links, render_tree
@@ -71,6 +71,10 @@ DEFAULT_DB = Path("out/papers.duckdb")
 DbOption = Annotated[Path, typer.Option("--db", help="DuckDB database file.")]
 RulesOption = Annotated[Path, typer.Option("--rules", help="Rules file (TOML).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or status on stderr.")]
+EngineOption = Annotated[Engine, typer.Option("--engine", help="Where the stages run: this machine's processes, or Ray (the [ray] extra).")]
+RayAddressOption = Annotated[
+    str | None, typer.Option("--ray-address", help="With Ray: the cluster to join (auto, HOST:PORT); default: start one here.")
+]
 
 
 class OutputFormat(str, Enum):
@@ -161,6 +165,8 @@ def ingest(
     allow_mass_removal: Annotated[bool, typer.Option("--allow-mass-removal", help="Let this run remove more than half of the stored papers.")] = False,
     quiet: QuietOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
+    engine: EngineOption = Engine.local,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Bring the database in line with the papers below FOLDER, and publish it atomically.
 
@@ -171,9 +177,12 @@ def ingest(
     (nothing published).
 
     Example: pipeline ingest /papers --db out/papers.duckdb --workers 2
+    (on Ray: --engine ray [--ray-address auto], with pip install '.[ray]'; see docs/scaling.md)
     """
     loaded = load_rules(rules)
-    options = IngestOptions(workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal)
+    options = IngestOptions(
+        workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address
+    )
     progress = None if quiet else (_BarProgress() if sys.stderr.isatty() else _LineProgress())
     try:
         with _stopped_by_signals(db):
@@ -181,6 +190,10 @@ def ingest(
     finally:
         if isinstance(progress, _BarProgress):
             progress.stop()
+    _print_summary(summary, quiet, as_json)
+
+
+def _print_summary(summary: RunSummary, quiet: bool, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(summary.as_json(), indent=2, ensure_ascii=False))
     else:
@@ -190,6 +203,36 @@ def ingest(
                 typer.echo(_one_line(f"  failed: {_failure(path, cause)}"), err=True)
     if summary.failed or summary.still_failing:
         raise typer.Exit(code=EXIT_FILES_FAILED)
+
+
+@app.command("export-shards")
+def export_shards_command(
+    folder: Annotated[Path, typer.Argument(help="Folder of papers (*.md, *.pdf), searched recursively.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the shards: <table>/<key>.parquet.")],
+    rules: RulesOption = DEFAULT_RULES_PATH,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="CPUs of the local Ray (without --ray-address).")] = available_cpus(),
+    timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
+    ray_address: RayAddressOption = None,
+    quiet: QuietOption = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
+) -> None:
+    """Run the stages on FOLDER's papers as Ray tasks and leave their rows as Parquet shards in --out.
+
+    One folder a table, and no database built.
+
+    Shards of papers no longer in FOLDER are deleted; groups of files already exported under
+    these rules are not run again. Exit codes as for ingest.
+
+    Example: pipeline export-shards /papers --out out/shards, then in DuckDB
+    SELECT count(*) FROM read_parquet('out/shards/chunks/*.parquet')
+    """
+    from pipeline.ingest.export import export_shards  # imports Ray, an optional extra, only when asked
+
+    options = IngestOptions(workers=workers, timeout_seconds=timeout, engine=Engine.ray, ray_address=ray_address)
+    summary = export_shards(folder, out, load_rules(rules), options, None if quiet else _LineProgress())
+    if summary.leftovers_removed and not quiet:
+        typer.echo(f"removed {summary.leftovers_removed} shards of papers no longer in {folder}", err=True)
+    _print_summary(summary, quiet, as_json)
 
 
 @app.command("search")

@@ -191,8 +191,22 @@ def _insert_json_lines(
     """`INSERT INTO table SELECT select` over newline-delimited JSON rows with these column types,
     none longer than `longest_line` bytes: DuckDB reads JSON two orders of magnitude faster than
     `executemany` binds parameters."""
-    if not lines:
-        return
+    if lines:
+        run_over_json_lines(connection, f"INSERT INTO {table} {{rows}}", table, types, select, lines, longest_line)
+
+
+def run_over_json_lines(
+    connection: duckdb.DuckDBPyConnection,
+    statement: str,
+    table: str,
+    types: dict[str, str],
+    select: str,
+    lines: bytes,
+    longest_line: int,
+) -> None:
+    """Run `statement` with `{rows}` standing for `SELECT select` over newline-delimited JSON rows
+    of `table` with these column types, none longer than `longest_line` bytes: an insert here, a
+    Parquet shard's `COPY` in `pipeline.ingest.shards`, both reading the rows alike."""
     columns = ", ".join(f"{name}: '{data_type}'" for name, data_type in types.items())
     # One row holds a whole paper's text, which can be far over read_json's 16 MB default. The
     # reader takes a buffer of twice the size it is told to expect, counted against DuckDB's
@@ -209,11 +223,11 @@ def _insert_json_lines(
                 f"cannot stage {table} rows for loading in {tempfile.gettempdir()}: {error.strerror}; "
                 "free space there, or point TMPDIR at a folder with room, and run again"
             ) from None
-        connection.execute(
-            f"INSERT INTO {table} SELECT {select} FROM read_json(?, columns = {{{columns}}}, "
-            f"format = 'newline_delimited', maximum_object_size = {object_bytes})",
-            [staging.name],
+        rows = (
+            f"SELECT {select} FROM read_json(?, columns = {{{columns}}}, "
+            f"format = 'newline_delimited', maximum_object_size = {object_bytes})"
         )
+        connection.execute(statement.replace("{rows}", rows), [staging.name])
     finally:
         if staging is not None:
             Path(staging.name).unlink(missing_ok=True)

@@ -14,7 +14,7 @@ import pebble
 
 from pipeline.ingest.plan import PlannedFile
 from pipeline.ingest.scan import ScannedFile
-from pipeline.ingest.task import Task, TaskResult, failed, run_task
+from pipeline.ingest.task import Task, TaskResult, failed, over_time_limit, run_task, worker_died
 from pipeline.rules import Rules
 
 IN_FLIGHT_PER_WORKER = 8
@@ -85,10 +85,8 @@ class FileScheduler:
         try:
             return future.result()
         except concurrent.futures.TimeoutError:
-            return failed(
-                f"{item.path}: stopped after {self.timeout_seconds:g} s (time limit per file); if the file is sound, raise --timeout"
-            )
+            return failed(over_time_limit(item.path, self.timeout_seconds))
         except pebble.ProcessExpired as error:
-            return failed(f"{item.path}: the worker died (exit code {error.exitcode}) reading this file; it may be corrupt")
+            return failed(worker_died(item.path, f"exit code {error.exitcode}"))
         except Exception as error:  # noqa: BLE001 - a broken pool fails this file, recorded, and the run goes on
             return failed(f"{item.path}: the worker pool failed ({type(error).__name__}: {error})")

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
@@ -34,13 +35,12 @@ from pipeline.index.database import (
     stored_documents,
     stored_extractions,
 )
-from pipeline.index.rows import paper_rows
 from pipeline.index.writer import DocumentWriter, RunRecord, order_search_index, record_run, remove_documents
 from pipeline.ingest.plan import RunPlan, StoredState, plan_run
 from pipeline.ingest.pool import IN_FLIGHT_PER_WORKER, FileScheduler
 from pipeline.ingest.publish import Publication
 from pipeline.ingest.scan import FolderScan, ScannedFile, scan_folder
-from pipeline.ingest.task import TaskResult, document_row
+from pipeline.ingest.task import TaskResult, failure_rows
 from pipeline.ingest.workers import start_fork_server, unrunnable_main_script
 from pipeline.models import DocumentStatus
 from pipeline.rules import Rules
@@ -61,14 +61,28 @@ def available_cpus(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
     return max(1, min(allowed, math.ceil(int(quota) / int(period))))
 
 
+class Engine(StrEnum):
+    """Where the stages run: this machine's process pool, or Ray tasks (`pipeline.ingest.cluster`)."""
+
+    local = "local"
+    ray = "ray"
+
+
 @dataclass(frozen=True)
 class IngestOptions:
     workers: int = field(default_factory=available_cpus)
-    """Processes running extract/normalize/chunk; the database has one writer."""
+    """Processes running extract/normalize/chunk; the database has one writer. With a local Ray
+    (no `ray_address`), the CPUs it is started with."""
     timeout_seconds: float = 300.0
     """A file still being processed after this long is stopped and failed."""
     allow_mass_removal: bool = False
     """Allow a run to remove more than half of the stored papers."""
+    engine: Engine = Engine.local
+    ray_address: str | None = None
+    """The Ray cluster to join (`auto`, `HOST:PORT`); None starts a local Ray."""
+    files_per_task: int = 16
+    """Files a Ray task runs the stages on, on average: each task costs Ray milliseconds and
+    writes one shard a table, so a task a file would leave a 10M-paper library 90M small files."""
 
 
 class Progress(Protocol):
@@ -79,7 +93,7 @@ class Progress(Protocol):
     def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None: ...
 
 
-class _Silent:
+class SilentProgress:
     def start(self, files: int, to_process: int) -> None:
         pass
 
@@ -149,7 +163,7 @@ def ingest_folder(
     The workers start from a fork server that imports the caller's main module, so a script
     that calls this must keep its work under `if __name__ == "__main__":`.
     """
-    progress = progress or _Silent()
+    progress = progress or SilentProgress()
     started, clock = datetime.now(timezone.utc).replace(tzinfo=None), time.monotonic()
     _check_can_start(folder)
     summary = RunSummary(folder=str(folder), database=str(db))
@@ -161,13 +175,21 @@ def ingest_folder(
     db = _database_file(db)
     # The fork server imports the stages while this process hashes the files, copies the
     # database and plans the run; a run with nothing to do leaves it idle.
-    context = start_fork_server()
+    context = start_fork_server() if options.engine is Engine.local else None
     scan = scan_folder(folder)
     summary.seen = len(scan.files)
     with _writing_errors(db), Publication(db) as publication:
         summary.leftovers_removed = publication.leftovers_removed
         plan = _plan(publication.building, db, folder, scan, rules, options, summary)
         progress.start(len(scan.files), len(plan.to_process))
+        if options.engine is Engine.ray:
+            from pipeline.ingest.cluster import carry_out_on_ray  # imports Ray, an optional extra, only when asked
+
+            with open_for_writing(publication.building, db) as connection:
+                carry_out_on_ray(plan, connection, publication.building, rules, options, progress, summary)
+                _finish(connection, summary, started, clock, rules)
+            publication.publish()
+            return summary
         # Workers start with the first file handed on, so a run with nothing to do starts none.
         # The pool outlives the writing: stopped once the last file is done, its shutdown
         # overlaps the last write and the checkpoint instead of following them.
@@ -175,10 +197,7 @@ def ingest_folder(
         with pebble.ProcessPool(max_workers=workers, context=context) as pool, open_for_writing(publication.building, db) as connection:
             try:
                 _carry_out(plan, pool, connection, rules, options, progress, summary)
-                order_search_index(connection)
-                summary.duration_seconds = time.monotonic() - clock
-                summary.run_id = record_run(connection, _run_record(summary, started, rules))
-                connection.execute("CHECKPOINT")
+                _finish(connection, summary, started, clock, rules)
             except BaseException:
                 # Leaving the pool's block otherwise waits for every file in flight to finish
                 # first, each up to its time limit, before the error is reported.
@@ -186,6 +205,14 @@ def ingest_folder(
                 raise
         publication.publish()
     return summary
+
+
+def _finish(connection: duckdb.DuckDBPyConnection, summary: RunSummary, started: datetime, clock: float, rules: Rules) -> None:
+    """Order the search index where due, record the run, and checkpoint: the state to publish."""
+    order_search_index(connection)
+    summary.duration_seconds = time.monotonic() - clock
+    summary.run_id = record_run(connection, _run_record(summary, started, rules))
+    connection.execute("CHECKPOINT")
 
 
 def _database_file(db: Path) -> Path:
@@ -267,11 +294,17 @@ def _carry_out(
 
 def _write_result(writer: DocumentWriter, item: ScannedFile, result: TaskResult, rules: Rules, summary: RunSummary) -> None:
     if result.rows is None:
-        row = document_row(item.path, item.doc_id, item.sha256, item.bytes, result.status, result.error, rules)
-        writer.add(paper_rows(row, None))
+        writer.add(failure_rows(item.path, item.doc_id, item.sha256, item.bytes, result, rules))
+    else:
+        writer.add(result.rows)
+    count_result(summary, item, result)
+
+
+def count_result(summary: RunSummary, item: ScannedFile, result: TaskResult) -> None:
+    """Count one file's result in the run's summary (its rows written by the caller)."""
+    if result.status is not DocumentStatus.ingested:
         summary.failed[item.path] = result.error or result.status
         return
-    writer.add(result.rows)
     summary.chunks += result.chunks
     summary.pages += result.pages
     summary.section_types.update(result.section_types)

@@ -59,6 +59,14 @@ def failed(error: str) -> TaskResult:
     return TaskResult(DocumentStatus.failed, error)
 
 
+def over_time_limit(path: str, seconds: float) -> str:
+    return f"{path}: stopped after {seconds:g} s (time limit per file); if the file is sound, raise --timeout"
+
+
+def worker_died(path: str, how: str) -> str:
+    return f"{path}: the worker died ({how}) reading this file; it may be corrupt"
+
+
 def document_row(
     path: str, doc_id: str, sha256: str, size: int, status: DocumentStatus, error: str | None, rules: Rules
 ) -> DocumentRow:
@@ -73,6 +81,11 @@ def document_row(
         rules_sha256=rules.sha256,
         pipeline_version=__version__,
     )
+
+
+def failure_rows(path: str, doc_id: str, sha256: str, size: int, result: TaskResult, rules: Rules) -> PaperRows:
+    """The rows of a file whose stages failed: its documents row, with the status and cause."""
+    return paper_rows(document_row(path, doc_id, sha256, size, result.status, result.error, rules), None)
 
 
 def run_task(task: Task, rules: Rules) -> TaskResult:

@@ -1,0 +1,174 @@
+"""`ingest --engine ray` and `export-shards` on a local Ray with two CPUs: the same rows as the
+local process pool, a task whose worker is killed run again, a failed file recorded as failed,
+the incremental rules unchanged, and shards that DuckDB reads in place.
+
+One Ray is started for the module (7 s here) and every run joins it, as `--ray-address` would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from conftest import shared_corpus
+from pipeline.index.schema import COLUMNS
+from pipeline.ingest import cluster
+from pipeline.ingest.export import export_shards
+from pipeline.ingest.run import Engine, IngestOptions, ingest_folder
+from pipeline.ingest.shards import SHARD_SUFFIX
+
+ray = pytest.importorskip("ray", reason="Ray is the [ray] extra (in [test] too): pip install -e '.[test]'")
+
+RAY = IngestOptions(workers=2, engine=Engine.ray, files_per_task=2)
+LOCAL = IngestOptions(workers=2)
+TRUNCATED_PDF = b"%PDF-1.4\n1 0 obj << >> endobj\n"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture
+def papers(tmp_path: Path) -> Path:
+    """A handful of the shared corpus's papers (Markdown of three converters, one PDF) and a
+    truncated PDF."""
+    folder = tmp_path / "papers"
+    (folder / "marker").mkdir(parents=True)
+    for name in ("2305.03393v1.docling.md", "2206.01062.docling.md"):
+        shutil.copy(shared_corpus("markdown", "docling_pdf") / name, folder / name)
+    shutil.copy(shared_corpus("markdown", "marker") / "multicolcnn.marker.md", folder / "marker")
+    shutil.copy(shared_corpus("pdf") / "s2orc_N18-3011.pdf", folder)
+    (folder / "broken.pdf").write_bytes(TRUNCATED_PDF)
+    return folder
+
+
+def database_rows(db: Path) -> dict[str, list[tuple]]:
+    """Every table of the schema but `runs`, in full and in order, without the ingest times."""
+    connection = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = {}
+        for table, columns in COLUMNS.items():
+            if table != "runs":
+                kept = ", ".join(column for column in columns if column != "ingested_at")
+                rows[table] = connection.execute(f"SELECT {kept} FROM {table} ORDER BY ALL").fetchall()
+        return rows
+    finally:
+        connection.close()
+
+
+def test_ray_writes_every_table_row_for_row_as_the_local_pool_does(papers, tmp_path, rules):
+    local = ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    expected = database_rows(tmp_path / "local.duckdb")
+    assert expected["chunk_postings"] and expected["chunk_citations"] and expected["chunk_links"]
+    assert database_rows(tmp_path / "ray.duckdb") == expected
+    assert (on_ray.chunks, on_ray.pages, on_ray.section_types) == (local.chunks, local.pages, local.section_types)
+
+
+def test_a_file_that_fails_on_ray_is_recorded_as_failed_as_locally(papers, tmp_path, rules):
+    local = ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    assert on_ray.failed == local.failed
+    assert list(on_ray.failed) == ["broken.pdf"]
+    query = "SELECT status, error FROM documents WHERE path = 'broken.pdf'"
+    with duckdb.connect(str(tmp_path / "ray.duckdb"), read_only=True) as connection:
+        assert connection.execute(query).fetchall() == [("failed", local.failed["broken.pdf"])]
+
+
+def _killed_once(tasks, rules, shard_folder, timeout_seconds):
+    """The real task, whose worker is then killed before it can return, the first time only:
+    Ray runs it again, and the second run writes over the first one's shards."""
+    results = _real_shard_task(tasks, rules, shard_folder, timeout_seconds)
+    marker = Path(shard_folder).parent / f"killed-{tasks[0].doc_id.replace('/', '_')}"
+    if not marker.exists():
+        marker.touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return results
+
+
+def _killed_on_poison(tasks, rules, shard_folder, timeout_seconds):
+    """A worker that dies on every try of a task holding `poison.md`."""
+    if any(task.path == "poison.md" for task in tasks):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _real_shard_task(tasks, rules, shard_folder, timeout_seconds)
+
+
+_real_shard_task = cluster.run_shard_task
+
+
+@pytest.fixture
+def shipped_by_value():
+    """Ray ships this module's stand-in tasks to its workers by value: they cannot import tests."""
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield
+    ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+def test_a_task_whose_worker_is_killed_is_run_again_and_writes_the_same_rows(papers, tmp_path, rules, monkeypatch, shipped_by_value):
+    ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    monkeypatch.setattr(cluster, "run_shard_task", _killed_once)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    assert list(tmp_path.glob("killed-*")), "no worker was killed"
+    assert list(on_ray.failed) == ["broken.pdf"]
+    assert database_rows(tmp_path / "ray.duckdb") == database_rows(tmp_path / "local.duckdb")
+
+
+def test_a_file_whose_worker_dies_on_every_try_fails_alone(papers, tmp_path, rules, monkeypatch, shipped_by_value):
+    (papers / "poison.md").write_text("# Poison\n\nA paper whose worker dies.\n")
+    monkeypatch.setattr(cluster, "run_shard_task", _killed_on_poison)
+    monkeypatch.setattr(cluster, "RETRIES", 1)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    assert sorted(on_ray.failed) == ["broken.pdf", "poison.md"]
+    assert "the worker died (WorkerCrashedError after 2 tries)" in on_ray.failed["poison.md"]
+    assert on_ray.added == 6 and on_ray.chunks > 0
+
+
+def test_ray_sends_only_changed_files_and_matches_the_local_pool_after(papers, tmp_path, rules):
+    for options in (LOCAL, RAY):  # the same runs, so that search_index_state counts alike too
+        ingest_folder(papers, tmp_path / f"{options.engine}.duckdb", rules, options)
+    again = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    assert (again.added, again.updated, again.unchanged) == (0, 0, 5)
+    (papers / "marker" / "multicolcnn.marker.md").write_text("# Changed\n\n## Methods\n\nWe counted crowds again.\n")
+    changed = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    assert (changed.added, changed.updated, changed.unchanged) == (0, 1, 4)
+    ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    assert database_rows(tmp_path / "ray.duckdb") == database_rows(tmp_path / "local.duckdb")
+
+
+def test_ingest_on_ray_leaves_no_shards_beside_the_database(papers, tmp_path, rules):
+    ingest_folder(papers, tmp_path / "db" / "papers.duckdb", rules, RAY)
+    assert sorted(path.name for path in (tmp_path / "db").iterdir()) == ["papers.duckdb", "papers.duckdb.lock"]
+
+
+def test_exported_shards_hold_the_rows_the_database_holds(papers, tmp_path, rules):
+    ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    summary = export_shards(papers, tmp_path / "shards", rules, RAY)
+    assert (summary.added, summary.unchanged, list(summary.failed)) == (5, 0, ["broken.pdf"])
+    query = "SELECT * EXCLUDE (term_count) FROM {} ORDER BY ALL"
+    with duckdb.connect(str(tmp_path / "local.duckdb"), read_only=True) as connection:
+        stored = connection.execute(query.format("chunks")).fetchall()
+        stored_postings = connection.execute("SELECT term, chunk_id, tf FROM chunk_postings ORDER BY ALL").fetchall()
+    with duckdb.connect() as connection:
+        exported = connection.execute(query.format(f"read_parquet('{tmp_path}/shards/chunks/*{SHARD_SUFFIX}')")).fetchall()
+        postings = connection.execute(f"SELECT * FROM read_parquet('{tmp_path}/shards/chunk_postings/*') ORDER BY ALL").fetchall()
+    assert exported == stored and postings == stored_postings
+
+
+def test_export_again_skips_what_is_exported_and_deletes_the_shards_of_removed_papers(papers, tmp_path, rules):
+    export_shards(papers, tmp_path / "shards", rules, RAY)
+    (papers / "2206.01062.docling.md").unlink()
+    again = export_shards(papers, tmp_path / "shards", rules, RAY)
+    assert again.added + again.unchanged == 4 and again.unchanged >= 1
+    assert again.leftovers_removed > 0 and again.still_failing == {"broken.pdf": "failed"}
+    with duckdb.connect() as connection:
+        paths = connection.execute(f"SELECT path FROM read_parquet('{tmp_path}/shards/documents/*') ORDER BY path").fetchall()
+    assert [path for (path,) in paths] == ["2305.03393v1.docling.md", "broken.pdf", "marker/multicolcnn.marker.md", "s2orc_N18-3011.pdf"]
