@@ -26,9 +26,11 @@ import pebble
 from pipeline import __version__
 from pipeline.errors import IndexingError, MassRemovalError, PipelineError
 from pipeline.extract import extraction_key
+from pipeline.export.changes import RecordChange, changes_between, chunk_change_counts, fingerprints, record_changes
 from pipeline.index.database import (
     SchemaChange,
     ensure_schema,
+    last_run_id,
     open_for_writing,
     read_extraction,
     stored_documents,
@@ -107,6 +109,9 @@ class RunSummary:
     section_types: Counter = field(default_factory=Counter)
     duration_seconds: float = 0.0
     run_id: int = 0
+    """What `pipeline export --since` takes to export what later runs change."""
+    chunk_changes: dict[str, int] = field(default_factory=dict)
+    """Chunks added, changed and removed by this run, as `run_changes` records them."""
     leftovers_removed: int = 0
     rebuilt_from_schema: int | None = None
     """The schema version of a database an older pipeline wrote, which this run rebuilt."""
@@ -125,7 +130,7 @@ class RunSummary:
         return (
             f"{self.seen} files: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
             f"{self.removed} removed, {len(self.failed)} failed{failing}; {self.chunks} chunks written"
-            f"{' (' + types + ')' if types else ''}; {self.duration_seconds:.1f} s → {self.database}{rebuilt}"
+            f"{' (' + types + ')' if types else ''}; run {self.run_id}, {self.duration_seconds:.1f} s → {self.database}{rebuilt}"
         )
 
     def as_json(self) -> dict:
@@ -157,7 +162,7 @@ def ingest_folder(
     summary.seen = len(scan.files)
     with _writing_errors(db), Publication(db) as publication:
         summary.leftovers_removed = publication.leftovers_removed
-        plan = _plan(publication.building, db, folder, scan, rules, options, summary)
+        plan, previous_run_id = _plan(publication.building, db, folder, scan, rules, options, summary)
         progress.start(len(scan.files), len(plan.to_process))
         # Workers start with the first file handed on, so a run with nothing to do starts none.
         # The pool outlives the writing: stopped once the last file is done, its shutdown
@@ -165,10 +170,12 @@ def ingest_folder(
         workers = max(1, min(options.workers, len(plan.to_process)))
         with pebble.ProcessPool(max_workers=workers, context=context) as pool, open_for_writing(publication.building, db) as connection:
             try:
-                _carry_out(plan, pool, connection, rules, options, progress, summary)
+                changes = _carry_out(plan, pool, connection, rules, options, progress, summary)
                 order_search_index(connection)
                 summary.duration_seconds = time.monotonic() - clock
-                summary.run_id = record_run(connection, _run_record(summary, started, rules))
+                summary.run_id = record_run(connection, _run_record(summary, started, rules), after_run_id=previous_run_id)
+                record_changes(connection, summary.run_id, changes)
+                summary.chunk_changes = chunk_change_counts(changes)
                 connection.execute("CHECKPOINT")
             except BaseException:
                 # Leaving the pool's block otherwise waits for every file in flight to finish
@@ -202,10 +209,12 @@ def _check_can_start(folder: Path) -> None:
 
 def _plan(
     building: Path, db: Path, folder: Path, scan: FolderScan, rules: Rules, options: IngestOptions, summary: RunSummary
-) -> RunPlan:
-    """Plan the run against what the working copy holds, and count it in `summary`."""
+) -> tuple[RunPlan, int]:
+    """Plan the run against what the working copy holds, and count it in `summary`; return the
+    plan and the id of the last run the copy holds, read before a rebuild drops it."""
     connection = open_for_writing(building, shown_as=db)
     try:
+        previous_run_id = last_run_id(connection)
         change, version = ensure_schema(connection)
         if change is SchemaChange.rebuilt:
             summary.rebuilt_from_schema = version
@@ -222,7 +231,7 @@ def _plan(
     summary.added, summary.updated, summary.unchanged = plan.added, plan.updated, len(plan.unchanged)
     summary.still_failing = dict(plan.still_failing)
     summary.failed.update(plan.not_checked)
-    return plan
+    return plan, previous_run_id
 
 
 def _carry_out(
@@ -233,8 +242,9 @@ def _carry_out(
     options: IngestOptions,
     progress: Progress,
     summary: RunSummary,
-) -> None:
-    """Run the stages on the planned files and write their rows, the stale rows removed first."""
+) -> list[RecordChange]:
+    """Run the stages on the planned files and write their rows, the stale rows removed first;
+    return what that changed in the exported records."""
     scheduler = FileScheduler(
         pool, rules, options.timeout_seconds, IN_FLIGHT_PER_WORKER * options.workers,
         lambda doc_id: read_extraction(connection, doc_id),
@@ -243,6 +253,7 @@ def _carry_out(
     # otherwise wait for. Those rows go in one statement a table (batch by batch, each would
     # scan the postings again); nothing is published until the end, so readers never miss them.
     scheduler.start(list(plan.to_process))
+    before = fingerprints(connection, plan.stale_doc_ids)
     remove_documents(connection, list(plan.stale_doc_ids), keep_extractions_of=plan.reused_extractions)
     summary.removed = len(plan.removed)
     # One DuckDB thread while the workers run leaves them the other cores; all of them again
@@ -254,6 +265,8 @@ def _carry_out(
             progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
         writer.flush()
     connection.execute("RESET threads")
+    written = {planned.scanned.doc_id for planned in plan.to_process}
+    return changes_between(before, fingerprints(connection, written | set(plan.stale_doc_ids)))
 
 
 def _write_result(writer: DocumentWriter, item: ScannedFile, result: TaskResult, rules: Rules, summary: RunSummary) -> None:
