@@ -24,6 +24,7 @@ from rich.markup import escape
 
 from pipeline import __version__
 from pipeline.errors import EXIT_FILES_FAILED, IndexingError, PipelineError, RunStopped
+from pipeline.export import ExportFormat, Selection, Unit, export_database
 from pipeline.index.database import open_readonly
 from pipeline.index.expand import expand
 from pipeline.index.search import search, why_nothing_matched
@@ -386,6 +387,40 @@ def inspect_command(
         typer.echo(render_links(chunked))
     else:
         typer.echo(render_tree(chunked))
+
+
+@app.command("export")
+def export_command(
+    out: Annotated[Path, typer.Option("--out", help="File to write (replaced whole once written).")],
+    export_format: Annotated[ExportFormat, typer.Option("--format", help="jsonl: a header line, then a record a line; parquet: a record a row.")] = ExportFormat.jsonl,
+    db: DbOption = DEFAULT_DB,
+    section_types: Annotated[
+        list[SectionType] | None, typer.Option("--section-type", case_sensitive=False, help="Only records of this type (repeat for more).")
+    ] = None,
+    everything: Annotated[bool, typer.Option("--all", help="The bibliography's entries too.")] = False,
+    since: Annotated[int | None, typer.Option("--since", min=1, help="Only records added or changed after this run (ids removed: in the header).")] = None,
+    unit: Annotated[Unit, typer.Option("--unit", help="chunk, or paragraph (each with its parent chunk).")] = Unit.chunk,
+    window: Annotated[int, typer.Option("--window", min=0, help="With --unit paragraph: the N paragraphs either side, in `window`.")] = 0,
+    quiet: QuietOption = False,
+) -> None:
+    """Export chunks (or paragraphs) with their metadata, for a RAG layer or a vector store.
+
+    Each record: `id`, `text` and `metadata` (paper, title, heading path, section, paragraphs,
+    pages or lines, offsets, split reason, the entries its markers cite). The bibliography's
+    entries are left out unless asked (--all, --section-type meta), as search leaves them out.
+    The header (Parquet: key-value metadata) names the pipeline, the rules and the run.
+
+    Example: pipeline export --format parquet --out out/chunks.parquet --since 3
+    """
+    if window and unit is not Unit.paragraph:
+        raise PipelineError("--window takes the neighbouring paragraphs: use it with --unit paragraph")
+    selection = Selection(
+        unit=unit, section_types=tuple(dict.fromkeys(kind.value for kind in section_types or ())),
+        include_bibliography=everything, window=window, since_run_id=since,
+    )
+    summary = export_database(db, out, export_format, selection)
+    if not quiet:
+        typer.echo(summary.line(), err=True)
 
 
 @app.command()

@@ -38,15 +38,19 @@ def _chunks_per_paper(connection: duckdb.DuckDBPyConnection) -> list[str]:
 
 def _last_runs(connection: duckdb.DuckDBPyConnection) -> list[str]:
     runs = connection.execute(
-        """SELECT run_id, started_at, seen, added, updated, unchanged, removed, failed, pages, chunks, duration_seconds
-           FROM runs ORDER BY run_id DESC LIMIT 5"""
+        """SELECT run_id, started_at, seen, added, updated, unchanged, removed, failed, pages, chunks, duration_seconds,
+                  (SELECT count(*) FILTER (WHERE change = 'added') FROM run_changes c WHERE c.run_id = r.run_id AND unit = 'chunk'),
+                  (SELECT count(*) FILTER (WHERE change = 'changed') FROM run_changes c WHERE c.run_id = r.run_id AND unit = 'chunk'),
+                  (SELECT count(*) FILTER (WHERE change = 'removed') FROM run_changes c WHERE c.run_id = r.run_id AND unit = 'chunk')
+           FROM runs r ORDER BY run_id DESC LIMIT 5"""
     ).fetchall()
     if not runs:
         return []
-    return ["", "Last runs:"] + [
+    return ["", "Last runs (`pipeline export --since RUN` exports what the runs after RUN changed):"] + [
         f"  #{run_id} {started:%Y-%m-%d %H:%M} UTC: {seen} seen, {added} added, {updated} updated, "
-        f"{unchanged} unchanged, {removed} removed, {failed} failed; {pages} pages, {chunks} chunks, {seconds:.1f} s"
-        for run_id, started, seen, added, updated, unchanged, removed, failed, pages, chunks, seconds in runs
+        f"{unchanged} unchanged, {removed} removed, {failed} failed; {pages} pages, {chunks} chunks, {seconds:.1f} s; "
+        f"chunks {new} added, {changed} changed, {gone} removed"
+        for run_id, started, seen, added, updated, unchanged, removed, failed, pages, chunks, seconds, new, changed, gone in runs
     ]
 
 

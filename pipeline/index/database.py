@@ -89,6 +89,14 @@ def ensure_schema(connection: duckdb.DuckDBPyConnection) -> tuple[SchemaChange, 
     return (SchemaChange.current if found == SCHEMA_VERSION else SchemaChange.rebuilt), found
 
 
+def last_run_id(connection: duckdb.DuckDBPyConnection) -> int:
+    """The id of the last run recorded in the database, whatever its schema; 0 where none is."""
+    try:
+        return connection.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
+    except duckdb.Error:
+        return 0
+
+
 def require_search_index(connection: duckdb.DuckDBPyConnection) -> None:
     """Refuse to search a database that an older pipeline wrote, saying how to rebuild it."""
     if stored_schema_version(connection) != SCHEMA_VERSION:

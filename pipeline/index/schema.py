@@ -10,7 +10,7 @@ import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -164,6 +164,17 @@ CREATE TABLE IF NOT EXISTS runs (
     duration_seconds DOUBLE NOT NULL,
     pipeline_version VARCHAR NOT NULL,
     rules_sha256 VARCHAR NOT NULL
+);
+-- What each run changed in the exported records (pipeline/export/changes.py): `pipeline export
+-- --since RUN` reads the rows of the runs after RUN. A rebuilt database numbers its runs on from
+-- the last run of the database it replaced, so that no old run id names a run of the new one.
+CREATE TABLE IF NOT EXISTS run_changes (
+    run_id INTEGER NOT NULL,
+    unit VARCHAR NOT NULL,             -- chunk | paragraph
+    record_id VARCHAR NOT NULL,        -- the chunk_id, or {doc_id}:{paragraph_id}
+    doc_id VARCHAR NOT NULL,
+    change VARCHAR NOT NULL,           -- added | changed (its text or exported metadata) | removed
+    text_changed BOOLEAN NOT NULL      -- false where only its metadata changed (offsets, pages, citations)
 );
 CREATE VIEW IF NOT EXISTS chunk_pages AS
     SELECT chunk_id, doc_id, unnest(pages) AS page FROM chunks;

@@ -172,9 +172,10 @@ class RunRecord:
     rules_sha256: str
 
 
-def record_run(connection: duckdb.DuckDBPyConnection, run: RunRecord) -> int:
-    """Append a run to the `runs` table and return its id."""
-    run_id = connection.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
+def record_run(connection: duckdb.DuckDBPyConnection, run: RunRecord, after_run_id: int = 0) -> int:
+    """Append a run to the `runs` table and return its id: the next after the last one there, and
+    after `after_run_id` (the last run of a database this one rebuilt)."""
+    run_id = connection.execute("SELECT greatest(coalesce(max(run_id), 0), ?) + 1 FROM runs", [after_run_id]).fetchone()[0]
     connection.execute(
         "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [run_id, *run.__dict__.values()],

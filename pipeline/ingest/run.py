@@ -27,9 +27,11 @@ import pebble
 from pipeline import __version__
 from pipeline.errors import IndexingError, MassRemovalError, PipelineError
 from pipeline.extract import extraction_key
+from pipeline.export.changes import RecordChange, changes_between, chunk_change_counts, fingerprints, record_changes
 from pipeline.index.database import (
     SchemaChange,
     ensure_schema,
+    last_run_id,
     open_for_writing,
     read_extraction,
     stored_documents,
@@ -124,6 +126,9 @@ class RunSummary:
     that is long and has no section headings."""
     duration_seconds: float = 0.0
     run_id: int = 0
+    """What `pipeline export --since` takes to export what later runs change."""
+    chunk_changes: dict[str, int] = field(default_factory=dict)
+    """Chunks added, changed and removed by this run, as `run_changes` records them."""
     leftovers_removed: int = 0
     rebuilt_from_schema: int | None = None
     """The schema version of a database an older pipeline wrote, which this run rebuilt."""
@@ -148,7 +153,7 @@ class RunSummary:
         return (
             f"{self.seen} files: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
             f"{self.removed} removed, {len(self.failed)} failed{failing}; {self.chunks} chunks written"
-            f"{' (' + types + ')' if types else ''}; {self.duration_seconds:.1f} s → {self.database}{rebuilt}{warning}"
+            f"{' (' + types + ')' if types else ''}; run {self.run_id}, {self.duration_seconds:.1f} s → {self.database}{rebuilt}{warning}"
         )
 
     def as_json(self) -> dict:
@@ -180,14 +185,17 @@ def ingest_folder(
     summary.seen = len(scan.files)
     with _writing_errors(db), Publication(db) as publication:
         summary.leftovers_removed = publication.leftovers_removed
-        plan = _plan(publication.building, db, folder, scan, rules, options, summary)
+        plan, previous_run_id = _plan(publication.building, db, folder, scan, rules, options, summary)
         progress.start(len(scan.files), len(plan.to_process))
         if options.engine is Engine.ray:
             from pipeline.ingest.cluster import carry_out_on_ray  # imports Ray, an optional extra, only when asked
 
             with open_for_writing(publication.building, db) as connection:
+                before = fingerprints(connection, plan.stale_doc_ids)
                 carry_out_on_ray(plan, connection, publication.building, rules, options, progress, summary)
-                _finish(connection, summary, started, clock, rules)
+                written = {planned.scanned.doc_id for planned in plan.to_process}
+                changes = changes_between(before, fingerprints(connection, written | set(plan.stale_doc_ids)))
+                _finish(connection, summary, started, clock, rules, changes, previous_run_id)
             publication.publish()
             return summary
         # Workers start with the first file handed on, so a run with nothing to do starts none.
@@ -196,8 +204,8 @@ def ingest_folder(
         workers = max(1, min(options.workers, len(plan.to_process)))
         with pebble.ProcessPool(max_workers=workers, context=context) as pool, open_for_writing(publication.building, db) as connection:
             try:
-                _carry_out(plan, pool, connection, rules, options, progress, summary)
-                _finish(connection, summary, started, clock, rules)
+                changes = _carry_out(plan, pool, connection, rules, options, progress, summary)
+                _finish(connection, summary, started, clock, rules, changes, previous_run_id)
             except BaseException:
                 # Leaving the pool's block otherwise waits for every file in flight to finish
                 # first, each up to its time limit, before the error is reported.
@@ -207,11 +215,17 @@ def ingest_folder(
     return summary
 
 
-def _finish(connection: duckdb.DuckDBPyConnection, summary: RunSummary, started: datetime, clock: float, rules: Rules) -> None:
-    """Order the search index where due, record the run, and checkpoint: the state to publish."""
+def _finish(
+    connection: duckdb.DuckDBPyConnection, summary: RunSummary, started: datetime, clock: float, rules: Rules,
+    changes: list[RecordChange], previous_run_id: int | None,
+) -> None:
+    """Order the search index where due, record the run and what it changed, and checkpoint:
+    the state to publish."""
     order_search_index(connection)
     summary.duration_seconds = time.monotonic() - clock
-    summary.run_id = record_run(connection, _run_record(summary, started, rules))
+    summary.run_id = record_run(connection, _run_record(summary, started, rules), after_run_id=previous_run_id)
+    record_changes(connection, summary.run_id, changes)
+    summary.chunk_changes = chunk_change_counts(changes)
     connection.execute("CHECKPOINT")
 
 
@@ -238,10 +252,12 @@ def _check_can_start(folder: Path) -> None:
 
 def _plan(
     building: Path, db: Path, folder: Path, scan: FolderScan, rules: Rules, options: IngestOptions, summary: RunSummary
-) -> RunPlan:
-    """Plan the run against what the working copy holds, and count it in `summary`."""
+) -> tuple[RunPlan, int]:
+    """Plan the run against what the working copy holds, and count it in `summary`; return the
+    plan and the id of the last run the copy holds, read before a rebuild drops it."""
     connection = open_for_writing(building, shown_as=db)
     try:
+        previous_run_id = last_run_id(connection)
         change, version = ensure_schema(connection)
         if change is SchemaChange.rebuilt:
             summary.rebuilt_from_schema = version
@@ -258,7 +274,7 @@ def _plan(
     summary.added, summary.updated, summary.unchanged = plan.added, plan.updated, len(plan.unchanged)
     summary.still_failing = dict(plan.still_failing)
     summary.failed.update(plan.not_checked)
-    return plan
+    return plan, previous_run_id
 
 
 def _carry_out(
@@ -269,8 +285,9 @@ def _carry_out(
     options: IngestOptions,
     progress: Progress,
     summary: RunSummary,
-) -> None:
-    """Run the stages on the planned files and write their rows, the stale rows removed first."""
+) -> list[RecordChange]:
+    """Run the stages on the planned files and write their rows, the stale rows removed first;
+    return what that changed in the exported records."""
     scheduler = FileScheduler(
         pool, rules, options.timeout_seconds, IN_FLIGHT_PER_WORKER * options.workers,
         lambda doc_id: read_extraction(connection, doc_id),
@@ -279,6 +296,7 @@ def _carry_out(
     # otherwise wait for. Those rows go in one statement a table (batch by batch, each would
     # scan the postings again); nothing is published until the end, so readers never miss them.
     scheduler.start(list(plan.to_process))
+    before = fingerprints(connection, plan.stale_doc_ids)
     remove_documents(connection, list(plan.stale_doc_ids), keep_extractions_of=plan.reused_extractions)
     summary.removed = len(plan.removed)
     # One DuckDB thread while the workers run leaves them the other cores; all of them again
@@ -290,6 +308,8 @@ def _carry_out(
             progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
         writer.flush()
     connection.execute("RESET threads")
+    written = {planned.scanned.doc_id for planned in plan.to_process}
+    return changes_between(before, fingerprints(connection, written | set(plan.stale_doc_ids)))
 
 
 def _write_result(writer: DocumentWriter, item: ScannedFile, result: TaskResult, rules: Rules, summary: RunSummary) -> None:

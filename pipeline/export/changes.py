@@ -1,0 +1,99 @@
+"""What a run changed in the exported records, recorded in `run_changes` as the run writes, so
+that `pipeline export --since RUN` is a query and not a diff of two exports.
+
+A record is fingerprinted by its text and by its metadata as exported (`pipeline.export.records`)
+before the run removes its paper's rows and after it writes them again: a paper re-chunked
+under new rules into the same chunks changes nothing, while a paragraph edited early in a paper
+changes the offsets, and so the metadata, of every record after it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import dataclass
+from enum import Enum
+
+import duckdb
+
+from pipeline.export.records import Selection, Unit, read_records
+
+Fingerprints = dict[tuple[str, str], tuple[str, str]]
+"""(unit, record id) → (digest of the text, digest of the metadata)."""
+
+
+class Change(str, Enum):
+    added = "added"
+    changed = "changed"
+    """Its text or its metadata differs."""
+    removed = "removed"
+
+
+@dataclass(frozen=True)
+class RecordChange:
+    """One row of `run_changes`, less the run."""
+
+    unit: Unit
+    record_id: str
+    change: Change
+    text_changed: bool
+    """False where only its metadata changed: an index keeps its embedding and updates the rest."""
+
+    @property
+    def doc_id(self) -> str:
+        # Both units' ids are `{doc_id}:{suffix}`, and no suffix holds a colon.
+        return self.record_id.rsplit(":", 1)[0]
+
+
+def fingerprints(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]) -> Fingerprints:
+    """The fingerprints of every record (bibliography included) of these papers."""
+    if not doc_ids:
+        return {}
+    found: Fingerprints = {}
+    for unit in Unit:
+        for record in read_records(connection, Selection(unit=unit, include_bibliography=True, doc_ids=tuple(sorted(doc_ids)))):
+            found[unit.value, record.id] = (_digest(record.text), _digest(record.metadata_json))
+    return found
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def changes_between(before: Fingerprints, after: Fingerprints) -> list[RecordChange]:
+    """The records added, changed and removed from `before` to `after`, in id order."""
+    changes = []
+    for key in sorted(before.keys() | after.keys()):
+        unit, record_id = Unit(key[0]), key[1]
+        old, new = before.get(key), after.get(key)
+        if old is None:
+            changes.append(RecordChange(unit, record_id, Change.added, True))
+        elif new is None:
+            changes.append(RecordChange(unit, record_id, Change.removed, True))
+        elif old != new:
+            changes.append(RecordChange(unit, record_id, Change.changed, old[0] != new[0]))
+    return changes
+
+
+def record_changes(connection: duckdb.DuckDBPyConnection, run_id: int, changes: list[RecordChange]) -> None:
+    """Write a run's changes into `run_changes`, in one statement."""
+    if not changes:
+        return
+    connection.execute(
+        "INSERT INTO run_changes SELECT ?, unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
+        [
+            run_id,
+            [change.unit.value for change in changes],
+            [change.record_id for change in changes],
+            [change.doc_id for change in changes],
+            [change.change.value for change in changes],
+            [change.text_changed for change in changes],
+        ],
+    )
+
+
+def chunk_change_counts(changes: list[RecordChange]) -> dict[str, int]:
+    """How many chunks were added, changed and removed."""
+    counted = Counter(change.change.value for change in changes if change.unit is Unit.chunk)
+    return {change.value: counted[change.value] for change in Change}
