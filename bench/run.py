@@ -427,7 +427,7 @@ def render(report: dict) -> str:
         "floor": None, "floor_at_once": f"floor, {workers} processes at once (the machine's own ceiling)",
         "recipe": None, "cli_1": "pipeline CLI, 1 worker (launch to exit)", "stages": "pipeline stages in-process, total",
         "stage_extract": "  extract", "stage_normalize": "  normalize", "stage_chunk": "  chunk",
-        "stage_terms": "  index: count terms (count_chunk_terms)", "stage_rows": "  index: build rows as JSON (paper_rows)",
+        "stage_terms": "  index: count terms (count_paper_terms)", "stage_rows": "  index: build rows as JSON (paper_rows)",
         "stage_write": "  index: load rows (DocumentWriter)",
         "stage_index_order": "  index: postings in term order where due, checkpoint",
     }

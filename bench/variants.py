@@ -149,7 +149,7 @@ def stages(params: dict) -> dict:
     from pipeline.extract import extract, extraction_key
     from pipeline.index.database import ensure_schema, open_for_writing
     from pipeline.index.rows import paper_rows
-    from pipeline.index.terms import count_chunk_terms
+    from pipeline.index.terms import count_paper_terms
     from pipeline.index.writer import DocumentWriter, order_search_index
     from pipeline.ingest.scan import doc_id_for, find_papers
     from pipeline.ingest.task import document_row
@@ -181,7 +181,7 @@ def stages(params: dict) -> dict:
             normalized = clock()
             chunked = chunk(document, rules)
             chunked_at = clock()
-            terms = count_chunk_terms(chunked)
+            terms = count_paper_terms(chunked)
             counted = clock()
         except PipelineError:
             failed += 1

@@ -24,16 +24,20 @@ from rich.markup import escape
 
 from pipeline import __version__
 from pipeline.errors import EXIT_FILES_FAILED, IndexingError, PipelineError, RunStopped
-from pipeline.export import ExportFormat, Selection, Unit, export_database
+from pipeline.export import ExportFormat, Selection, export_database
+from pipeline.export import Unit as ExportUnit
 from pipeline.index.database import open_readonly
+from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
+from pipeline.crosslingual.glossary import load_glossary
 from pipeline.index.expand import expand
-from pipeline.index.search import search, why_nothing_matched
+from pipeline.index.search import Unit, UnitFilters, search, why_nothing_matched
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
 from pipeline.ingest.scan import doc_id_for
 from pipeline.ingest.task import process_file
 from pipeline.inspect import render_links, render_tree
 from pipeline.models import DocumentStatus, SectionType
 from pipeline.report import render_report
+from pipeline.search_results import SearchRequest, hit_lines, query_lines, run_search
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
 
@@ -247,58 +251,50 @@ def search_command(
     doc: Annotated[str | None, typer.Option("--doc", help="Only chunks of this doc_id.")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many results.")] = 10,
     everything: Annotated[bool, typer.Option("--all", help="Search the bibliography's entries too.")] = False,
+    unit: Annotated[Unit, typer.Option("--unit", case_sensitive=False, help="Rank chunks, or paragraphs (each with its parent chunk).")] = Unit.chunk,
+    window: Annotated[int, typer.Option("--window", min=0, help="With --unit paragraph: the paragraphs on either side of a hit, in its section.")] = 0,
+    glossary: Annotated[Path | None, typer.Option("--glossary", help="Map the query's words first (TOML; e.g. rules/glossary-ko-en.toml).")] = None,
+    translate_cmd: Annotated[
+        str | None, typer.Option("--translate-cmd", help="A command that reads the query on stdin and writes the search query as one line.")
+    ] = None,
+    translate_timeout: Annotated[float, typer.Option("--translate-timeout", min=0.1, help="Seconds the translator may take.")] = DEFAULT_TIMEOUT_SECONDS,
     follow: Annotated[bool, typer.Option("--expand", help="After each hit, the chunks it links to (Table 2, Section 4).")] = False,
     depth: Annotated[int, typer.Option("--depth", min=1, help="With --expand: how many links deep.")] = 2,
     most: Annotated[int, typer.Option("--expand-limit", min=1, help="With --expand: the most chunks shown after a hit.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
 ) -> None:
-    """BM25-ranked chunks for QUERY, with where each came from.
+    """BM25-ranked chunks (or paragraphs) for QUERY, with where each came from.
 
     British and American spellings find each other (the rules' [search] pairs), and a "quoted
     phrase" must occur as written. The bibliography's entries are left out unless asked (--all,
-    --section-type meta). With --json, each hit carries its text, its `source` (paper, section,
-    paragraphs, pages or lines, offsets) and, apart from it, the entries of the paper's own
-    bibliography that its markers cite (`cited_references`).
+    --section-type meta). --unit paragraph ranks paragraphs, each with its parent chunk, and
+    --window N adds N paragraphs on either side. --glossary maps a query in another language to the
+    papers' terms, --translate-cmd asks a translator of yours (falling back to the glossary). With
+    --json: the query as typed, the search query run, what mapped, and each hit with its text, its
+    `source` and, apart from it, what the paper's own bibliography says its markers cite.
 
-    Example: pipeline search "IL-6" --section-type results --limit 5
+    Example: pipeline search "메타분석의 신뢰구간" --glossary rules/glossary-ko-en.toml --unit paragraph
     """
-    asked_type = section_type.value if section_type else None
-    connection = open_readonly(db)
-    hits = search(connection, query, asked_type, doc, limit, load_rules(rules).search, everything)
-    expansions = expand(connection, [hit.chunk_id for hit in hits], depth, most) if follow else {}
+    if window and unit is not Unit.paragraph:
+        raise typer.BadParameter("--window needs --unit paragraph", param_hint="--window")
+    filters = UnitFilters(section_type.value if section_type else None, doc, everything)
+    request = SearchRequest(query, unit, filters, limit, window, follow, depth, most, translate_cmd, translate_timeout)
+    loaded = load_glossary(glossary) if glossary is not None else None
+    results = run_search(open_readonly(db), request, load_rules(rules).search, loaded)
     if as_json:
-        typer.echo(json.dumps([_hit_json(hit, expansions) for hit in hits], indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(results.as_json(), indent=2, ensure_ascii=False))
         return
-    if not everything and asked_type != "meta":
+    for note in results.prepared.notes:
+        typer.echo(_one_line(f"({note}.)"), err=True)
+    if not everything and filters.section_type != "meta":
         typer.echo("(The bibliography's entries are left out: --all or --section-type meta searches them too.)", err=True)
-    if not hits:
+    if glossary is not None or translate_cmd is not None:
+        typer.echo("\n".join(query_lines(results.prepared)))
+    if results.nothing_found is not None:
         shown = query if len(query) <= _SHOWN_QUERY else query[:_SHOWN_QUERY] + "…"
-        typer.echo(_one_line(f"No chunks match {shown!r}: {why_nothing_matched(query)}."), err=True)
+        typer.echo(_one_line(f"No {unit.value}s match {shown!r}: {results.nothing_found}."), err=True)
         return
-    for hit in hits:
-        if hit.page_start is not None:
-            where = f"page {hit.page_start}" if hit.page_start == hit.page_end else f"pages {hit.page_start}-{hit.page_end}"
-        else:
-            where = f"lines {hit.line_start}-{hit.line_end}"
-        typer.echo(f"{hit.score:6.2f}  {hit.chunk_id}  [{hit.section_type}]  {hit.path} ({where})")
-        typer.echo(f"        {' › '.join(hit.heading_path) or '(front matter)'}")
-        typer.echo(f"        {hit.snippet}")
-        if hit.chunk_id in expansions:
-            for linked in expansions[hit.chunk_id].linked:
-                shown = " › ".join(linked.heading_path) or "(front matter)"
-                typer.echo(f"        {'  ' * linked.depth}→ {linked.chunk_id}  [{linked.section_type}]  {shown}  ({linked.why})")
-            for cut in expansions[hit.chunk_id].cut:
-                typer.echo(f"        (not followed: {cut})")
-        typer.echo("")
-
-
-def _hit_json(hit, expansions: dict) -> dict:
-    shown = hit.as_json()
-    if hit.chunk_id in expansions:
-        expansion = expansions[hit.chunk_id]
-        shown["linked"] = [{**linked.__dict__, "why": linked.why} for linked in expansion.linked]
-        shown["not_followed"] = expansion.cut
-    return shown
+    typer.echo("\n".join(hit_lines(results)))
 
 
 _SHOWN_QUERY = 80
@@ -399,7 +395,7 @@ def export_command(
     ] = None,
     everything: Annotated[bool, typer.Option("--all", help="The bibliography's entries too.")] = False,
     since: Annotated[int | None, typer.Option("--since", min=1, help="Only records added or changed after this run (ids removed: in the header).")] = None,
-    unit: Annotated[Unit, typer.Option("--unit", help="chunk, or paragraph (each with its parent chunk).")] = Unit.chunk,
+    unit: Annotated[ExportUnit, typer.Option("--unit", help="chunk, or paragraph (each with its parent chunk).")] = ExportUnit.chunk,
     window: Annotated[int, typer.Option("--window", min=0, help="With --unit paragraph: the N paragraphs either side, in `window`.")] = 0,
     quiet: QuietOption = False,
 ) -> None:
@@ -412,7 +408,7 @@ def export_command(
 
     Example: pipeline export --format parquet --out out/chunks.parquet --since 3
     """
-    if window and unit is not Unit.paragraph:
+    if window and unit is not ExportUnit.paragraph:
         raise PipelineError("--window takes the neighbouring paragraphs: use it with --unit paragraph")
     selection = Selection(
         unit=unit, section_types=tuple(dict.fromkeys(kind.value for kind in section_types or ())),

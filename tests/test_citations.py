@@ -214,21 +214,21 @@ def test_search_leaves_the_bibliography_out_unless_asked(database):
 
 def test_a_hit_carries_the_entries_its_markers_cite_apart_from_where_it_sits(database):
     result = runner.invoke(app, ["search", "mixed results earlier trials", "--db", str(database), "--json", "--limit", "1"])
-    hit = json.loads(result.stdout)[0]
+    hit = json.loads(result.stdout)["hits"][0]
     assert hit["source"]["chunk_id"] == hit["chunk_id"]
     assert [entry["ref_id"] for entry in hit["cited_references"]] == ["R2", "R3", "R4", "R5", "R6"]
 
 
 def test_expanding_a_hit_follows_its_links_once_each_so_a_cycle_stops(database):
     result = runner.invoke(app, ["search", "eligible adults", "--db", str(database), "--expand", "--json", "--limit", "1"])
-    linked = json.loads(result.stdout)[0]["linked"]
+    linked = json.loads(result.stdout)["hits"][0]["linked"]
     assert [entry["label"] for entry in linked] == ["@C02", "Table 1"]
     assert all(entry["why"].startswith("linked from ") for entry in linked)
 
 
 def test_a_limit_that_cuts_the_expansion_says_what_it_left_out(database):
     result = runner.invoke(app, ["search", "eligible adults", "--db", str(database), "--expand", "--expand-limit", "1", "--json", "--limit", "1"])
-    (cut,) = json.loads(result.stdout)[0]["not_followed"]
+    (cut,) = json.loads(result.stdout)["hits"][0]["not_followed"]
     assert cut.startswith("limit of 1 chunks reached at choi-2024.md:4")
 
 

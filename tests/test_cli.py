@@ -43,7 +43,7 @@ def test_search_prints_ranked_chunks_with_provenance(db):
 
 def test_search_json_is_machine_readable(db):
     result = runner.invoke(app, ["search", "p53", "--db", str(db), "--json"])
-    hits = json.loads(result.stdout)
+    hits = json.loads(result.stdout)["hits"]
     assert hits and {"chunk_id", "score", "heading_path", "snippet"} <= set(hits[0])
 
 
@@ -142,7 +142,7 @@ def test_the_version_is_printed(tmp_path):
 
 def test_a_section_type_is_taken_in_any_case(db):
     result = runner.invoke(app, ["search", "IL-6", "--db", str(db), "--section-type", "Results", "--json"])
-    assert result.exit_code == 0 and {hit["section_type"] for hit in json.loads(result.stdout)} == {"results"}
+    assert result.exit_code == 0 and {hit["section_type"] for hit in json.loads(result.stdout)["hits"]} == {"results"}
 
 
 @pytest.mark.parametrize("command", ["ingest", "search", "sql", "inspect", "report"])

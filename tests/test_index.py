@@ -15,7 +15,7 @@ from pipeline.chunk import chunk
 from pipeline.errors import IndexingError
 from pipeline.extract.markdown import extract_markdown_text
 from pipeline.normalize import normalize
-from pipeline.index.terms import TermCounter, count_chunk_terms
+from pipeline.index.terms import TermCounter, count_paper_terms
 from pipeline.index.writer import DocumentWriter
 from pipeline.index.rows import COLUMNS, DocumentRow, PaperRows, paper_rows
 from pipeline.index.search import _HIT_DETAILS, _snippet, search
@@ -199,7 +199,7 @@ def test_papers_are_written_within_a_small_duckdb_memory_limit(tmp_path, rules):
     connection = writable_database(tmp_path / "papers.duckdb")
     connection.execute("SET memory_limit = '256MB'")
     writer = DocumentWriter(connection)
-    writer.add(paper_rows(row, chunked, ("key", raw.model_dump_json()), count_chunk_terms(chunked)))
+    writer.add(paper_rows(row, chunked, ("key", raw.model_dump_json()), count_paper_terms(chunked)))
     writer.flush()
     assert connection.execute("SELECT count(*) FROM chunks").fetchone()[0] == len(chunked.chunks)
     assert connection.execute("SELECT count(*) FROM chunk_postings WHERE term = 'il-6'").fetchone()[0] == 1

@@ -66,7 +66,7 @@ def test_a_phrase_may_hold_words_too_common_to_be_indexed(database):
 
 def test_a_json_hit_carries_its_text_and_where_that_text_sits(database):
     result = runner.invoke(app, ["search", "IL-6", "--db", str(database), "--json"])
-    hit = json.loads(result.stdout)[0]
+    hit = json.loads(result.stdout)["hits"][0]
     source = hit["source"]
     paper = open_readonly(database).execute("SELECT text FROM documents WHERE doc_id = ?", [source["doc_id"]]).fetchone()[0]
     assert paper[source["char_start"] : source["char_end"]] == hit["text"]

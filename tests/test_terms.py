@@ -16,7 +16,7 @@ from pipeline.index.writer import order_search_index
 from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.index import terms
-from pipeline.index.terms import TermCounter, count_chunk_terms, index_words, search_terms
+from pipeline.index.terms import TermCounter, count_paper_terms, index_words, search_terms
 from pipeline.index.database import open_readonly
 
 
@@ -57,15 +57,15 @@ def test_a_chunk_counts_stemmed_terms_without_stopwords():
 
 def test_a_paper_s_postings_do_not_depend_on_the_papers_counted_before_it(rules):
     paper = chunk_markdown("# T\n\n## Results\n\nThe treated mice worked.\n", rules)
-    first = count_chunk_terms(paper)
-    count_chunk_terms(chunk_markdown("# U\n\n## Methods\n\nMice were treated with IL-6.\n", rules))
-    assert count_chunk_terms(paper) == first
+    first = count_paper_terms(paper)
+    count_paper_terms(chunk_markdown("# U\n\n## Methods\n\nMice were treated with IL-6.\n", rules))
+    assert count_paper_terms(paper) == first
 
 
 def test_a_counter_past_its_limit_is_replaced_so_a_worker_s_memory_stays_flat(rules, monkeypatch):
     monkeypatch.setattr(terms, "REMEMBERED_WORDS", 3)
-    count_chunk_terms(chunk_markdown("## Results\n\nalpha beta gamma delta\n", rules))
-    count_chunk_terms(chunk_markdown("## Methods\n\nepsilon zeta\n", rules))
+    count_paper_terms(chunk_markdown("## Results\n\nalpha beta gamma delta\n", rules))
+    count_paper_terms(chunk_markdown("## Methods\n\nepsilon zeta\n", rules))
     assert terms._thread_counter().remembered == len({"methods", "epsilon", "zeta"})
 
 
@@ -141,7 +141,8 @@ def test_the_postings_are_left_alone_while_few_rows_are_out_of_order(tmp_path, r
     _ingest(PROJECT / "corpus", db, rules)
     connection = writable_database(db)
     unsorted = connection.execute("SELECT unsorted_rows FROM search_index_state").fetchone()[0]
-    assert unsorted == connection.execute("SELECT count(*) FROM chunk_postings").fetchone()[0]
+    written = "SELECT (SELECT count(*) FROM chunk_postings) + (SELECT count(*) FROM paragraph_postings)"
+    assert unsorted == connection.execute(written).fetchone()[0]
     assert not order_search_index(connection, unsorted_limit=unsorted)
     connection.close()
 

@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 
 from pydantic_core import to_json
 
-from pipeline.index.schema import COLUMNS, STAGED_POSTINGS
-from pipeline.index.terms import ChunkTerms
+from pipeline.index.schema import COLUMNS, POSTINGS_TABLES
+from pipeline.index.terms import PaperTerms
 from pipeline.chunk.crossrefs import BROKEN_WHEN_MISSING
 from pipeline.models import ChunkedDocument, DocumentStatus, SourceFormat
 
@@ -40,7 +40,7 @@ class PaperRows:
 
     doc_id: str
     lines: dict[str, bytes]
-    """Table → its rows, one UTF-8 JSON object a line (chunk_postings: one per chunk, see STAGED_POSTINGS)."""
+    """Table → its rows, one UTF-8 JSON object a line (postings: one per chunk or paragraph, see POSTINGS_TABLES)."""
     row_count: int
     posting_count: int
     longest_line: int = 0
@@ -51,14 +51,15 @@ def paper_rows(
     row: DocumentRow,
     chunked: ChunkedDocument | None,
     extraction: tuple[str, str] | None = None,
-    terms: tuple[ChunkTerms, ...] = (),
+    terms: PaperTerms | None = None,
 ) -> PaperRows:
     """A paper's rows: its documents row, and where it was chunked its sections, paragraphs,
     chunks and postings.
 
     `extraction` is (extract_key, RawDocument JSON) of a fresh extraction, kept so a rules change
     can re-chunk (None where the paper was re-chunked from the one stored, whose row stays);
-    `terms` are the chunks' index terms (`count_chunk_terms`), one for each chunk.
+    `terms` are the chunks' and paragraphs' index terms (`count_paper_terms`), which a chunked
+    paper must have.
     """
     document = chunked.document if chunked else None
     tables: dict[str, list[list]] = {"documents": [[
@@ -76,24 +77,28 @@ def paper_rows(
     if extraction is not None:
         tables["extractions"] = [[row.doc_id, row.sha256, extraction[0], extraction[1]]]
     if chunked is not None:
+        if terms is None:
+            raise ValueError(f"{row.path}: a chunked paper's rows need its index terms (count_paper_terms)")
         tables.update(_chunked_rows(chunked, terms))
     lines = {}
     longest = 0
     for table, rows in tables.items():
-        names = STAGED_POSTINGS if table == "chunk_postings" else COLUMNS[table]
+        names = POSTINGS_TABLES[table][2] if table in POSTINGS_TABLES else COLUMNS[table]
         # pydantic's serializer, in Rust, writes these rows 3x faster than `json.dumps` (0.73 s →
         # 0.23 s of a worker's time on the shared Markdown corpus).
         encoded = [to_json(dict(zip(names, values))) for values in rows]
         longest = max(longest, max(map(len, encoded), default=0))
         lines[table] = b"".join(line + b"\n" for line in encoded)
-    postings = sum(len(values[1]) for values in tables.get("chunk_postings", []))
+    postings = sum(len(values[1]) for table in POSTINGS_TABLES for values in tables.get(table, []))
     return PaperRows(row.doc_id, lines, sum(len(rows) for rows in tables.values()), postings, longest)
 
 
-def _chunked_rows(chunked: ChunkedDocument, terms: tuple[ChunkTerms, ...]) -> dict[str, list[list]]:
+def _chunked_rows(chunked: ChunkedDocument, terms: PaperTerms) -> dict[str, list[list]]:
     """The sections, paragraphs, chunks and postings of one paper, as rows in column order
-    (postings as one row per chunk: chunk_id, terms, frequencies)."""
+    (postings as one row per chunk or paragraph: its id, terms, frequencies)."""
     doc_id = chunked.document.doc_id
+    parents = {paragraph_id: chunk for chunk in chunked.chunks for paragraph_id in chunk.paragraph_ids}
+    section_types = {section.section_id: section.section_type.value for section in chunked.sections}
     section_rows = [
         [
             doc_id, s.section_id, s.parent_id, ordinal, s.level, s.heading, s.heading_path, s.section_type.value,
@@ -105,9 +110,13 @@ def _chunked_rows(chunked: ChunkedDocument, terms: tuple[ChunkTerms, ...]) -> di
     paragraph_rows = [
         [
             doc_id, p.paragraph_id, p.section_id, p.kind.value, p.char_start, p.char_end,
-            p.line_start, p.line_end, p.page_start, p.page_end, p.word_count,
+            p.line_start, p.line_end, p.page_start, p.page_end, p.word_count, counted.unit_id,
+            parent.chunk_id if parent else None,
+            parent.section_type.value if parent else section_types[p.section_id],
+            counted.term_count, parent.in_bibliography if parent else False,
         ]
-        for p in chunked.paragraphs
+        for p, counted in zip(chunked.paragraphs, terms.paragraphs, strict=True)
+        for parent in [parents.get(p.paragraph_id)]
     ]
     chunk_rows = [
         [
@@ -115,11 +124,12 @@ def _chunked_rows(chunked: ChunkedDocument, terms: tuple[ChunkTerms, ...]) -> di
             c.word_count, counted.term_count, c.char_start, c.char_end, c.line_start, c.line_end, c.page_start, c.page_end, c.pages,
             c.paragraph_ids, c.absorbed_into, c.split.value, c.in_bibliography,
         ]
-        for c, counted in zip(chunked.chunks, terms, strict=True)
+        for c, counted in zip(chunked.chunks, terms.chunks, strict=True)
     ]
-    posting_rows = [[counted.chunk_id, counted.terms, counted.frequencies] for counted in terms]
     return {
-        "sections": section_rows, "paragraphs": paragraph_rows, "chunks": chunk_rows, "chunk_postings": posting_rows,
+        "sections": section_rows, "paragraphs": paragraph_rows, "chunks": chunk_rows,
+        "chunk_postings": [[counted.unit_id, counted.terms, counted.frequencies] for counted in terms.chunks],
+        "paragraph_postings": [[counted.unit_id, counted.terms, counted.frequencies] for counted in terms.paragraphs],
         **_bibliography_rows(chunked),
     }
 

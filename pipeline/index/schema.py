@@ -12,6 +12,7 @@ import re
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
 SCHEMA_VERSION = 5
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
+PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     doc_id VARCHAR NOT NULL,           -- readable slug of the path: reviews/berek-2021
@@ -66,7 +67,12 @@ CREATE TABLE IF NOT EXISTS paragraphs (
     line_end INTEGER,
     page_start INTEGER,
     page_end INTEGER,
-    word_count INTEGER NOT NULL
+    word_count INTEGER NOT NULL,
+    paragraph_key VARCHAR NOT NULL,    -- {doc_id}:{paragraph_id}, unique across papers: the key of paragraph_postings
+    chunk_id VARCHAR,                  -- the chunk that holds the paragraph's start (its parent); NULL for none
+    section_type VARCHAR NOT NULL,     -- its parent chunk's (figure_caption for a caption), else its section's
+    term_count INTEGER NOT NULL,       -- terms BM25 counts in its section's heading path and its text
+    in_bibliography BOOLEAN NOT NULL   -- part of the paper's own References, as its parent chunk
 );
 CREATE TABLE IF NOT EXISTS chunks (
     chunk_id VARCHAR NOT NULL,         -- {doc_id}:{ordinal}
@@ -138,7 +144,9 @@ CREATE INDEX IF NOT EXISTS chunks_by_id ON chunks (chunk_id);
 -- lowered, accent-stripped, stopped and Porter-stemmed words (pipeline/index/terms.py); `search` reads
 -- the rows of the query's terms, which is fast while the table is in term order.
 CREATE TABLE IF NOT EXISTS chunk_postings ({postings_columns});
--- Postings written since chunk_postings was last put in term order; search scans all of them.
+-- The same for paragraphs (`search --unit paragraph`): each paragraph's section heading path and text.
+CREATE TABLE IF NOT EXISTS paragraph_postings ({paragraph_postings_columns});
+-- Postings (of both tables) written since they were last put in term order; search scans all of them.
 CREATE TABLE IF NOT EXISTS search_index_state (unsorted_rows BIGINT NOT NULL);
 INSERT INTO search_index_state SELECT 0 WHERE NOT EXISTS (SELECT * FROM search_index_state);
 -- What extraction produced for a file, so a rules change re-chunks without re-extracting.
@@ -182,7 +190,11 @@ CREATE TABLE IF NOT EXISTS pipeline_schema (version INTEGER NOT NULL);
 INSERT INTO pipeline_schema SELECT {schema_version} WHERE NOT EXISTS (SELECT * FROM pipeline_schema);
 """
 
-SCHEMA = SCHEMA.replace("{postings_columns}", POSTINGS_COLUMNS).replace("{schema_version}", str(SCHEMA_VERSION))
+SCHEMA = (
+    SCHEMA.replace("{postings_columns}", POSTINGS_COLUMNS)
+    .replace("{paragraph_postings_columns}", PARAGRAPH_POSTINGS_COLUMNS)
+    .replace("{schema_version}", str(SCHEMA_VERSION))
+)
 
 
 def _columns(schema: str) -> dict[str, dict[str, str]]:
@@ -197,9 +209,16 @@ def _columns(schema: str) -> dict[str, dict[str, str]]:
 
 
 COLUMNS = _columns(SCHEMA)
-# chunk_postings arrive as one row per chunk and are unnested on the way in.
+# Postings arrive as one row per chunk (or paragraph) and are unnested on the way in.
 STAGED_POSTINGS = {"chunk_id": "VARCHAR", "terms": "VARCHAR[]", "frequencies": "INTEGER[]"}
+STAGED_PARAGRAPH_POSTINGS = {"paragraph_key": "VARCHAR", "terms": "VARCHAR[]", "frequencies": "INTEGER[]"}
+# Each postings table, its columns, its key and its staged rows' columns.
+POSTINGS_TABLES = {
+    "chunk_postings": (POSTINGS_COLUMNS, "chunk_id", STAGED_POSTINGS),
+    "paragraph_postings": (PARAGRAPH_POSTINGS_COLUMNS, "paragraph_key", STAGED_PARAGRAPH_POSTINGS),
+}
 
 TABLES_BY_DOCUMENT = (
-    "chunk_postings", "chunk_citations", "chunk_links", "chunks", "paragraphs", "sections", "bibliography", "extractions", "documents"
+    "chunk_postings", "paragraph_postings", "chunk_citations", "chunk_links", "chunks", "paragraphs", "sections", "bibliography",
+    "extractions", "documents",
 )

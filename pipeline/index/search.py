@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import Enum
+from typing import TypeVar
 
 import duckdb
 
@@ -22,28 +25,40 @@ from pipeline.rules import SearchRules
 # Counts become DOUBLE before any arithmetic: with integers, DuckDB computes `df + 0.5` and the rest
 # in DECIMAL, which is slower over the many postings of a common term.
 _TERM_POSTINGS = (
-    "SELECT chunk_id, tf::DOUBLE AS tf, (count(*) OVER ())::DOUBLE AS df, {query_term} AS query_term "
-    "FROM chunk_postings WHERE term = {term}"
+    "SELECT {key} AS unit_id, tf::DOUBLE AS tf, (count(*) OVER ())::DOUBLE AS df, {query_term} AS query_term "
+    "FROM {postings} WHERE term = {term}"
 )
 _RANKED_SEARCH = """
-WITH stats AS (SELECT count(*)::DOUBLE AS chunks, avg(term_count) AS mean_terms FROM chunks),
+WITH stats AS (SELECT count(*)::DOUBLE AS units, avg(term_count) AS mean_terms FROM {units}),
 hits AS ({term_postings}),
 per_term AS (
-    SELECT hits.chunk_id,
-           max(log((stats.chunks - hits.df + 0.5) / (hits.df + 0.5) + 1)
+    SELECT hits.unit_id,
+           max(log((stats.units - hits.df + 0.5) / (hits.df + 0.5) + 1)
                * (hits.tf * (1.2 + 1) / (hits.tf + 1.2 * (1 - 0.75 + 0.75 * c.term_count::DOUBLE / stats.mean_terms)))) AS score,
            hits.query_term
-    FROM hits JOIN chunks c USING (chunk_id) CROSS JOIN stats
+    FROM hits JOIN {units} c ON c.{key} = hits.unit_id CROSS JOIN stats
     WHERE (? IS NULL OR c.section_type = ?) AND (? IS NULL OR c.doc_id = ?) AND (? OR NOT c.in_bibliography)
-    GROUP BY hits.chunk_id, hits.query_term
+    GROUP BY hits.unit_id, hits.query_term
 )
-SELECT chunk_id, sum(score) AS score
+SELECT unit_id, sum(score) AS score
 FROM per_term
-GROUP BY chunk_id
+GROUP BY unit_id
 {having}
-ORDER BY score DESC, chunk_id
+ORDER BY score DESC, unit_id
 LIMIT ? OFFSET ?
 """
+
+
+class Unit(str, Enum):
+    """What a search ranks: chunks (which a citation points to) or paragraphs (small units that
+    find, each carrying its parent chunk)."""
+
+    chunk = "chunk"
+    paragraph = "paragraph"
+
+
+# Each unit's table, its postings and the key both share.
+_UNIT_TABLES = {Unit.chunk: ("chunks", "chunk_postings", "chunk_id"), Unit.paragraph: ("paragraphs", "paragraph_postings", "paragraph_key")}
 # The winners' rows, by their ids written in as constants: only a filter on constants against
 # chunks alone is looked up in its index (`chunks_by_id`); joined to documents, or with the ids
 # bound as a list, DuckDB scans thousands of rows of chunk text for them.
@@ -116,7 +131,7 @@ class SearchHit:
         }
 
 
-def _snippet(text: str, terms: set[str], counter: TermCounter, width: int = 220) -> str:
+def snippet(text: str, terms: set[str], counter: TermCounter, width: int = 220) -> str:
     """About `width` characters of `text`, cut between words, around the stretch that holds the
     most of the query's terms as the index matched them: `routing` for a query's `routed`, never
     its `of`. The text's start where none occurs (a hit on the heading path alone)."""
@@ -170,30 +185,63 @@ def search(
     `spelling` (the rules' `[search]`), a term's other spellings count as it; a quoted phrase must
     occur as written, its words in order. The bibliography's chunks are left out unless
     `bibliography` is set or the section type asked for is `meta`."""
+    filters = UnitFilters(section_type, doc_id, bibliography)
+    return rank_units(connection, query, Unit.chunk, filters, limit, spelling, read_chunk_hits)
+
+
+@dataclass(frozen=True)
+class UnitFilters:
+    """Which units a search may return: of one section type, of one paper; the bibliography's
+    only where asked (or where the section type asked for is `meta`)."""
+
+    section_type: str | None = None
+    doc_id: str | None = None
+    bibliography: bool = False
+
+    def parameters(self) -> list:
+        every = self.bibliography or self.section_type == "meta"
+        return [self.section_type, self.section_type, self.doc_id, self.doc_id, every]
+
+
+Hit = TypeVar("Hit")
+# Reads the rows of ranked (unit id, score) pairs, given the query's stems to show in snippets.
+HitReader = Callable[[duckdb.DuckDBPyConnection, Sequence[tuple], set[str], TermCounter], list[Hit]]
+
+
+def rank_units(
+    connection: duckdb.DuckDBPyConnection,
+    query: str,
+    unit: Unit,
+    filters: UnitFilters,
+    limit: int,
+    spelling: SearchRules | None,
+    read_hits: HitReader,
+) -> list[Hit]:
+    """The best `limit` units for `query` by BM25, read by `read_hits` (whose hits have a
+    `heading_path` and a `text`, where quoted phrases are looked for)."""
     require_search_index(connection)
     counter = TermCounter()
     pairs, min_stem = (spelling.spelling, spelling.spelling_min_stem) if spelling else ((), 3)
     parsed = parse_query(query, counter, pairs, min_stem)
     if not parsed.terms:
         return []
-    statement = _ranking_statement(parsed)
-    filters = [section_type, section_type, doc_id, doc_id, bibliography or section_type == "meta"]
+    statement = _ranking_statement(parsed, unit)
     stems = {stem for term in parsed.terms for stem in term.stems}
     if not parsed.phrases:
-        ranked = connection.execute(statement, [*filters, limit, 0]).fetchall()
-        return _hits(connection, ranked, stems, counter)
-    hits: list[SearchHit] = []
+        ranked = connection.execute(statement, [*filters.parameters(), limit, 0]).fetchall()
+        return read_hits(connection, ranked, stems, counter)
+    hits: list[Hit] = []
     offset = 0
     while len(hits) < limit:
-        ranked = connection.execute(statement, [*filters, _PHRASE_CANDIDATES, offset]).fetchall()
-        hits.extend(hit for hit in _hits(connection, ranked, stems, counter) if _holds_phrases(hit, parsed, counter))
+        ranked = connection.execute(statement, [*filters.parameters(), _PHRASE_CANDIDATES, offset]).fetchall()
+        hits.extend(hit for hit in read_hits(connection, ranked, stems, counter) if _holds_phrases(hit, parsed, counter))
         if len(ranked) < _PHRASE_CANDIDATES:
             break
         offset += _PHRASE_CANDIDATES
     return hits[:limit]
 
 
-def why_nothing_matched(query: str) -> str:
+def why_nothing_matched(query: str, unit: Unit = Unit.chunk) -> str:
     """Why a search for `query` found nothing, in words, for the one who asked."""
     parsed = parse_query(query, TermCounter())
     if not parsed.words:
@@ -201,36 +249,39 @@ def why_nothing_matched(query: str) -> str:
     if parsed.all_stopwords:
         return f"every word of it ({', '.join(dict.fromkeys(parsed.words))}) is too common to be indexed"
     if parsed.phrases:
-        return "no chunk holds its words, or none holds its quoted phrases as written"
-    return "no chunk holds any of its words"
+        return f"no {unit.value} holds its words, or none holds its quoted phrases as written"
+    return f"no {unit.value} holds any of its words"
 
 
-def _ranking_statement(parsed: ParsedQuery) -> str:
+def _ranking_statement(parsed: ParsedQuery, unit: Unit) -> str:
+    units, postings, key = _UNIT_TABLES[unit]
+    term_postings = _TERM_POSTINGS.replace("{postings}", postings).replace("{key}", key)
     branches = [
-        _TERM_POSTINGS.replace("{query_term}", str(index)).replace("{term}", _literal(stem))
+        term_postings.replace("{query_term}", str(index)).replace("{term}", sql_literal(stem))
         for index, term in enumerate(parsed.terms)
         for stem in term.stems
     ]
     having = ""
     if parsed.phrases:
-        # Only chunks indexed under every word a phrase needs can hold it.
+        # Only units indexed under every word a phrase needs can hold it.
         needed = sorted({index for phrase in parsed.phrases for index, term in enumerate(parsed.terms) if term.stems[0] in phrase.required})
         if needed:
             having = f"HAVING count(*) FILTER (WHERE query_term IN ({', '.join(map(str, needed))})) = {len(needed)}"
-    return _RANKED_SEARCH.replace("{term_postings}", " UNION ALL ".join(branches)).replace("{having}", having)
+    statement = _RANKED_SEARCH.replace("{units}", units).replace("{key}", key)
+    return statement.replace("{term_postings}", " UNION ALL ".join(branches)).replace("{having}", having)
 
 
-def _holds_phrases(hit: SearchHit, parsed: ParsedQuery, counter: TermCounter) -> bool:
+def _holds_phrases(hit, parsed: ParsedQuery, counter: TermCounter) -> bool:
     texts = [" ".join(hit.heading_path), hit.text]
     stemmed = [counter.stem_words(phrase_words(text)) for text in texts]
     return all(any(phrase.found_in(stems) for stems in stemmed) for phrase in parsed.phrases)
 
 
-def _hits(connection: duckdb.DuckDBPyConnection, ranked: list[tuple], stems: set[str], counter: TermCounter) -> list[SearchHit]:
+def read_chunk_hits(connection: duckdb.DuckDBPyConnection, ranked: Sequence[tuple], stems: set[str], counter: TermCounter) -> list[SearchHit]:
     """The ranked chunks' rows, with a snippet around the query's terms."""
     if not ranked:
         return []
-    chunk_ids = ", ".join(_literal(chunk_id) for chunk_id, _ in ranked)
+    chunk_ids = ", ".join(sql_literal(chunk_id) for chunk_id, _ in ranked)
     details = {row[0]: row for row in connection.execute(_HIT_DETAILS.replace("{chunk_ids}", chunk_ids)).fetchall()}
     paths = dict(connection.execute(_HIT_PATHS, [sorted({row[1] for row in details.values()})]).fetchall())
     cited: dict[str, list[CitedReference]] = {}
@@ -243,13 +294,13 @@ def _hits(connection: duckdb.DuckDBPyConnection, ranked: list[tuple], stems: set
         hits.append(
             SearchHit(
                 chunk_id, hit_doc_id, paths[hit_doc_id], section_id, paragraph_ids, heading_path, hit_type, line_start,
-                line_end, page_start, page_end, pages, start, end, score, snippet=_snippet(text, stems, counter),
+                line_end, page_start, page_end, pages, start, end, score, snippet=snippet(text, stems, counter),
                 text=text, cited_references=cited.get(chunk_id, []),
             )
         )
     return hits
 
 
-def _literal(value: str) -> str:
+def sql_literal(value: str) -> str:
     """A string as a SQL literal, quotes doubled."""
     return "'" + value.replace("'", "''") + "'"

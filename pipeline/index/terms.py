@@ -4,7 +4,7 @@ compute them in parallel and the index grows paper by paper instead of being reb
 
 fts' `create_fts_index` lowers, strips accents, replaces every run of characters outside its
 `ignore` pattern with a space, splits on whitespace, drops its English stopwords and applies the
-Porter stemmer. `count_chunk_terms` does the same with the same stopword list and Snowball's own Porter
+Porter stemmer. `count_paper_terms` does the same with the same stopword list and Snowball's own Porter
 stemmer (PyStemmer is the C library fts bundles), and `tests/test_terms.py` checks the scores
 against fts' `match_bm25` where the extension is installed.
 """
@@ -162,16 +162,17 @@ def strip_accents(word: str) -> str:
 
 
 @dataclass(frozen=True)
-class ChunkTerms:
-    """One chunk's postings: its distinct terms and how often each occurs."""
+class UnitTerms:
+    """One chunk's or paragraph's postings: its distinct terms and how often each occurs."""
 
-    chunk_id: str
+    unit_id: str
+    """The chunk_id, or the paragraph_key (`{doc_id}:{paragraph_id}`)."""
     terms: tuple[str, ...]
     frequencies: tuple[int, ...]
 
     @property
     def term_count(self) -> int:
-        """The chunk's length as BM25 counts it: terms, stopwords excluded."""
+        """The unit's length as BM25 counts it: terms, stopwords excluded."""
         return sum(self.frequencies)
 
 
@@ -267,13 +268,40 @@ def _thread_counter() -> TermCounter:
     return counter
 
 
-def count_chunk_terms(chunked: ChunkedDocument) -> tuple[ChunkTerms, ...]:
-    """The postings of every chunk of a paper: terms of its heading path and its text."""
+@dataclass(frozen=True)
+class PaperTerms:
+    """A paper's postings: one for each chunk and one for each paragraph, in their order."""
+
+    chunks: tuple[UnitTerms, ...]
+    paragraphs: tuple[UnitTerms, ...]
+
+
+def paragraph_key(doc_id: str, paragraph_id: str) -> str:
+    """A paragraph's key across papers: a doc_id never holds `:`, which it writes `%3A`."""
+    return f"{doc_id}:{paragraph_id}"
+
+
+def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
+    """The postings of every chunk of a paper (terms of its heading path and its text), and of
+    every paragraph (its section's heading path and its text)."""
+    text = chunked.document.text
+    headings = {section.section_id: section.heading_path for section in chunked.sections}
     words_by_chunk = [_lowered_words(" ".join(chunk.heading_path)) + _lowered_words(chunk.text) for chunk in chunked.chunks]
+    words_by_paragraph = [
+        _lowered_words(" ".join(headings.get(p.section_id, ()))) + _lowered_words(text[p.char_start : p.char_end])
+        for p in chunked.paragraphs
+    ]
     counter = _thread_counter()
-    counter.learn(set().union(*words_by_chunk))  # the paper's vocabulary in one call, not one a chunk
+    counter.learn(set().union(*words_by_chunk, *words_by_paragraph))  # the paper's vocabulary in one call, not one a unit
+    doc_id = chunked.document.doc_id
+    chunk_ids = [chunk.chunk_id for chunk in chunked.chunks]
+    keys = [paragraph_key(doc_id, p.paragraph_id) for p in chunked.paragraphs]
+    return PaperTerms(_postings(counter, chunk_ids, words_by_chunk), _postings(counter, keys, words_by_paragraph))
+
+
+def _postings(counter: TermCounter, unit_ids: list[str], words_by_unit: list[list[str]]) -> tuple[UnitTerms, ...]:
     postings = []
-    for chunk, words in zip(chunked.chunks, words_by_chunk):
+    for unit_id, words in zip(unit_ids, words_by_unit, strict=True):
         counts = counter.count_learned(words)
-        postings.append(ChunkTerms(chunk.chunk_id, tuple(counts), tuple(counts.values())))
+        postings.append(UnitTerms(unit_id, tuple(counts), tuple(counts.values())))
     return tuple(postings)

@@ -23,7 +23,7 @@ import duckdb
 from pipeline.errors import IndexingError
 from pipeline.index.database import Transaction
 from pipeline.index.rows import PaperRows
-from pipeline.index.schema import COLUMNS, POSTINGS_COLUMNS, STAGED_POSTINGS, TABLES_BY_DOCUMENT
+from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT
 
 # A search scans every postings row written since the table was last put in term order, so the
 # table is rewritten in order once a million rows have piled up (a search then still scans them
@@ -39,9 +39,11 @@ def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], 
     kept = set(keep_extractions_of)
     with Transaction(connection):
         for table in TABLES_BY_DOCUMENT:
-            if table == "chunk_postings":
+            if table in POSTINGS_TABLES:
+                key = POSTINGS_TABLES[table][1]
+                units = "chunks" if key == "chunk_id" else "paragraphs"
                 connection.execute(
-                    "DELETE FROM chunk_postings WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE doc_id IN (SELECT unnest(?)))",
+                    f"DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {units} WHERE doc_id IN (SELECT unnest(?)))",
                     [doc_ids],
                 )
             else:
@@ -142,14 +144,12 @@ def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) 
     with Transaction(connection):
         for table in reversed(TABLES_BY_DOCUMENT):  # documents first, as a reader would expect
             lines = b"".join(rows.lines.get(table, b"") for rows in batch)
-            if table == "chunk_postings":
-                _insert_json_lines(connection, table, STAGED_POSTINGS, "unnest(terms), chunk_id, unnest(frequencies)", lines, longest)
-                connection.execute(
-                    "UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?",
-                    [sum(rows.posting_count for rows in batch)],
-                )
+            if table in POSTINGS_TABLES:
+                _, key, staged = POSTINGS_TABLES[table]
+                _insert_json_lines(connection, table, staged, f"unnest(terms), {key}, unnest(frequencies)", lines, longest)
             else:
                 _insert_json_lines(connection, table, COLUMNS[table], ", ".join(COLUMNS[table]), lines, longest)
+        connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [sum(rows.posting_count for rows in batch)])
 
 
 @dataclass(frozen=True)
@@ -235,16 +235,17 @@ def run_over_json_lines(
 
 
 def order_search_index(connection: duckdb.DuckDBPyConnection, unsorted_limit: int = UNSORTED_POSTINGS_LIMIT) -> bool:
-    """Rewrite chunk_postings in term order, in one transaction, once more than `unsorted_limit`
-    rows were written since it last was; return whether it did."""
+    """Rewrite chunk_postings and paragraph_postings in term order, in one transaction, once more
+    than `unsorted_limit` rows were written to them since they last were; return whether it did."""
     unsorted = connection.execute("SELECT unsorted_rows FROM search_index_state").fetchone()[0]
     if unsorted <= unsorted_limit:
         return False
     with Transaction(connection):
-        connection.execute("DROP TABLE IF EXISTS chunk_postings_in_order")
-        connection.execute(f"CREATE TABLE chunk_postings_in_order ({POSTINGS_COLUMNS})")
-        connection.execute("INSERT INTO chunk_postings_in_order SELECT * FROM chunk_postings ORDER BY term, chunk_id")
-        connection.execute("DROP TABLE chunk_postings")
-        connection.execute("ALTER TABLE chunk_postings_in_order RENAME TO chunk_postings")
+        for table, (columns, key, _) in POSTINGS_TABLES.items():
+            connection.execute(f"DROP TABLE IF EXISTS {table}_in_order")
+            connection.execute(f"CREATE TABLE {table}_in_order ({columns})")
+            connection.execute(f"INSERT INTO {table}_in_order SELECT * FROM {table} ORDER BY term, {key}")
+            connection.execute(f"DROP TABLE {table}")
+            connection.execute(f"ALTER TABLE {table}_in_order RENAME TO {table}")
         connection.execute("UPDATE search_index_state SET unsorted_rows = 0")
     return True

@@ -1,0 +1,210 @@
+"""A glossary maps a query's words to the papers' terms before BM25: `정확도` → `accuracy`.
+
+A glossary file (TOML) names the query's language and the evidence's, and holds entries, each a
+term as the query writes it and the terms the papers write for it:
+
+    query_language = "ko"
+    evidence_language = "en"
+    suffixes = ["은", "는", "에서"]     # particles and endings that may follow an entry (two at most)
+    ignore = ["무엇", "어떤"]           # function words, left out of the search query
+    [terms]
+    "무작위 대조 시험" = ["randomized controlled trial", "RCT"]
+
+Korean writes particles onto words (`신뢰구간은`) and spaces compounds as it likes (`메타 분석`,
+`메타분석`), so a word maps where it is a sequence of entries (or ignored words) followed by at
+most two of the listed suffixes, and a run of words where, spaces dropped, it is one entry so
+followed. Nothing else is guessed: a word that maps neither way is searched as typed and reported
+unmapped.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from pipeline.crosslingual.script import LANGUAGE_OF_SCRIPT, Script, letter_script
+from pipeline.errors import RulesError
+
+DEFAULT_GLOSSARY_PATH = Path(__file__).resolve().parents[2] / "rules" / "glossary-ko-en.toml"
+# A query's words as the index splits them (`pipeline.index.query`): `IL-6` and `p53` stay whole;
+# then Hangul apart from other letters, so that `IL-6의` is `IL-6` and its particle.
+_WORD = re.compile(r"[\w/-]+")
+_HANGUL_OR_NOT = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
+# The most query words one entry may be spread over (`무작위 대조 시험`: three).
+_WORDS_AN_ENTRY_SPANS = 5
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class Glossary(BaseModel):
+    """A loaded glossary: entries keyed by the term with its spaces dropped."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    query_language: NonEmpty
+    evidence_language: NonEmpty
+    suffixes: tuple[NonEmpty, ...] = ()
+    ignore: frozenset[NonEmpty] = frozenset()
+    terms: dict[NonEmpty, tuple[NonEmpty, ...]]
+    source: str = ""
+    """The file it came from, for messages and results."""
+
+    @field_validator("terms")
+    @classmethod
+    def _every_entry_has_a_term(cls, terms: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        empty = [entry for entry, written in terms.items() if not written]
+        if empty:
+            raise ValueError(f"{', '.join(map(repr, empty))}: give each entry at least one term, as a list")
+        return terms
+
+    def lookup(self) -> dict[str, str]:
+        """Entries and ignored words by their letters, spaces dropped and lowered, as written."""
+        return {**{_spaceless(word): word for word in self.ignore}, **{_spaceless(entry): entry for entry in self.terms}}
+
+
+def load_glossary(path: Path | str = DEFAULT_GLOSSARY_PATH) -> Glossary:
+    """Read and validate a glossary file; raise `RulesError` naming the file and the key."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except OSError as error:
+        raise RulesError(f"cannot read glossary {path}: {error.strerror}; pass --glossary with an existing file") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise RulesError(f"glossary {path} is not valid TOML: {error}") from None
+    try:
+        return Glossary.model_validate({**data, "source": str(path)})
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(map(str, item['loc']))}: {item['msg'].removeprefix('Value error, ')}" for item in error.errors()
+        )
+        raise RulesError(f"glossary {path}: {problems}") from None
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """Words of the query that the glossary mapped: as typed, the entries they are, and the terms searched."""
+
+    typed: str
+    entries: tuple[str, ...]
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GlossaryMapping:
+    """What the glossary made of a query."""
+
+    search_query: str
+    mapped: tuple[Mapped, ...]
+    unmapped: tuple[str, ...]
+    """Words in another script than the evidence's with no entry: searched as typed."""
+    kept: tuple[str, ...]
+    """Words already in the evidence's script (`IL-6`, `2019`): searched as typed."""
+    ignored: tuple[str, ...]
+    """Function words the glossary leaves out (`무엇`)."""
+
+
+def map_query(query: str, glossary: Glossary) -> GlossaryMapping:
+    """The query with its words mapped through the glossary, in their order; the longest run of
+    words that maps is taken first."""
+    words, particles = _query_words(query, glossary)
+    lookup = glossary.lookup()
+    endings = _endings(glossary.suffixes)
+    pieces: list[str] = []
+    mapped: list[Mapped] = []
+    unmapped: list[str] = []
+    kept: list[str] = []
+    ignored: list[str] = list(particles)
+    position = 0
+    while position < len(words):
+        found = _longest_mapping(words, position, lookup, endings)
+        if found is None:
+            word = words[position]
+            (kept if _in_evidence_script(word, glossary) else unmapped).append(word)
+            pieces.append(word)
+            position += 1
+            continue
+        end, entries = found
+        typed = " ".join(words[position:end])
+        terms = tuple(dict.fromkeys(term for entry in entries if entry in glossary.terms for term in glossary.terms[entry]))
+        if terms:
+            mapped.append(Mapped(typed, tuple(entry for entry in entries if entry in glossary.terms), terms))
+            pieces.extend(terms)
+        else:
+            ignored.append(typed)
+        position = end
+    return GlossaryMapping(" ".join(pieces), tuple(mapped), tuple(unmapped), tuple(kept), tuple(ignored))
+
+
+def _query_words(query: str, glossary: Glossary) -> tuple[list[str], list[str]]:
+    """The query's words, and the particles written onto a word in another script (`의` of
+    `IL-6의`), which are left out."""
+    words, particles = [], []
+    for token in _WORD.findall(query):
+        runs = [run for run in _HANGUL_OR_NOT.findall(token) if any(character.isalnum() for character in run)]
+        for index, run in enumerate(runs):
+            if index and run in glossary.suffixes:
+                particles.append(run)
+            else:
+                words.append(run)
+    return words, particles
+
+
+def _endings(suffixes: tuple[str, ...]) -> tuple[str, ...]:
+    """What may follow an entry's letters: nothing, a suffix, or two (`환자들에서`: `들`, `에서`),
+    shortest first."""
+    return tuple(sorted({"", *suffixes, *(first + second for first in suffixes for second in suffixes)}, key=len))
+
+
+def _longest_mapping(
+    words: list[str], start: int, entries: dict[str, str], endings: tuple[str, ...]
+) -> tuple[int, tuple[str, ...]] | None:
+    """Where the longest run of words from `start` that maps ends, and the entries it is made of."""
+    for end in range(min(len(words), start + _WORDS_AN_ENTRY_SPANS), start, -1):
+        written = "".join(words[start:end]).lower()
+        pieces = _as_entries(written, entries, endings)
+        # A run of several words is one entry spaced out (`무작위 대조 시험`), reaching into its
+        # last word with the entry, not with a suffix alone; one word may be several (`메타분석연구`).
+        if pieces is not None and (end - start == 1 or (len(pieces[1]) == 1 and len(pieces[1][0]) > len("".join(words[start : end - 1])))):
+            return end, tuple(entries[piece] for piece in pieces[1])
+    return None
+
+
+def _as_entries(written: str, entries: dict[str, str], endings: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+    """`written` as a sequence of entries and one of `endings` (perhaps empty), as (ending,
+    entries), the shortest ending tried first; None where it is no such sequence."""
+    for suffix in endings:
+        if not written.endswith(suffix) or len(written) == len(suffix):
+            continue
+        pieces = _segment(written[: len(written) - len(suffix)], entries)
+        if pieces is not None:
+            return suffix, pieces
+    return None
+
+
+def _segment(written: str, entries: dict[str, str]) -> tuple[str, ...] | None:
+    """`written` cut into entries, the longest entry first at each point; None where it cannot be."""
+    if written in entries:
+        return (written,)
+    for cut in range(len(written) - 1, 0, -1):
+        head = written[:cut]
+        if head in entries:
+            rest = _segment(written[cut:], entries)
+            if rest is not None:
+                return (head, *rest)
+    return None
+
+
+def _in_evidence_script(word: str, glossary: Glossary) -> bool:
+    """Whether a word is written in the evidence's script (or has no letters: `2019`)."""
+    scripts = {letter_script(character) for character in word if character.isalpha()}
+    evidence_script = next((script for script, language in LANGUAGE_OF_SCRIPT.items() if language == glossary.evidence_language), Script.latin)
+    return scripts <= {evidence_script}
+
+
+def _spaceless(text: str) -> str:
+    return "".join(text.split()).lower()
