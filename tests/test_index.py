@@ -18,7 +18,8 @@ from pipeline.normalize import normalize
 from pipeline.index.terms import TermCounter, count_paper_terms
 from pipeline.index.writer import DocumentWriter
 from pipeline.index.rows import COLUMNS, DocumentRow, PaperRows, paper_rows
-from pipeline.index.search import _HIT_DETAILS, _snippet, search
+from pipeline.index.search import _HIT_DETAILS, search
+from pipeline.index.search import snippet as _snippet
 from pipeline.ingest import ingest_folder
 from pipeline.ingest.scan import doc_id_for
 from pipeline.index.database import open_readonly
