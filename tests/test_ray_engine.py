@@ -137,6 +137,7 @@ def test_ray_sends_only_changed_files_and_matches_the_local_pool_after(papers, t
         ingest_folder(papers, tmp_path / f"{options.engine}.duckdb", rules, options)
     again = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
     assert (again.added, again.updated, again.unchanged) == (0, 0, 5)
+    ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)  # the same runs, so run_changes' run ids match
     (papers / "marker" / "multicolcnn.marker.md").write_text("# Changed\n\n## Methods\n\nWe counted crowds again.\n")
     changed = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
     assert (changed.added, changed.updated, changed.unchanged) == (0, 1, 4)

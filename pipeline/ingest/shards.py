@@ -22,15 +22,18 @@ from pipeline import __version__
 from pipeline.errors import IndexingError
 from pipeline.index.database import Transaction
 from pipeline.index.rows import PaperRows
-from pipeline.index.schema import COLUMNS, STAGED_POSTINGS, TABLES_BY_DOCUMENT
+from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT
 from pipeline.index.writer import run_over_json_lines
 from pipeline.ingest.task import Task
 from pipeline.rules import Rules
 
 SHARD_SUFFIX = ".parquet"
 # What a shard holds of each table, and how its staged rows become them.
-_POSTINGS_SELECT = "unnest(terms) AS term, chunk_id, unnest(frequencies) AS tf"
-_POSTINGS_COLUMNS = ("term", "chunk_id", "tf")
+# A postings table (chunk_postings, paragraph_postings) is staged a row per chunk or paragraph,
+# with its terms and frequencies as lists, and held a row per term.
+def _postings_select(table: str) -> str:
+    key = POSTINGS_TABLES[table][1]
+    return f"unnest(terms) AS term, {key}, unnest(frequencies) AS tf"
 
 
 def shard_key(tasks: Sequence[Task], rules: Rules) -> str:
@@ -71,8 +74,8 @@ def _write_shard(connection: duckdb.DuckDBPyConnection, folder: Path, table: str
     writing = target.with_name(f"{target.name}.writing-{os.getpid()}")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        if table == "chunk_postings":
-            types, select = STAGED_POSTINGS, _POSTINGS_SELECT
+        if table in POSTINGS_TABLES:
+            types, select = POSTINGS_TABLES[table][2], _postings_select(table)
         else:
             types, select = COLUMNS[table], ", ".join(COLUMNS[table])
         quoted = str(writing).replace("'", "''")
@@ -89,7 +92,7 @@ def _write_shard(connection: duckdb.DuckDBPyConnection, folder: Path, table: str
 
 
 def shard_columns(table: str) -> tuple[str, ...]:
-    return _POSTINGS_COLUMNS if table == "chunk_postings" else tuple(COLUMNS[table])
+    return ("term", POSTINGS_TABLES[table][1], "tf") if table in POSTINGS_TABLES else tuple(COLUMNS[table])
 
 
 def load_shards(connection: duckdb.DuckDBPyConnection, folder: Path, keys: Iterable[str]) -> int:
@@ -105,8 +108,8 @@ def load_shards(connection: duckdb.DuckDBPyConnection, folder: Path, keys: Itera
                 continue
             columns = ", ".join(shard_columns(table))
             connection.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM read_parquet(?)", [files])
-            if table == "chunk_postings":
-                postings = connection.execute("SELECT count(*) FROM read_parquet(?)", [files]).fetchone()[0]
+            if table in POSTINGS_TABLES:  # the local writer counts both tables' rows as unsorted
+                postings += connection.execute("SELECT count(*) FROM read_parquet(?)", [files]).fetchone()[0]
         connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [postings])
     return postings
 
