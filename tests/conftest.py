@@ -10,6 +10,7 @@ import pytest
 from pipeline.chunk import chunk
 from pipeline.extract.markdown import extract_markdown_text
 from pipeline.index.database import ensure_schema, open_for_writing, open_readonly
+from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.models import ChunkedDocument
 from pipeline.normalize import normalize
 from pipeline.rules import DEFAULT_RULES_PATH, Rules, load_rules
@@ -36,6 +37,18 @@ def chunk_markdown(source: str, rules: Rules, doc_id: str = "paper") -> ChunkedD
     """Run extract → normalize → chunk on Markdown source text."""
     raw = extract_markdown_text(source, f"{doc_id}.md", rules.page_markers)
     return chunk(normalize(raw, doc_id, rules), rules)
+
+
+def ingested_papers(folder: Path, papers: dict[str, str], rules: Rules) -> Path:
+    """Write `papers` (file name → Markdown) into `folder`/papers, ingest them with one worker,
+    and return the database beside that folder."""
+    source = folder / "papers"
+    source.mkdir()
+    for name, text in papers.items():
+        (source / name).write_text(text)
+    db = folder / "papers.duckdb"
+    ingest_folder(source, db, rules, IngestOptions(workers=1))
+    return db
 
 
 def words(count: int, word: str = "word") -> str:

@@ -11,13 +11,12 @@ import pytest
 import Stemmer
 from typer.testing import CliRunner
 
-from conftest import PROJECT, shared_corpus
+from conftest import PROJECT, ingested_papers, shared_corpus
 from pipeline.cli import app
 from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, load_glossary, map_query
 from pipeline.crosslingual.script import Script, query_language, query_script
 from pipeline.errors import RulesError
 from pipeline.index.query import spellings
-from pipeline.ingest import IngestOptions, ingest_folder
 
 runner = CliRunner()
 ABSENT_FIXTURE = PROJECT / "tests" / "glossary_absent.txt"
@@ -125,13 +124,7 @@ PAPERS = {
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory, rules):
-    folder = tmp_path_factory.mktemp("glossary-search") / "papers"
-    folder.mkdir()
-    for name, text in PAPERS.items():
-        (folder / name).write_text(text)
-    db = folder.parent / "papers.duckdb"
-    ingest_folder(folder, db, rules, IngestOptions(workers=1))
-    return db
+    return ingested_papers(tmp_path_factory.mktemp("glossary-search"), PAPERS, rules)
 
 
 def test_the_json_says_the_query_as_typed_the_search_query_and_what_mapped(database):

@@ -8,10 +8,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from conftest import ingested_papers
 from pipeline.cli import app
 from pipeline.index.database import open_readonly
 from pipeline.index.search import search
-from pipeline.ingest import IngestOptions, ingest_folder
 
 runner = CliRunner()
 PAPERS = {
@@ -24,13 +24,7 @@ PAPERS = {
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory, rules):
-    folder = tmp_path_factory.mktemp("search") / "papers"
-    folder.mkdir()
-    for name, text in PAPERS.items():
-        (folder / name).write_text(text)
-    db = folder.parent / "papers.duckdb"
-    ingest_folder(folder, db, rules, IngestOptions(workers=1))
-    return db
+    return ingested_papers(tmp_path_factory.mktemp("search"), PAPERS, rules)
 
 
 def _papers(hits) -> set[str]:
