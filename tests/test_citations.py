@@ -76,6 +76,14 @@ def test_a_short_closing_list_with_years_is_no_bibliography(rules):
     assert chunk_markdown(source, rules).references == []
 
 
+def test_citations_between_two_bibliography_sections_are_kept(rules):
+    source = (
+        "## Introduction\n\nText.\n\n## References\n\n1. Park J. One. 2019\n\n"
+        "## Appendix\n\nAs in [1] and [2].\n\n## Bibliography\n\n2. Lee H. Two. 2020\n"
+    )
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("[1]", "R1"), ("[2]", "R2")]
+
+
 def test_a_long_reference_list_is_cut_between_entries_and_each_part_has_its_own_lines(rules):
     entries = "".join(f"{n}. Author{n} A. {words(60)}\n" for n in range(1, 41))
     chunked = chunk_markdown(f"## References\n\n{entries}", rules)

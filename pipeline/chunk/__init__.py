@@ -46,7 +46,7 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     return chunked.model_copy(
         update={
             "references": listed,
-            "citations": outside(cite(chunked.chunks, listed, skip, document.text, rules.citations), whole, chunked),
+            "citations": outside(cite(chunked.chunks, listed, skip, document.text, rules.citations), whole, chunked, bibliography),
             "links": link(chunked.chunks, chunked.sections, skip, rules.links),
             "structure_warning": structure_warning(chunked.sections, rules.chunk),
         }

@@ -179,11 +179,14 @@ def mark_unheaded_bibliography(chunked: ChunkedDocument, entries: list[tuple[int
     return chunked.model_copy(update={"chunks": inside})
 
 
-def outside(citations: list[Citation], entries: list[tuple[int, int]], chunked: ChunkedDocument) -> list[Citation]:
-    """The citations that are not inside an entry: a chunk that ends in an unheaded bibliography
-    holds entries whose years and names read like markers (`Smith J (2020)`), and an entry cites
-    no other entry."""
-    if not entries:
+def outside(
+    citations: list[Citation], entries: list[tuple[int, int]], chunked: ChunkedDocument, bibliography: set[str]
+) -> list[Citation]:
+    """The citations that are not inside an unheaded bibliography (`trailing_entries`): a chunk
+    that ends in one holds entries whose years and names read like markers (`Smith J (2020)`),
+    and an entry cites no other entry. A bibliography with sections of its own is skipped whole,
+    chunk by chunk, and the text between two of its sections (an appendix) keeps its citations."""
+    if bibliography or not entries:
         return citations
     start_of: dict[str, int] = {chunk.chunk_id: chunk.char_start for chunk in chunked.chunks}
     first, last = entries[0][0], entries[-1][1]
