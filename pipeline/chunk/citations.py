@@ -159,7 +159,7 @@ def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules
 def _narrative(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
     """`pattern.finditer(text)`, searched only near each `(` that opens on a year. A case-blind
     pattern that starts with a name cannot skip ahead to a literal, so scanning all the text
-    with it took most of a paper's chunking time; each narrative citation holds such a `(`."""
+    with it tries every position of the text; each narrative citation holds such a `(`."""
     found: list[re.Match[str]] = []
     searched_to = 0
     for year in _YEAR_IN_PARENTHESES.finditer(text):
