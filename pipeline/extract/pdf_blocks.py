@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 
 from pipeline.extract.pdf_lines import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, Layout, PdfBlock, Row, font_face, font_family
 from pipeline.models import BlockKind
-from pipeline.rules import PdfContinuationRules, PdfParagraphRules, Rules
+from pipeline.rules import Rules
+from pipeline.rules.pdf import PdfContinuationRules, PdfParagraphRules
 
 _BULLETS = "•◦▪▫‣∙·●○■□–—-\uf0b7\uf0a7\u2043"
 _CONTINUING_WORDS = frozenset(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 
 from pipeline.extract.pdf_lines import NEARLY_ALL, SAME_LINE_OVERLAP, Piece, Row
-from pipeline.rules import PdfColumnRules
+from pipeline.rules.pdf import PdfColumnRules
 
 _LEAST_COVERED = 0.2
 """Of a stretch where few characters cross, the gutter is the part whose load stays within this

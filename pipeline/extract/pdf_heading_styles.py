@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from pipeline.extract.pdf_lines import TABLE_ROW_MIN_GAPS, Layout, PdfBlock, font_face, half_point
 from pipeline.models import BlockKind
-from pipeline.rules import PdfHeadingRules, PdfTitleRules, Rules
+from pipeline.rules import Rules
+from pipeline.rules.pdf import PdfHeadingRules, PdfTitleRules
 
 NUMBERING = re.compile(
     r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"

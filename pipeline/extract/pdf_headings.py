@@ -23,7 +23,7 @@ from pipeline.extract.pdf_heading_styles import (
 )
 from pipeline.extract.pdf_lines import HEADING_LINE_FILL, SAME_SIZE, TERMINAL, Layout, PdfBlock, Row
 from pipeline.models import BlockKind
-from pipeline.rules import PdfTitleRules
+from pipeline.rules.pdf import PdfTitleRules
 
 _TOP_LEVEL = 2
 _DEEPEST_LEVEL = 4

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from pipeline.models import BlockKind
-from pipeline.rules import PdfRunningLineRules
+from pipeline.rules.pdf import PdfRunningLineRules
 
 _TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)

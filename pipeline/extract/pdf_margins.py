@@ -15,7 +15,7 @@ import statistics
 from collections import defaultdict
 
 from pipeline.extract.pdf_lines import SAME_LINE_OVERLAP, Piece
-from pipeline.rules import PdfAsideRules
+from pipeline.rules.pdf import PdfAsideRules
 
 _LINE_NUMBER = re.compile(r"^\d{1,5}$")
 _SAME_EDGE = 3.0

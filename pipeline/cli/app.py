@@ -1,0 +1,72 @@
+"""The `pipeline` command's frame: the typer app, the options its commands share, and the one
+place a `PipelineError` becomes `Error: …` and an exit code."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pipeline import __version__
+from pipeline.errors import PipelineError
+from pipeline.ingest.run import Engine
+
+
+class _ReportingErrors(typer.core.TyperGroup):
+    """Every command's `PipelineError` becomes `Error: …` on stderr and the error's exit code,
+    never a traceback: in this one place, not in each command."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except PipelineError as error:
+            typer.echo(f"Error: {error}", err=True)
+            raise typer.Exit(code=error.exit_code) from None
+
+
+app = typer.Typer(
+    cls=_ReportingErrors, add_completion=False, no_args_is_help=True, help="Scientific papers to heading-aware chunks in DuckDB."
+)
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        typer.echo(f"pipeline {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Scientific papers to heading-aware chunks in DuckDB."""
+
+DEFAULT_DB = Path("out/papers.duckdb")
+DbOption = Annotated[Path, typer.Option("--db", help="DuckDB database file.")]
+RulesOption = Annotated[Path, typer.Option("--rules", help="Rules file (TOML).")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or status on stderr.")]
+EngineOption = Annotated[Engine, typer.Option("--engine", help="Where the stages run: this machine's processes, or Ray (the [ray] extra).")]
+RayAddressOption = Annotated[
+    str | None, typer.Option("--ray-address", help="With Ray: the cluster to join (auto, HOST:PORT); default: start one here.")
+]
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+def one_line(text: str) -> str:
+    """A log line that stays one line, whatever the file names in it hold."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def file_and_cause(path: str, cause: str) -> str:
+    """A file and why it failed, the file named once: causes mostly start with it already."""
+    return cause if cause.startswith(path) else f"{path}: {cause}"
+

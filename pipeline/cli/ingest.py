@@ -1,0 +1,173 @@
+"""`pipeline ingest` and `pipeline export-shards`: a run over a folder, its progress on stderr
+and its summary on stdout."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, QuietOption, RayAddressOption, RulesOption, app
+from pipeline.cli.app import file_and_cause, one_line
+from pipeline.errors import EXIT_FILES_FAILED, RunStopped
+from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
+from pipeline.models import DocumentStatus
+from pipeline.rules import DEFAULT_RULES_PATH, load_rules
+
+
+class _LineProgress:
+    """Plain log lines, for cron and pipes."""
+
+    def start(self, files: int, to_process: int) -> None:
+        typer.echo(f"{files} files found, {to_process} to process", err=True)
+
+    def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
+        typer.echo(one_line(f"{status:9} " + (file_and_cause(path, error) if error else f"{path} ({chunks} chunks)")), err=True)
+
+
+class _BarProgress:
+    """A progress bar on a terminal: files, pages, pages/s and time left."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self.pages = 0
+        self.started = 0.0
+        self.bar = Progress(
+            TextColumn("[bold]ingest"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+            TimeRemainingColumn(), console=Console(stderr=True), transient=True,
+        )
+
+    def start(self, files: int, to_process: int) -> None:
+        import time
+
+        self.started = time.monotonic()
+        self.bar.start()
+        self.task = self.bar.add_task("files", total=to_process, rate="")
+
+    def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
+        import time
+
+        self.pages += pages
+        rate = self.pages / max(time.monotonic() - self.started, 1e-9)
+        self.bar.update(self.task, advance=1, rate=f"{self.pages} pages, {rate:.0f} pages/s")
+        if error:
+            self.bar.console.print(f"[red]{status}[/red] {escape(one_line(file_and_cause(path, error)))}", markup=True, highlight=False)
+
+    def stop(self) -> None:
+        self.bar.stop()
+
+
+@contextmanager
+def _stopped_by_signals(db: Path) -> Iterator[None]:
+    """SIGTERM (what cron, systemd and `kill` send) and Ctrl-C stop the run as an error does: the
+    workers are stopped, the half-built copy is removed, and the command says so. Killed by its
+    default action instead, the run left its copy behind and its workers' semaphores unreleased."""
+
+    def stop(number: int, frame: object) -> None:
+        raise RunStopped(signal.Signals(number).name, number, db)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise RunStopped("Ctrl-C (SIGINT)", signal.SIGINT, db) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@app.command()
+def ingest(
+    folder: Annotated[Path, typer.Argument(help="Folder of papers (*.md, *.pdf), searched recursively.")] = Path("corpus"),
+    db: DbOption = DEFAULT_DB,
+    rules: RulesOption = DEFAULT_RULES_PATH,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for extract/normalize/chunk; default: the CPUs this process may use.")] = available_cpus(),
+    timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
+    allow_mass_removal: Annotated[bool, typer.Option("--allow-mass-removal", help="Let this run remove more than half of the stored papers.")] = False,
+    quiet: QuietOption = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
+    engine: EngineOption = Engine.local,
+    ray_address: RayAddressOption = None,
+) -> None:
+    """Bring the database in line with the papers below FOLDER, and publish it atomically.
+
+    New files are added, changed ones replaced, vanished ones removed, the rest skipped.
+
+    Exit codes: 0 all ingested, 3 finished but some files failed, 1 the run could not complete
+    (nothing published), 4 another ingest is running, 130 and 143 stopped by Ctrl-C or SIGTERM
+    (nothing published).
+
+    Example: pipeline ingest /papers --db out/papers.duckdb --workers 2
+    (on Ray: --engine ray [--ray-address auto], with pip install '.[ray]'; see docs/scaling.md)
+    """
+    loaded = load_rules(rules)
+    options = IngestOptions(
+        workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address
+    )
+    progress = None if quiet else (_BarProgress() if sys.stderr.isatty() else _LineProgress())
+    try:
+        with _stopped_by_signals(db):
+            summary = ingest_folder(folder, db, loaded, options, progress)
+    finally:
+        if isinstance(progress, _BarProgress):
+            progress.stop()
+    _print_summary(summary, quiet, as_json)
+
+
+def _print_summary(summary: RunSummary, quiet: bool, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(summary.as_json(), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(summary.line())
+        if not quiet:
+            for path, cause in {**summary.failed, **summary.still_failing}.items():
+                typer.echo(one_line(f"  failed: {file_and_cause(path, cause)}"), err=True)
+    if summary.failed or summary.still_failing:
+        raise typer.Exit(code=EXIT_FILES_FAILED)
+
+
+@app.command("export-shards")
+def export_shards_command(
+    folder: Annotated[Path, typer.Argument(help="Folder of papers (*.md, *.pdf), searched recursively.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the shards: <table>/<key>.parquet.")],
+    rules: RulesOption = DEFAULT_RULES_PATH,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="CPUs of the local Ray (without --ray-address).")] = available_cpus(),
+    timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
+    ray_address: RayAddressOption = None,
+    quiet: QuietOption = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
+) -> None:
+    """Run the stages on FOLDER's papers as Ray tasks and leave their rows as Parquet shards in --out.
+
+    One folder a table, and no database built.
+
+    Shards of papers no longer in FOLDER are deleted; groups of files already exported under
+    these rules are not run again. Exit codes as for ingest.
+
+    Example: pipeline export-shards /papers --out out/shards, then in DuckDB
+    SELECT count(*) FROM read_parquet('out/shards/chunks/*.parquet')
+    """
+    from pipeline.ingest.export import (
+        export_shards,  # imports Ray, an optional extra, only when asked
+    )
+
+    options = IngestOptions(workers=workers, timeout_seconds=timeout, engine=Engine.ray, ray_address=ray_address)
+    summary = export_shards(folder, out, load_rules(rules), options, None if quiet else _LineProgress())
+    if summary.leftovers_removed and not quiet:
+        typer.echo(f"removed {summary.leftovers_removed} shards of papers no longer in {folder}", err=True)
+    _print_summary(summary, quiet, as_json)
+

@@ -1,0 +1,120 @@
+"""`pipeline inspect`, `export`, `report` and `audit`: one paper's decisions, the database
+for a RAG layer, the run's report, and a generated page checked against its citations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pipeline.cli.app import DEFAULT_DB, DbOption, QuietOption, RulesOption, app
+from pipeline.errors import PipelineError
+from pipeline.export import ExportFormat, Selection, export_database
+from pipeline.export import Unit as ExportUnit
+from pipeline.index.database import open_readonly
+from pipeline.ingest.scan import doc_id_for
+from pipeline.ingest.task import process_file
+from pipeline.inspect import render_links, render_tree
+from pipeline.models import SectionType
+from pipeline.report import render_report
+from pipeline.rules import DEFAULT_RULES_PATH, load_rules
+
+
+@app.command("inspect")
+def inspect_command(
+    file: Annotated[Path, typer.Argument(help="One paper (*.md or *.pdf).")],
+    rules: RulesOption = DEFAULT_RULES_PATH,
+    as_json: Annotated[bool, typer.Option("--json", help="Sections and chunks as JSON.")] = False,
+    with_links: Annotated[bool, typer.Option("--links", help="Each chunk's citations and cross-references instead.")] = False,
+) -> None:
+    """Show the heading tree and every chunking decision for one paper (no database needed).
+
+    Example: pipeline inspect corpus/flat/lee-2022.md
+    """
+    loaded = load_rules(rules)
+    if not file.is_file():
+        raise PipelineError(f"{file}: no such file; pass the path of a paper")
+    chunked = process_file(file, file.name, doc_id_for(file.name), loaded)
+    if as_json:
+        typer.echo(chunked.model_dump_json(indent=2, exclude={"document": {"text", "blocks"}}))
+    elif with_links:
+        typer.echo(render_links(chunked))
+    else:
+        typer.echo(render_tree(chunked))
+
+
+@app.command("export")
+def export_command(
+    out: Annotated[Path, typer.Option("--out", help="File to write (replaced whole once written).")],
+    export_format: Annotated[ExportFormat, typer.Option("--format", help="jsonl: a header line, then a record a line; parquet: a record a row.")] = ExportFormat.jsonl,
+    db: DbOption = DEFAULT_DB,
+    section_types: Annotated[
+        list[SectionType] | None, typer.Option("--section-type", case_sensitive=False, help="Only records of this type (repeat for more).")
+    ] = None,
+    everything: Annotated[bool, typer.Option("--all", help="The bibliography's entries too.")] = False,
+    since: Annotated[int | None, typer.Option("--since", min=1, help="Only records added or changed after this run (ids removed: in the header).")] = None,
+    unit: Annotated[ExportUnit, typer.Option("--unit", help="chunk, or paragraph (each with its parent chunk).")] = ExportUnit.chunk,
+    window: Annotated[int, typer.Option("--window", min=0, help="With --unit paragraph: the N paragraphs either side, in `window`.")] = 0,
+    quiet: QuietOption = False,
+) -> None:
+    """Export chunks (or paragraphs) with their metadata, for a RAG layer or a vector store.
+
+    Each record: `id`, `text` and `metadata` (paper, title, heading path, section, paragraphs,
+    pages or lines, offsets, split reason, the entries its markers cite). The bibliography's
+    entries are left out unless asked (--all, --section-type meta), as search leaves them out.
+    The header (Parquet: key-value metadata) names the pipeline, the rules and the run.
+
+    Example: pipeline export --format parquet --out out/chunks.parquet --since 3
+    """
+    if window and unit is not ExportUnit.paragraph:
+        raise PipelineError("--window takes the neighbouring paragraphs: use it with --unit paragraph")
+    selection = Selection(
+        unit=unit, section_types=tuple(dict.fromkeys(kind.value for kind in section_types or ())),
+        include_bibliography=everything, window=window, since_run_id=since,
+    )
+    summary = export_database(db, out, export_format, selection)
+    if not quiet:
+        typer.echo(summary.line(), err=True)
+
+
+@app.command()
+def report(db: DbOption = DEFAULT_DB, rules: RulesOption = DEFAULT_RULES_PATH) -> None:
+    """Chunks by section type per paper, the last runs, failing files, and chunk sizes.
+
+    Chunk sizes are counted against the targets of the rules file (--rules).
+
+    Example: pipeline report --db out/papers.duckdb
+    """
+    typer.echo(render_report(open_readonly(db), load_rules(rules).chunk))
+
+
+@app.command("audit")
+def audit_command(
+    page: Annotated[Path, typer.Argument(help="A Markdown page or answer that cites chunks (\\[chunk:ID], [^ID], [^n] footnotes).")],
+    db: DbOption = DEFAULT_DB,
+    judge: Annotated[str, typer.Option("--judge", help="lexical (word overlap, no model), cmd:'COMMAND' (JSON lines in and out) or hf:PATH (a local NLI model).")] = "lexical",
+    threshold: Annotated[float | None, typer.Option("--threshold", min=0, max=1, help="Score from which the judge counts support; default 0.6 for lexical, 0.5 otherwise.")] = None,
+    window: Annotated[int | None, typer.Option("--window", min=1, help="With cmd: the most words of passages sent per pair (cut, and said so).")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=1, help="With cmd: seconds one batch of pairs may take.")] = 120.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check a generated page's sentences against the chunks they cite (ALCE citation recall, precision).
+
+    Every sentence is listed with its verdict, the judge's score and its passages. The default judge measures lexical overlap (content words and numbers), not entailment: it
+    catches a changed number but not a negation or a reversed effect. See docs/audit.md.
+
+    Example: pipeline audit wiki/ovarian-cancer.md --db out/papers.duckdb --judge cmd:'python nli.py'
+    """
+    from pipeline.audit import audit_page
+    from pipeline.audit.judges import make_judge
+    from pipeline.audit.render import render_audit
+    from pipeline.errors import AuditError
+
+    try:
+        text = page.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        cause = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
+        raise AuditError(f"cannot read {page}: {cause}; pass a Markdown file in UTF-8") from None
+    report = audit_page(text, str(page), open_readonly(db), make_judge(judge, threshold, window, timeout))
+    typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))

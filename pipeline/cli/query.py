@@ -1,0 +1,153 @@
+"""`pipeline search` and `pipeline sql`: reading the published database, and the table, csv
+and json that results are printed as."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Annotated
+
+import duckdb
+import typer
+from rich.cells import cell_len, set_cell_size
+
+from pipeline.cli.app import DEFAULT_DB, DbOption, OutputFormat, RulesOption, app, one_line
+from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
+from pipeline.crosslingual.glossary import load_glossary
+from pipeline.errors import IndexingError, PipelineError
+from pipeline.index.database import open_readonly
+from pipeline.index.search import Unit, UnitFilters
+from pipeline.models import SectionType
+from pipeline.rules import DEFAULT_RULES_PATH, load_rules
+from pipeline.search_results import SearchRequest, SearchResults, hit_lines, query_lines, run_search
+
+
+@app.command("search")
+def search_command(
+    query: Annotated[str, typer.Argument(help="Words to look for (BM25 over heading and text).")],
+    db: DbOption = DEFAULT_DB,
+    rules: RulesOption = DEFAULT_RULES_PATH,
+    section_type: Annotated[
+        SectionType | None, typer.Option("--section-type", case_sensitive=False, help="Only chunks of this type.")
+    ] = None,
+    doc: Annotated[str | None, typer.Option("--doc", help="Only chunks of this doc_id.")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="How many results.")] = 10,
+    everything: Annotated[bool, typer.Option("--all", help="Search the bibliography's entries too.")] = False,
+    unit: Annotated[Unit, typer.Option("--unit", case_sensitive=False, help="Rank chunks, or paragraphs (each with its parent chunk).")] = Unit.chunk,
+    window: Annotated[int, typer.Option("--window", min=0, help="With --unit paragraph: the paragraphs on either side of a hit, in its section.")] = 0,
+    glossary: Annotated[Path | None, typer.Option("--glossary", help="Map the query's words first (TOML; e.g. rules/glossary-ko-en.toml).")] = None,
+    translate_cmd: Annotated[
+        str | None, typer.Option("--translate-cmd", help="A command that reads the query on stdin and writes the search query as one line.")
+    ] = None,
+    translate_timeout: Annotated[float, typer.Option("--translate-timeout", min=0.1, help="Seconds the translator may take.")] = DEFAULT_TIMEOUT_SECONDS,
+    follow: Annotated[bool, typer.Option("--expand", help="After each hit, the chunks it links to (Table 2, Section 4).")] = False,
+    depth: Annotated[int, typer.Option("--depth", min=1, help="With --expand: how many links deep.")] = 2,
+    most: Annotated[int, typer.Option("--expand-limit", min=1, help="With --expand: the most chunks shown after a hit.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+) -> None:
+    """BM25-ranked chunks (or paragraphs) for QUERY, with where each came from.
+
+    British and American spellings find each other (the rules' [search] pairs), and a "quoted
+    phrase" must occur as written. The bibliography's entries are left out unless asked (--all,
+    --section-type meta). --unit paragraph ranks paragraphs, each with its parent chunk, and
+    --window N adds N paragraphs on either side. --glossary maps a query in another language to the
+    papers' terms, --translate-cmd asks a translator of yours (falling back to the glossary). With
+    --json: the query as typed, the search query run, what mapped, and each hit with its text, its
+    `source` and, apart from it, what the paper's own bibliography says its markers cite.
+
+    Example: pipeline search "메타분석의 신뢰구간" --glossary rules/glossary-ko-en.toml --unit paragraph
+    """
+    if window and unit is not Unit.paragraph:
+        raise typer.BadParameter("--window needs --unit paragraph", param_hint="--window")
+    filters = UnitFilters(section_type.value if section_type else None, doc, everything)
+    request = SearchRequest(query, unit, filters, limit, window, follow, depth, most, translate_cmd, translate_timeout)
+    loaded = load_glossary(glossary) if glossary is not None else None
+    results = run_search(open_readonly(db), request, load_rules(rules).search, loaded)
+    if as_json:
+        typer.echo(json.dumps(results.as_json(), indent=2, ensure_ascii=False))
+    else:
+        _print_results(results, request, mapped=glossary is not None or translate_cmd is not None)
+
+
+def _print_results(results: SearchResults, request: SearchRequest, mapped: bool) -> None:
+    """Hits on stdout; what was left out, how the query was read and why nothing matched on stderr."""
+    for note in results.prepared.notes:
+        typer.echo(one_line(f"({note}.)"), err=True)
+    if not request.filters.bibliography and request.filters.section_type != "meta":
+        typer.echo("(The bibliography's entries are left out: --all or --section-type meta searches them too.)", err=True)
+    if mapped:
+        typer.echo("\n".join(query_lines(results.prepared)))
+    if results.nothing_found is not None:
+        query = request.query
+        shown = query if len(query) <= _SHOWN_QUERY else query[:_SHOWN_QUERY] + "…"
+        typer.echo(one_line(f"No {request.unit.value}s match {shown!r}: {results.nothing_found}."), err=True)
+        return
+    typer.echo("\n".join(hit_lines(results)))
+
+
+_SHOWN_QUERY = 80
+"""Characters of a query a message repeats; a longer one is cut."""
+
+
+def _format_rows(columns: list[str], rows: list[tuple], output: OutputFormat) -> str:
+    if output == OutputFormat.json:
+        return json.dumps([dict(zip(columns, row)) for row in rows], indent=2, default=str, ensure_ascii=False)
+    if output == OutputFormat.csv:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(columns)
+        writer.writerows(rows)
+        return buffer.getvalue().rstrip("\n")
+    cells = [columns] + [[_cell(value) for value in row] for row in rows]
+    # Widths in terminal cells, not characters: Hangul and CJK characters take two.
+    widths = [min(_CELL_WIDTH, max(cell_len(row[index]) for row in cells)) for index in range(len(columns))]
+    lines = [" | ".join(set_cell_size(value, width) for value, width in zip(row, widths)).rstrip() for row in cells]
+    lines.insert(1, "-+-".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+_CELL_WIDTH = 60
+"""Cells wider than this are cut in the table format; csv and json give every value whole."""
+
+
+def _cell(value: object) -> str:
+    """A value as one line of a table cell: NULL apart from an empty string, line breaks shown
+    as `\\n` so that a row stays one line."""
+    if value is None:
+        return "NULL"
+    return str(value).replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n")
+
+
+@app.command()
+def sql(
+    statement: Annotated[str, typer.Argument(help="A SQL query over the database's tables.")],
+    db: DbOption = DEFAULT_DB,
+    output: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
+) -> None:
+    """Run a SQL query against the chunks database, which it can read and nothing else.
+
+    The database is opened read-only, and files on disk (read_csv, COPY, ATTACH, EXPORT) and
+    extensions are out of the query's reach.
+
+    Example: pipeline sql "SELECT section_type, count(*) FROM chunks GROUP BY 1"
+    """
+    if not statement.strip(" \t\r\n;"):
+        raise PipelineError('the query is empty; pass a SQL statement, e.g. pipeline sql "SELECT count(*) FROM chunks"')
+    connection = open_readonly(db)
+    try:
+        result = connection.execute(statement)
+    except duckdb.PermissionException as error:
+        raise IndexingError(
+            f"the query failed: {error}; `pipeline sql` reads the database and nothing else (no files, "
+            "other databases or extensions): export with `duckdb -readonly` on the file if that is what you need"
+        ) from None
+    except duckdb.Error as error:
+        raise IndexingError(f"the query failed: {error}") from None
+    if result.description is None:
+        return
+    columns = [column[0] for column in result.description]
+    rows = result.fetchall()
+    typer.echo(_format_rows(columns, rows, output))
+

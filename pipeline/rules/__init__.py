@@ -1,0 +1,251 @@
+"""Load `rules/*.toml` into one validated, compiled `Rules` model.
+
+Stages receive the loaded rules and never read files themselves. Every regex is compiled once,
+here, and a bad one is reported with the file and the rule that holds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
+
+from pipeline.errors import RulesError
+from pipeline.models import SectionType
+from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern
+from pipeline.rules.pdf import PdfRules
+from pipeline.rules.sources import CitationRules, LinkRules, ReferenceRules, SentenceRules
+
+DEFAULT_RULES_PATH = Path(__file__).resolve().parents[2] / "rules" / "default.toml"
+
+
+
+class ChunkRules(RulesModel):
+    target_min_words: Annotated[int, Field(gt=0)]
+    target_max_words: Annotated[int, Field(gt=0)]
+    hard_max_words: Annotated[int, Field(gt=0)]
+    unstructured_min_words: Annotated[int, Field(gt=0)] = 1500
+    """A paper of more body words than this with no section heading, or with this many words
+    before its first one, is reported as unstructured (`inspect`, `report`, the run summary)."""
+
+    @model_validator(mode="after")
+    def _sizes_are_ordered(self) -> ChunkRules:
+        if not self.target_min_words <= self.target_max_words <= self.hard_max_words:
+            raise ValueError("sizes must satisfy target_min_words <= target_max_words <= hard_max_words")
+        return self
+
+
+class AbsorbRules(RulesModel):
+    absorbing_types: list[SectionType]
+    stop_at_types: list[SectionType]
+    max_siblings: Annotated[int, Field(ge=0)]
+    max_words: Annotated[int, Field(ge=0)]
+    only_childless_anchor: bool = True
+
+
+class InheritRules(RulesModel):
+    meta_max_words: Annotated[int, Field(gt=0)] = 3000
+
+
+class PatternRule(RulesModel):
+    """A named regex that gives a heading a section type."""
+
+    name: str
+    type: SectionType
+    pattern: Pattern
+
+
+class AnchorRule(PatternRule):
+    """A strict anchor: the whole heading key must match (see `Rules.anchor_for`)."""
+
+
+class PageMarkerRule(RulesModel):
+    name: str
+    pattern: Pattern
+    first_page: Annotated[int, Field(ge=0)] = 1
+
+    @field_validator("pattern")
+    @classmethod
+    def _names_the_page(cls, pattern: re.Pattern[str]) -> re.Pattern[str]:
+        if "page" not in pattern.groupindex:
+            raise ValueError(f"pattern {pattern.pattern!r} must name the page number in a group `(?P<page>...)`")
+        return pattern
+
+
+class CaptionRules(RulesModel):
+    """Figure and table captions: one vocabulary of labels, and the two tests written around it."""
+
+    labels: str = r"fig(?:ure)?s?\.?|tab(?:le)?\.?|scheme|plate|chart|box|supplementary (?:fig(?:ure)?\.?|table)"
+    """The words a caption opens with, as alternatives of one regular expression."""
+    paragraph: Pattern = Field(
+        default=r"^[*_]*(?:{labels})\s*s?\d+[a-z]?(?:[*_]*\s*[.:|—–]|[*_]+\s|\s+(?-i:[A-Z(]))", validate_default=True
+    )
+    """Normalize's test that a paragraph is a caption, by how it starts; `{labels}` stands for `labels`."""
+    pdf_start: Pattern = Field(default=r"^(?:{labels})\.?\s*[A-Z]?\d", validate_default=True)
+    """PDF extraction's test that a line or block starts like a caption, whatever follows its number."""
+
+    @field_validator("labels")
+    @classmethod
+    def _labelscompile_pattern(cls, labels: str) -> str:
+        compile_pattern(labels)
+        return labels
+
+    @field_validator("paragraph", "pdf_start", mode="before")
+    @classmethod
+    def _fill_in_labels(cls, template: object, info: ValidationInfo) -> object:
+        if isinstance(template, str) and "labels" in info.data:
+            return template.replace("{labels}", info.data["labels"])
+        return template
+
+
+class NormalizeRules(RulesModel):
+    heading_numbering: Pattern
+    caption_pattern: OptionalPattern = None
+    """`[captions] paragraph`, filled in when the rules are loaded; a rules file written before
+    [captions] existed sets its own here."""
+    running_line_max_words: Annotated[int, Field(ge=0)]
+    running_line_min_repeats: Annotated[int, Field(ge=2)]
+    running_line_page_number: OptionalPattern = None
+    """Off where absent: a rules file written before it existed keeps what it did."""
+    page_number_pattern: Pattern
+
+
+
+class SpellingPair(RulesModel):
+    """A British and an American way of writing the same start or end of a word (`tumour`,
+    `tumor`), so that a search for one finds the other."""
+
+    british: Annotated[str, Field(min_length=1, pattern=r"^[a-z]+$")]
+    american: Annotated[str, Field(min_length=1, pattern=r"^[a-z]+$")]
+    at: Literal["start", "end"]
+    """Where in a word the two forms sit."""
+
+
+class SearchRules(RulesModel):
+    """What `search` reads; none of it changes what an ingest stores."""
+
+    spelling: list[SpellingPair] = Field(default_factory=list)
+    spelling_min_stem: Annotated[int, Field(ge=1)] = 3
+    """Letters a word must keep beside the changed part, so `size` is not taken for `sise`."""
+
+
+class Rules(RulesModel):
+    """Everything the stages may be tuned by; one file, loaded once."""
+
+    chunk: ChunkRules
+    absorb: AbsorbRules
+    inherit: InheritRules = Field(default_factory=InheritRules)
+    anchors: list[AnchorRule]
+    classify: list[PatternRule]
+    captions: CaptionRules = Field(default_factory=CaptionRules)
+    normalize: NormalizeRules
+    page_markers: list[PageMarkerRule] = Field(default_factory=list)
+    sentences: SentenceRules
+    pdf: PdfRules = Field(default_factory=PdfRules)
+    references: ReferenceRules
+    citations: CitationRules
+    links: LinkRules
+    search: SearchRules = Field(default_factory=SearchRules)
+    source: str = Field(default="", exclude=True)
+    """The file the rules came from, for messages."""
+    sha256: str = Field(default="", exclude=True)
+    """Hash of the rules an ingest applies (all but `[search]`), stored with every document it
+    produced: a paper is processed again when it changes."""
+
+    @field_validator("normalize")
+    @classmethod
+    def _captions_come_from_the_caption_rules(cls, normalize: NormalizeRules, info: ValidationInfo) -> NormalizeRules:
+        captions = info.data.get("captions")
+        if captions is None:
+            return normalize  # [captions] is invalid and reported on its own
+        if normalize.caption_pattern is None:
+            return normalize.model_copy(update={"caption_pattern": captions.paragraph})
+        if captions.model_fields_set:
+            raise ValueError("caption_pattern: captions are described in [captions]; remove caption_pattern from [normalize]")
+        return normalize
+
+    @field_validator("pdf")
+    @classmethod
+    def _opening_anchors_exist(cls, pdf: PdfRules, info: ValidationInfo) -> PdfRules:
+        names = [rule.name for rule in info.data.get("anchors", ())]
+        unknown = [name for name in pdf.front_matter.opening_anchors if name not in names]
+        if "anchors" in info.data and unknown:
+            raise ValueError(
+                f"front_matter.opening_anchors: no anchor rule is named {', '.join(map(repr, unknown))}; "
+                f"the anchors are {', '.join(names)}"
+            )
+        return pdf
+
+    def anchors_named(self, names: list[str]) -> list[AnchorRule]:
+        """The anchor rules of these names, in the rules' order."""
+        return [rule for rule in self.anchors if rule.name in names]
+
+    def anchor_for(self, heading_key: str) -> AnchorRule | None:
+        """The first strict anchor whose pattern matches the whole heading key."""
+        return next((rule for rule in self.anchors if rule.pattern.fullmatch(heading_key)), None)
+
+    def classify_heading(self, heading_key: str) -> PatternRule | None:
+        """The first broad pattern found anywhere in the heading key."""
+        return next((rule for rule in self.classify if rule.pattern.search(heading_key)), None)
+
+
+def _describe(error: ValidationError, data: dict) -> str:
+    problems = []
+    for item in error.errors():
+        location = list(item["loc"])
+        key = ".".join(str(part) for part in location)
+        # Name an entry of an array of tables by its `name`, which is what a user searches for.
+        if len(location) >= 2 and isinstance(location[1], int) and location[0] in data:
+            entries = data[location[0]]
+            if location[1] < len(entries) and isinstance(entries[location[1]], dict):
+                name = entries[location[1]].get("name")
+                if name:
+                    key = f"{location[0]}[{name!r}]" + "".join(f".{part}" for part in location[2:])
+        message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            message = "unknown key (check its spelling against rules/default.toml)"
+        problems.append(f"{key}: {message}")
+    return "; ".join(problems)
+
+
+# Tables a rules file written before they existed may lack: it reads them from the default rules,
+# so that it goes on working as it did, with what the pipeline has learnt since.
+_TABLES_FROM_THE_DEFAULT = ("references", "citations", "links")
+
+
+def load_rules(path: Path | str = DEFAULT_RULES_PATH) -> Rules:
+    """Read, validate and compile a rules file; raise `RulesError` naming the file and key."""
+    path = Path(path)
+    data = _read_toml(path)
+    missing = [table for table in _TABLES_FROM_THE_DEFAULT if table not in data]
+    if missing and path.resolve() != DEFAULT_RULES_PATH.resolve():
+        defaults = _read_toml(DEFAULT_RULES_PATH)
+        data = {**data, **{table: defaults[table] for table in missing if table in defaults}}
+    try:
+        rules = Rules.model_validate(data)
+    except ValidationError as error:
+        raise RulesError(f"rules file {path}: {_describe(error, data)}") from None
+    return rules.model_copy(update={"source": str(path), "sha256": _ingest_rules_sha256(data)})
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        content = path.read_bytes()
+    except OSError as error:
+        raise RulesError(f"cannot read rules file {path}: {error.strerror}; pass --rules with an existing file") from None
+    try:
+        return tomllib.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise RulesError(f"rules file {path} is not valid TOML: {error}") from None
+
+
+def _ingest_rules_sha256(data: dict) -> str:
+    """The hash of what the rules file says to ingests: its values, not its comments or layout,
+    and not `[search]`, which no stored row depends on."""
+    applied = {key: value for key, value in data.items() if key != "search"}
+    return hashlib.sha256(json.dumps(applied, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

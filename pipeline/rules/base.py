@@ -1,0 +1,36 @@
+"""What every rules model shares: frozen, no unknown keys, and patterns compiled once when the
+rules are loaded, a bad one reported with the file and the rule that holds it."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+
+def compile_pattern(pattern: str | re.Pattern[str]) -> re.Pattern[str]:
+    """A rules file's pattern, compiled once here, matched case-insensitively."""
+    if isinstance(pattern, re.Pattern):
+        return pattern
+    if not isinstance(pattern, str):
+        raise ValueError(f"a pattern must be a string, not {pattern!r}")
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error as error:
+        raise ValueError(f"invalid regular expression {pattern!r}: {error}") from None
+
+
+def _compile_unless_empty(pattern: str | re.Pattern[str] | None) -> re.Pattern[str] | None:
+    return None if pattern in (None, "") else compile_pattern(pattern)
+
+
+Pattern = Annotated[re.Pattern[str], BeforeValidator(compile_pattern)]
+"""A regular expression from a rules file, compiled (case-insensitive) when the rules are loaded."""
+OptionalPattern = Annotated[re.Pattern[str] | None, BeforeValidator(_compile_unless_empty)]
+"""A pattern that is off where the rules file leaves it out or empty."""
+
+
+class RulesModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+

@@ -1,0 +1,159 @@
+"""`[pdf]`: the thresholds PDF extraction reads, named, for layouts the defaults do not fit."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, field_validator, model_validator
+
+from pipeline.rules.base import RulesModel
+
+
+class PdfRunningLineRules(RulesModel):
+    """Running heads and feet: margin lines that recur at the same height on other pages."""
+
+    margin: Annotated[float, Field(gt=0, lt=0.5)] = 0.15
+    """Height of the band at the top and at the bottom of a page where running lines are sought,
+    as a share of the page height."""
+    min_pages: Annotated[int, Field(ge=2)] = 3
+    """Pages a margin line must be found on (the same text, digits aside, at the same height)."""
+    short_document_min_pages: Annotated[int, Field(ge=2)] = 2
+    """Pages it must be found on in a document of at most `min_pages` pages."""
+    height_tolerance: Annotated[float, Field(ge=0, le=0.1)] = 0.015
+    """How far two pages may set the same line apart and it still counts as the same height, as
+    a share of the page height."""
+    min_height_tolerance: Annotated[float, Field(ge=0, le=50)] = 4.0
+    """The least that tolerance is, in points."""
+
+    @model_validator(mode="after")
+    def _short_documents_ask_no_more(self) -> PdfRunningLineRules:
+        if self.short_document_min_pages > self.min_pages:
+            raise ValueError("short_document_min_pages must not exceed min_pages")
+        return self
+
+
+class PdfColumnRules(RulesModel):
+    """Column gutters: vertical strips that the lines of a column leave empty."""
+
+    min_text_width: Annotated[float, Field(gt=0, le=200)] = 20.0
+    """A page whose text is narrower than this shows no gutter of its own, in body font sizes."""
+    gutter_min_width: Annotated[float, Field(gt=0, le=20)] = 0.5
+    """Narrowest gutter, in body font sizes."""
+    gutter_crossing_share: Annotated[float, Field(ge=0, lt=1)] = 0.12
+    """Characters of narrow lines that may cross a gutter (centred captions, figure text), as a
+    share of the characters of all narrow lines."""
+    narrow_line_max_width: Annotated[float, Field(gt=0, le=1)] = 0.55
+    """A line narrower than this share of the text width may be a line of a column; wider ones
+    (the title, a full-width abstract, wide figures) may cross a gutter."""
+    narrow_line_min_chars: Annotated[int, Field(ge=1)] = 10
+    """Fewest characters of a line that must keep out of a gutter, in characters: shorter ones
+    (table cells, figure labels, superscripts) may sit anywhere."""
+    weak_page_narrow_share: Annotated[float, Field(ge=0, le=1)] = 0.3
+    """On a page without gutters of its own, a gutter seen on other pages is sought among its
+    narrow lines where they hold at least this share of its characters; otherwise only a strip
+    that nothing crosses (a margin column) counts."""
+
+
+class PdfParagraphRules(RulesModel):
+    """Where the rows of one column are cut into blocks."""
+
+    line_gap: Annotated[float, Field(ge=1, le=5)] = 1.3
+    """A step from one baseline to the next of more than this many line pitches (the body's
+    line spacing at the line's size) starts a block."""
+    indent: Annotated[float, Field(gt=0, le=10)] = 0.7
+    """A first line indented by more than this, after a finished or short line, starts a
+    paragraph, in font sizes."""
+    size_change: Annotated[float, Field(gt=0, lt=1)] = 0.06
+    """Rows whose font sizes differ by more than this share of the larger are different blocks."""
+    short_line: Annotated[float, Field(ge=0, lt=1)] = 0.15
+    """A line that stops more than this share of its column's width (and three font sizes) short
+    of the column's right edge ends a paragraph."""
+
+
+class PdfContinuationRules(RulesModel):
+    """Paragraphs cut by the end of a column or page, joined to the part that carries on."""
+
+    max_floats_between: Annotated[int, Field(ge=0, le=50)] = 6
+    """Most blocks (captions, tables, footnotes, labels) that may stand between the two parts."""
+    max_size_difference: Annotated[float, Field(ge=0, le=1)] = 0.1
+    """Most the parts' font sizes may differ by, in body font sizes."""
+    small_print: Annotated[float, Field(gt=0, le=1)] = 0.9
+    """Text under this share of the body size is small print (footnotes, figure text): it may
+    stand between the parts, and small print only continues in small print."""
+
+
+class PdfAsideRules(RulesModel):
+    """Asides: small print set beside the body text (margin notes, side boxes), kept apart from it."""
+
+    max_size: Annotated[float, Field(gt=0, le=1)] = 0.9
+    """An aside is set smaller than this share of the body size; lines this large are body lines."""
+    min_chars: Annotated[int, Field(ge=1)] = 10
+    """Fewest characters of an aside's line, and of a body line it is measured against: shorter
+    pieces (table cells, figure labels) are left where they are."""
+    max_width: Annotated[float, Field(gt=0, le=1)] = 0.6
+    """An aside's line is at most this share of the width of the body lines beside it: small print
+    as wide as the body is a column of its own (the references)."""
+
+
+class PdfHeadingRules(RulesModel):
+    """What a heading looks like, beside the outline: larger than body, or bold or capitals."""
+
+    min_size: Annotated[float, Field(gt=0, le=5)] = 0.95
+    """Smallest heading, as a share of the body size."""
+    larger_size: Annotated[float, Field(gt=0, le=5)] = 1.07
+    """From this share of the body size up, size alone makes a heading; below it, bold or capitals must."""
+    max_words: Annotated[int, Field(ge=1)] = 16
+    """Most words in a heading."""
+    max_chars: Annotated[int, Field(ge=1)] = 160
+    """Most characters in a heading."""
+    max_rows: Annotated[int, Field(ge=1)] = 3
+    """Most lines a heading wraps onto."""
+
+    @model_validator(mode="after")
+    def _sizes_are_ordered(self) -> PdfHeadingRules:
+        if self.min_size > self.larger_size:
+            raise ValueError("min_size must not exceed larger_size")
+        return self
+
+
+class PdfTitleRules(RulesModel):
+    """The paper title: the largest text in the upper part of page 1, above the abstract."""
+
+    min_size: Annotated[float, Field(gt=0, le=10)] = 1.15
+    """Smallest title, as a share of the body size: page 1 has no title without text this large."""
+    max_top: Annotated[float, Field(gt=0, le=1)] = 0.6
+    """Lowest a title may start, as a share of the page height from its top."""
+    min_words: Annotated[int, Field(ge=1)] = 3
+    """Fewest words in a title."""
+    max_rows: Annotated[int, Field(ge=1)] = 6
+    """Most lines a title wraps onto."""
+
+
+class PdfFrontMatterRules(RulesModel):
+    """Page 1's front matter (title, authors, affiliations) ends where the paper's body opens."""
+
+    opening_anchors: list[str] = Field(default_factory=lambda: ["abstract", "introduction"])
+    """Names of the anchor rules ([[anchors]]) whose headings open the body."""
+    opening_words: list[str] = Field(default_factory=lambda: ["summary", "motivation", "overview"])
+    """Headings that open the body though no anchor holds them."""
+
+    @field_validator("opening_words")
+    @classmethod
+    def _lowercase(cls, words: list[str]) -> list[str]:
+        return [word.casefold() for word in words]
+
+
+class PdfRules(RulesModel):
+    """How PDF extraction reads layout and typography. Everything has a default, so a rules file
+    without [pdf] reads PDFs as the default rules do."""
+
+    running_lines: PdfRunningLineRules = Field(default_factory=PdfRunningLineRules)
+    columns: PdfColumnRules = Field(default_factory=PdfColumnRules)
+    paragraphs: PdfParagraphRules = Field(default_factory=PdfParagraphRules)
+    continuations: PdfContinuationRules = Field(default_factory=PdfContinuationRules)
+    asides: PdfAsideRules = Field(default_factory=PdfAsideRules)
+    headings: PdfHeadingRules = Field(default_factory=PdfHeadingRules)
+    title: PdfTitleRules = Field(default_factory=PdfTitleRules)
+    front_matter: PdfFrontMatterRules = Field(default_factory=PdfFrontMatterRules)
+
+

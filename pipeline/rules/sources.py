@@ -1,0 +1,118 @@
+"""`[sentences]`, `[references]`, `[citations]` and `[links]`: how the bibliography, in-text
+citations and cross-references are found."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from pipeline.rules.base import Pattern, RulesModel, compile_pattern
+
+
+class SentenceRules(RulesModel):
+    abbreviations: list[str]
+
+    @field_validator("abbreviations")
+    @classmethod
+    def _lowercase(cls, abbreviations: list[str]) -> list[str]:
+        return [abbreviation.lower() for abbreviation in abbreviations]
+
+
+class ReferenceRules(RulesModel):
+    """How the bibliography is found and its entries read."""
+
+    anchors: list[str] = Field(default_factory=lambda: ["references"])
+    """Anchor rules (by name) whose sections hold the bibliography."""
+    label: Pattern = Field(default=r"^\[(?P<label>[^\]\s]{1,12})\]\s*")
+    """The label an entry prints before its text, in a group `label` (`[12]`); a numbered list's
+    numbers are labels too."""
+    first_author: Pattern
+    """The first author's name as the entry writes it, in a group `author`."""
+    trailing_min_entries: int = Field(default=5, ge=2)
+    """A paper with no bibliography heading whose last blocks are this many entries or more
+    (each with a label or an author, and a year) has them as its bibliography."""
+    year_within: int = Field(default=300, ge=20)
+    """How far into such an entry (in characters) its year must show."""
+
+    @field_validator("label")
+    @classmethod
+    def _names_the_label(cls, pattern: re.Pattern[str]) -> re.Pattern[str]:
+        if "label" not in pattern.groupindex:
+            raise ValueError(f"pattern {pattern.pattern!r} must name the label in a group `(?P<label>...)`")
+        return pattern
+
+    @field_validator("first_author")
+    @classmethod
+    def _names_the_author(cls, pattern: re.Pattern[str]) -> re.Pattern[str]:
+        if "author" not in pattern.groupindex:
+            raise ValueError(f"pattern {pattern.pattern!r} must name the author in a group `(?P<author>...)`")
+        return pattern
+
+
+class CitationRules(RulesModel):
+    """In-text citation markers. The patterns are written around three fragments, `{numbers}`,
+    `{surname}` and `{year}`, filled in when the rules are loaded."""
+
+    numbers: str
+    """A numeric marker's members: numbers and ranges with `,` or `;` between them."""
+    surname: str
+    """A surname as a citation writes it."""
+    year: str
+    """A year as a citation writes it, with its letter (`2020a`)."""
+    brackets: Pattern
+    """A numeric marker in brackets (`[3-5, 9]`), its members in a group `members`."""
+    parentheses: Pattern
+    """A numeric marker in parentheses (`(3)`): a citation only in a paper that cites with no
+    brackets and numbers no equations."""
+    ref_ids: Pattern
+    """A marker that names entries by id (`[R1]`, `[R1, R3]`), in a group `ids`."""
+    author_year: Pattern
+    """One citation of a parenthesis's `;`-separated list: groups `first`, `second`, `years`."""
+    narrative: Pattern
+    """`Smith et al. (2020)` in the running text: groups `first`, `second`, `years`. Counted only
+    where the surname is a first author of the bibliography, since a capitalised word before a
+    year is often none."""
+    equations: Pattern
+    """A mention of a numbered equation (`Eq. (3)`): where the paper has one, numbers in
+    parentheses are equations, not citations."""
+    max_range: Annotated[int, Field(ge=1)] = 50
+    """The most members a range (`[3-7]`) expands to; a longer one is no citation."""
+
+    @field_validator("numbers", "surname", "year")
+    @classmethod
+    def _fragment_compiles(cls, fragment: str) -> str:
+        compile_pattern(fragment)
+        return fragment
+
+    @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", mode="before")
+    @classmethod
+    def _fill_in_fragments(cls, template: object, info: ValidationInfo) -> object:
+        if isinstance(template, str):
+            for name in ("numbers", "surname", "year"):
+                if name in info.data:
+                    template = template.replace("{" + name + "}", info.data[name])
+        return template
+
+
+class LinkRules(RulesModel):
+    """Cross-references in the text. Each pattern names what it points to in a group `numbers`
+    (several where the text lists them: `Figures 1 and 2`) or `id`."""
+
+    table: Pattern
+    figure: Pattern
+    supplementary: Pattern
+    """Material published beside the paper (`Supplementary Table S1`, `S2 Fig`)."""
+    section: Pattern
+    appendix: Pattern
+    equation: Pattern
+    anchor: Pattern
+    """An explicit id: a section or paragraph id (`[see S2-P1]`) or a label a heading or
+    paragraph starts with (`@C03`), in a group `id`."""
+    caption_label: Pattern
+    """What a caption chunk is the caption of, by how it starts: groups `word` and `number`."""
+    max_range: Annotated[int, Field(ge=1)] = 20
+    """The most members a range (`Figs. 1-3`) expands to."""
+
+
