@@ -65,6 +65,23 @@ def test_sql_prints_timestamps_with_a_time_zone(db):
     assert result.stdout.splitlines()[1].startswith("2026-12-01")
 
 
+def test_a_table_tells_null_from_an_empty_string(db):
+    result = runner.invoke(app, ["sql", "SELECT NULL AS missing, '' AS empty", "--db", str(db)])
+    assert result.stdout.splitlines() == ["missing | empty", "--------+------", "NULL    |"]
+
+
+def test_a_line_break_inside_a_value_keeps_its_row_on_one_line(db):
+    result = runner.invoke(app, ["sql", "SELECT 'first' || chr(10) || 'second' AS text", "--db", str(db)])
+    assert result.stdout.splitlines() == ["text", "-------------", "first\\nsecond"]
+
+
+def test_hangul_takes_two_cells_so_the_columns_still_align(db):
+    result = runner.invoke(app, ["sql", "SELECT '정확도' AS term, 1 AS n UNION ALL SELECT 'accuracy', 2 ORDER BY n", "--db", str(db)])
+    header, rule, korean, english = result.stdout.splitlines()
+    assert (korean, english) == ("정확도   | 1", "accuracy | 2")
+    assert rule == "---------+--"
+
+
 def test_report_shows_every_paper(db):
     result = runner.invoke(app, ["report", "--db", str(db)])
     assert result.exit_code == 0
