@@ -137,8 +137,7 @@ def _join_lines(
         return _trim_segments(segments)
     if len(segments) == 1 and "\n" not in segments[0].text:
         # Nearly every Markdown paragraph and heading is one line, with nothing to join; its
-        # whitespace is collapsed once for this and the furniture test: normalize 0.89 s ->
-        # 0.74 s on the shared Markdown corpus.
+        # whitespace is collapsed once, for this and the furniture test alike.
         return [TextSegment(text=collapsed, page=segments[0].page)] if collapsed else []
     lines = [(" ".join(line.split()), segment.page) for segment in segments for line in segment.text.split("\n")]
     lines = [(line, page) for line, page in lines if line]

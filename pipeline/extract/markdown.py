@@ -105,8 +105,7 @@ def _segments_by_page(
 ) -> list[TextSegment]:
     """Lines `first`..`last` (0-based, inclusive) as one segment per run of lines on one page;
     a segment that another follows keeps the newline between them."""
-    # One join and one record per page run, not a record rebuilt for every line:
-    # extract 0.95 s -> 0.88 s on the shared Markdown corpus.
+    # One join and one record per page run, not a record rebuilt for every line of a paper.
     segments: list[TextSegment] = []
     for page, run in groupby(range(first, last + 1), key=page_of_line.__getitem__):
         indexes = list(run)
