@@ -1,0 +1,118 @@
+"""The HTML report's plots: matplotlib figures, written as SVG to go inline in the page.
+
+matplotlib is the optional extra `report`; `require_matplotlib` says how to install it.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pipeline.errors import PipelineError
+from pipeline.report.data import RunRow
+from pipeline.rules import ChunkRules
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# Text stays text (selectable, small), set in whatever sans-serif the browser has: the page
+# loads no font. Each figure's ids are salted with its name, so two inline SVGs never share one.
+_SVG_SETTINGS = {"svg.fonttype": "none", "font.family": "sans-serif", "font.size": 9}
+_WIDTH_INCHES = 9.0
+_PANEL_HEIGHT_INCHES = 1.5
+_HISTOGRAM_BINS = 30
+_TYPE_COLOURS = {
+    "intro": "#4e79a7", "methods": "#f28e2b", "results": "#59a14f", "discussion": "#b07aa1",
+    "conclusion": "#76b7b2", "meta": "#9c755f", "figure_caption": "#edc948", "other": "#bab0ac",
+}
+# The rules' sizes, as lines on every panel: (field of ChunkRules, colour, line style).
+_SIZE_LINES = (
+    ("target_min_words", "#2a7f2a", "--"),
+    ("target_max_words", "#2a7f2a", "-"),
+    ("hard_max_words", "#c0392b", "-"),
+)
+
+
+def require_matplotlib() -> None:
+    """Fail with what to install where matplotlib is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise PipelineError(
+            "report --html draws its plots with matplotlib, which is not installed: "
+            "pip install 'paper-pipeline[report]' (or pip install 'matplotlib>=3.8')"
+        ) from None
+
+
+def type_colour(section_type: str) -> str:
+    return _TYPE_COLOURS.get(section_type, "#888888")
+
+
+def size_figure(word_counts: dict[str, list[int]], sizes: ChunkRules) -> Figure:
+    """A histogram of chunk words per section type, a panel each, with the rules' target band
+    and hard maximum drawn on every panel."""
+    from matplotlib.figure import Figure
+
+    kinds = list(word_counts) or ["(no chunks)"]
+    figure = Figure(figsize=(_WIDTH_INCHES, _PANEL_HEIGHT_INCHES * len(kinds)), layout="constrained")
+    axes = figure.subplots(len(kinds), 1, sharex=True, squeeze=False)[:, 0]
+    largest = max([sizes.hard_max_words] + [count for counts in word_counts.values() for count in counts])
+    edges = [largest * 1.05 * step / _HISTOGRAM_BINS for step in range(_HISTOGRAM_BINS + 1)]
+    for axis, kind in zip(axes, kinds):
+        counts = word_counts.get(kind, [])
+        axis.hist(counts, bins=edges, histtype="stepfilled", color=type_colour(kind))
+        axis.set_ylabel(f"{kind}\n({len(counts)})", rotation=0, ha="right", va="center")
+        for field, colour, style in _SIZE_LINES:
+            value = getattr(sizes, field)
+            axis.axvline(value, color=colour, linestyle=style, linewidth=1.2, label=f"{field} = {value}", gid=f"rule-{field}")
+        axis.spines[["top", "right"]].set_visible(False)
+    axes[0].legend(loc="upper right", frameon=False, fontsize=8)
+    axes[-1].set_xlabel("words per chunk")
+    return figure
+
+
+def runs_figure(runs: list[RunRow]) -> Figure:
+    """Files, pages, chunks, failures and duration of each run, oldest first."""
+    from matplotlib.figure import Figure
+
+    ordered = sorted(runs, key=lambda run: run.run_id)
+    run_ids = [run.run_id for run in ordered]
+    panels = (
+        ("files seen", [run.seen for run in ordered], "#4e79a7"),
+        ("failed", [run.failed for run in ordered], "#c0392b"),
+        ("pages", [run.pages for run in ordered], "#59a14f"),
+        ("chunks written", [run.chunks for run in ordered], "#f28e2b"),
+        ("seconds", [run.duration_seconds for run in ordered], "#76b7b2"),
+    )
+    figure = Figure(figsize=(_WIDTH_INCHES, 1.0 * len(panels)), layout="constrained")
+    axes = figure.subplots(len(panels), 1, sharex=True)
+    for axis, (label, values, colour) in zip(axes, panels):
+        axis.plot(run_ids, values, marker="o", markersize=3, color=colour)
+        axis.set_ylabel(label, rotation=0, ha="right", va="center")
+        axis.set_ylim(bottom=0, top=max(max(values, default=0) * 1.15, 1))
+        axis.spines[["top", "right"]].set_visible(False)
+    axes[-1].set_xlabel("run")
+    axes[-1].xaxis.get_major_locator().set_params(integer=True)
+    return figure
+
+
+def size_svg(word_counts: dict[str, list[int]], sizes: ChunkRules) -> str:
+    return _inline_svg(lambda: size_figure(word_counts, sizes), "chunk-sizes")
+
+
+def runs_svg(runs: list[RunRow]) -> str:
+    return _inline_svg(lambda: runs_figure(runs), "runs")
+
+
+def _inline_svg(make_figure: Callable[[], Figure], name: str) -> str:
+    """The figure as an `<svg>` element for an HTML page: no XML prolog, ids salted with `name`,
+    no date in its metadata (a report of the same database is the same page)."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    # Fonts and sizes are fixed when the figure's texts are made, so it is made under the settings too.
+    with matplotlib.rc_context({**_SVG_SETTINGS, "svg.hashsalt": name}):
+        make_figure().savefig(buffer, format="svg", metadata={"Date": None})
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg") :].replace("<svg ", f'<svg role="img" aria-label="{name}" ', 1)
