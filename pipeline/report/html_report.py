@@ -4,6 +4,7 @@ folder beside it (`report_files/<doc_id>.html` for `report.html`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import median
 from pathlib import Path, PurePosixPath
 
 import duckdb
@@ -134,7 +135,7 @@ def _sizes(word_counts: dict[str, list[int]], sizes: ChunkRules) -> str:
     rows = [
         [
             f'<span class="swatch" style="background:{type_colour(kind)}"></span> {text(kind)}',
-            metric(f"chunks-{kind}", len(counts)), str(counts[0]), str(counts[len(counts) // 2]), str(counts[-1]),
+            metric(f"chunks-{kind}", len(counts)), str(counts[0]), f"{median(counts):.0f}", str(counts[-1]),
             str(sum(1 for count in counts if count > sizes.target_max_words)),
             str(sum(1 for count in counts if count > sizes.hard_max_words)),
         ]

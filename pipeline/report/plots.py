@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 # loads no font. Each figure's ids are salted with its name, so two inline SVGs never share one.
 _SVG_SETTINGS = {"svg.fonttype": "none", "font.family": "sans-serif", "font.size": 9}
 _WIDTH_INCHES = 9.0
-_PANEL_HEIGHT_INCHES = 1.5
+_PANEL_HEIGHT_INCHES = 1.6
+_COLUMNS = 2
 _HISTOGRAM_BINS = 30
 _TYPE_COLOURS = {
     "intro": "#4e79a7", "methods": "#f28e2b", "results": "#59a14f", "discussion": "#b07aa1",
@@ -55,45 +56,53 @@ def size_figure(word_counts: dict[str, list[int]], sizes: ChunkRules) -> Figure:
     from matplotlib.figure import Figure
 
     kinds = list(word_counts) or ["(no chunks)"]
-    figure = Figure(figsize=(_WIDTH_INCHES, _PANEL_HEIGHT_INCHES * len(kinds)), layout="constrained")
-    axes = figure.subplots(len(kinds), 1, sharex=True, squeeze=False)[:, 0]
+    rows = -(-len(kinds) // _COLUMNS)
+    figure = Figure(figsize=(_WIDTH_INCHES, _PANEL_HEIGHT_INCHES * rows), layout="constrained")
+    grid = figure.subplots(rows, _COLUMNS, sharex=True, squeeze=False)
     largest = max([sizes.hard_max_words] + [count for counts in word_counts.values() for count in counts])
     edges = [largest * 1.05 * step / _HISTOGRAM_BINS for step in range(_HISTOGRAM_BINS + 1)]
-    for axis, kind in zip(axes, kinds):
+    for index, axis in enumerate(grid.flat):
+        if index >= len(kinds):
+            axis.set_visible(False)
+            continue
+        kind = kinds[index]
         counts = word_counts.get(kind, [])
         axis.hist(counts, bins=edges, histtype="stepfilled", color=type_colour(kind))
-        axis.set_ylabel(f"{kind}\n({len(counts)})", rotation=0, ha="right", va="center")
+        axis.set_title(f"{kind} ({len(counts)} chunks)", fontsize=9, loc="left")
         for field, colour, style in _SIZE_LINES:
             value = getattr(sizes, field)
             axis.axvline(value, color=colour, linestyle=style, linewidth=1.2, label=f"{field} = {value}", gid=f"rule-{field}")
         axis.spines[["top", "right"]].set_visible(False)
-    axes[0].legend(loc="upper right", frameon=False, fontsize=8)
-    axes[-1].set_xlabel("words per chunk")
+        axis.yaxis.get_major_locator().set_params(integer=True)
+        axis.tick_params(labelbottom=True)
+    figure.legend(*grid.flat[0].get_legend_handles_labels(), loc="outside upper right", ncols=len(_SIZE_LINES), frameon=False, fontsize=8)
+    for axis in grid[-1]:
+        axis.set_xlabel("words per chunk")
     return figure
 
 
 def runs_figure(runs: list[RunRow]) -> Figure:
-    """Files, pages, chunks, failures and duration of each run, oldest first."""
+    """Files, failures, pages, chunks and duration of each run, oldest first, a panel each."""
     from matplotlib.figure import Figure
 
     ordered = sorted(runs, key=lambda run: run.run_id)
     run_ids = [run.run_id for run in ordered]
     panels = (
         ("files seen", [run.seen for run in ordered], "#4e79a7"),
-        ("failed", [run.failed for run in ordered], "#c0392b"),
-        ("pages", [run.pages for run in ordered], "#59a14f"),
+        ("files failed", [run.failed for run in ordered], "#c0392b"),
+        ("pages read", [run.pages for run in ordered], "#59a14f"),
         ("chunks written", [run.chunks for run in ordered], "#f28e2b"),
         ("seconds", [run.duration_seconds for run in ordered], "#76b7b2"),
     )
-    figure = Figure(figsize=(_WIDTH_INCHES, 1.0 * len(panels)), layout="constrained")
-    axes = figure.subplots(len(panels), 1, sharex=True)
+    figure = Figure(figsize=(_WIDTH_INCHES, 1.8), layout="constrained")
+    axes = figure.subplots(1, len(panels), sharex=True)
     for axis, (label, values, colour) in zip(axes, panels):
         axis.plot(run_ids, values, marker="o", markersize=3, color=colour)
-        axis.set_ylabel(label, rotation=0, ha="right", va="center")
+        axis.set_title(label, fontsize=9, loc="left")
         axis.set_ylim(bottom=0, top=max(max(values, default=0) * 1.15, 1))
         axis.spines[["top", "right"]].set_visible(False)
-    axes[-1].set_xlabel("run")
-    axes[-1].xaxis.get_major_locator().set_params(integer=True)
+        axis.set_xlabel("run")
+        axis.xaxis.get_major_locator().set_params(integer=True)
     return figure
 
 
