@@ -230,9 +230,12 @@ def corpus_report(tmp_path_factory, rules) -> Path:
     return _corpus_report(tmp_path_factory.mktemp("corpus"), rules, with_failure=True)
 
 
-def _corpus_report(folder: Path, rules, with_failure: bool) -> Path:
+def _corpus_report(folder: Path, rules, with_failure: bool, shown_as: Path | None = None) -> Path:
+    """Two runs, as a user would make them: corpus/'s Markdown, then the sample PDF added."""
     papers = folder / "papers"
     shutil.copytree(PROJECT / "corpus", papers, ignore=shutil.ignore_patterns("*.py", "*.txt"))
+    db = folder / "papers.duckdb"
+    ingest_folder(papers, db, rules, IngestOptions(workers=1))
     spec = importlib.util.spec_from_file_location("make_pdfs", PROJECT / "corpus" / "make_pdfs.py")
     make_pdfs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(make_pdfs)
@@ -241,10 +244,9 @@ def _corpus_report(folder: Path, rules, with_failure: bool) -> Path:
     shutil.copy(made["two_column"], papers / "pdf" / "two_column.pdf")
     if with_failure:
         (papers / "empty.md").write_bytes(b"")
-    db = folder / "papers.duckdb"
     ingest_folder(papers, db, rules, IngestOptions(workers=1))
     out = folder / "out" / "report.html"
-    write_html_report(open_readonly(db), rules.chunk, out, db)
+    write_html_report(open_readonly(db), rules.chunk, out, shown_as or db)
     return out
 
 
@@ -277,7 +279,7 @@ def main(screenshot: Path) -> None:
     """Ingest corpus/ and the sample PDF, write the report, and take its screenshot."""
     sync_playwright = _browser_or_skip()
     with tempfile.TemporaryDirectory() as folder:
-        report = _corpus_report(Path(folder), load_rules(), with_failure=False)
+        report = _corpus_report(Path(folder), load_rules(), with_failure=False, shown_as=Path("out/papers.duckdb"))
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGUMENTS)
             shown = OpenedPage(browser, report, screenshot=screenshot)

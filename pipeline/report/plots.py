@@ -102,7 +102,11 @@ def runs_figure(runs: list[RunRow]) -> Figure:
         axis.set_ylim(bottom=0, top=max(max(values, default=0) * 1.15, 1))
         axis.spines[["top", "right"]].set_visible(False)
         axis.set_xlabel("run")
+        # Runs are whole numbers, and a lone run sits in the middle rather than on a ±0.05 axis.
+        axis.set_xlim(run_ids[0] - 0.5, run_ids[-1] + 0.5)
         axis.xaxis.get_major_locator().set_params(integer=True)
+        if label != "seconds":
+            axis.yaxis.get_major_locator().set_params(integer=True)
     return figure
 
 
