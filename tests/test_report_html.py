@@ -27,6 +27,7 @@ from pipeline.index.database import open_for_writing, open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.report.html_report import write_html_report
 from pipeline.report.plots import size_figure
+from pipeline.report.thumbnails import render_thumbnails
 from pipeline.rules import load_rules
 
 
@@ -155,6 +156,16 @@ def test_a_pdf_page_draws_the_chunk_boxes_where_the_database_has_them(small, rul
     paper = (tmp_path / "report_files" / "scan.pdf.html").read_text()
     assert 'data-boxes="1"' in paper
     assert '<rect x="72.0" y="60.0" width="328.0" height="44.0"' in paper and "<title>scan.pdf:1</title>" in paper
+
+
+def test_a_box_on_a_rotated_page_is_drawn_where_the_rendered_page_shows_it(tmp_path):
+    document = pymupdf.open()
+    document.new_page(width=600, height=800).set_rotation(90)
+    document.save(tmp_path / "turned.pdf")
+    (thumbnail,) = render_thumbnails(tmp_path / "turned.pdf")
+    assert (thumbnail.page_width, thumbnail.page_height) == (800, 600)
+    # The unrotated page's top left corner turns to the rendered page's top right.
+    assert thumbnail.shown(10, 20, 110, 40) == (760, 10, 780, 110)
 
 
 def test_a_pdf_that_changed_since_its_ingest_shows_no_pages(rules, tmp_path):

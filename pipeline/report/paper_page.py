@@ -151,17 +151,22 @@ def _pages(connection: duckdb.DuckDBPyConnection, paper: PaperRow, chunks: list[
 def _thumbnail(
     thumbnail: Thumbnail, boxes: list[tuple[str, float, float, float, float]], colours: dict[str, str], ordinals: dict[str, int]
 ) -> str:
-    # The overlay's view box is the page in PDF points, so boxes go in as stored, at any size.
-    rectangles = "".join(
-        f'<a href="#chunk-{ordinals.get(chunk_id, 0)}"><rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}" '
-        f'fill={attribute(colours.get(chunk_id, "#888888"))} fill-opacity="0.25" stroke={attribute(colours.get(chunk_id, "#888888"))} '
-        f'stroke-width="1"><title>{text(chunk_id)}</title></rect></a>'
-        for chunk_id, x0, y0, x1, y1 in boxes
-    )
+    # The overlay's view box is the page in PDF points, so boxes go in as stored (turned with a
+    # rotated page), whatever size the thumbnail is drawn at.
+    rectangles = "".join(_box(chunk_id, thumbnail.shown(*corners), colours, ordinals) for chunk_id, *corners in boxes)
     return (
         f'<div class="page"><img src="{thumbnail.data_uri()}" width="{thumbnail.pixel_width}" height="{thumbnail.pixel_height}" '
         f'alt="page {thumbnail.page}">'
         f'<svg viewBox="0 0 {thumbnail.page_width:.1f} {thumbnail.page_height:.1f}" preserveAspectRatio="none" '
         f'data-boxes="{len(boxes)}">{rectangles}</svg>'
         f'<span class="number">p. {thumbnail.page}</span></div>'
+    )
+
+
+def _box(chunk_id: str, corners: tuple[float, float, float, float], colours: dict[str, str], ordinals: dict[str, int]) -> str:
+    x0, y0, x1, y1 = corners
+    colour = attribute(colours.get(chunk_id, "#888888"))
+    return (
+        f'<a href="#chunk-{ordinals.get(chunk_id, 0)}"><rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}" '
+        f'fill={colour} fill-opacity="0.25" stroke={colour} stroke-width="1"><title>{text(chunk_id)}</title></rect></a>'
     )

@@ -27,6 +27,14 @@ class Thumbnail:
     page_width: float
     """Points."""
     page_height: float
+    rotation: tuple[float, float, float, float, float, float]
+    """The page's rotation matrix: from the unrotated page's coordinates, which PyMuPDF's text
+    extraction and so `chunk_boxes` give, to those of the page as rendered."""
+
+    def shown(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float, float]:
+        """Where a box of the unrotated page is on the rendered one."""
+        rect = pymupdf.Rect(x0, y0, x1, y1) * pymupdf.Matrix(*self.rotation)
+        return rect.x0, rect.y0, rect.x1, rect.y1
 
     def data_uri(self) -> str:
         return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
@@ -53,7 +61,10 @@ def render_thumbnails(pdf: Path, dpi: int = THUMBNAIL_DPI) -> list[Thumbnail]:
         for number, page in enumerate(document, start=1):
             pixmap = page.get_pixmap(dpi=dpi, alpha=False)
             thumbnails.append(
-                Thumbnail(number, pixmap.tobytes("png"), pixmap.width, pixmap.height, page.rect.width, page.rect.height)
+                Thumbnail(
+                    number, pixmap.tobytes("png"), pixmap.width, pixmap.height, page.rect.width, page.rect.height,
+                    tuple(page.rotation_matrix),
+                )
             )
     return thumbnails
 
