@@ -28,6 +28,7 @@ tr.total td { border-top: 2px solid #999; font-weight: 600; }
 .note { color: #555; font-size: .9rem; }
 figure { margin: .5rem 0; } figure svg { max-width: 100%; height: auto; }
 code, .sid { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .85em; }
+.sid, .nowrap { white-space: nowrap; }
 ul.tree, ul.tree ul { list-style: none; padding-left: 1.2rem; border-left: 1px dotted #bbb; }
 ul.tree { padding-left: .4rem; } .group { font-weight: 600; margin-top: .6rem; }
 .labels { color: #666; } .decision { color: #7a4b00; font-size: .85rem; } .decision::before { content: "· "; }

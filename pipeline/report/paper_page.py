@@ -106,10 +106,11 @@ def _chunk_table(chunks: list[Chunk]) -> str:
         [
             f'<span class="swatch" style="background:{chunk_colour(chunk)}"></span>',
             f'<span id="chunk-{chunk.ordinal}" class="sid">{text(chunk.chunk_id)}</span>',
-            f'<span class="swatch" style="background:{type_colour(chunk.section_type.value)}"></span> {text(chunk.section_type.value)}',
+            f'<span class="nowrap"><span class="swatch" style="background:{type_colour(chunk.section_type.value)}"></span> '
+            f"{text(chunk.section_type.value)}</span>",
             text(chunk.split.value),
             str(chunk.word_count),
-            text(_span(chunk)),
+            f'<span class="nowrap">{text(_span(chunk))}</span>',
             text(" › ".join(chunk.heading_path) or "(front matter)"),
             text(chunk.text[:_OPENING_CHARACTERS] + ("…" if len(chunk.text) > _OPENING_CHARACTERS else "")),
         ]
