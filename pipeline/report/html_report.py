@@ -4,8 +4,8 @@ folder beside it (`report_files/<doc_id>.html` for `report.html`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from statistics import median
 from pathlib import Path, PurePosixPath
+from statistics import median
 
 import duckdb
 
@@ -102,7 +102,9 @@ def _last_run_line(runs: list[RunRow]) -> str:
     return f"last run #{runs[0].run_id} at {runs[0].started_at:%Y-%m-%d %H:%M} UTC"
 
 
-def _cards(stored: list[PaperRow], word_counts: dict[str, list[int]], failing: list, unstructured: list) -> str:
+def _cards(
+    stored: list[PaperRow], word_counts: dict[str, list[int]], failing: list[data.FailingFile], unstructured: list[data.UnstructuredPaper]
+) -> str:
     ingested = sum(1 for paper in stored if paper.status == "ingested")
     cards = [
         ("papers ingested", metric("papers", ingested), ""),
