@@ -84,6 +84,7 @@ def size_figure(word_counts: dict[str, list[int]], sizes: ChunkRules) -> Figure:
 def runs_figure(runs: list[RunRow]) -> Figure:
     """Files, failures, pages, chunks and duration of each run, oldest first, a panel each."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     ordered = sorted(runs, key=lambda run: run.run_id)
     run_ids = [run.run_id for run in ordered]
@@ -104,7 +105,7 @@ def runs_figure(runs: list[RunRow]) -> Figure:
         axis.set_xlabel("run")
         # Runs are whole numbers, and a lone run sits in the middle rather than on a ±0.05 axis.
         axis.set_xlim(run_ids[0] - 0.5, run_ids[-1] + 0.5)
-        axis.xaxis.get_major_locator().set_params(integer=True)
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
         if label != "seconds":
             axis.yaxis.get_major_locator().set_params(integer=True)
     return figure
