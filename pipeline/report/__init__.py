@@ -1,5 +1,5 @@
-"""`pipeline report`: the text view (`render_report`) and the HTML page with a page per paper
-(`write_html_report`), both over the queries of `pipeline.report.data`."""
+"""`pipeline report`: the text view (`render_report`) and, in `pipeline.report.html_report`, the
+HTML page with a page per paper; both over the queries of `pipeline.report.data`."""
 
 from pipeline.report.text import render_report
 
