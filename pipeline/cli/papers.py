@@ -18,6 +18,7 @@ from pipeline.ingest.task import process_file
 from pipeline.inspect import render_links, render_tree
 from pipeline.models import SectionType
 from pipeline.report import render_report
+from pipeline.report.html_report import write_html_report
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
 
@@ -79,14 +80,30 @@ def export_command(
 
 
 @app.command()
-def report(db: DbOption = DEFAULT_DB, rules: RulesOption = DEFAULT_RULES_PATH) -> None:
+def report(
+    db: DbOption = DEFAULT_DB,
+    rules: RulesOption = DEFAULT_RULES_PATH,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Write the report as a self-contained HTML page here instead, with a page per paper in FILE's folder (report_files/ for report.html).", metavar="FILE"),
+    ] = None,
+    quiet: QuietOption = False,
+) -> None:
     """Chunks by section type per paper, the last runs, failing files, and chunk sizes.
 
-    Chunk sizes are counted against the targets of the rules file (--rules).
+    Chunk sizes are counted against the targets of the rules file (--rules). With --html, the
+    same as a page with plots (the `report` extra: matplotlib), each paper's heading tree,
+    decisions and page thumbnails a click away; nothing in it is fetched from the network.
 
-    Example: pipeline report --db out/papers.duckdb
+    Example: pipeline report --db out/papers.duckdb --html out/report.html
     """
-    typer.echo(render_report(open_readonly(db), load_rules(rules).chunk))
+    connection, sizes = open_readonly(db), load_rules(rules).chunk
+    if html is None:
+        typer.echo(render_report(connection, sizes))
+        return
+    written = write_html_report(connection, sizes, html, db)
+    if not quiet:
+        typer.echo(written.line(), err=True)
 
 
 @app.command("audit")

@@ -1,0 +1,212 @@
+"""`pipeline report --html`: the report as one self-contained page, and a page per paper in a
+folder beside it (`report_files/<doc_id>.html` for `report.html`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from statistics import median
+
+import duckdb
+
+from pipeline.errors import PipelineError
+from pipeline.report import data
+from pipeline.report.data import SECTION_TYPES, PaperRow, RunRow
+from pipeline.report.markup import href, metric, page, table, text
+from pipeline.report.paper_page import render_paper_page
+from pipeline.report.plots import require_matplotlib, runs_svg, size_svg, type_colour
+from pipeline.rules import ChunkRules
+
+RUNS_PLOTTED = 50
+RUNS_LISTED = 10
+_PAGES_SUFFIX = "_files"
+_UNSAFE_PARTS = {"": "%20", ".": "%2E", "..": "%2E%2E"}
+
+
+@dataclass(frozen=True)
+class HtmlReport:
+    """What `write_html_report` wrote."""
+
+    report: Path
+    paper_pages: Path
+    """The folder of the papers' pages."""
+    paper_count: int
+
+    def line(self) -> str:
+        return f"wrote {self.report} and {self.paper_count} paper page(s) in {self.paper_pages}"
+
+
+def write_html_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules, out: Path, database: Path) -> HtmlReport:
+    """Write the report to `out` and a page per stored paper into the folder beside it."""
+    require_matplotlib()
+    folder = out.with_name(out.stem + _PAGES_SUFFIX)
+    stored = data.papers(connection)
+    source_folder = data.latest_folder(connection)
+    pages = {paper.doc_id: paper_page_name(paper.doc_id) for paper in stored}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for paper in stored:
+            name = PurePosixPath(pages[paper.doc_id])
+            back = "../" * len(name.parts) + out.name
+            target = folder.joinpath(*name.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(render_paper_page(connection, paper, sizes, source_folder, back), encoding="utf-8")
+        out.write_text(render_html_report(connection, sizes, database, f"{folder.name}/", pages), encoding="utf-8")
+    except OSError as error:
+        raise PipelineError(f"cannot write the report at {error.filename or out}: {error.strerror}; check the path and its folder") from None
+    return HtmlReport(out, folder, len(stored))
+
+
+def paper_page_name(doc_id: str) -> str:
+    """The paper page's path inside the pages folder: the doc_id's folders as folders. A doc_id
+    never holds `.` or `..` as a part (it is a path found inside the ingested folder), but a
+    database is data, so such a part is spelt out rather than followed."""
+    parts = [_UNSAFE_PARTS.get(part, part) for part in doc_id.split("/")]
+    return "/".join(parts) + ".html"
+
+
+def render_html_report(
+    connection: duckdb.DuckDBPyConnection, sizes: ChunkRules, database: Path, pages_folder: str, pages: dict[str, str]
+) -> str:
+    """The report's page; `pages` maps each doc_id to its page inside `pages_folder`."""
+    stored = data.papers(connection)
+    runs = data.last_runs(connection, RUNS_PLOTTED)
+    word_counts = data.word_counts_by_type(connection)
+    failing = data.failing_files(connection)
+    unstructured = data.unstructured_papers(connection, sizes)
+    links = {doc_id: f"{pages_folder}{name}" for doc_id, name in pages.items()}
+    body = [
+        "<h1>Paper pipeline report</h1>",
+        f'<p class="lead">{text(database)} · {_last_run_line(runs)} · chunk sizes against '
+        f"target {sizes.target_min_words}–{sizes.target_max_words} words, hard maximum {sizes.hard_max_words}</p>",
+        _cards(stored, word_counts, failing, unstructured),
+        "<h2>Last runs</h2>",
+        _runs(runs),
+        "<h2>Chunk sizes by section type</h2>",
+        _sizes(word_counts, sizes),
+        "<h2>Section types per paper</h2>",
+        _types_per_paper(data.chunks_per_paper(connection), stored, links),
+        "<h2>Papers whose body headings were not found</h2>",
+        _unstructured(unstructured, sizes, links),
+        "<h2>Failing files</h2>",
+        _failing(failing),
+        "<h2>Unresolved citations and broken cross-references</h2>",
+        _unresolved(data.unresolved_links(connection), links),
+    ]
+    return page("Paper pipeline report", "\n".join(body))
+
+
+def _last_run_line(runs: list[RunRow]) -> str:
+    if not runs:
+        return "no run recorded"
+    return f"last run #{runs[0].run_id} at {runs[0].started_at:%Y-%m-%d %H:%M} UTC"
+
+
+def _cards(
+    stored: list[PaperRow], word_counts: dict[str, list[int]], failing: list[data.FailingFile], unstructured: list[data.UnstructuredPaper]
+) -> str:
+    ingested = sum(1 for paper in stored if paper.status == "ingested")
+    cards = [
+        ("papers ingested", metric("papers", ingested), ""),
+        ("chunks", metric("chunks", sum(len(counts) for counts in word_counts.values())), ""),
+        ("failing files", metric("failing-files", len(failing)), " alert" if failing else ""),
+        ("without body headings", metric("unstructured", len(unstructured)), " alert" if unstructured else ""),
+    ]
+    return '<div class="cards">' + "".join(
+        f'<div class="card{alert}"><span class="value">{value}</span>{text(label)}</div>' for label, value, alert in cards
+    ) + "</div>"
+
+
+def _runs(runs: list[RunRow]) -> str:
+    if not runs:
+        return '<p class="note">No run recorded yet: run <code>pipeline ingest</code>.</p>'
+    rows = [
+        [
+            str(run.run_id), text(f"{run.started_at:%Y-%m-%d %H:%M}"), str(run.seen), str(run.added), str(run.updated),
+            str(run.unchanged), str(run.removed), str(run.failed), str(run.pages), str(run.chunks), f"{run.duration_seconds:.1f}",
+            f"{run.chunks_added} / {run.chunks_changed} / {run.chunks_removed}",
+        ]
+        for run in runs[:RUNS_LISTED]
+    ]
+    header = ["run", "started (UTC)", "seen", "added", "updated", "unchanged", "removed", "failed", "pages", "chunks", "seconds",
+              "chunks added / changed / removed"]
+    return f"<figure>{runs_svg(runs)}</figure>" + table(header, rows, numeric=frozenset(range(2, 11)))
+
+
+def _sizes(word_counts: dict[str, list[int]], sizes: ChunkRules) -> str:
+    rows = [
+        [
+            f'<span class="swatch" style="background:{type_colour(kind)}"></span> {text(kind)}',
+            metric(f"chunks-{kind}", len(counts)), str(counts[0]), f"{median(counts):.0f}", str(counts[-1]),
+            str(sum(1 for count in counts if count > sizes.target_max_words)),
+            str(sum(1 for count in counts if count > sizes.hard_max_words)),
+        ]
+        for kind, counts in word_counts.items()
+    ]
+    header = ["section type", "chunks", "fewest words", "median", "most", f"over {sizes.target_max_words}", f"over {sizes.hard_max_words}"]
+    return (
+        '<p class="note">Words per chunk, a panel per section type; the lines are the rules\' '
+        "<code>target_min_words</code>, <code>target_max_words</code> and <code>hard_max_words</code>. "
+        "Captions are sized by their figure, not by the targets.</p>"
+        f"<figure>{size_svg(word_counts, sizes)}</figure>" + table(header, rows, numeric=frozenset(range(1, 7)))
+    )
+
+
+def _types_per_paper(per_doc: dict[str, dict[str, int]], stored: list[PaperRow], links: dict[str, str]) -> str:
+    paths = {paper.doc_id: paper.path for paper in stored}
+    busiest = max([count for types in per_doc.values() for count in types.values()], default=1)
+    rows = []
+    for doc_id, types in per_doc.items():
+        cells = [_shaded(types.get(kind, 0), busiest, kind) for kind in SECTION_TYPES]
+        link = f"<a href={href(links[doc_id])}>{text(paths.get(doc_id, doc_id))}</a>" if doc_id in links else text(doc_id)
+        rows.append([link, *cells, str(sum(types.values()))])
+    totals = [sum(types.get(kind, 0) for types in per_doc.values()) for kind in SECTION_TYPES]
+    total_row = "<tr class=\"total\"><td>all papers</td>" + "".join(
+        f'<td class="number">{metric(f"total-{kind}", total)}</td>' for kind, total in zip(SECTION_TYPES, totals)
+    ) + f'<td class="number">{sum(totals)}</td></tr>'
+    header = ["paper (its page: heading tree, decisions, pages)", *SECTION_TYPES, "total"]
+    return table(header, rows, numeric=frozenset(range(1, len(SECTION_TYPES) + 2))).replace("</tbody>", total_row + "</tbody>")
+
+
+def _shaded(count: int, busiest: int, kind: str) -> str:
+    if not count:
+        return '<span class="note">0</span>'
+    # The cell's strength follows its count, in its type's colour: a paper's make-up at a glance.
+    alpha = 0.15 + 0.6 * count / busiest
+    return f'<span style="background:{type_colour(kind)}{round(alpha * 255):02x};padding:0 .3rem">{count}</span>'
+
+
+def _unstructured(rows: list[data.UnstructuredPaper], sizes: ChunkRules, links: dict[str, str]) -> str:
+    if not rows:
+        return f'<p class="note">None: every paper of more than {sizes.unstructured_min_words} body words has its section headings.</p>'
+    items = [
+        [
+            f"<a href={href(links[row.doc_id])}>{text(row.path)}</a>" if row.doc_id in links else text(row.path),
+            str(row.words),
+            "no section heading found" if not row.headed_sections else f"{row.front_words} words before the first section heading",
+        ]
+        for row in rows
+    ]
+    return (
+        '<p class="warning">Stored as front matter cut by size, so section typing never ran on them: check their headings '
+        "(<code>pipeline inspect FILE</code>).</p>" + table(["paper", "body words", "why"], items, numeric=frozenset({1}))
+    )
+
+
+def _failing(rows: list[data.FailingFile]) -> str:
+    if not rows:
+        return '<p class="note">None.</p>'
+    return table(["file", "status", "cause"], [[text(row.path), text(row.status), text(row.error or "")] for row in rows])
+
+
+def _unresolved(rows: list[data.UnresolvedLinks], links: dict[str, str]) -> str:
+    if not rows:
+        return '<p class="note">None.</p>'
+    items = [
+        [f"<a href={href(links[row.doc_id])}>{text(row.path)}</a>" if row.doc_id in links else text(row.path), str(row.citations), str(row.links)]
+        for row in rows
+    ]
+    return '<p class="note"><code>pipeline inspect FILE --links</code> lists them.</p>' + table(
+        ["paper", "citations naming no entry or two", "links leading nowhere"], items, numeric=frozenset({1, 2})
+    )
+

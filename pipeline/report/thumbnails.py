@@ -1,0 +1,70 @@
+"""Page thumbnails of a stored PDF for the report, with its chunks' boxes drawn over them."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from pipeline.report.data import PaperRow
+
+THUMBNAIL_DPI = 40
+"""Low enough that a paper's pages stay a few hundred kilobytes in its page, high enough to see the layout."""
+
+
+@dataclass(frozen=True)
+class Thumbnail:
+    """One page rendered as PNG, and the page's rectangle in PDF points (the boxes' coordinates)."""
+
+    page: int
+    """Physical page, 1-based."""
+    png: bytes
+    pixel_width: int
+    pixel_height: int
+    page_width: float
+    """Points."""
+    page_height: float
+    rotation: tuple[float, float, float, float, float, float]
+    """The page's rotation matrix: from the unrotated page's coordinates, which PyMuPDF's text
+    extraction and so `chunk_boxes` give, to those of the page as rendered."""
+
+    def shown(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float, float]:
+        """Where a box of the unrotated page is on the rendered one."""
+        rect = pymupdf.Rect(x0, y0, x1, y1) * pymupdf.Matrix(*self.rotation)
+        return rect.x0, rect.y0, rect.x1, rect.y1
+
+    def data_uri(self) -> str:
+        return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
+
+
+def stored_source(folder: str | None, paper: PaperRow) -> tuple[Path | None, str]:
+    """The paper's file where it is still as it was ingested, else None and why not."""
+    if folder is None:
+        return None, "the database records no run, so no folder to find the file in"
+    path = Path(folder) / paper.path
+    try:
+        content = path.read_bytes()
+    except OSError as error:
+        return None, f"the source file is not at {path} ({error.strerror}); run the report where the ingest ran"
+    if hashlib.sha256(content).hexdigest() != paper.sha256:
+        return None, f"{path} changed since it was ingested; run `pipeline ingest` again to see its pages"
+    return path, ""
+
+
+def render_thumbnails(pdf: Path, dpi: int = THUMBNAIL_DPI) -> list[Thumbnail]:
+    """Every page of `pdf` as PyMuPDF renders it at `dpi`."""
+    thumbnails = []
+    with pymupdf.open(pdf) as document:
+        for number, page in enumerate(document, start=1):
+            pixmap = page.get_pixmap(dpi=dpi, alpha=False)
+            thumbnails.append(
+                Thumbnail(
+                    number, pixmap.tobytes("png"), pixmap.width, pixmap.height, page.rect.width, page.rect.height,
+                    tuple(page.rotation_matrix),
+                )
+            )
+    return thumbnails
+
