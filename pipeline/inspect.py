@@ -6,13 +6,14 @@ from collections import defaultdict
 
 from pipeline.models import Chunk, ChunkedDocument, ChunkSplit, Section, TypeSource
 
-_TYPE_TITLES = {
+TYPE_TITLES = {
     "intro": "Introduction", "methods": "Methods", "results": "Results", "discussion": "Discussion",
     "conclusion": "Conclusion", "meta": "Meta", "other": "Other",
 }
 
 
-def _labels(section: Section) -> str:
+def section_labels(section: Section) -> str:
+    """A section's type and how it got it: `methods, strict anchor: methods`, `results, absorbed`."""
     parts = [section.section_type.value]
     if section.anchor:
         parts.append(f"strict anchor: {section.anchor}")
@@ -25,7 +26,8 @@ def _labels(section: Section) -> str:
     return ", ".join(parts)
 
 
-def _where(section: Section) -> str:
+def section_where(section: Section) -> str:
+    """Where a section starts: its page or pages (PDF), or its first line (Markdown)."""
     if section.page_start is not None:
         return f"p. {section.page_start}" if section.page_start == section.page_end else f"pp. {section.page_start}-{section.page_end}"
     if section.line_start is not None:
@@ -33,7 +35,8 @@ def _where(section: Section) -> str:
     return ""
 
 
-def _chunk_note(chunk: Chunk) -> str:
+def chunk_note(chunk: Chunk) -> str:
+    """A chunk as the tree names it: its ordinal, why it starts there and its words."""
     return f"chunk {chunk.ordinal} ({chunk.split}, {chunk.word_count} words)"
 
 
@@ -84,17 +87,17 @@ class _TreeView:
 
     def _describe(self, section: Section) -> str:
         heading = section.heading or "(front matter before the first heading)"
-        notes = [_chunk_note(chunk) for chunk in self.chunks_by_section.get(section.section_id, [])]
-        location = _where(section)
+        notes = [chunk_note(chunk) for chunk in self.chunks_by_section.get(section.section_id, [])]
+        location = section_where(section)
         return (
-            f"{section.section_id:7} {heading}  ({_labels(section)}; {section.word_count} words"
+            f"{section.section_id:7} {heading}  ({section_labels(section)}; {section.word_count} words"
             f"{'; ' + location if location else ''})" + (f"  → {', '.join(notes)}" if notes else "")
         )
 
     def _group(self, section: Section) -> list[str]:
         # Titled by every type its sections carry: the sub-sections of a long meta section are
         # typed on their own (`inherit.meta_max_words`), and a "Meta" title above them misled.
-        titles = [_TYPE_TITLES.get(kind, kind) for kind in dict.fromkeys(self._types_within(section))]
+        titles = [TYPE_TITLES.get(kind, kind) for kind in dict.fromkeys(self._types_within(section))]
         group = " and ".join(filter(None, [", ".join(titles[:-1]), titles[-1]]))
         corner = "┌─" if self.children.get(section.section_id) else "└─"
         lines = [f"{group} chunk group" if section.level > 1 else "Front matter", f"{corner} {self._describe(section)}"]

@@ -8,7 +8,7 @@ from collections import defaultdict
 import duckdb
 
 from pipeline.chunk.structure import structure_warning
-from pipeline.inspect import _TYPE_TITLES, _chunk_note, _labels, _where
+from pipeline.inspect import TYPE_TITLES, chunk_note, section_labels, section_where
 from pipeline.models import Chunk, Section
 from pipeline.report import data
 from pipeline.report.data import PaperRow
@@ -75,14 +75,14 @@ def _tree(sections: list[Section], chunks: list[Chunk]) -> str:
 
     def item(section: Section) -> str:
         notes = ", ".join(
-            f'<a href="#chunk-{chunk.ordinal}">{text(_chunk_note(chunk))}</a>' for chunk in chunks_by_section[section.section_id]
+            f'<a href="#chunk-{chunk.ordinal}">{text(chunk_note(chunk))}</a>' for chunk in chunks_by_section[section.section_id]
         )
-        location = _where(section)
+        location = section_where(section)
         decisions = "".join(f'<li class="decision">{text(decision)}</li>' for decision in section.decisions)
         kids = "".join(item(child) for child in children[section.section_id])
         return (
             f'<li><span class="sid">{text(section.section_id)}</span> {text(section.heading or "(front matter before the first heading)")} '
-            f'<span class="labels">({text(_labels(section))}; {section.word_count} words{text("; " + location if location else "")})</span>'
+            f'<span class="labels">({text(section_labels(section))}; {section.word_count} words{text("; " + location if location else "")})</span>'
             + (f" → {notes}" if notes else "")
             + (f"<ul>{decisions}</ul>" if decisions else "")
             + (f"<ul>{kids}</ul>" if kids else "")
@@ -92,7 +92,7 @@ def _tree(sections: list[Section], chunks: list[Chunk]) -> str:
     groups = []
     for section in children[None]:
         # Titled by every type its sections carry, as `pipeline inspect` titles its groups.
-        titles = [_TYPE_TITLES.get(kind, kind) for kind in dict.fromkeys(types_within(section))]
+        titles = [TYPE_TITLES.get(kind, kind) for kind in dict.fromkeys(types_within(section))]
         title = " and ".join(filter(None, [", ".join(titles[:-1]), titles[-1]]))
         groups.append(f'<div class="group">{text(title + " chunk group" if section.level > 1 else "Front matter")}</div>')
         groups.append(f'<ul class="tree">{item(section)}</ul>')
