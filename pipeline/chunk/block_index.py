@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 from functools import cached_property
+from typing import NamedTuple
 
 from pipeline.models import Block, BlockKind, Document
 
@@ -12,6 +13,18 @@ from pipeline.models import Block, BlockKind, Document
 # into one): a span inside one of them has lines of its own.
 _KINDS_KEEPING_LINES = frozenset({BlockKind.list, BlockKind.table, BlockKind.code, BlockKind.front_matter, BlockKind.equation})
 _LINE_BREAK = re.compile("\n")
+
+
+class Provenance(NamedTuple):
+    """Where a span of the document's text comes from."""
+
+    pages: list[int]
+    """Physical pages, in order (empty where the source has no pages)."""
+    line_start: int | None
+    line_end: int | None
+    """Source lines, 1-based and inclusive (None for PDFs)."""
+    blocks: list[Block]
+    """The blocks that share at least one character with the span, in text order."""
 
 
 class BlockIndex:
@@ -36,22 +49,18 @@ class BlockIndex:
         last = bisect.bisect_left(self.starts, end)
         return [block for block in self.blocks[first:last] if block.char_start < end and block.char_end > start]
 
-    def pages(self, start: int, end: int) -> list[int]:
-        """The physical pages the text of `[start, end)` is on, in order."""
-        return sorted(
-            {
-                span.page
-                for block in self.overlapping(start, end)
-                for span in block.page_spans
-                if span.char_start < end and span.char_end > start
-            }
-        )
+    def provenance(self, start: int, end: int) -> Provenance:
+        """The pages the text of `[start, end)` is on, its first and last source line, and the
+        blocks under it."""
+        blocks = self.overlapping(start, end)
+        line_start, line_end = self._lines(blocks, start, end)
+        return Provenance(_pages(blocks, start, end), line_start, line_end, blocks)
 
-    def lines(self, start: int, end: int) -> tuple[int | None, int | None]:
+    def _lines(self, blocks: list[Block], start: int, end: int) -> tuple[int | None, int | None]:
         """The first and last source line of the text of `[start, end)`: a block's own where the
         span covers it, the span's own lines where it is cut out of a block that keeps its lines."""
         firsts, lasts = [], []
-        for block in self.overlapping(start, end):
+        for block in blocks:
             if block.line_start is None:
                 continue
             first, last = block.line_start, block.line_end
@@ -63,3 +72,8 @@ class BlockIndex:
             firsts.append(first)
             lasts.append(last)
         return min(firsts, default=None), max(lasts, default=None)
+
+
+def _pages(blocks: list[Block], start: int, end: int) -> list[int]:
+    """The physical pages the text of `[start, end)` is on, in order, given the blocks under it."""
+    return sorted({span.page for block in blocks for span in block.page_spans if span.char_start < end and span.char_end > start})

@@ -125,8 +125,7 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
     records = []
     for ordinal, entry in enumerate(entries, start=1):
         written = document.text[entry.char_start : entry.char_end]
-        pages = index.pages(entry.char_start, entry.char_end)
-        line_start, line_end = index.lines(entry.char_start, entry.char_end)
+        pages, line_start, line_end, _ = index.provenance(entry.char_start, entry.char_end)
         body = _entry_body(written, rules)
         doi = _DOI.search(written)
         year = _YEAR.search(body)
