@@ -9,6 +9,7 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 
+from pipeline.chunk.matches import finditer
 from pipeline.models import Chunk, Citation, CitationResolution, Reference
 from pipeline.rules import CitationRules
 
@@ -71,7 +72,8 @@ class _Bibliography:
 def cite(chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules) -> list[Citation]:
     """The citation markers of every chunk but those in `skip` (the bibliography's own), in order."""
     bibliography = _Bibliography.of(references)
-    numbered_in_parentheses = not rules.equations.search(paper_text) and not rules.brackets.search(paper_text)
+    # Brackets first: their pattern starts with a literal, found fast, and most papers have them.
+    numbered_in_parentheses = not rules.brackets.search(paper_text) and next(finditer(rules.equations, paper_text), None) is None
     citations = []
     for chunk in chunks:
         if chunk.chunk_id in skip:

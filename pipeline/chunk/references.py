@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.list_items import list_item_spans
+from pipeline.chunk.matches import finditer
 from pipeline.chunk.sections import SectionNode
 from pipeline.models import Block, BlockKind, ChunkedDocument, ChunkSplit, Citation, Document, Reference
 from pipeline.rules import Rules
@@ -127,7 +128,7 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
         written = document.text[entry.char_start : entry.char_end]
         pages, line_start, line_end, _ = index.provenance(entry.char_start, entry.char_end)
         body = _entry_body(written, rules)
-        doi = _DOI.search(written)
+        doi = next(finditer(_DOI, written), None)
         year = _YEAR.search(body)
         records.append(
             Reference(
