@@ -1,22 +1,87 @@
 """Every match of a rules pattern in a text, as `Pattern.finditer` gives them, found faster.
 
 Python's `re` skips ahead to where a match can start only when the pattern begins with a
-literal or a set of characters. The link patterns of the rules begin with `\\b` or a
-look-behind and are case-blind, so `finditer` tries them at every position of a chunk. The same
-pattern without its word boundaries and simple look-behinds begins with a set of characters, and
-matches wherever the pattern does (such an assertion only ever forbids a match); so it finds the
-places to try, and the pattern itself decides at each.
+literal or a set of characters, and a case-blind letter is neither: so it tries the case-blind
+link patterns of the rules at every position of a chunk, one pattern after another. Two ways
+find the places worth trying instead, and the pattern itself decides at each:
+
+- **The head.** Most patterns start with a few fixed characters (`tab`, `fig`, `supp`, `§`, `@`,
+  then maybe digits or spaces). Every match starts where the text, in lower case, shows one of
+  these heads; searched case-sensitively in the lower-cased text, a head is found by `re`'s fast
+  literal scan. The lower-cased text is made once per text, for all the patterns.
+- **The assertion-free form.** The same pattern without its word boundaries and simple
+  look-behinds matches wherever the pattern does (such an assertion only ever forbids a match),
+  and often begins with a set of characters.
 """
 
 from __future__ import annotations
 
 import re
+import re._parser as sre_parse  # the parser `re` compiles with: what a pattern starts with
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 # A `\b`, or a look-behind with no group inside, outside a character class; escaped
 # backslashes and classes are matched so as to be kept.
 _ASSERTION = re.compile(r"\\\\|\[(?:\\.|[^\]\\])*\]|(?P<assertion>\\b|\(\?<[=!](?:\\.|\[(?:\\.|[^\]\\])*\]|[^()\\\[])*\))")
+_MAX_HEADS = 32
+"""Heads kept for one pattern; past them the heads found so far are long enough."""
+_ZERO_WIDTH = (sre_parse.AT, sre_parse.ASSERT, sre_parse.ASSERT_NOT)
+_REPEATS = (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, sre_parse.POSSESSIVE_REPEAT)
+# Classes of characters that have no case, so that lower-casing the text keeps them as they are.
+_UNCASED_CLASSES = {sre_parse.CATEGORY_DIGIT: r"\d", sre_parse.CATEGORY_SPACE: r"\s"}
+# A character outside ASCII that a case-blind pattern takes for an ASCII letter (`ſ` for `s`,
+# the Kelvin sign for `k`) though lower-casing does not turn it into that letter.
+_FOLDS_TO_ASCII = re.compile(r"[^\x00-\x7f](?<=(?i:[a-z]))")
+
+
+def _starts(items: list) -> tuple[set[str], bool]:
+    """The heads (regular expressions for the lower-cased text) one of which starts every match
+    of the parsed `items`, and whether they cover all of `items`."""
+    heads = {""}
+    for op, argument in items:
+        if op in _ZERO_WIDTH:
+            continue  # it only ever forbids a match
+        if op is sre_parse.LITERAL:
+            character = chr(argument)
+            if not (character.isascii() or character.lower() == character == character.upper()):
+                return heads, False
+            parts, complete = {re.escape(character.lower())}, True
+        elif op is sre_parse.IN and len(argument) == 1 and argument[0][0] is sre_parse.CATEGORY and argument[0][1] in _UNCASED_CLASSES:
+            parts, complete = {_UNCASED_CLASSES[argument[0][1]]}, True
+        elif op is sre_parse.SUBPATTERN:
+            parts, complete = _starts(argument[3].data)
+        elif op is sre_parse.BRANCH:
+            parts, complete = set(), True
+            for alternative in argument[1]:
+                alternative_heads, alternative_complete = _starts(alternative.data)
+                parts |= alternative_heads
+                complete = complete and alternative_complete
+        elif op in _REPEATS and argument[0] >= 1:
+            parts, _ = _starts(argument[2].data)
+            complete = False  # what follows the first repetition may be another
+        else:
+            return heads, False
+        if len(heads) * len(parts) > _MAX_HEADS:
+            return heads, False
+        heads = {head + part for head in heads for part in parts}
+        if not complete:
+            return heads, False
+    return heads, True
+
+
+@lru_cache(maxsize=256)
+def _head(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """The heads of `pattern` as one case-sensitive pattern for the lower-cased text, or None
+    where some match may start with no fixed character."""
+    try:
+        parsed = sre_parse.parse(pattern.pattern, pattern.flags)
+    except re.error:
+        return None
+    heads, _ = _starts(parsed.data)
+    if "" in heads:
+        return None
+    return re.compile("|".join(sorted(heads)))
 
 
 @lru_cache(maxsize=256)
@@ -30,17 +95,45 @@ def _candidates(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     return re.compile(stripped, pattern.flags)
 
 
-def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """The non-overlapping matches of `pattern` in `text`, left to right: `pattern.finditer(text)`."""
-    candidates = _candidates(pattern)
-    if candidates is None:
-        yield from pattern.finditer(text)
-        return
+class Matches:
+    """One text, searched for any number of patterns."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def lowered(self) -> str | None:
+        """The text in lower case, a character for a character, or None where lower-casing would
+        move a character (`İ` becomes two) or miss what a case-blind pattern matches (`ſ`)."""
+        lowered = self.text.lower()
+        if len(lowered) != len(self.text) or (not self.text.isascii() and _FOLDS_TO_ASCII.search(self.text)):
+            return None
+        return lowered
+
+    def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+        """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
+        head = _head(pattern)
+        if head is not None and self.lowered is not None:
+            return _tried_at(pattern, self.text, head, self.lowered)
+        candidates = _candidates(pattern)
+        if candidates is not None:
+            return _tried_at(pattern, self.text, candidates, self.text)
+        return pattern.finditer(self.text)
+
+
+def _tried_at(pattern: re.Pattern[str], text: str, places: re.Pattern[str], searched: str) -> Iterator[re.Match[str]]:
+    """`pattern` tried wherever `places` matches in `searched` (the text, or a copy of it
+    with the same offsets); no match of `pattern` starts anywhere else."""
     position = 0
-    while (candidate := candidates.search(text, position)) is not None:
-        match = pattern.match(text, candidate.start())
+    while (place := places.search(searched, position)) is not None:
+        match = pattern.match(text, place.start())
         if match is None:
-            position = candidate.start() + 1
+            position = place.start() + 1
             continue
         yield match
         position = match.end() if match.end() > match.start() else match.end() + 1
+
+
+def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The non-overlapping matches of `pattern` in `text`, left to right: `pattern.finditer(text)`."""
+    return Matches(text).finditer(pattern)
