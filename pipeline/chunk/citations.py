@@ -16,6 +16,7 @@ from pipeline.rules import CitationRules
 _RANGE = re.compile(r"\s*[-–—]\s*")
 _MEMBERS = re.compile(r"\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
+_CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
 # Where a narrative citation can end: a parenthesis that opens on a year. The narrative pattern
 # is tried only in the stretch of text before each (see `_narrative`).
 _YEAR_IN_PARENTHESES = re.compile(r"\(\s*(?:1[89]|20)\d\d")
@@ -143,7 +144,7 @@ def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules
     found = []
     for group in _PARENTHESIS.finditer(chunk.text):
         offset = group.start(1)
-        for part in re.finditer(r"[^;]+", group.group(1)):
+        for part in _CITATIONS_IN_PARENTHESIS.finditer(group.group(1)):
             citation = rules.author_year.match(part.group().strip())
             if citation is None:
                 continue
