@@ -45,7 +45,7 @@ def test_a_word_boundary_still_forbids_a_match_inside_a_word():
 )
 def test_the_same_matches_as_finditer_where_the_head_is_searched_in_lower_case(pattern, text):
     compiled = re.compile(pattern, re.IGNORECASE)
-    assert [m.span() for m in finditer(compiled, text)] == [m.span() for m in compiled.finditer(text)]
+    assert [m.span() for m in Matches(text).finditer(compiled)] == [m.span() for m in compiled.finditer(text)]
 
 
 def test_one_text_searched_for_several_patterns_gives_each_its_own_matches():

@@ -29,7 +29,7 @@ _YEARS_REACH = 60
 def surname_key(name: str) -> str:
     """A surname as it is compared: lower case, accents and everything but letters dropped."""
     decomposed = unicodedata.normalize("NFKD", name)
-    return "".join(character for character in decomposed if character.isalpha()).casefold()
+    return "".join(filter(str.isalpha, decomposed)).casefold()
 
 
 def entry_surname(author: str) -> str:

@@ -8,7 +8,7 @@ find the places worth trying instead, and the pattern itself decides at each:
 - **The head.** Most patterns start with a few fixed characters (`tab`, `fig`, `supp`, `§`, `@`,
   then maybe digits or spaces). Every match starts where the text, in lower case, shows one of
   these heads; searched case-sensitively in the lower-cased text, a head is found by `re`'s fast
-  literal scan. The lower-cased text is made once per text, for all the patterns.
+  literal scan. `Matches` lower-cases a text once, for all the patterns it is searched for.
 - **The assertion-free form.** The same pattern without its word boundaries and simple
   look-behinds matches wherever the pattern does (such an assertion only ever forbids a match),
   and often begins with a set of characters.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import re._parser as sre_parse  # the parser `re` compiles with: what a pattern starts with
 from collections.abc import Iterator
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 # A `\b`, or a look-behind with no group inside, outside a character class; escaped
 # backslashes and classes are matched so as to be kept.
@@ -96,29 +96,32 @@ def _candidates(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
 
 
 class Matches:
-    """One text, searched for any number of patterns."""
+    """One text, searched for several patterns: lower-cased once for the heads of all of them."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-
-    @cached_property
-    def lowered(self) -> str | None:
-        """The text in lower case, a character for a character, or None where lower-casing would
-        move a character (`İ` becomes two) or miss what a case-blind pattern matches (`ſ`)."""
-        lowered = self.text.lower()
-        if len(lowered) != len(self.text) or (not self.text.isascii() and _FOLDS_TO_ASCII.search(self.text)):
-            return None
-        return lowered
+        lowered = text.lower()
+        # Lower-casing may move a character (`İ` becomes two) or miss what a case-blind pattern
+        # matches (`ſ`): such a text is searched without heads.
+        moved = len(lowered) != len(text) or (not text.isascii() and _FOLDS_TO_ASCII.search(text) is not None)
+        self.lowered = None if moved else lowered
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
         head = _head(pattern)
         if head is not None and self.lowered is not None:
             return _tried_at(pattern, self.text, head, self.lowered)
-        candidates = _candidates(pattern)
-        if candidates is not None:
-            return _tried_at(pattern, self.text, candidates, self.text)
-        return pattern.finditer(self.text)
+        return finditer(pattern, self.text)
+
+
+def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The non-overlapping matches of `pattern` in `text`, left to right: `pattern.finditer(text)`,
+    tried where its assertion-free form matches (for one pattern, lower-casing the text for its
+    head would cost more than it saves)."""
+    candidates = _candidates(pattern)
+    if candidates is None:
+        return pattern.finditer(text)
+    return _tried_at(pattern, text, candidates, text)
 
 
 def _tried_at(pattern: re.Pattern[str], text: str, places: re.Pattern[str], searched: str) -> Iterator[re.Match[str]]:
@@ -132,8 +135,3 @@ def _tried_at(pattern: re.Pattern[str], text: str, places: re.Pattern[str], sear
             continue
         yield match
         position = match.end() if match.end() > match.start() else match.end() + 1
-
-
-def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """The non-overlapping matches of `pattern` in `text`, left to right: `pattern.finditer(text)`."""
-    return Matches(text).finditer(pattern)
