@@ -40,6 +40,7 @@ def test_a_word_boundary_still_forbids_a_match_inside_a_word():
         (r"\bi\d+", "İ1 lower-cases to two characters, ı2 is a dotless i, i3"),
         (r"§\s*\d+|@[A-Z]\d", "§ 4, §5 and @C3 beside é, ß and Ω"),
         (r"(?:a|)b\d", "b1 ab2 cb3"),  # an alternative with no head: the others' heads follow it
+        (r"(?:tab|ab)\w*\s\d", "tab 1, ab 2, stab 3 and abab 4"),  # heads of two first letters, one inside the other's match
         (r"\d+(?:st|nd)", "the 1st and 22nd"),  # starts with digits: heads of digits
     ],
 )

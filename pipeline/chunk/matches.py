@@ -71,9 +71,10 @@ def _starts(items: list) -> tuple[set[str], bool]:
 
 
 @lru_cache(maxsize=256)
-def _head(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
-    """The heads of `pattern` as one case-sensitive pattern for the lower-cased text, or None
-    where some match may start with no fixed character."""
+def _heads(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...] | None:
+    """The heads of `pattern` as case-sensitive patterns for the lower-cased text, one for each
+    first character (`re` scans fast only for a pattern with one), or None where some match
+    may start with no fixed character."""
     try:
         parsed = sre_parse.parse(pattern.pattern, pattern.flags)
     except re.error:
@@ -81,7 +82,12 @@ def _head(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     heads, _ = _starts(parsed.data)
     if "" in heads:
         return None
-    return re.compile("|".join(sorted(heads)))
+    # A head that starts with another is found where that one is (`section` where `sec` is).
+    shortest = {head for head in heads if not any(other != head and head.startswith(other) for other in heads)}
+    by_first: dict[str, list[str]] = {}
+    for head in sorted(shortest):
+        by_first.setdefault(head[:2] if head.startswith("\\") else head[0], []).append(head)
+    return tuple(re.compile("|".join(group)) for group in by_first.values())
 
 
 @lru_cache(maxsize=256)
@@ -108,9 +114,9 @@ class Matches:
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
-        head = _head(pattern)
-        if head is not None and self.lowered is not None:
-            return _tried_at(pattern, self.text, head, self.lowered)
+        heads = _heads(pattern)
+        if heads is not None and self.lowered is not None:
+            return _tried_at(pattern, self.text, heads, self.lowered)
         return finditer(pattern, self.text)
 
 
@@ -121,17 +127,24 @@ def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
     candidates = _candidates(pattern)
     if candidates is None:
         return pattern.finditer(text)
-    return _tried_at(pattern, text, candidates, text)
+    return _tried_at(pattern, text, (candidates,), text)
 
 
-def _tried_at(pattern: re.Pattern[str], text: str, places: re.Pattern[str], searched: str) -> Iterator[re.Match[str]]:
-    """`pattern` tried wherever `places` matches in `searched` (the text, or a copy of it
+def _tried_at(pattern: re.Pattern[str], text: str, places: tuple[re.Pattern[str], ...], searched: str) -> Iterator[re.Match[str]]:
+    """`pattern` tried wherever one of `places` matches in `searched` (the text, or a copy of it
     with the same offsets); no match of `pattern` starts anywhere else."""
     position = 0
-    while (place := places.search(searched, position)) is not None:
-        match = pattern.match(text, place.start())
+    # The next place of each, at or after `position`; searched again only once passed.
+    upcoming = [place.search(searched) for place in places]
+    while starts := [found.start() for found in upcoming if found is not None]:
+        start = min(starts)
+        match = pattern.match(text, start)
         if match is None:
-            position = place.start() + 1
-            continue
-        yield match
-        position = match.end() if match.end() > match.start() else match.end() + 1
+            position = start + 1
+        else:
+            yield match
+            position = match.end() if match.end() > match.start() else match.end() + 1
+        upcoming = [
+            place.search(searched, position) if found is not None and found.start() < position else found
+            for place, found in zip(places, upcoming)
+        ]
