@@ -79,18 +79,19 @@ def run_tree(tree: Path, kind: str, root: Path) -> dict:
 
 def print_table(kind: str, trees: list[Path], runs: dict[Path, list[dict]]) -> None:
     """Median CPU seconds per stage and tree, with the min–max, and each tree's ratio to the first."""
-    print(f"\n{kind} ({runs[trees[0]][0]['files']} files), CPU s, median of {len(runs[trees[0]])} (min–max)")
-    print("| stage | " + " | ".join(f"{tree.name}" for tree in trees) + " | " + " | ".join(f"{tree.name} / {trees[0].name}" for tree in trees[1:]) + " |")
-    print("|---" * (2 * len(trees)) + "|")
+    first = trees[0]
+    print(f"\n{kind} ({runs[first][0]['files']} files), CPU s, median of {len(runs[first])} (min–max)")
+    columns = ["stage", *(tree.name for tree in trees), *(f"{tree.name} / {first.name}" for tree in trees[1:])]
+    print("| " + " | ".join(columns) + " |")
+    print("|---" * len(columns) + "|")
     for stage in (*STAGES, "total"):
-        medians = {}
-        cells = []
+        medians, cells = {}, [stage]
         for tree in trees:
-            values = [sum(run[s] for s in STAGES) if stage == "total" else run[stage] for run in runs[tree]]
+            values = [sum(run[name] for name in STAGES) if stage == "total" else run[stage] for run in runs[tree]]
             medians[tree] = statistics.median(values)
             cells.append(f"{medians[tree]:.2f} ({min(values):.2f}–{max(values):.2f})")
-        ratios = [f"{medians[tree] / medians[trees[0]]:.2f}" if medians[trees[0]] else "—" for tree in trees[1:]]
-        print(f"| {stage} | " + " | ".join(cells) + (" | " + " | ".join(ratios) if ratios else "") + " |")
+        cells += [f"{medians[tree] / medians[first]:.2f}" if medians[first] else "—" for tree in trees[1:]]
+        print("| " + " | ".join(cells) + " |")
 
 
 def main(argv: list[str] | None = None) -> int:
