@@ -62,3 +62,12 @@ def test_digits_and_spaces_have_no_case_so_lower_casing_keeps_them_in_place():
     characters = "".join(map(chr, range(0x110000)))
     kept = re.findall(r"[\d\s]", characters)
     assert [character for character in kept if character.lower() != character] == []
+
+
+def test_a_character_with_no_case_is_matched_by_itself_alone_when_case_is_ignored():
+    """A head keeps a character outside ASCII that lower-casing leaves as it is (`§`): that holds
+    only while `re`, ignoring case, matches no other character for it."""
+    import _sre
+
+    uncased = [character for character in map(chr, range(128, 0x110000)) if character.lower() == character == character.upper()]
+    assert [character for character in uncased if _sre.unicode_iscased(ord(character))] == []
