@@ -119,10 +119,10 @@ def _numbers(written: str, limit: int) -> list[str]:
 def _links_of(chunk: Chunk, targets: _Targets, rules: LinkRules) -> list[Link]:
     found: list[Link] = []
     taken: list[tuple[int, int]] = []
-    text = Matches(chunk.text)
+    searched = Matches(chunk.text)
     # Supplementary material first: `Supplementary Table S1` is not the paper's own Table S1.
     for kind in (LinkKind.supplementary, LinkKind.table, LinkKind.figure, LinkKind.section, LinkKind.appendix, LinkKind.equation, LinkKind.anchor):
-        for match in text.finditer(getattr(rules, kind.value)):
+        for match in searched.finditer(getattr(rules, kind.value)):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
             if chunk.split is ChunkSplit.caption and match.start() == 0:
