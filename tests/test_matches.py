@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pipeline.chunk.matches import finditer
+from pipeline.chunk.matches import Matches, finditer
 
 TEXT = "See Table 2 and tables 3-4; Atable 5 is no table. Cf. @C03, e@C04, [see S2-P1] and §4."
 
@@ -29,3 +29,45 @@ def test_the_same_matches_as_finditer(pattern):
 def test_a_word_boundary_still_forbids_a_match_inside_a_word():
     compiled = re.compile(r"\btables?\s*\d+", re.IGNORECASE)
     assert [m.group() for m in finditer(compiled, TEXT)] == ["Table 2", "tables 3"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (r"\bsupp\w*\s+(?P<n>\d+)|\b(?-i:S)\d+\s+fig", "Supplementary 2, S3 Fig and s4 fig; SUPP 5."),  # heads in any case
+        (r"\bs\d+", "ſ1 and s2: a case-blind `s` is also the long s, which lower-casing keeps"),
+        (r"\bk\d+", "K1 (the Kelvin sign) and k2"),
+        (r"\bi\d+", "İ1 lower-cases to two characters, ı2 is a dotless i, i3"),
+        (r"§\s*\d+|@[A-Z]\d", "§ 4, §5 and @C3 beside é, ß and Ω"),
+        (r"(?:a|)b\d", "b1 ab2 cb3"),  # an alternative with no head: the others' heads follow it
+        (r"(?:tab|ab)\w*\s\d", "tab 1, ab 2, stab 3 and abab 4"),  # heads of two first letters, one inside the other's match
+        (r"\d+(?:st|nd)", "the 1st and 22nd"),  # starts with digits: heads of digits
+    ],
+)
+def test_the_same_matches_as_finditer_where_the_head_is_searched_in_lower_case(pattern, text):
+    compiled = re.compile(pattern, re.IGNORECASE)
+    assert [m.span() for m in Matches(text).finditer(compiled)] == [m.span() for m in compiled.finditer(text)]
+
+
+def test_one_text_searched_for_several_patterns_gives_each_its_own_matches():
+    text = Matches("Table 1 and Fig. 2; table 3")
+    tables, figures = re.compile(r"\btables?\s*\d", re.IGNORECASE), re.compile(r"\bfig\.?\s*\d", re.IGNORECASE)
+    assert [m.group() for m in text.finditer(tables)] == ["Table 1", "table 3"]
+    assert [m.group() for m in text.finditer(figures)] == ["Fig. 2"]
+
+
+def test_digits_and_spaces_have_no_case_so_lower_casing_keeps_them_in_place():
+    """The heads may hold `\\d` and `\\s`, searched in the lower-cased text: that holds only while
+    no digit or space changes when lower-cased."""
+    characters = "".join(map(chr, range(0x110000)))
+    kept = re.findall(r"[\d\s]", characters)
+    assert [character for character in kept if character.lower() != character] == []
+
+
+def test_a_character_with_no_case_is_matched_by_itself_alone_when_case_is_ignored():
+    """A head keeps a character outside ASCII that lower-casing leaves as it is (`§`): that holds
+    only while `re`, ignoring case, matches no other character for it."""
+    import _sre
+
+    uncased = [character for character in map(chr, range(128, 0x110000)) if character.lower() == character == character.upper()]
+    assert [character for character in uncased if _sre.unicode_iscased(ord(character))] == []

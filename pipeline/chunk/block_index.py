@@ -3,18 +3,45 @@
 from __future__ import annotations
 
 import bisect
+import re
+from functools import cached_property
+from typing import NamedTuple
 
 from pipeline.models import Block, BlockKind, Document
 
 # Blocks whose text keeps one line of the source a line (normalize joins the lines of the others
 # into one): a span inside one of them has lines of its own.
 _KINDS_KEEPING_LINES = frozenset({BlockKind.list, BlockKind.table, BlockKind.code, BlockKind.front_matter, BlockKind.equation})
+_LINE_BREAK = re.compile("\n")
+
+
+class Provenance(NamedTuple):
+    """Where a span of the document's text comes from."""
+
+    pages: list[int]
+    """Physical pages, in order (empty where the source has no pages)."""
+    line_start: int | None
+    line_end: int | None
+    """Source lines, 1-based and inclusive (None for PDFs)."""
+    blocks: list[Block]
+    """The blocks that share at least one character with the span, in text order."""
 
 
 class BlockIndex:
     def __init__(self, document: Document) -> None:
+        self.text = document.text
         self.blocks = sorted(document.blocks, key=lambda block: block.char_start)
         self.starts = [block.char_start for block in self.blocks]
+
+    @cached_property
+    def newlines(self) -> list[int]:
+        """Where the text's line breaks are, so that counting the lines before a span inside a
+        long list (a bibliography's) does not scan the list from its start for every entry."""
+        return [line_break.start() for line_break in _LINE_BREAK.finditer(self.text)]
+
+    def _breaks(self, start: int, end: int) -> int:
+        """`text.count("\\n", start, end)`, for `start <= end`."""
+        return bisect.bisect_left(self.newlines, end) - bisect.bisect_left(self.newlines, start)
 
     def overlapping(self, start: int, end: int) -> list[Block]:
         """The blocks that share at least one character with `[start, end)`, in text order."""
@@ -22,30 +49,31 @@ class BlockIndex:
         last = bisect.bisect_left(self.starts, end)
         return [block for block in self.blocks[first:last] if block.char_start < end and block.char_end > start]
 
-    def pages(self, start: int, end: int) -> list[int]:
-        """The physical pages the text of `[start, end)` is on, in order."""
-        return sorted(
-            {
-                span.page
-                for block in self.overlapping(start, end)
-                for span in block.page_spans
-                if span.char_start < end and span.char_end > start
-            }
-        )
+    def provenance(self, start: int, end: int) -> Provenance:
+        """The pages the text of `[start, end)` is on, its first and last source line, and the
+        blocks under it."""
+        blocks = self.overlapping(start, end)
+        line_start, line_end = self._lines(blocks, start, end)
+        return Provenance(_pages(blocks, start, end), line_start, line_end, blocks)
 
-    def lines(self, text: str, start: int, end: int) -> tuple[int | None, int | None]:
+    def _lines(self, blocks: list[Block], start: int, end: int) -> tuple[int | None, int | None]:
         """The first and last source line of the text of `[start, end)`: a block's own where the
         span covers it, the span's own lines where it is cut out of a block that keeps its lines."""
         firsts, lasts = [], []
-        for block in self.overlapping(start, end):
+        for block in blocks:
             if block.line_start is None:
                 continue
             first, last = block.line_start, block.line_end
             if block.kind in _KINDS_KEEPING_LINES:
                 if start > block.char_start:
-                    first += text.count("\n", block.char_start, start)
+                    first += self._breaks(block.char_start, start)
                 if end < block.char_end:
-                    last = block.line_start + text.count("\n", block.char_start, end - 1)
+                    last = block.line_start + self._breaks(block.char_start, end - 1)
             firsts.append(first)
             lasts.append(last)
         return min(firsts, default=None), max(lasts, default=None)
+
+
+def _pages(blocks: list[Block], start: int, end: int) -> list[int]:
+    """The physical pages the text of `[start, end)` is on, in order, given the blocks under it."""
+    return sorted({span.page for block in blocks for span in block.page_spans if span.char_start < end and span.char_end > start})

@@ -9,12 +9,14 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 
+from pipeline.chunk.matches import finditer
 from pipeline.models import Chunk, Citation, CitationResolution, Reference
 from pipeline.rules import CitationRules
 
 _RANGE = re.compile(r"\s*[-–—]\s*")
 _MEMBERS = re.compile(r"\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
+_CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
 # Where a narrative citation can end: a parenthesis that opens on a year. The narrative pattern
 # is tried only in the stretch of text before each (see `_narrative`).
 _YEAR_IN_PARENTHESES = re.compile(r"\(\s*(?:1[89]|20)\d\d")
@@ -27,7 +29,7 @@ _YEARS_REACH = 60
 def surname_key(name: str) -> str:
     """A surname as it is compared: lower case, accents and everything but letters dropped."""
     decomposed = unicodedata.normalize("NFKD", name)
-    return "".join(character for character in decomposed if character.isalpha()).casefold()
+    return "".join(filter(str.isalpha, decomposed)).casefold()
 
 
 def entry_surname(author: str) -> str:
@@ -71,7 +73,8 @@ class _Bibliography:
 def cite(chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules) -> list[Citation]:
     """The citation markers of every chunk but those in `skip` (the bibliography's own), in order."""
     bibliography = _Bibliography.of(references)
-    numbered_in_parentheses = not rules.equations.search(paper_text) and not rules.brackets.search(paper_text)
+    # Brackets first: their pattern starts with a literal, found fast, and most papers have them.
+    numbered_in_parentheses = not rules.brackets.search(paper_text) and next(finditer(rules.equations, paper_text), None) is None
     citations = []
     for chunk in chunks:
         if chunk.chunk_id in skip:
@@ -141,7 +144,7 @@ def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules
     found = []
     for group in _PARENTHESIS.finditer(chunk.text):
         offset = group.start(1)
-        for part in re.finditer(r"[^;]+", group.group(1)):
+        for part in _CITATIONS_IN_PARENTHESIS.finditer(group.group(1)):
             citation = rules.author_year.match(part.group().strip())
             if citation is None:
                 continue

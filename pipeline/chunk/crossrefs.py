@@ -8,13 +8,16 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from pipeline.chunk.matches import finditer
+from pipeline.chunk.matches import Matches
 from pipeline.models import Chunk, ChunkSplit, Link, LinkKind, Section
 from pipeline.rules import LinkRules
 
 _SEPARATORS = re.compile(r"\s*(?:,|and|&|to)\s*")
 _RANGE = re.compile(r"\s*[-–]\s*")
 _SECTION_NUMBER = re.compile(r"^[\s*_]*(\d+(?:\.\d+)*)\.?[\s*_]")
+_APPENDIX_HEADING = re.compile(r"(?i)appendix\s+([A-Z]\d*)\b")
+_PANEL = re.compile(r"(?<=\d)[A-Za-z]$")
+"""The panel letter after a figure's number (`3B`): the link is to the figure."""
 _TAG = re.compile(r"\\tag\{(\d+)\}|\((\d+)\)\s*(?:\$\$)?\s*$", re.MULTILINE)
 # Kinds whose target, where it is not found, is a broken link: the paper names a part of itself
 # that is not there. Supplementary material lies outside the paper, and an equation may be an image.
@@ -61,7 +64,7 @@ def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> 
         heading = section.heading.strip("*_ ")
         if number := _SECTION_NUMBER.match(section.heading + " "):
             numbered.setdefault(number.group(1), chunk_id)
-        if appendix := re.match(r"(?i)appendix\s+([A-Z]\d*)\b", heading):
+        if appendix := _APPENDIX_HEADING.match(heading):
             appendices.setdefault(appendix.group(1).upper(), chunk_id)
         labels.setdefault(heading.split(maxsplit=1)[0].rstrip(".:"), chunk_id)  # `C03 Exceptions` is @C03
     ids = {**chunk_of, **by_paragraph}
@@ -105,7 +108,7 @@ def _numbers(written: str, limit: int) -> list[str]:
     """`1 and 2` → 1, 2; `3-5` → 3, 4, 5; `3B` → 3 (a panel of figure 3); `S1` stays S1."""
     found: list[str] = []
     for part in _SEPARATORS.split(written.strip()):
-        bounds = [re.sub(r"(?<=\d)[A-Za-z]$", "", bound).upper() for bound in _RANGE.split(part) if bound]
+        bounds = [_PANEL.sub("", bound).upper() for bound in _RANGE.split(part) if bound]
         if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit() and 0 < int(bounds[1]) - int(bounds[0]) < limit:
             found.extend(str(number) for number in range(int(bounds[0]), int(bounds[1]) + 1))
         else:
@@ -116,9 +119,10 @@ def _numbers(written: str, limit: int) -> list[str]:
 def _links_of(chunk: Chunk, targets: _Targets, rules: LinkRules) -> list[Link]:
     found: list[Link] = []
     taken: list[tuple[int, int]] = []
+    searched = Matches(chunk.text)
     # Supplementary material first: `Supplementary Table S1` is not the paper's own Table S1.
     for kind in (LinkKind.supplementary, LinkKind.table, LinkKind.figure, LinkKind.section, LinkKind.appendix, LinkKind.equation, LinkKind.anchor):
-        for match in finditer(getattr(rules, kind.value), chunk.text):
+        for match in searched.finditer(getattr(rules, kind.value)):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
             if chunk.split is ChunkSplit.caption and match.start() == 0:

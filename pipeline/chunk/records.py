@@ -8,7 +8,7 @@ from collections import defaultdict
 from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.plan import ChunkPlan, Decision, Piece
 from pipeline.chunk.sections import SectionNode
-from pipeline.models import Block, Chunk, ChunkedDocument, ChunkSplit, Document, Paragraph, Section, SectionType
+from pipeline.models import Chunk, ChunkedDocument, ChunkSplit, Document, Paragraph, Section, SectionType
 
 _SPLIT_TYPES = {ChunkSplit.caption: SectionType.figure_caption, ChunkSplit.aside: SectionType.meta}
 """The type of a chunk kept out of the body, whatever its section's: a caption describes a figure,
@@ -24,18 +24,10 @@ def build_records(
     id_by_start = {paragraph.char_start: paragraph.paragraph_id for paragraph in paragraphs}
     return ChunkedDocument(
         document=document,
-        sections=_sections(nodes, plan.decisions, index, document.text),
+        sections=_sections(nodes, plan.decisions, index),
         paragraphs=paragraphs,
         chunks=_chunks(plan.pieces, document, index, id_by_start, bibliography),
     )
-
-
-def _span_provenance(
-    index: BlockIndex, text: str, start: int, end: int
-) -> tuple[list[int], int | None, int | None, list[Block]]:
-    """The pages a span's text is on, its first and last source line, and the blocks under it."""
-    line_start, line_end = index.lines(text, start, end)
-    return index.pages(start, end), line_start, line_end, index.overlapping(start, end)
 
 
 def _paragraphs(nodes: list[SectionNode]) -> list[Paragraph]:
@@ -61,7 +53,7 @@ def _paragraphs(nodes: list[SectionNode]) -> list[Paragraph]:
     return paragraphs
 
 
-def _sections(nodes: list[SectionNode], planned: tuple[Decision, ...], index: BlockIndex, text: str) -> list[Section]:
+def _sections(nodes: list[SectionNode], planned: tuple[Decision, ...], index: BlockIndex) -> list[Section]:
     decisions: dict[str, list[str]] = defaultdict(list)
     for decision in planned:
         decisions[decision.section_id].append(decision.text)
@@ -70,7 +62,7 @@ def _sections(nodes: list[SectionNode], planned: tuple[Decision, ...], index: Bl
         for node in top.subtree():
             own = node.own_blocks or node.items
             start, end = own[0].char_start, own[-1].char_end
-            pages, line_start, line_end, _ = _span_provenance(index, text, start, end)
+            pages, line_start, line_end, _ = index.provenance(start, end)
             sections.append(
                 Section(
                     section_id=node.section_id,
@@ -102,7 +94,7 @@ def _chunks(
     """Chunks in text order, `{doc_id}:{ordinal}`."""
     chunks = []
     for ordinal, piece in enumerate(sorted(pieces, key=lambda piece: piece.char_start), start=1):
-        pages, line_start, line_end, blocks = _span_provenance(index, document.text, piece.char_start, piece.char_end)
+        pages, line_start, line_end, blocks = index.provenance(piece.char_start, piece.char_end)
         node = piece.node
         chunks.append(
             Chunk(

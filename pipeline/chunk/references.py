@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.list_items import list_item_spans
+from pipeline.chunk.matches import finditer
 from pipeline.chunk.sections import SectionNode
 from pipeline.models import Block, BlockKind, ChunkedDocument, ChunkSplit, Citation, Document, Reference
 from pipeline.rules import Rules
@@ -125,10 +126,9 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
     records = []
     for ordinal, entry in enumerate(entries, start=1):
         written = document.text[entry.char_start : entry.char_end]
-        pages = index.pages(entry.char_start, entry.char_end)
-        line_start, line_end = index.lines(document.text, entry.char_start, entry.char_end)
+        pages, line_start, line_end, _ = index.provenance(entry.char_start, entry.char_end)
         body = _entry_body(written, rules)
-        doi = _DOI.search(written)
+        doi = next(finditer(_DOI, written), None)
         year = _YEAR.search(body)
         records.append(
             Reference(

@@ -121,8 +121,9 @@ def _whole_entries(units: list[Unit], entries: Sequence[tuple[int, int]], hard_m
 def _sentence_units(text: str, start: int, end: int, rules: Rules) -> list[Unit]:
     """A paragraph (or list item) as one unit where it fits under the hard max, else as
     sentences, and a sentence still over it as runs of words."""
-    if count_words(text[start:end]) <= rules.chunk.hard_max_words:
-        return [(start, end, count_words(text[start:end]))]
+    words = count_words(text[start:end])
+    if words <= rules.chunk.hard_max_words:
+        return [(start, end, words)]
     units = []
     for sentence_start, sentence_end in _sentence_spans(text, start, end, rules):
         words = count_words(text[sentence_start:sentence_end])  # once: it is the unit's count too
