@@ -27,7 +27,9 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 import tempfile
+import time
 import tomllib
 import unicodedata
 from collections import Counter
@@ -308,7 +310,10 @@ def main() -> None:
     arguments = parser.parse_args()
     rules = load_rules(arguments.rules)
     with tempfile.TemporaryDirectory(prefix="score-qa-") as folder:
+        clock = time.monotonic()
         db, questions = ingest_qa_sets(arguments.corpus, Path(folder), rules)
+        print(f"(ingested the QA sets' papers in {time.monotonic() - clock:.0f} s; searching {len(questions)} questions)", file=sys.stderr)
+        clock = time.monotonic()
         connection = open_readonly(db)
         paths = dict(connection.execute("SELECT doc_id, path FROM documents").fetchall())
         english = score_all(connection, questions, rules.search, paths)
@@ -316,6 +321,7 @@ def main() -> None:
         by_id = {question.question_id: question for question in questions}
         translated = score_korean(connection, korean, by_id, rules.search, load_glossary(arguments.glossary), paths)
         connection.close()
+        print(f"(searched in {time.monotonic() - clock:.0f} s)", file=sys.stderr)
     report = _report(questions, english, korean, translated, arguments)
     _print(report)
     arguments.json.parent.mkdir(parents=True, exist_ok=True)
