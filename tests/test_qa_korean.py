@@ -97,3 +97,13 @@ def test_the_budget_counts_a_paragraph_in_two_windows_once():
 
 def test_the_budget_always_takes_the_first_unit_however_long():
     assert len(score_qa.within_budget([_unit("a " * 1500)], budget=1000)) == 1
+
+
+def test_a_pubmedqa_entry_becomes_an_abstract_of_labelled_paragraphs_ending_with_its_conclusion(tmp_path):
+    path = tmp_path / "pqal.json"
+    entry = {"QUESTION": "Does it work?", "CONTEXTS": ["We asked.", "It worked."], "LABELS": ["BACKGROUND", "RESULTS"],
+             "LONG_ANSWER": "It works."}
+    path.write_text(json.dumps({"123": entry}))
+    papers, (question,) = score_qa.pubmedqa_papers(path)
+    assert papers == {"pubmedqa/123.md": "# PubMed 123\n\n## Abstract\n\nBackground: We asked.\n\nResults: It worked.\n\nConclusions: It works.\n"}
+    assert (question.question_id, question.doc_file, question.evidence) == ("pubmedqa:123", "pubmedqa/123.md", ("It works.",))
