@@ -77,6 +77,19 @@ def test_words_already_in_the_evidence_s_script_are_kept_not_unmapped(small):
     assert (mapping.kept, mapping.unmapped) == (("IL-6", "2019"), ())
 
 
+def test_a_spaced_out_entry_maps_before_a_word_that_is_both_a_suffix_and_ignored(tmp_path):
+    # `인가` is a suffix and an ignored word: `시험인가` is the entry and either; the entry and the
+    # suffix is what makes `무작위 대조 시험인가` one entry spaced out.
+    path = tmp_path / "both.toml"
+    path.write_text(SMALL.replace('ignore = ["무엇", "대한"]', 'ignore = ["무엇", "대한", "인가"]'))
+    assert map_query("무작위 대조 시험인가", load_glossary(path)).search_query == "randomized controlled trial RCT"
+
+
+def test_a_particle_written_onto_a_closing_bracket_is_left_out_not_unmapped(small):
+    mapping = map_query("메타분석(MA)의 환자", small)
+    assert (mapping.search_query, mapping.unmapped, mapping.ignored) == ("meta-analysis MA patients", (), ("의",))
+
+
 def test_function_words_are_left_out_of_the_search_query_and_said_so(small):
     mapping = map_query("환자에 대한 연구는 무엇인가", small)
     assert (mapping.search_query, mapping.ignored) == ("patients study", ("대한", "무엇인가"))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -35,6 +36,8 @@ DEFAULT_GLOSSARY_PATH = Path(__file__).resolve().parents[2] / "rules" / "glossar
 # then Hangul apart from other letters, so that `IL-6의` is `IL-6` and its particle.
 _WORD = re.compile(r"[\w/-]+")
 _HANGUL_OR_NOT = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
+# Korean writes a particle onto a closing bracket as onto the word before it: `재발(BCR)을`.
+_CLOSING = frozenset(")]}\"'”’")
 # The most query words one entry may be spread over (`무작위 대조 시험`: three).
 _WORDS_AN_ENTRY_SPANS = 5
 
@@ -142,12 +145,13 @@ def map_query(query: str, glossary: Glossary) -> GlossaryMapping:
 
 def _query_words(query: str, glossary: Glossary) -> tuple[list[str], list[str]]:
     """The query's words, and the particles written onto a word in another script (`의` of
-    `IL-6의`), which are left out."""
+    `IL-6의`) or onto a closing bracket (`을` of `재발(BCR)을`), which are left out."""
     words, particles = [], []
-    for token in _WORD.findall(query):
-        runs = [run for run in _HANGUL_OR_NOT.findall(token) if any(character.isalnum() for character in run)]
+    for match in _WORD.finditer(query):
+        runs = [run for run in _HANGUL_OR_NOT.findall(match.group()) if any(character.isalnum() for character in run)]
+        after_bracket = query[match.start() - 1 : match.start()] in _CLOSING
         for index, run in enumerate(runs):
-            if index and run in glossary.suffixes:
+            if (index or after_bracket) and run in glossary.suffixes:
                 particles.append(run)
             else:
                 words.append(run)
@@ -166,24 +170,25 @@ def _longest_mapping(
     """Where the longest run of words from `start` that maps ends, and the entries it is made of."""
     for end in range(min(len(words), start + _WORDS_AN_ENTRY_SPANS), start, -1):
         written = "".join(words[start:end]).lower()
-        pieces = _as_entries(written, entries, endings)
-        # A run of several words is one entry spaced out (`무작위 대조 시험`), reaching into its
-        # last word with the entry, not with a suffix alone; one word may be several (`메타분석연구`).
-        if pieces is not None and (end - start == 1 or (len(pieces[1]) == 1 and len(pieces[1][0]) > len("".join(words[start : end - 1])))):
-            return end, tuple(entries[piece] for piece in pieces[1])
+        for _, pieces in _as_entries(written, entries, endings):
+            # A run of several words is one entry spaced out (`무작위 대조 시험`), reaching into its
+            # last word with the entry, not with a suffix alone; one word may be several
+            # (`메타분석연구`). Every ending is tried: `시험인가` is the entry and the ignored word
+            # `인가`, which is no spaced-out entry, and also the entry and the suffix `인가`, which is.
+            if end - start == 1 or (len(pieces) == 1 and len(pieces[0]) > len("".join(words[start : end - 1]))):
+                return end, tuple(entries[piece] for piece in pieces)
     return None
 
 
-def _as_entries(written: str, entries: dict[str, str], endings: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
-    """`written` as a sequence of entries and one of `endings` (perhaps empty), as (ending,
-    entries), the shortest ending tried first; None where it is no such sequence."""
+def _as_entries(written: str, entries: dict[str, str], endings: tuple[str, ...]) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """`written` as sequences of entries and one of `endings` (perhaps empty), as (ending,
+    entries), the shortest ending first; none where it is no such sequence."""
     for suffix in endings:
         if not written.endswith(suffix) or len(written) == len(suffix):
             continue
         pieces = _segment(written[: len(written) - len(suffix)], entries)
         if pieces is not None:
-            return suffix, pieces
-    return None
+            yield suffix, pieces
 
 
 def _segment(written: str, entries: dict[str, str]) -> tuple[str, ...] | None:
