@@ -99,7 +99,8 @@ class DocumentStatus(StrEnum):
 
 class Box(Record):
     """Where text is printed on a PDF page: PyMuPDF's page coordinates, in points, with the
-    origin at the page's top left and y growing down (as `page.get_text` and `page.rect` give them)."""
+    origin at the page's top left and y growing down, as `page.get_text` gives them (of the page
+    as stored: on a page with a /Rotate, before the turn, `page.rect * page.derotation_matrix`)."""
 
     page: int
     """1-based physical page."""

@@ -300,12 +300,19 @@ def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, boo
             weight[frame] = weight.get(frame, 0) + sum(len(span["text"]) for span in line["spans"])
         main = max(weight, key=weight.__getitem__)
     _, top, _, bottom = _to_frame(tuple(page.rect), main)
+    # Text comes in the coordinates of the page as stored, before its /Rotate: `page.rect` is
+    # the page as shown, turned back here.
+    left, upper, right, lower = page.rect * page.derotation_matrix
     pieces = []
     for line, frame, block in zip(lines, frames, blocks):
         for part in _margin_numbers_apart(line, frame):
             piece = _piece(part, number, frame, styles)
             if piece is None:
                 continue
+            # A Type3 font's glyph boxes can reach past the page's edge; a box says where the
+            # line is printed, which is on the page.
+            x0, y0, x1, y1 = piece.box
+            piece.box = max(x0, left), max(y0, upper), min(x1, right), min(y1, lower)
             piece.block = block
             piece.rotated = frame != main
             piece.y0 -= top
