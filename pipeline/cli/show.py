@@ -7,13 +7,9 @@ from typing import Annotated
 
 import typer
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, app
+from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, app
 from pipeline.index.database import open_readonly
 from pipeline.show import show_chunk
-
-FolderOption = Annotated[
-    Path | None, typer.Option("--folder", help="Where the papers are now, if not in the folder the last ingest read.")
-]
 
 
 @app.command("show")
