@@ -9,6 +9,10 @@ outside the box: a clip keeps every glyph it touches, and the descender of the l
 into a line's box. PyMuPDF splits words where the paper hyphenates them at a line end and keeps
 some that normalize joins, so words are compared with their hyphens and spaces between them
 dropped where that makes two runs equal.
+
+Also a script that prints the figures per PDF (lines, boxes, and the in-order shares by kind):
+
+    .venv/bin/python tests/test_boxes.py [PDF ...]      (default: the shared PDFs)
 """
 
 from __future__ import annotations
@@ -250,6 +254,12 @@ def test_touching_lines_of_one_column_merge_into_one_box():
     assert merge_runs(lines) == [_box(1, 72, 100, 291, 136)]
 
 
+def test_the_lines_of_a_double_spaced_paper_merge_at_its_usual_gap():
+    lines = [_box(1, 72, 100, 540, 112), _box(1, 72, 124, 540, 136), _box(1, 72, 148, 540, 160)]
+    assert merge_runs(lines) == lines
+    assert merge_runs(lines, usual_gap=12) == [_box(1, 72, 100, 540, 160)]
+
+
 def test_lines_in_the_next_column_or_on_the_next_page_start_a_box_of_their_own():
     lines = [_box(1, 72, 700, 290, 712), _box(1, 310, 80, 530, 92), _box(2, 310, 80, 530, 92)]
     assert merge_runs(lines) == lines
@@ -286,3 +296,27 @@ def test_the_database_holds_every_box_of_the_pdf_chunks_and_none_for_markdown(pa
     assert sections == len(chunked.section_boxes) > 0
     markdown = connection.execute("SELECT count(*) FROM chunk_boxes JOIN chunks USING (chunk_id) WHERE doc_id = 'lee-2022.md'").fetchone()[0]
     assert markdown == 0
+
+
+def _figures(file: Path, rules) -> str:
+    chunked = process_file(file, file.name, file.stem, rules)
+    lines = sum(len(block.line_boxes) for block in chunked.document.blocks)
+    boxes = _boxes_by_chunk(chunked)
+    shares = []
+    with pymupdf.open(file) as doc:
+        for kind, splits in KINDS.items():
+            totals = [0, 0, 0, 0]
+            for chunk in (c for c in chunked.chunks if c.split in splits):
+                for index, count in enumerate(_match_in_boxes(doc, chunk.text, boxes.get(chunk.chunk_id, []))):
+                    totals[index] += count
+            if totals[1]:
+                shares.append(f"{kind} {totals[0] / totals[1]:.3f}/{totals[2] / max(1, totals[3]):.3f}")
+    return f"{file.name}: {lines} lines, {len(chunked.chunk_boxes)} chunk boxes; words in order (chunk's found / found chunk's): {', '.join(shares)}"
+
+
+if __name__ == "__main__":
+    from pipeline.rules import load_rules
+
+    loaded = load_rules()
+    for pdf in [Path(argument) for argument in sys.argv[1:]] or SHARED_PDFS:
+        print(_figures(pdf, loaded))
