@@ -110,6 +110,11 @@ class Box(Record):
     y1: float
 
 
+LineBox = tuple[int, float, float, float, float]
+"""A `Box` as the stored extraction keeps it, one a line of every PDF block: (page, x0, y0, x1, y1).
+Unnamed, since a paper has a thousand lines and names would nearly double what is stored."""
+
+
 class TextSegment(Record):
     """A run of a block's text that sits on one page (or on no known page)."""
 
@@ -136,7 +141,7 @@ class RawBlock(Record):
     """First source line of the block, 1-based; None for PDFs."""
     line_end: int | None = None
     """Last source line of the block, inclusive; None for PDFs."""
-    line_boxes: list[Box] = Field(default_factory=list)
+    line_boxes: list[LineBox] = Field(default_factory=list)
     """PDF only: where each line of the block's text is printed, one box a line of `text`
     (split at `\\n`), in order; empty for Markdown."""
 

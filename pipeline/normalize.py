@@ -323,8 +323,8 @@ def _placed_boxes(block: RawBlock, lines: list[tuple[int, int] | None], start: i
     if len(lines) != len(block.line_boxes):
         return []
     return [
-        TextBox(**box.model_dump(), char_start=start + span[0], char_end=start + span[1])
-        for box, span in zip(block.line_boxes, lines)
+        TextBox(page=page, x0=x0, y0=y0, x1=x1, y1=y1, char_start=start + span[0], char_end=start + span[1])
+        for (page, x0, y0, x1, y1), span in zip(block.line_boxes, lines)
         if span is not None
     ]
 

@@ -42,7 +42,7 @@ from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
 from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, read_page
-from pipeline.models import Box, RawBlock, RawDocument, SourceFormat, TextSegment
+from pipeline.models import LineBox, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
 
 _SNIFF_BYTES = 1024
@@ -55,9 +55,9 @@ _PITCH_MAX_STEP = 3.0
 _PITCH_MIN_STEPS = 5
 _FALLBACK_PITCH = 1.2
 """Fewer measured steps than this give no reliable median; the usual leading of 1.2 sizes is taken."""
-_BOX_GRAIN = 100
-"""Line boxes are kept to a hundredth of a point, rounded outwards so that they still hold
-every glyph: finer means nothing on a page, and every stored extraction carries them."""
+_BOX_GRAIN = 10
+"""Line boxes are kept to a tenth of a point (0.04 mm), rounded outwards so that they still hold
+every glyph: finer shows nothing on a page, and every stored extraction carries them."""
 _EDGE_IGNORES_ONE_LINE_IN = 10
 """A column's edges ignore its widest and narrowest tenth of lines: a byline, a formula or an
 indented list sets an edge that is not the column's."""
@@ -133,17 +133,16 @@ def _segments(rows: tuple[Row, ...]) -> list[TextSegment]:
     return segments
 
 
-def _line_boxes(rows: tuple[Row, ...]) -> list[Box]:
+def _line_boxes(rows: tuple[Row, ...]) -> list[LineBox]:
     """Where each of a block's rows (a line of its text) is printed."""
-    boxes = []
-    for row in rows:
-        x0, y0, x1, y1 = row.box
-        boxes.append(Box(
-            page=row.page,
-            x0=math.floor(x0 * _BOX_GRAIN) / _BOX_GRAIN, y0=math.floor(y0 * _BOX_GRAIN) / _BOX_GRAIN,
-            x1=math.ceil(x1 * _BOX_GRAIN) / _BOX_GRAIN, y1=math.ceil(y1 * _BOX_GRAIN) / _BOX_GRAIN,
-        ))
-    return boxes
+    return [
+        (
+            row.page,
+            math.floor(row.box[0] * _BOX_GRAIN) / _BOX_GRAIN, math.floor(row.box[1] * _BOX_GRAIN) / _BOX_GRAIN,
+            math.ceil(row.box[2] * _BOX_GRAIN) / _BOX_GRAIN, math.ceil(row.box[3] * _BOX_GRAIN) / _BOX_GRAIN,
+        )
+        for row in rows
+    ]
 
 
 def _body_size(pages: list[list[Piece]]) -> float:
