@@ -69,8 +69,8 @@ class ShownChunk:
 
 
 def default_out(chunk_id: str, source_format: SourceFormat) -> Path:
-    """`out/show/<chunk id>.png` (`.txt` for Markdown), the id made a file name."""
-    suffix = ".png" if source_format is SourceFormat.pdf else ".txt"
+    """`out/show/<chunk id>.png` (`.html` for Markdown), the id made a file name."""
+    suffix = ".png" if source_format is SourceFormat.pdf else ".html"
     return DEFAULT_SHOW_FOLDER / (_UNSAFE_IN_NAMES.sub("_", chunk_id) + suffix)
 
 

@@ -133,11 +133,13 @@ def test_a_markdown_chunk_shows_its_source_lines_with_its_own_marked(ingested, t
     assert marked == list(range(line_start, line_end + 1))
 
 
-def test_a_markdown_chunk_in_html_marks_its_lines(ingested, tmp_path):
+def test_a_markdown_chunk_goes_to_an_html_page_that_marks_its_lines(ingested, tmp_path, monkeypatch):
     db, _ = ingested
+    monkeypatch.chdir(tmp_path)
     line_start, line_end = _query(db, "SELECT line_start, line_end FROM chunks WHERE chunk_id = 'lee-2022.md:3'")[0]
-    _show(db, "lee-2022.md:3", "--out", str(tmp_path / "chunk.html"))
-    assert (tmp_path / "chunk.html").read_text().count("<mark>") == line_end - line_start + 1
+    result = _show(db, "lee-2022.md:3")
+    assert result.stdout == "out/show/lee-2022.md_3.html\n"
+    assert (tmp_path / "out" / "show" / "lee-2022.md_3.html").read_text().count("<mark>") == line_end - line_start + 1
 
 
 def test_a_markdown_chunk_has_no_png(ingested, tmp_path):

@@ -59,7 +59,7 @@ def search_command(
     papers' terms, --translate-cmd asks a translator of yours (falling back to the glossary). With
     --json: the query as typed, the search query run, what mapped, and each hit with its text, its
     `source` and, apart from it, what the paper's own bibliography says its markers cite. --show
-    writes out/show/<chunk>.png (.txt for Markdown) for each hit and prints where (on stderr with --json).
+    writes out/show/<chunk>.png (.html for Markdown) for each hit and prints where (on stderr with --json).
 
     Example: pipeline search "메타분석의 신뢰구간" --glossary rules/glossary-ko-en.toml --unit paragraph
     """
