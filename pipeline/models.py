@@ -97,6 +97,24 @@ class DocumentStatus(StrEnum):
     """A PDF without a text layer: it needs OCR."""
 
 
+class Box(Record):
+    """Where text is printed on a PDF page: PyMuPDF's page coordinates, in points, with the
+    origin at the page's top left and y growing down, as `page.get_text` gives them (of the page
+    as stored: on a page with a /Rotate, before the turn, `page.rect * page.derotation_matrix`)."""
+
+    page: int
+    """1-based physical page."""
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+LineBox = tuple[int, float, float, float, float]
+"""A `Box` as the stored extraction keeps it, one a line of every PDF block: (page, x0, y0, x1, y1).
+Unnamed, since a paper has a thousand lines and names would nearly double what is stored."""
+
+
 class TextSegment(Record):
     """A run of a block's text that sits on one page (or on no known page)."""
 
@@ -123,6 +141,9 @@ class RawBlock(Record):
     """First source line of the block, 1-based; None for PDFs."""
     line_end: int | None = None
     """Last source line of the block, inclusive; None for PDFs."""
+    line_boxes: list[LineBox] = Field(default_factory=list)
+    """PDF only: where each line of the block's text is printed, one box a line of `text`
+    (split at `\\n`), in order; empty for Markdown."""
 
     @property
     def text(self) -> str:
@@ -159,6 +180,13 @@ class RawDocument(SourceFacts):
 # ---------------------------------------------------------------- normalize output
 
 
+class TextBox(Box):
+    """A printed line's box and the stretch of `Document.text` that holds the line's text."""
+
+    char_start: int
+    char_end: int
+
+
 class PageSpan(Record):
     """A stretch of `Document.text` that sits on one page."""
 
@@ -184,6 +212,8 @@ class Block(Record):
     line_start: int | None = None
     line_end: int | None = None
     page_spans: list[PageSpan] = Field(default_factory=list)
+    line_boxes: list[TextBox] = Field(default_factory=list)
+    """PDF only: where each of the block's lines is printed, in order."""
     word_count: int = 0
 
 
@@ -283,6 +313,19 @@ class Chunk(SourceSpan):
     unless asked."""
 
 
+class ChunkBox(Box):
+    """Where part of a PDF chunk's text is printed: a line, or a run of lines of one column
+    merged where they touch."""
+
+    chunk_id: str
+
+
+class SectionBox(Box):
+    """Where part of a PDF section's own text (its heading and body, children excluded) is printed."""
+
+    section_id: str
+
+
 # ---------------------------------------------------------------- links output
 
 
@@ -380,5 +423,9 @@ class ChunkedDocument(Record):
     references: list[Reference] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
+    chunk_boxes: list[ChunkBox] = Field(default_factory=list)
+    """Where each chunk's text is printed, chunk by chunk in text order (PDF only)."""
+    section_boxes: list[SectionBox] = Field(default_factory=list)
+    """Where each section's own text is printed, in document order (PDF only)."""
     structure_warning: str | None = None
     """Why the paper's structure looks collapsed (a long paper without section headings), or None."""

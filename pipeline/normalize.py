@@ -14,7 +14,7 @@ from collections import Counter
 from itertools import groupby
 from operator import itemgetter
 
-from pipeline.models import Block, BlockKind, Document, PageSpan, RawBlock, RawDocument, SourceFormat, TextSegment
+from pipeline.models import Block, BlockKind, Document, PageSpan, RawBlock, RawDocument, SourceFormat, TextBox, TextSegment
 from pipeline.rules import Rules
 
 BLOCK_SEPARATOR = "\n\n"
@@ -156,6 +156,40 @@ def _join_lines(
     return _trim_segments(segments)
 
 
+def _line_spans(kind: BlockKind, cleaned: list[TextSegment], text: str, vocabulary: set[str]) -> list[tuple[int, int] | None]:
+    """Where each line of a block's cleaned text ended up in its normalized `text`: (start, end)
+    inside it, or None for a line that left no text there. `_join_lines` is retraced, and the
+    result checked against `text`: where the two ever disagree, no line is placed (a PDF then shows
+    no boxes for the block rather than wrong ones)."""
+    lines = "".join(segment.text for segment in cleaned).split("\n")
+    spans: list[tuple[int, int] | None] = [None] * len(lines)
+    if kind in _JOINED_KINDS:
+        kept = [(number, collapsed) for number, line in enumerate(lines) if (collapsed := " ".join(line.split()))]
+        pieces = []
+        offset = 0
+        for position, (number, line) in enumerate(kept):
+            joint = ""
+            if position + 1 < len(kept):
+                joint, drop_hyphen = _joint(line, kept[position + 1][1], vocabulary)
+                line = line[:-1] if drop_hyphen else line
+            spans[number] = (offset, offset + len(line))
+            pieces += [line, joint]
+            offset += len(line) + len(joint)
+        return spans if "".join(pieces) == text else [None] * len(lines)
+    # Kept lines: the block's text is the lines as cleaned, less the whitespace trimmed at its ends.
+    whole = "\n".join(lines)
+    trimmed = len(whole) - len(whole.lstrip())
+    if whole[trimmed : trimmed + len(text)] != text:
+        return [None] * len(lines)
+    offset = 0
+    for number, line in enumerate(lines):
+        start, end = max(0, offset - trimmed), min(len(text), offset + len(line) - trimmed)
+        if start < end:
+            spans[number] = (start, end)
+        offset += len(line) + 1
+    return spans
+
+
 def _trim_segments(segments: list[TextSegment]) -> list[TextSegment]:
     """Drop empty segments and whitespace at the block's two ends."""
     segments = [segment for segment in segments if segment.text]
@@ -282,6 +316,18 @@ def _without_page_number(line: str, rules: Rules) -> str | None:
     return rest
 
 
+def _placed_boxes(block: RawBlock, lines: list[tuple[int, int] | None], start: int) -> list[TextBox]:
+    """The block's line boxes with the text of each line placed in the document, from `start`;
+    none where the lines and the boxes do not pair off (a cleaning that took a line break)."""
+    if len(lines) != len(block.line_boxes):
+        return []
+    return [
+        TextBox(page=page, x0=x0, y0=y0, x1=x1, y1=y1, char_start=start + span[0], char_end=start + span[1])
+        for (page, x0, y0, x1, y1), span in zip(block.line_boxes, lines)
+        if span is not None
+    ]
+
+
 def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     """Clean `raw` and lay its blocks out in one text: body in reading order, then captions, then asides."""
     cleaned = [[_clean_segment(segment, block.kind) for segment in block.segments] for block in raw.blocks]
@@ -301,7 +347,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     caption_pattern = rules.normalize.caption_pattern
     heading_numbering = rules.normalize.heading_numbering
 
-    prepared: list[tuple[RawBlock, BlockKind, int | None, list[TextSegment], str]] = []
+    prepared: list[tuple[RawBlock, BlockKind, int | None, list[TextSegment], str, list[tuple[int, int] | None]]] = []
     for index, block in enumerate(raw.blocks):
         if index in furniture:
             continue
@@ -313,7 +359,8 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
         if kind == BlockKind.paragraph and caption_pattern.match(text):
             kind = BlockKind.caption
         level = 1 if index == title_index else levels.get(index)
-        prepared.append((block, kind, level, segments, text))
+        lines = _line_spans(block.kind, cleaned[index], text, vocabulary) if block.line_boxes else []
+        prepared.append((block, kind, level, segments, text, lines))
 
     # Body first, then captions, then asides: the text order. `blocks` stays in reading order.
     text_order = sorted(range(len(prepared)), key=lambda position: _TEXT_ORDER.get(prepared[position][1], 0))
@@ -321,7 +368,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     placed: dict[int, Block] = {}
     offset = 0
     for position in text_order:
-        block, kind, level, segments, block_text = prepared[position]
+        block, kind, level, segments, block_text, lines = prepared[position]
         if text_parts:
             text_parts.append(BLOCK_SEPARATOR)
             offset += len(BLOCK_SEPARATOR)
@@ -343,6 +390,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
                 line_start=block.line_start,
                 line_end=block.line_end,
                 page_spans=spans,
+                line_boxes=_placed_boxes(block, lines, start),
                 word_count=_count_words_in_line(block_text) if kind in _JOINED_KINDS else count_words(block_text),
             )
         )

@@ -162,7 +162,7 @@ def test_a_section_type_is_taken_in_any_case(db):
     assert result.exit_code == 0 and {hit["section_type"] for hit in json.loads(result.stdout)["hits"]} == {"results"}
 
 
-@pytest.mark.parametrize("command", ["ingest", "search", "sql", "inspect", "report"])
+@pytest.mark.parametrize("command", ["ingest", "search", "sql", "inspect", "report", "show"])
 def test_every_command_has_help_with_an_example(command):
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0

@@ -69,7 +69,8 @@ def test_ray_writes_every_table_row_for_row_as_the_local_pool_does(papers, tmp_p
     local = ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
     on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
     expected = database_rows(tmp_path / "local.duckdb")
-    assert expected["chunk_postings"] and expected["chunk_citations"] and expected["chunk_links"]
+    assert expected["chunk_postings"] and expected["chunk_citations"] and expected["chunk_links"] and expected["chunk_boxes"]
+    assert expected["section_boxes"]
     assert database_rows(tmp_path / "ray.duckdb") == expected
     assert (on_ray.chunks, on_ray.pages, on_ray.section_types) == (local.chunks, local.pages, local.section_types)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pipeline.chunk.absorb import absorb_siblings
 from pipeline.chunk.block_index import BlockIndex
+from pipeline.chunk.boxes import chunk_boxes, section_boxes
 from pipeline.chunk.citations import cite
 from pipeline.chunk.classify import classify_sections
 from pipeline.chunk.crossrefs import link
@@ -28,8 +29,8 @@ __all__ = ["chunk"]
 
 
 def chunk(document: Document, rules: Rules) -> ChunkedDocument:
-    """Sections, paragraphs and chunks for one normalized document, and its bibliography,
-    citations and cross-references."""
+    """Sections, paragraphs and chunks for one normalized document, its bibliography, citations
+    and cross-references, and where a PDF's chunks and sections are printed."""
     index = BlockIndex(document)
     nodes = build_sections(document)
     nodes = classify_sections(nodes, rules)
@@ -48,6 +49,8 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
             "references": listed,
             "citations": outside(cite(chunked.chunks, listed, skip, document.text, rules.citations), whole, chunked, bibliography),
             "links": link(chunked.chunks, chunked.sections, skip, rules.links),
+            "chunk_boxes": chunk_boxes(chunked.chunks, index),
+            "section_boxes": section_boxes(chunked.sections, index),
             "structure_warning": structure_warning(chunked.sections, rules.chunk),
         }
     )

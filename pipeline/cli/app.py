@@ -49,6 +49,9 @@ DEFAULT_DB = Path("out/papers.duckdb")
 DbOption = Annotated[Path, typer.Option("--db", help="DuckDB database file.")]
 RulesOption = Annotated[Path, typer.Option("--rules", help="Rules file (TOML).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or status on stderr.")]
+FolderOption = Annotated[
+    Path | None, typer.Option("--folder", help="Where the papers are now, if not in the folder the last ingest read.")
+]
 EngineOption = Annotated[Engine, typer.Option("--engine", help="Where the stages run: this machine's processes, or Ray (the [ray] extra).")]
 RayAddressOption = Annotated[
     str | None, typer.Option("--ray-address", help="With Ray: the cluster to join (auto, HOST:PORT); default: start one here.")

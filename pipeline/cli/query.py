@@ -13,7 +13,7 @@ import duckdb
 import typer
 from rich.cells import cell_len, set_cell_size
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, OutputFormat, RulesOption, app, one_line
+from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, OutputFormat, RulesOption, app, one_line
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
 from pipeline.crosslingual.glossary import load_glossary
 from pipeline.errors import IndexingError, PipelineError
@@ -22,6 +22,7 @@ from pipeline.index.search import Unit, UnitFilters
 from pipeline.models import SectionType
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 from pipeline.search_results import SearchRequest, SearchResults, hit_lines, query_lines, run_search
+from pipeline.show import show_chunk
 
 
 @app.command("search")
@@ -46,6 +47,8 @@ def search_command(
     depth: Annotated[int, typer.Option("--depth", min=1, help="With --expand: how many links deep.")] = 2,
     most: Annotated[int, typer.Option("--expand-limit", min=1, help="With --expand: the most chunks shown after a hit.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+    show: Annotated[bool, typer.Option("--show", help="Also draw each hit where it came from (as `pipeline show`), and print the paths.")] = False,
+    folder: FolderOption = None,
 ) -> None:
     """BM25-ranked chunks (or paragraphs) for QUERY, with where each came from.
 
@@ -55,7 +58,8 @@ def search_command(
     --window N adds N paragraphs on either side. --glossary maps a query in another language to the
     papers' terms, --translate-cmd asks a translator of yours (falling back to the glossary). With
     --json: the query as typed, the search query run, what mapped, and each hit with its text, its
-    `source` and, apart from it, what the paper's own bibliography says its markers cite.
+    `source` and, apart from it, what the paper's own bibliography says its markers cite. --show
+    writes out/show/<chunk>.png (.html for Markdown) for each hit and prints where (on stderr with --json).
 
     Example: pipeline search "메타분석의 신뢰구간" --glossary rules/glossary-ko-en.toml --unit paragraph
     """
@@ -64,11 +68,15 @@ def search_command(
     filters = UnitFilters(section_type.value if section_type else None, doc, everything)
     request = SearchRequest(query, unit, filters, limit, window, follow, depth, most, translate_cmd, translate_timeout)
     loaded = load_glossary(glossary) if glossary is not None else None
-    results = run_search(open_readonly(db), request, load_rules(rules).search, loaded)
+    connection = open_readonly(db)
+    results = run_search(connection, request, load_rules(rules).search, loaded)
     if as_json:
         typer.echo(json.dumps(results.as_json(), indent=2, ensure_ascii=False))
     else:
         _print_results(results, request, mapped=glossary is not None or translate_cmd is not None)
+    if show:
+        for chunk_id in dict.fromkeys(hit.chunk_id for hit in results.hits if hit.chunk_id is not None):
+            typer.echo(f"shown: {show_chunk(connection, chunk_id, folder=folder)}", err=as_json)
 
 
 def _print_results(results: SearchResults, request: SearchRequest, mapped: bool) -> None:

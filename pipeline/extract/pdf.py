@@ -29,6 +29,7 @@ assembles the blocks into a `RawDocument`.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -41,7 +42,7 @@ from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
 from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, read_page
-from pipeline.models import RawBlock, RawDocument, SourceFormat, TextSegment
+from pipeline.models import LineBox, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
 
 _SNIFF_BYTES = 1024
@@ -54,6 +55,9 @@ _PITCH_MAX_STEP = 3.0
 _PITCH_MIN_STEPS = 5
 _FALLBACK_PITCH = 1.2
 """Fewer measured steps than this give no reliable median; the usual leading of 1.2 sizes is taken."""
+_BOX_GRAIN = 10
+"""Line boxes are kept to a tenth of a point (0.04 mm), rounded outwards so that they still hold
+every glyph: finer shows nothing on a page, and every stored extraction carries them."""
 _EDGE_IGNORES_ONE_LINE_IN = 10
 """A column's edges ignore its widest and narrowest tenth of lines: a byline, a formula or an
 indented list sets an edge that is not the column's."""
@@ -127,6 +131,18 @@ def _segments(rows: tuple[Row, ...]) -> list[TextSegment]:
         texts.append(row.text + ("\n" if index < len(rows) - 1 else ""))
     segments.append(TextSegment(text="".join(texts), page=page))
     return segments
+
+
+def _line_boxes(rows: tuple[Row, ...]) -> list[LineBox]:
+    """Where each of a block's rows (a line of its text) is printed."""
+    return [
+        (
+            row.page,
+            math.floor(row.box[0] * _BOX_GRAIN) / _BOX_GRAIN, math.floor(row.box[1] * _BOX_GRAIN) / _BOX_GRAIN,
+            math.ceil(row.box[2] * _BOX_GRAIN) / _BOX_GRAIN, math.ceil(row.box[3] * _BOX_GRAIN) / _BOX_GRAIN,
+        )
+        for row in rows
+    ]
 
 
 def _body_size(pages: list[list[Piece]]) -> float:
@@ -238,7 +254,10 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
         path=path,
         format=SourceFormat.pdf,
         blocks=[
-            RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level, heading_evidence=list(block.evidence))
+            RawBlock(
+                kind=block.kind, segments=_segments(block.rows), level=block.level, heading_evidence=list(block.evidence),
+                line_boxes=_line_boxes(block.rows),
+            )
             for block in blocks
         ],
         page_count=page_count,

@@ -60,6 +60,14 @@ _SEPARATE_MIN_CHARS = 12
 word) may recur by chance."""
 
 
+PageBox = tuple[float, float, float, float]
+"""x0, y0, x1, y1 in PyMuPDF's page coordinates: points, origin top left, y down."""
+
+
+def union(boxes: list[PageBox]) -> PageBox:
+    return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
+
+
 @dataclass(slots=True)
 class Piece:
     """One PyMuPDF line, in the page's reading frame (x along the text, y down the page)."""
@@ -80,6 +88,9 @@ class Piece:
     """The PyMuPDF block the line is in, numbered on its page."""
     aside: bool = False
     """Set beside the body in smaller print (`pdf_margins.mark_asides`)."""
+    box: PageBox | None = None
+    """The line's box in the page's own coordinates (PyMuPDF's, whatever the writing direction),
+    where the line is printed; None for a box a pass draws around several pieces to measure them."""
 
 
 @dataclass(slots=True)
@@ -101,6 +112,8 @@ class Row:
     cells: int
     rotated: bool
     aside: bool = False
+    box: PageBox | None = None
+    """Its pieces' boxes together, in page coordinates (`Piece.box`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +169,18 @@ def _to_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) ->
     return -y1, x0, -y0, x1
 
 
+def _from_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) -> PageBox:
+    """`_to_frame` undone: a box in `frame` back in page coordinates."""
+    u0, v0, u1, v1 = box
+    if frame == (1, 0):
+        return u0, v0, u1, v1
+    if frame == (0, 1):
+        return -v1, u0, -v0, u1
+    if frame == (-1, 0):
+        return -u1, -v1, -u0, -v0
+    return v0, -u1, v1, -u0
+
+
 def _font_style(font: str, styles: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
     """(bold, small caps) as the font name says; `styles` remembers fonts already seen in this document."""
     style = styles.get(font)
@@ -199,6 +224,7 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
             return None
         text, chars, size, font, bold, small_caps = summed
     x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else _to_frame(line["bbox"], frame)
+    box = tuple(line["bbox"])
     if size < _TYPE3_MAX_SIZE:
         # Type3 bitmap fonts report a tiny size and glyph boxes that are far too tall: estimate
         # the size from the advance and hang the box on the baseline.
@@ -207,7 +233,8 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
         ox, oy = spans[0]["origin"]
         base = oy * c - ox * s
         y0, y1 = base - _ASCENT * size, base + _DESCENT * size
-    return Piece(page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars)
+        box = _from_frame((x0, y0, x1, y1), frame)
+    return Piece(page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars, box=box)
 
 
 def _summed_spans(
@@ -273,12 +300,19 @@ def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, boo
             weight[frame] = weight.get(frame, 0) + sum(len(span["text"]) for span in line["spans"])
         main = max(weight, key=weight.__getitem__)
     _, top, _, bottom = _to_frame(tuple(page.rect), main)
+    # Text comes in the coordinates of the page as stored, before its /Rotate: `page.rect` is
+    # the page as shown, turned back here.
+    left, upper, right, lower = page.rect * page.derotation_matrix
     pieces = []
     for line, frame, block in zip(lines, frames, blocks):
         for part in _margin_numbers_apart(line, frame):
             piece = _piece(part, number, frame, styles)
             if piece is None:
                 continue
+            # A Type3 font's glyph boxes can reach past the page's edge; a box says where the
+            # line is printed, which is on the page.
+            x0, y0, x1, y1 = piece.box
+            piece.box = max(x0, left), max(y0, upper), min(x1, right), min(y1, lower)
             piece.block = block
             piece.rotated = frame != main
             piece.y0 -= top

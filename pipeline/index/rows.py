@@ -130,6 +130,7 @@ def _chunked_rows(chunked: ChunkedDocument, terms: PaperTerms) -> dict[str, list
         "chunk_postings": [[counted.unit_id, counted.terms, counted.frequencies] for counted in terms.chunks],
         "paragraph_postings": [[counted.unit_id, counted.terms, counted.frequencies] for counted in terms.paragraphs],
         **_bibliography_rows(chunked),
+        **_box_rows(chunked),
     }
 
 
@@ -150,6 +151,15 @@ def _bibliography_rows(chunked: ChunkedDocument) -> dict[str, list[list]]:
             [link.chunk_id, doc_id, link.kind.value, link.label, link.char_start, link.char_end, link.target_chunk_id, link.reason]
             for link in chunked.links
         ],
+    }
+
+
+def _box_rows(chunked: ChunkedDocument) -> dict[str, list[list]]:
+    """Where the paper's chunks and sections are printed (PDF only; none for Markdown)."""
+    doc_id = chunked.document.doc_id
+    return {
+        "chunk_boxes": [[b.chunk_id, b.page, b.x0, b.y0, b.x1, b.y1] for b in chunked.chunk_boxes],
+        "section_boxes": [[doc_id, b.section_id, b.page, b.x0, b.y0, b.x1, b.y1] for b in chunked.section_boxes],
     }
 
 

@@ -10,7 +10,7 @@ import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
@@ -137,6 +137,28 @@ CREATE TABLE IF NOT EXISTS chunk_links (
     target_chunk_id VARCHAR,           -- the caption chunk, a section's first chunk; NULL with a reason
     reason VARCHAR
 );
+-- Where a PDF chunk's text is printed (`pipeline show` draws them): a box a line, or a run of
+-- lines of one column merged where they touch, in points, in PyMuPDF's page coordinates (origin
+-- at the top left, y down; of the page as stored, before any /Rotate). Markdown chunks have none.
+CREATE TABLE IF NOT EXISTS chunk_boxes (
+    chunk_id VARCHAR NOT NULL,
+    page INTEGER NOT NULL,             -- physical, 1-based
+    x0 DOUBLE NOT NULL,
+    y0 DOUBLE NOT NULL,
+    x1 DOUBLE NOT NULL,
+    y1 DOUBLE NOT NULL
+);
+-- The same for each section's own text (sections.char_start to char_end: heading and body,
+-- children excluded). section_id is unique within a paper only, hence doc_id.
+CREATE TABLE IF NOT EXISTS section_boxes (
+    doc_id VARCHAR NOT NULL,
+    section_id VARCHAR NOT NULL,
+    page INTEGER NOT NULL,
+    x0 DOUBLE NOT NULL,
+    y0 DOUBLE NOT NULL,
+    x1 DOUBLE NOT NULL,
+    y1 DOUBLE NOT NULL
+);
 -- Lets `search` fetch its hits' rows by id instead of scanning the chunks for them (DuckDB only
 -- uses it for a filter on constants against this table alone).
 CREATE INDEX IF NOT EXISTS chunks_by_id ON chunks (chunk_id);
@@ -219,6 +241,9 @@ POSTINGS_TABLES = {
 }
 
 TABLES_BY_DOCUMENT = (
-    "chunk_postings", "paragraph_postings", "chunk_citations", "chunk_links", "chunks", "paragraphs", "sections", "bibliography",
-    "extractions", "documents",
+    "chunk_postings", "paragraph_postings", "chunk_boxes", "chunk_citations", "chunk_links", "section_boxes", "chunks", "paragraphs",
+    "sections", "bibliography", "extractions", "documents",
 )
+# Tables without a doc_id column, and the key that finds a paper's rows in them through its
+# chunks or paragraphs (so they go before those tables in TABLES_BY_DOCUMENT).
+UNIT_KEYS = {"chunk_postings": "chunk_id", "paragraph_postings": "paragraph_key", "chunk_boxes": "chunk_id"}

@@ -23,7 +23,7 @@ import duckdb
 from pipeline.errors import IndexingError
 from pipeline.index.database import Transaction
 from pipeline.index.rows import PaperRows
-from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT
+from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT, UNIT_KEYS
 
 # A search scans every postings row written since the table was last put in term order, so the
 # table is rewritten in order once a million rows have piled up (a search then still scans them
@@ -39,8 +39,8 @@ def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], 
     kept = set(keep_extractions_of)
     with Transaction(connection):
         for table in TABLES_BY_DOCUMENT:
-            if table in POSTINGS_TABLES:
-                key = POSTINGS_TABLES[table][1]
+            if table in UNIT_KEYS:
+                key = UNIT_KEYS[table]
                 units = "chunks" if key == "chunk_id" else "paragraphs"
                 connection.execute(
                     f"DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {units} WHERE doc_id IN (SELECT unnest(?)))",

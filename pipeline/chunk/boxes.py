@@ -1,0 +1,97 @@
+"""Where each chunk and section is printed: the boxes of the PDF lines its text holds, a run of
+lines of one column merged into one box where they touch.
+
+A line belongs to a span when the span holds any of the line's text (`Block.line_boxes` says which
+characters each line holds); a line that a size split cuts belongs to both chunks. Markdown has no
+boxes, so its chunks get none.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from pipeline.chunk.block_index import BlockIndex
+from pipeline.models import Box, Chunk, ChunkBox, Section, SectionBox, TextBox
+
+MERGE_GAP = 0.5
+"""Two lines, one under the next, are one run while the space between them is at most this many
+of their heights more than the paper's usual space between the lines of a paragraph (none, or a
+line's height where it is double-spaced): a caption, a figure or another chunk's line between
+them adds a line's height or more."""
+MERGE_OVERLAP = 0.5
+"""and while they share this share of the narrower line's width: the lines of another column,
+or of a side box, share none."""
+MERGE_WIDEN = 2.0
+"""and while a line widens the run by at most this many line heights to either side (a first
+line's indent): a run widened further would cover what is printed beside its earlier lines
+(a heading's line beside nothing, but an affiliation beside an author line)."""
+
+
+def chunk_boxes(chunks: list[Chunk], index: BlockIndex) -> list[ChunkBox]:
+    """The boxes of every chunk, chunk by chunk, each chunk's in text order."""
+    gap = usual_line_gap(index)
+    return [
+        ChunkBox(chunk_id=chunk.chunk_id, **box.model_dump())
+        for chunk in chunks
+        for box in merge_runs(_lines_under(index, chunk.char_start, chunk.char_end), gap)
+    ]
+
+
+def section_boxes(sections: list[Section], index: BlockIndex) -> list[SectionBox]:
+    """The boxes of every section's own text (its span: heading and body, children excluded)."""
+    gap = usual_line_gap(index)
+    return [
+        SectionBox(section_id=section.section_id, **box.model_dump())
+        for section in sections
+        for box in merge_runs(_lines_under(index, section.char_start, section.char_end), gap)
+    ]
+
+
+def usual_line_gap(index: BlockIndex) -> float:
+    """The median space between a line and the next of the same block below it in its column, in
+    points; none where lines touch or overlap."""
+    gaps = [
+        line.y0 - above.y1
+        for block in index.blocks
+        for above, line in zip(block.line_boxes, block.line_boxes[1:])
+        if line.page == above.page and line.y0 >= above.y0 and min(above.x1, line.x1) > max(above.x0, line.x0)
+    ]
+    return max(0.0, statistics.median(gaps)) if gaps else 0.0
+
+
+def _lines_under(index: BlockIndex, start: int, end: int) -> list[TextBox]:
+    return [
+        line
+        for block in index.overlapping(start, end)
+        for line in block.line_boxes
+        if line.char_start < end and line.char_end > start
+    ]
+
+
+def merge_runs(lines: list[Box], usual_gap: float = 0.0) -> list[Box]:
+    """Consecutive lines merged into one box while each is on the page of the one before, below
+    it, close under it (`usual_gap` points, the paper's space between lines, and `MERGE_GAP`) and
+    in its column, and widens the run little (`MERGE_OVERLAP`, `MERGE_WIDEN`)."""
+    merged: list[Box] = []
+    last: Box | None = None
+    for line in lines:
+        if merged and last is not None and _continues_run(merged[-1], last, line, usual_gap):
+            run = merged[-1]
+            merged[-1] = Box(
+                page=run.page, x0=min(run.x0, line.x0), y0=min(run.y0, line.y0), x1=max(run.x1, line.x1), y1=max(run.y1, line.y1)
+            )
+        else:
+            merged.append(Box(page=line.page, x0=line.x0, y0=line.y0, x1=line.x1, y1=line.y1))
+        last = line
+    return merged
+
+
+def _continues_run(run: Box, above: Box, line: Box, usual_gap: float) -> bool:
+    """Whether `line`, after `above` in the text, carries on the run of lines that ends with it."""
+    if line.page != above.page or line.y0 < above.y0:
+        return False
+    height = min(above.y1 - above.y0, line.y1 - line.y0)
+    shared = min(above.x1, line.x1) - max(above.x0, line.x0)
+    narrower = min(above.x1 - above.x0, line.x1 - line.x0)
+    widens = max(run.x0 - line.x0, line.x1 - run.x1)
+    return line.y0 - above.y1 <= usual_gap + MERGE_GAP * height and shared >= MERGE_OVERLAP * narrower and widens <= MERGE_WIDEN * height

@@ -1,0 +1,33 @@
+"""`pipeline show`: where a chunk came from, drawn on its PDF pages or marked in its Markdown source."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, app
+from pipeline.index.database import open_readonly
+from pipeline.show import show_chunk
+
+
+@app.command("show")
+def show_command(
+    chunk_id: Annotated[str, typer.Argument(help="A chunk's id, as search prints it (reviews/berek-2021:3).")],
+    db: DbOption = DEFAULT_DB,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="File to write: .png or .html for a PDF chunk, .html or .txt for Markdown. Default: out/show/<chunk>.png (.html)."),
+    ] = None,
+    folder: FolderOption = None,
+) -> None:
+    """Draw a chunk where it came from, and print the path of the picture.
+
+    A PDF chunk: its pages, its boxes filled and the chunks before and after it outlined, under a
+    caption with its ids and heading path. A Markdown chunk: its source lines, marked. The file
+    must be the one ingested (its sha256 is checked), or nothing is drawn.
+
+    Example: pipeline show two_column.pdf:4 --out chunk.png
+    """
+    typer.echo(str(show_chunk(open_readonly(db), chunk_id, out, folder)))
