@@ -138,8 +138,14 @@ def test_a_paper_page_has_the_heading_tree_and_the_decisions(written):
     assert "Methods chunk group" in paper and '<a href="../report.html">' in paper
 
 
-def test_a_pdf_page_shows_its_pages_without_boxes_and_says_why(written):
-    paper = (written.parent / "report_files" / "scan.pdf.html").read_text()
+def test_a_pdf_page_shows_its_pages_without_boxes_and_says_why(small, rules, tmp_path):
+    db = tmp_path / "older.duckdb"
+    shutil.copy(small, db)
+    connection = open_for_writing(db)
+    connection.execute("DROP TABLE chunk_boxes")
+    connection.close()
+    write_html_report(open_readonly(db), rules.chunk, tmp_path / "report.html", db)
+    paper = (tmp_path / "report_files" / "scan.pdf.html").read_text()
     assert paper.count('<img src="data:image/png;base64,') == 1
     assert "this database has no <code>chunk_boxes</code> table" in paper
 
@@ -148,7 +154,7 @@ def test_a_pdf_page_draws_the_chunk_boxes_where_the_database_has_them(small, rul
     db = tmp_path / "boxes.duckdb"
     shutil.copy(small, db)
     connection = open_for_writing(db)
-    connection.execute("CREATE TABLE chunk_boxes (chunk_id VARCHAR, page INTEGER, x0 DOUBLE, y0 DOUBLE, x1 DOUBLE, y1 DOUBLE)")
+    connection.execute("DELETE FROM chunk_boxes")
     connection.execute("INSERT INTO chunk_boxes VALUES ('scan.pdf:1', 1, 72, 60, 400, 104)")
     connection.close()
     out = tmp_path / "report.html"
