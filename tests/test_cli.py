@@ -169,6 +169,18 @@ def test_every_command_has_help_with_an_example(command):
     assert "Example: pipeline" in result.stdout
 
 
+@pytest.mark.parametrize("command", [command.name or command.callback.__name__ for command in app.registered_commands])
+def test_help_reflows_its_paragraphs_and_breaks_no_line_short(command):
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+    lines = [line.rstrip() for line in result.stdout.splitlines()]
+    description = lines[1 : next(index for index, line in enumerate(lines) if "Arguments" in line or "Options" in line)]
+    # Within a paragraph, each line is as full as 80 columns let it be: the next line's first word
+    # would not have fit, as when the docstring's own line breaks are kept.
+    for line, after in zip(description, description[1:]):
+        if line.strip() and after.strip():
+            assert len(line) + 1 + len(after.split()[0]) > 78, (line, after)
+
+
 def _fork_server_running_when_the_command_line_is_imported(command: str) -> bool:
     """Run the `pipeline` entry point on `command --help` in a fresh interpreter, and look at the
     workers' fork server at the moment `pipeline.cli` starts being imported."""

@@ -25,9 +25,22 @@ class _ReportingErrors(typer.core.TyperGroup):
             typer.echo(f"Error: {error}", err=True)
             raise typer.Exit(code=error.exit_code) from None
 
+    def format_commands(self, ctx, formatter) -> None:
+        """Each command with its first paragraph whole, wrapped: click would cut it at the width."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, " ".join((command.help or "").split("\n\n")[0].split())))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
+
+# Plain help, not rich's: rich keeps a docstring's own line breaks inside a paragraph, so every
+# paragraph after the first came out broken short at the source's line ends.
 app = typer.Typer(
-    cls=_ReportingErrors, add_completion=False, no_args_is_help=True, help="Scientific papers to heading-aware chunks in DuckDB."
+    cls=_ReportingErrors, add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+    help="Scientific papers to heading-aware chunks in DuckDB.",
 )
 
 
