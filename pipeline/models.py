@@ -123,6 +123,9 @@ class RawBlock(Record):
     """First source line of the block, 1-based; None for PDFs."""
     line_end: int | None = None
     """Last source line of the block, inclusive; None for PDFs."""
+    superscripts: list[tuple[int, int]] = Field(default_factory=list)
+    """PDF only: char ranges of `text` printed as superscripts (raised, smaller than their line,
+    and flagged so by MuPDF), where a citation number may be."""
 
     @property
     def text(self) -> str:
@@ -185,6 +188,12 @@ class Block(Record):
     line_end: int | None = None
     page_spans: list[PageSpan] = Field(default_factory=list)
     word_count: int = 0
+    superscripts: list[tuple[int, int]] = Field(default_factory=list)
+    """The `RawBlock`'s superscripts as char ranges of `Document.text`."""
+    line_starts: list[int] = Field(default_factory=list)
+    """Where each line of a joined block (a paragraph, heading, …) after its first began in
+    the source, as offsets into `Document.text`: normalize joins the lines, and a bibliography
+    set one entry a line is split again there. Empty for a block of one line."""
 
 
 class Document(SourceFacts):

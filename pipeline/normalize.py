@@ -91,6 +91,35 @@ def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
     return segment if text == segment.text else TextSegment(text=text, page=segment.page)
 
 
+def _kept_characters(text: str) -> int:
+    """How many characters of `text` survive its cleaning, line joining and de-hyphenation
+    (which drop or collapse only spaces and hyphens), counted without those."""
+    text = clean_characters(text)
+    return len(text) - sum(1 for character in text if character.isspace() or character == "-")
+
+
+def _carried_superscripts(block: RawBlock, block_text: str, start: int) -> list[tuple[int, int]]:
+    """The raw block's superscripts as ranges of `Document.text`, where the cleaned block's text
+    `block_text` begins at `start`. A superscript is found again by the characters before it that
+    cleaning keeps; one whose text did not come through as it was (an anchor dropped around it)
+    is left out, since a citation read there would be read off other text."""
+    raw = block.text
+    kept = [index for index, character in enumerate(block_text) if not (character.isspace() or character == "-")]
+    carried = []
+    for raw_start, raw_end in block.superscripts:
+        first, last = _kept_characters(raw[:raw_start]), _kept_characters(raw[:raw_end])
+        if not first < last <= len(kept):
+            continue
+        begin, end = kept[first], kept[last - 1] + 1
+        if _same_visible(raw[raw_start:raw_end], block_text[begin:end]):
+            carried.append((start + begin, start + end))
+    return carried
+
+
+def _same_visible(written: str, cleaned: str) -> bool:
+    return "".join(clean_characters(written).split()).replace("-", "") == "".join(cleaned.split()).replace("-", "")
+
+
 def heading_key(heading: str, rules: Rules) -> str:
     """Reduce a heading to the key the classification patterns match against."""
     return _heading_key(heading, rules.normalize.heading_numbering)
@@ -130,31 +159,37 @@ def _joint(previous: str, line: str, vocabulary: set[str]) -> tuple[str, bool]:
 
 def _join_lines(
     kind: BlockKind, segments: list[TextSegment], collapsed: str | None, vocabulary: set[str]
-) -> list[TextSegment]:
+) -> tuple[list[TextSegment], list[int]]:
     """Join a paragraph's lines into one line (other blocks keep theirs); `collapsed` is the
-    block's text with its whitespace collapsed, which is that line where the block has one."""
+    block's text with its whitespace collapsed, which is that line where the block has one.
+    Returns the segments and where each joined line after the first starts in their text."""
     if kind not in _JOINED_KINDS:
-        return _trim_segments(segments)
+        return _trim_segments(segments), []
     if len(segments) == 1 and "\n" not in segments[0].text:
         # Nearly every Markdown paragraph and heading is one line, with nothing to join; its
         # whitespace is collapsed once for this and the furniture test: normalize 0.89 s ->
         # 0.74 s on the shared Markdown corpus.
-        return [TextSegment(text=collapsed, page=segments[0].page)] if collapsed else []
+        return ([TextSegment(text=collapsed, page=segments[0].page)] if collapsed else []), []
     lines = [(" ".join(line.split()), segment.page) for segment in segments for line in segment.text.split("\n")]
     lines = [(line, page) for line, page in lines if line]
     # Each line takes the joint to the next one (so a joint across a page break stays on the
     # earlier page), then one record per page, not one rebuilt for every line.
     joined: list[tuple[str, int | None]] = []
+    line_starts: list[int] = []
+    offset = 0
     for index, (line, page) in enumerate(lines):
         if index + 1 < len(lines):
             joint, drop_hyphen = _joint(line, lines[index + 1][0], vocabulary)
             line = (line[:-1] if drop_hyphen else line) + joint
+        if index:
+            line_starts.append(offset)
+        offset += len(line)
         joined.append((line, page))
     segments = [
         TextSegment(text="".join(line for line, _ in run), page=page)
         for page, run in groupby(joined, key=itemgetter(1))
     ]
-    return _trim_segments(segments)
+    return _trim_segments(segments), line_starts
 
 
 def _trim_segments(segments: list[TextSegment]) -> list[TextSegment]:
@@ -302,11 +337,11 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     caption_pattern = rules.normalize.caption_pattern
     heading_numbering = rules.normalize.heading_numbering
 
-    prepared: list[tuple[RawBlock, BlockKind, int | None, list[TextSegment], str]] = []
+    prepared: list[tuple[RawBlock, BlockKind, int | None, list[TextSegment], str, list[int]]] = []
     for index, block in enumerate(raw.blocks):
         if index in furniture:
             continue
-        segments = _join_lines(block.kind, cleaned[index], collapsed[index], vocabulary)
+        segments, line_starts = _join_lines(block.kind, cleaned[index], collapsed[index], vocabulary)
         if not segments:
             continue
         kind = block.kind
@@ -314,7 +349,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
         if kind == BlockKind.paragraph and caption_pattern.match(text):
             kind = BlockKind.caption
         level = 1 if index == title_index else levels.get(index)
-        prepared.append((block, kind, level, segments, text))
+        prepared.append((block, kind, level, segments, text, line_starts))
 
     # Body first, then captions, then asides: the text order. `blocks` stays in reading order.
     text_order = sorted(range(len(prepared)), key=lambda position: _TEXT_ORDER.get(prepared[position][1], 0))
@@ -322,7 +357,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     placed: dict[int, Block] = {}
     offset = 0
     for position in text_order:
-        block, kind, level, segments, block_text = prepared[position]
+        block, kind, level, segments, block_text, line_starts = prepared[position]
         if text_parts:
             text_parts.append(BLOCK_SEPARATOR)
             offset += len(BLOCK_SEPARATOR)
@@ -345,6 +380,8 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
                 line_end=block.line_end,
                 page_spans=spans,
                 word_count=_count_words_in_line(block_text) if kind in _JOINED_KINDS else count_words(block_text),
+                superscripts=_carried_superscripts(block, block_text, start) if block.superscripts else [],
+                line_starts=[start + line_start for line_start in line_starts],
             )
         )
     text = "".join(text_parts)

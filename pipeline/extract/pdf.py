@@ -40,7 +40,9 @@ from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuat
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
-from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, read_page
+from pipeline.extract.pdf_lines import (
+    SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
+)
 from pipeline.models import RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
 
@@ -238,7 +240,10 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
         path=path,
         format=SourceFormat.pdf,
         blocks=[
-            RawBlock(kind=block.kind, segments=_segments(block.rows), level=block.level, heading_evidence=list(block.evidence))
+            RawBlock(
+                kind=block.kind, segments=_segments(block.rows), level=block.level, heading_evidence=list(block.evidence),
+                superscripts=list(joined_superscripts([(row.text, row.superscripts) for row in block.rows], "\n")),
+            )
             for block in blocks
         ],
         page_count=page_count,
