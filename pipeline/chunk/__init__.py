@@ -12,6 +12,7 @@ from __future__ import annotations
 from pipeline.chunk.absorb import absorb_siblings
 from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.citations import cite
+from pipeline.chunk.citations_superscript import merged, superscript_citations
 from pipeline.chunk.classify import classify_sections
 from pipeline.chunk.crossrefs import link
 from pipeline.chunk.ids import assign_ids
@@ -21,7 +22,7 @@ from pipeline.chunk.references import bibliography_nodes, entry_spans, mark_unhe
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.chunk.structure import structure_warning
-from pipeline.models import ChunkedDocument, Document
+from pipeline.models import ChunkedDocument, Document, TypeSource
 from pipeline.rules import Rules
 
 __all__ = ["chunk"]
@@ -43,10 +44,13 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), whole, bibliography)
     listed = references(entries, document, index, rules)
     skip = {c.chunk_id for c in chunked.chunks if c.in_bibliography}
+    front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}
+    raised = superscript_citations(chunked.chunks, document, listed, skip | {c.chunk_id for c in chunked.chunks if c.section_id in front}, rules.citations)
+    cited = cite(chunked.chunks, listed, skip, document.text, rules.citations, superscripted=bool(raised))
     return chunked.model_copy(
         update={
             "references": listed,
-            "citations": outside(cite(chunked.chunks, listed, skip, document.text, rules.citations), whole, chunked, bibliography),
+            "citations": outside(merged(cited, raised, chunked.chunks), whole, chunked, bibliography),
             "links": link(chunked.chunks, chunked.sections, skip, rules.links),
             "structure_warning": structure_warning(chunked.sections, rules.chunk),
         }

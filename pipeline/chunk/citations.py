@@ -68,10 +68,14 @@ class _Bibliography:
         return {surname for surname, _ in self.by_author_year}
 
 
-def cite(chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules) -> list[Citation]:
-    """The citation markers of every chunk but those in `skip` (the bibliography's own), in order."""
+def cite(
+    chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules, superscripted: bool = False
+) -> list[Citation]:
+    """The citation markers of every chunk but those in `skip` (the bibliography's own), in order.
+    A paper that cites in superscripts (`superscripted`) numbers other things in parentheses:
+    compounds, items."""
     bibliography = _Bibliography.of(references)
-    numbered_in_parentheses = not rules.equations.search(paper_text) and not rules.brackets.search(paper_text)
+    numbered_in_parentheses = not superscripted and not rules.equations.search(paper_text) and not rules.brackets.search(paper_text)
     citations = []
     for chunk in chunks:
         if chunk.chunk_id in skip:

@@ -6,6 +6,7 @@ Nothing is looked up and nothing guessed: a field the entry does not show stays 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -63,7 +64,47 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
-    return entries
+    return in_number_order(entries, blocks, text, rules)
+
+
+def in_number_order(entries: list[EntrySpan], blocks: list[Block], text: str, rules: Rules) -> list[EntrySpan]:
+    """A numbered bibliography's entries by their numbers: where the entries' numbers (`[12]`,
+    `12.`, `(12)`, `12 `) run 1, 2, 3, … for most of them, an entry is cut where a line of it
+    starts with the next number (entries set one a line, which normalize joined), and a
+    paragraph that starts with no number of the run carries on the entry before it (an entry
+    broken across a column or a page). Elsewhere the entries are left as they are."""
+    numbered = rules.references.numbered
+    line_starts = sorted(start for block in blocks for start in block.line_starts)
+    pieces: list[tuple[EntrySpan, bool]] = []  # each with whether its number is the next of the run
+    last = 0
+    for entry in entries:
+        number = _number(entry.label, text[entry.char_start : entry.char_end], numbered)
+        start, label, in_run = entry.char_start, entry.label, number == last + 1
+        if in_run:
+            label, last = str(number), number
+        for line_start in line_starts[bisect.bisect_right(line_starts, start) : bisect.bisect_left(line_starts, entry.char_end)]:
+            line = text[line_start : entry.char_end]
+            if _number(_label(line, rules), line, numbered) == last + 1:
+                pieces.append((EntrySpan(start, len(text[:line_start].rstrip()), label), in_run))
+                start, label, in_run, last = line_start, str(last + 1), True, last + 1
+        pieces.append((EntrySpan(start, entry.char_end, label), in_run))
+    if last < 2 or 2 * last < len(pieces):
+        return entries
+    ordered: list[EntrySpan] = []
+    for piece, in_run in pieces:
+        if not in_run and ordered:  # no number of the run: the entry before goes on here
+            ordered[-1] = EntrySpan(ordered[-1].char_start, piece.char_end, ordered[-1].label)
+        else:
+            ordered.append(piece)
+    return ordered
+
+
+def _number(label: str | None, item: str, numbered: re.Pattern[str]) -> int | None:
+    """The number an entry starts with: its label, or one printed without brackets (`(12)`, `12`)."""
+    if label is not None:
+        return int(label) if label.isdigit() else None
+    match = numbered.match(_LEADING_MARKUP.sub("", item))
+    return int(match["label"]) if match else None
 
 
 def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules) -> list[EntrySpan]:
@@ -127,7 +168,7 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
         written = document.text[entry.char_start : entry.char_end]
         pages = index.pages(entry.char_start, entry.char_end)
         line_start, line_end = index.lines(document.text, entry.char_start, entry.char_end)
-        body = _entry_body(written, rules)
+        body = _without_number(_entry_body(written, rules), entry.label, rules)
         doi = _DOI.search(written)
         year = _YEAR.search(body)
         records.append(
@@ -156,6 +197,12 @@ def _entry_body(written: str, rules: Rules) -> str:
     rest = _LEADING_MARKUP.sub("", rest)
     label = rules.references.label.match(rest)
     return _LEADING_MARKUP.sub("", rest[label.end() :] if label else rest)
+
+
+def _without_number(body: str, label: str | None, rules: Rules) -> str:
+    """An entry's body without the number a numbered bibliography prints before it unbracketed (`(12)`)."""
+    number = rules.references.numbered.match(body) if label else None
+    return body[number.end() :] if number and number["label"] == label else body
 
 
 def _first_author(body: str, rules: Rules) -> str | None:
