@@ -15,6 +15,7 @@ from pipeline.rules import CitationRules
 _RANGE = re.compile(r"\s*[-–—]\s*")
 _MEMBERS = re.compile(r"\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
+_COMMA = re.compile(r",\s+")
 # Where a narrative citation can end: a parenthesis that opens on a year. The narrative pattern
 # is tried only in the stretch of text before each (see `_narrative`).
 _YEAR_IN_PARENTHESES = re.compile(r"\(\s*(?:1[89]|20)\d\d")
@@ -147,10 +148,11 @@ def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules
         offset = group.start(1)
         for part in re.finditer(r"[^;]+", group.group(1)):
             citation = rules.author_year.match(part.group().strip())
-            if citation is None:
-                continue
             start = offset + part.start() + (len(part.group()) - len(part.group().lstrip()))
             end = offset + part.start() + len(part.group().rstrip())
+            if citation is None:
+                found += _after_prose(chunk, start, end, bibliography, rules)
+                continue
             found += _by_author(chunk, citation, start, end, bibliography)
     for match in _narrative(chunk.text, rules.narrative):
         # A capitalised word before a year in parentheses is often no author: counted only where
@@ -158,6 +160,20 @@ def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules
         if surname_key(match["first"]) in bibliography.surnames:
             found += _by_author(chunk, match, match.start(), match.end(), bibliography)
     return found
+
+
+def _after_prose(chunk: Chunk, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+    """`(including work on adaptation, e.g., Daumé, 2007)`: the citation that ends a part of a
+    parenthesis after a comma and some prose. As with a narrative citation, the surname must be
+    a first author of the bibliography, and every year must name an entry of that author."""
+    part = chunk.text[start:end]
+    for comma in _COMMA.finditer(part):
+        citation = rules.author_year.match(part[comma.end() :])
+        if citation is None:
+            continue
+        cited = _by_author(chunk, citation, start + comma.end(), end, bibliography)
+        return cited if cited and all(found.ref_id for found in cited) else []
+    return []
 
 
 def _narrative(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
