@@ -58,13 +58,29 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
         return trailing_entries(nodes, document, rules)
     entries: list[EntrySpan] = []
     for block in blocks:
-        for start, end in _entry_ranges(block, text):
+        for start, end in one_a_line(block, _entry_ranges(block, text), text, rules):
             item = text[start:end]
             if entries and _carries_on(item, rules):
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
     return in_number_order(entries, blocks, text, rules)
+
+
+def one_a_line(block: Block, ranges: list[tuple[int, int]], text: str, rules: Rules) -> list[tuple[int, int]]:
+    """A paragraph of the bibliography set one entry a line (normalize joined its lines) as an
+    entry a line: where every line of it reads as an entry (a label or an author's name first,
+    and a year) and every line but the last ends a sentence. A line that carries an entry on
+    (`Lee, K. (2020) Title.` after `Smith, J. and`) keeps the paragraph whole."""
+    if not block.line_starts or block.kind is BlockKind.list or len(ranges) != 1:
+        return ranges
+    bounds = [block.char_start, *block.line_starts, block.char_end]
+    lines = [(bounds[index], len(text[: bounds[index + 1]].rstrip())) for index in range(len(bounds) - 1)]
+    if all(_reads_as_entry(text[start:end], rules) for start, end in lines) and all(
+        text[end - 1 : end] in ".)" for _, end in lines[:-1]
+    ):
+        return lines
+    return ranges
 
 
 def in_number_order(entries: list[EntrySpan], blocks: list[Block], text: str, rules: Rules) -> list[EntrySpan]:
@@ -167,7 +183,7 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
     for ordinal, entry in enumerate(entries, start=1):
         written = document.text[entry.char_start : entry.char_end]
         pages = index.pages(entry.char_start, entry.char_end)
-        line_start, line_end = index.lines(document.text, entry.char_start, entry.char_end)
+        line_start, line_end = _own_lines(entry, index, *index.lines(document.text, entry.char_start, entry.char_end))
         body = _without_number(_entry_body(written, rules), entry.label, rules)
         doi = _DOI.search(written)
         year = _YEAR.search(body)
@@ -189,6 +205,17 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
             )
         )
     return records
+
+
+def _own_lines(entry: EntrySpan, index: BlockIndex, line_start: int | None, line_end: int | None) -> tuple[int | None, int | None]:
+    """The source lines of an entry cut out of a paragraph set one entry a line (`one_a_line`),
+    where the block's lines are known: its own, not the paragraph's."""
+    blocks = index.overlapping(entry.char_start, entry.char_end)
+    if len(blocks) != 1 or blocks[0].line_start is None or not blocks[0].line_starts:
+        return line_start, line_end
+    block = blocks[0]
+    first = block.line_start + bisect.bisect_right(block.line_starts, entry.char_start)
+    return first, block.line_start + bisect.bisect_right(block.line_starts, entry.char_end - 1)
 
 
 def _entry_body(written: str, rules: Rules) -> str:
