@@ -105,9 +105,18 @@ def _carried_superscripts(block: RawBlock, block_text: str, start: int) -> list[
     is left out, since a citation read there would be read off other text."""
     raw = block.text
     kept = [index for index, character in enumerate(block_text) if not (character.isspace() or character == "-")]
+    # Counted stretch by stretch between the superscripts' ends, not from the start for each: a
+    # cut falls at the edge of a span of its own, which no accent straddles, so the stretches
+    # clean as the whole would.
+    cuts = sorted({offset for superscript in block.superscripts for offset in superscript})
+    counts: dict[int, int] = {}
+    counted, previous = 0, 0
+    for cut in cuts:
+        counted += _kept_characters(raw[previous:cut])
+        counts[cut], previous = counted, cut
     carried = []
     for raw_start, raw_end in block.superscripts:
-        first, last = _kept_characters(raw[:raw_start]), _kept_characters(raw[:raw_end])
+        first, last = counts[raw_start], counts[raw_end]
         if not first < last <= len(kept):
             continue
         begin, end = kept[first], kept[last - 1] + 1
