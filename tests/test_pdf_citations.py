@@ -9,6 +9,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from conftest import shared_corpus
+from pipeline.citation_scoring import score_pdfs
 from pipeline.ingest.task import process_file
 
 _FONT = pymupdf.Font("helv")
@@ -141,3 +143,11 @@ def test_a_superscript_beyond_the_bibliography_is_no_citation(tmp_path, rules):
     introduction = [[("Residue Tyr", False), ("369", True), (" binds first, as the trials found", False), ("2", True), (".", False)]]
     path = write_paper(tmp_path / "residues.pdf", ENTRIES, introduction)
     assert _cited(process_file(path, path.name, "residues", rules)) == [("2", "R2")]
+
+
+def test_citations_in_the_shared_pdfs_resolve_as_their_gold_says(rules):
+    # 0.86 and 1.00 when measured; every citation the gold does not link was read by hand and is
+    # right (docs/citations.md), so precision is held to what the gold allows.
+    score = score_pdfs(shared_corpus(), rules)
+    assert len(score.per_paper) >= 2
+    assert score.precision >= 0.85 and score.recall >= 0.95, f"precision {score.precision:.3f}, recall {score.recall:.3f}"

@@ -44,8 +44,10 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), whole, bibliography)
     listed = references(entries, document, index, rules)
     skip = {c.chunk_id for c in chunked.chunks if c.in_bibliography}
+    # The front matter's superscripts are the authors' affiliation marks.
     front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}
-    raised = superscript_citations(chunked.chunks, document, listed, skip | {c.chunk_id for c in chunked.chunks if c.section_id in front}, rules.citations)
+    unread = skip | {c.chunk_id for c in chunked.chunks if c.section_id in front}
+    raised = superscript_citations(chunked.chunks, document, listed, unread, rules.citations)
     cited = cite(chunked.chunks, listed, skip, document.text, rules.citations, superscripted=bool(raised))
     return chunked.model_copy(
         update={
