@@ -99,6 +99,17 @@ def test_a_paragraph_without_a_number_in_a_numbered_bibliography_carries_on_the_
     ]
 
 
+def test_a_paragraph_that_starts_with_no_name_in_an_author_year_bibliography_carries_on_the_entry_before(rules):
+    source = (
+        "## References\n\nKosiol C, Vinar T, Siepel A.\n\n2008. Patterns of selection. PLOS Genetics 4.\n\n"
+        "Smith, J. (2019). A title.\n\nThe Galaxy platform: 2016 update. NAR 44.\n\nOpenAI. 2023. GPT-4 technical report.\n\n"
+        "Laurens van der Maaten and Geoffrey Hinton. 2008. Visualizing data.\n\nJ¨org Tiedemann. 2012. Parallel data.\n"
+    )
+    assert [r.text.split("\n\n")[-1][:12] for r in chunk_markdown(source, rules).references] == [
+        "2008. Patter", "The Galaxy p", "OpenAI. 2023", "Laurens van ", "J¨org Tiedem",
+    ]
+
+
 def test_a_citation_that_ends_a_parenthesis_after_prose_is_read_where_it_names_an_entry(rules):
     source = (
         "## Introduction\n\nWork on it (including adaptation, e.g., Daumé, 2007) and (held in Rome, May 2020).\n\n"

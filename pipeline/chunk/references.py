@@ -16,10 +16,14 @@ from pipeline.chunk.sections import SectionNode
 from pipeline.models import Block, BlockKind, ChunkedDocument, ChunkSplit, Citation, Document, Reference
 from pipeline.rules import Rules
 
-_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,4})[.)])[ \t]+")
+# An item's number has at most three digits: `2008. Patterns of …` is an entry's year, carried
+# over from the paragraph before.
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,3})[.)])[ \t]+")
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
 # A year stands alone: not part of an arXiv number (`1908.04729`), a DOI, pages or an ISSN.
 _YEAR = re.compile(r"(?<![\d./:-])(?P<year>1[89]\d\d|20\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
+# A name before the year, as an author that is one word or an organisation prints it: `OpenAI. 2023.`
+_NAME_AND_YEAR = re.compile(r"^[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*){0,5}[.,]?\s+\(?(?:1[89]|20)\d\d")
 # Markup a converter wraps around an entry's start, which is no part of its author.
 _LEADING_MARKUP = re.compile(r"^[\s*_`]+")
 
@@ -64,7 +68,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
-    return in_number_order(entries, blocks, text, rules)
+    return by_authors(in_number_order(entries, blocks, text, rules), text, rules)
 
 
 def one_a_line(block: Block, ranges: list[tuple[int, int]], text: str, rules: Rules) -> list[tuple[int, int]]:
@@ -113,6 +117,30 @@ def in_number_order(entries: list[EntrySpan], blocks: list[Block], text: str, ru
         else:
             ordered.append(piece)
     return ordered
+
+
+def by_authors(entries: list[EntrySpan], text: str, rules: Rules) -> list[EntrySpan]:
+    """An author–year bibliography's entries by their authors: where most entries start with an
+    author's name and most print no label, a paragraph that starts with no name (`The Galaxy
+    platform: 2016 update.`, `2008. Patterns of …`, `MJ, Bickham JW, …`, the rest of an author
+    list) carries on the entry before it; the PDF reader broke that entry where a line ended short."""
+    starts = [entry.label is not None or _starts_entry(text[entry.char_start : entry.char_end], rules) for entry in entries]
+    if 2 * sum(entry.label is not None for entry in entries) >= len(entries) or 2 * sum(starts) <= len(entries):
+        return entries
+    joined: list[EntrySpan] = []
+    for entry, starting in zip(entries, starts):
+        if joined and not starting:
+            joined[-1] = EntrySpan(joined[-1].char_start, entry.char_end, None)
+        else:
+            joined.append(entry)
+    return joined
+
+
+def _starts_entry(item: str, rules: Rules) -> bool:
+    """Whether an item starts with an author's name (`Smith, J.`, `Oren Etzioni.`), or with a
+    name and the year (`OpenAI. 2023.`, `R Core Team. 2020.`)."""
+    body = _entry_body(item, rules)
+    return rules.references.first_author.match(body) is not None or _NAME_AND_YEAR.match(body) is not None
 
 
 def _number(label: str | None, item: str, numbered: re.Pattern[str]) -> int | None:
