@@ -16,6 +16,8 @@ _RANGE = re.compile(r"\s*[-–—]\s*")
 _MEMBERS = re.compile(r"\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
 _COMMA = re.compile(r",\s+")
+_PARTICLES = {"de", "van", "von", "der", "den", "du", "da", "di", "le", "la", "del", "dos", "ten", "ter"}
+"""Words that belong to the surname after them (as the `first_author` and `surname` rules have them)."""
 # Where a narrative citation can end: a parenthesis that opens on a year. The narrative pattern
 # is tried only in the stretch of text before each (see `_narrative`).
 _YEAR_IN_PARENTHESES = re.compile(r"\(\s*(?:1[89]|20)\d\d")
@@ -41,8 +43,14 @@ def entry_surname(author: str) -> str:
     names = [word for word in words if word not in initials]
     if not names:
         return author
-    # `Avery SV`: the initials follow the surname; `S. An`, `Nicolas Carion`: the surname is last.
-    return names[0] if initials and words.index(initials[0]) > words.index(names[0]) else names[-1]
+    # `Avery SV`: the initials follow the surname; `S. An`, `Nicolas Carion`, `Frank F Xu`: the surname is
+    # last, with the particles before it (`Laurens van der Maaten`, cited as `van der Maaten`).
+    if initials and words.index(initials[0]) > words.index(names[-1]):
+        return names[0]
+    start = len(words) - 1
+    while start > 1 and words[start - 1].casefold() in _PARTICLES:
+        start -= 1
+    return " ".join(words[start:])
 
 
 @dataclass
