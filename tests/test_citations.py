@@ -110,6 +110,26 @@ def test_a_paragraph_that_starts_with_no_name_in_an_author_year_bibliography_car
     ]
 
 
+def test_an_entry_cut_off_inside_its_author_list_goes_on_in_the_next_paragraph(rules):
+    source = (
+        "## References\n\nBudas, G., Seckl, J. R. and Breen,\n\nK. C. (1999). The effect. Neurosci Lett 276.\n\n"
+        "Charles, E., Thomas, P. and\n\nClément, J. P. (2006). Links. Encephale 32.\n\nCohen, S. (2007). Stress. JAMA 298.\n"
+    )
+    assert [(r.first_author, r.year) for r in chunk_markdown(source, rules).references] == [
+        ("Budas, G.", "1999"), ("Charles, E.", "2006"), ("Cohen, S.", "2007"),
+    ]
+
+
+def test_a_first_author_with_initials_between_given_name_and_surname_is_that_surname(rules):
+    source = (
+        "## Introduction\n\nAs (Xu et al., 2022) and Voorhees (1999) and (Park, 2019) say.\n\n## References\n\n"
+        "Frank F Xu, Uri Alon. 2022. A study.\n\nEllen M Voorhees. 1999. The TREC-8 report.\n\nPark J. One. 2019.\n"
+    )
+    chunked = chunk_markdown(source, rules)
+    assert [r.first_author for r in chunked.references] == ["Frank F Xu", "Ellen M Voorhees", "Park J"]
+    assert [c.ref_id for c in chunked.citations] == ["R1", "R2", "R3"]
+
+
 def test_a_citation_that_ends_a_parenthesis_after_prose_is_read_where_it_names_an_entry(rules):
     source = (
         "## Introduction\n\nWork on it (including adaptation, e.g., Daumé, 2007) and (held in Rome, May 2020).\n\n"

@@ -24,6 +24,8 @@ _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
 _YEAR = re.compile(r"(?<![\d./:-])(?P<year>1[89]\d\d|20\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
 # A name before the year, as an author that is one word or an organisation prints it: `OpenAI. 2023.`
 _NAME_AND_YEAR = re.compile(r"^[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*){0,5}[.,]?\s+\(?(?:1[89]|20)\d\d")
+# How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`.
+_UNFINISHED = re.compile(r"(?:[,;&]|\band)\s*$")
 # Markup a converter wraps around an entry's start, which is no part of its author.
 _LEADING_MARKUP = re.compile(r"^[\s*_`]+")
 
@@ -123,13 +125,14 @@ def by_authors(entries: list[EntrySpan], text: str, rules: Rules) -> list[EntryS
     """An author–year bibliography's entries by their authors: where most entries start with an
     author's name and most print no label, a paragraph that starts with no name (`The Galaxy
     platform: 2016 update.`, `2008. Patterns of …`, `MJ, Bickham JW, …`, the rest of an author
-    list) carries on the entry before it; the PDF reader broke that entry where a line ended short."""
+    list), or that follows an entry cut off inside its author list (`Smith, J. and`), carries on
+    the entry before it; the PDF reader broke that entry where a line ended short."""
     starts = [entry.label is not None or _starts_entry(text[entry.char_start : entry.char_end], rules) for entry in entries]
     if 2 * sum(entry.label is not None for entry in entries) >= len(entries) or 2 * sum(starts) <= len(entries):
         return entries
     joined: list[EntrySpan] = []
     for entry, starting in zip(entries, starts):
-        if joined and not starting:
+        if joined and (not starting or _UNFINISHED.search(text[joined[-1].char_start : joined[-1].char_end])):
             joined[-1] = EntrySpan(joined[-1].char_start, entry.char_end, None)
         else:
             joined.append(entry)
