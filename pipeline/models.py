@@ -188,12 +188,6 @@ class Block(Record):
     line_end: int | None = None
     page_spans: list[PageSpan] = Field(default_factory=list)
     word_count: int = 0
-    superscripts: list[tuple[int, int]] = Field(default_factory=list)
-    """The `RawBlock`'s superscripts as char ranges of `Document.text`."""
-    line_starts: list[int] = Field(default_factory=list)
-    """Where each line of a joined block (a paragraph, heading, …) after its first began in
-    the source, as offsets into `Document.text`: normalize joins the lines, and a bibliography
-    set one entry a line is split again there. Empty for a block of one line."""
 
 
 class Document(SourceFacts):
@@ -212,6 +206,13 @@ class Document(SourceFacts):
     slice that no figure interrupts."""
     blocks: list[Block]
     """In reading order (a caption stands where the paper put it, though its text is at the end)."""
+    superscripts: list[tuple[int, int]] = Field(default_factory=list)
+    """The blocks' superscripts (`RawBlock.superscripts`) as char ranges of `text`, in text order."""
+    line_starts: list[int] = Field(default_factory=list)
+    """Where a line of a joined block (a paragraph, heading, …) other than its first began in
+    the source, as offsets into `text`, in order: normalize joins the lines, and a bibliography
+    set one entry a line is cut again there. Kept on the document, not on each block, since a
+    field of every block costs its validation in every block."""
 
 
 # ---------------------------------------------------------------- chunk output

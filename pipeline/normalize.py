@@ -364,6 +364,8 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     text_order = sorted(range(len(prepared)), key=lambda position: _TEXT_ORDER.get(prepared[position][1], 0))
     text_parts: list[str] = []
     placed: dict[int, Block] = {}
+    superscripts: list[tuple[int, int]] = []
+    line_starts_of_text: list[int] = []  # blocks are laid out in text order, so these come in order
     offset = 0
     for position in text_order:
         block, kind, level, segments, block_text, line_starts = prepared[position]
@@ -389,10 +391,11 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
                 line_end=block.line_end,
                 page_spans=spans,
                 word_count=_count_words_in_line(block_text) if kind in _JOINED_KINDS else count_words(block_text),
-                superscripts=_carried_superscripts(block, block_text, start) if block.superscripts else [],
-                line_starts=[start + line_start for line_start in line_starts],
             )
         )
+        if block.superscripts:
+            superscripts.extend(_carried_superscripts(block, block_text, start))
+        line_starts_of_text.extend(start + line_start for line_start in line_starts)
     text = "".join(text_parts)
     blocks = [placed[position] for position in range(len(prepared))]
     # The title heading's text, cleaned and collapsed like every heading's above.
@@ -404,6 +407,8 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
         title=title,
         text=text,
         blocks=blocks,
+        superscripts=superscripts,
+        line_starts=line_starts_of_text,
         page_count=raw.page_count,
         page_labels=raw.page_labels,
         encoding=raw.encoding,

@@ -24,11 +24,11 @@ def superscript_citations(
 ) -> list[Citation]:
     """The superscript citations of every chunk but those in `skip` (the bibliography's own and
     the front matter's), in order; none where the paper does not cite in superscripts."""
-    bibliography = _Bibliography.of(references)
-    if not bibliography.by_label or not any(label.isdigit() for label in bibliography.by_label):
-        return []
     runs = _superscript_runs(document)
     if not runs:
+        return []
+    bibliography = _Bibliography.of(references)
+    if not bibliography.by_label or not any(label.isdigit() for label in bibliography.by_label):
         return []
     starts = [start for start, _ in runs]
     found: list[Citation] = []
@@ -47,11 +47,10 @@ def superscript_citations(
 
 
 def _superscript_runs(document: Document) -> list[tuple[int, int]]:
-    """Every block's superscripts in text order, those that touch (`3`, `,`, `5` set as three
+    """The document's superscripts in text order, those that touch (`3`, `,`, `5` set as three
     spans) joined into one run."""
-    ranges = sorted(superscript for block in document.blocks for superscript in block.superscripts)
     runs: list[tuple[int, int]] = []
-    for start, end in ranges:
+    for start, end in document.superscripts:
         if runs and start <= runs[-1][1]:
             runs[-1] = (runs[-1][0], max(end, runs[-1][1]))
         else:

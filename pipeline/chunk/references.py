@@ -64,23 +64,25 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
         return trailing_entries(nodes, document, rules)
     entries: list[EntrySpan] = []
     for block in blocks:
-        for start, end in one_a_line(block, _entry_ranges(block, text), text, rules):
+        for start, end in one_a_line(block, _entry_ranges(block, text), document, rules):
             item = text[start:end]
             if entries and _carries_on(item, rules):
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
-    return by_authors(in_number_order(entries, blocks, text, rules), text, rules)
+    return by_authors(in_number_order(entries, document, rules), text, rules)
 
 
-def one_a_line(block: Block, ranges: list[tuple[int, int]], text: str, rules: Rules) -> list[tuple[int, int]]:
+def one_a_line(block: Block, ranges: list[tuple[int, int]], document: Document, rules: Rules) -> list[tuple[int, int]]:
     """A paragraph of the bibliography set one entry a line (normalize joined its lines) as an
     entry a line: where every line of it reads as an entry (a label or an author's name first,
     and a year) and every line but the last ends a sentence. A line that carries an entry on
     (`Lee, K. (2020) Title.` after `Smith, J. and`) keeps the paragraph whole."""
-    if not block.line_starts or block.kind is BlockKind.list or len(ranges) != 1:
+    line_starts = _line_starts_inside(document, block.char_start, block.char_end)
+    if not line_starts or block.kind is BlockKind.list or len(ranges) != 1:
         return ranges
-    bounds = [block.char_start, *block.line_starts, block.char_end]
+    text = document.text
+    bounds = [block.char_start, *line_starts, block.char_end]
     lines = [(bounds[index], len(text[: bounds[index + 1]].rstrip())) for index in range(len(bounds) - 1)]
     if all(_reads_as_entry(text[start:end], rules) for start, end in lines) and all(
         text[end - 1 : end] in ".)" for _, end in lines[:-1]
@@ -89,14 +91,19 @@ def one_a_line(block: Block, ranges: list[tuple[int, int]], text: str, rules: Ru
     return ranges
 
 
-def in_number_order(entries: list[EntrySpan], blocks: list[Block], text: str, rules: Rules) -> list[EntrySpan]:
+def _line_starts_inside(document: Document, start: int, end: int) -> list[int]:
+    """The line starts of `Document.line_starts` inside `(start, end)`."""
+    starts = document.line_starts
+    return starts[bisect.bisect_right(starts, start) : bisect.bisect_left(starts, end)]
+
+
+def in_number_order(entries: list[EntrySpan], document: Document, rules: Rules) -> list[EntrySpan]:
     """A numbered bibliography's entries by their numbers: where the entries' numbers (`[12]`,
     `12.`, `(12)`, `12 `) run 1, 2, 3, … for most of them, an entry is cut where a line of it
     starts with the next number (entries set one a line, which normalize joined), and a
     paragraph that starts with no number of the run carries on the entry before it (an entry
     broken across a column or a page). Elsewhere the entries are left as they are."""
-    numbered = rules.references.numbered
-    line_starts = sorted(start for block in blocks for start in block.line_starts)
+    numbered, text = rules.references.numbered, document.text
     pieces: list[tuple[EntrySpan, bool]] = []  # each with whether its number is the next of the run
     last = 0
     for entry in entries:
@@ -104,7 +111,7 @@ def in_number_order(entries: list[EntrySpan], blocks: list[Block], text: str, ru
         start, label, in_run = entry.char_start, entry.label, number == last + 1
         if in_run:
             label, last = str(number), number
-        for line_start in line_starts[bisect.bisect_right(line_starts, start) : bisect.bisect_left(line_starts, entry.char_end)]:
+        for line_start in _line_starts_inside(document, start, entry.char_end):
             line = text[line_start : entry.char_end]
             if _number(_label(line, rules), line, numbered) == last + 1:
                 pieces.append((EntrySpan(start, len(text[:line_start].rstrip()), label), in_run))
@@ -214,7 +221,7 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
     for ordinal, entry in enumerate(entries, start=1):
         written = document.text[entry.char_start : entry.char_end]
         pages = index.pages(entry.char_start, entry.char_end)
-        line_start, line_end = _own_lines(entry, index, *index.lines(document.text, entry.char_start, entry.char_end))
+        line_start, line_end = _own_lines(entry, document, index, *index.lines(document.text, entry.char_start, entry.char_end))
         body = _without_number(_entry_body(written, rules), entry.label, rules)
         doi = _DOI.search(written)
         year = _YEAR.search(body)
@@ -238,15 +245,18 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
     return records
 
 
-def _own_lines(entry: EntrySpan, index: BlockIndex, line_start: int | None, line_end: int | None) -> tuple[int | None, int | None]:
+def _own_lines(entry: EntrySpan, document: Document, index: BlockIndex, line_start: int | None, line_end: int | None) -> tuple[int | None, int | None]:
     """The source lines of an entry cut out of a paragraph set one entry a line (`one_a_line`),
     where the block's lines are known: its own, not the paragraph's."""
     blocks = index.overlapping(entry.char_start, entry.char_end)
-    if len(blocks) != 1 or blocks[0].line_start is None or not blocks[0].line_starts:
+    if len(blocks) != 1 or blocks[0].line_start is None:
         return line_start, line_end
     block = blocks[0]
-    first = block.line_start + bisect.bisect_right(block.line_starts, entry.char_start)
-    return first, block.line_start + bisect.bisect_right(block.line_starts, entry.char_end - 1)
+    inside = _line_starts_inside(document, block.char_start, block.char_end)
+    if not inside:
+        return line_start, line_end
+    first = block.line_start + bisect.bisect_right(inside, entry.char_start)
+    return first, block.line_start + bisect.bisect_right(inside, entry.char_end - 1)
 
 
 def _entry_body(written: str, rules: Rules) -> str:
