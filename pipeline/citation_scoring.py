@@ -1,5 +1,6 @@
 """Score citation resolution against gold links: the JATS articles' `<xref ref-type="bibr">`
-(for their Markdown renderings in `jats_md/`) and a GROBID TEI's `<ref type="bibr">` (for a PDF).
+(for their Markdown renderings in `jats_md/`), and for a PDF a GROBID TEI's `<ref type="bibr">`
+or a CERMINE NLM's `<xref ref-type="bibr">` (`pdf/groundtruth/`).
 
 As the shared corpus's README says: per paper, how often each entry of the bibliography (by its
 position) is cited. A gold numeric range is two xrefs joined by a dash, and every member counts.
@@ -121,3 +122,51 @@ def score_jats_md(corpus: Path, rules: Rules, shape: str = "nested") -> Citation
         chunked = process_file(paper, paper.name, paper.name, rules)
         score.add(paper.stem, cited_positions(chunked), gold, (len(chunked.references), entries))
     return score
+
+
+PDF_GOLD_SUFFIXES = (".grobid.tei.xml", ".cermine-nlm.xml")
+"""The ground truths of `pdf/groundtruth/` that link citations to entries, by how their names end."""
+
+
+def pdf_golds(corpus: Path) -> list[tuple[Path, Path]]:
+    """(PDF, its gold) for every shared PDF with a ground truth that links citations to entries."""
+    found = []
+    for gold in sorted((corpus / "pdf" / "groundtruth").iterdir()):
+        suffix = next((suffix for suffix in PDF_GOLD_SUFFIXES if gold.name.endswith(suffix)), None)
+        pdf = corpus / "pdf" / (gold.name[: -len(suffix)] + ".pdf") if suffix else None
+        if pdf is not None and pdf.exists():
+            found.append((pdf, gold))
+    return found
+
+
+def pdf_gold(gold: Path) -> tuple[Counter[int], int]:
+    """How often a PDF's gold cites each entry (by position), and how many entries it has."""
+    return tei_gold(gold) if gold.name.endswith(".tei.xml") else jats_gold(gold)
+
+
+def score_pdfs(corpus: Path, rules: Rules) -> CitationScore:
+    """Every shared PDF with a gold that links citations, against it."""
+    score = CitationScore()
+    for pdf, gold_file in pdf_golds(corpus):
+        gold, entries = pdf_gold(gold_file)
+        chunked = process_file(pdf, pdf.name, pdf.name, rules)
+        score.add(pdf.stem, cited_positions(chunked), gold, (len(chunked.references), entries))
+    return score
+
+
+def disagreements(chunked: ChunkedDocument, gold: Counter[int]) -> list[tuple[int, int, int, list[str]]]:
+    """Where a paper's citations and its gold disagree: (entry position, ours, the gold's, the
+    markers we read for it, with the words before each), for reading the losses one by one."""
+    ours = cited_positions(chunked)
+    ordinal = {reference.ref_id: reference.ordinal for reference in chunked.references}
+    text = {chunk.chunk_id: chunk.text for chunk in chunked.chunks}
+    markers: dict[int, list[str]] = {}
+    for citation in chunked.citations:
+        if citation.ref_id:
+            before = " ".join(text[citation.chunk_id][max(0, citation.char_start - 40) : citation.char_start].split())
+            markers.setdefault(ordinal[citation.ref_id], []).append(f"…{before} ⟨{citation.marker}⟩")
+    return [
+        (position, ours[position], gold[position], markers.get(position, []))
+        for position in sorted(set(ours) | set(gold))
+        if ours[position] != gold[position]
+    ]

@@ -144,6 +144,9 @@ class RawBlock(Record):
     line_boxes: list[LineBox] = Field(default_factory=list)
     """PDF only: where each line of the block's text is printed, one box a line of `text`
     (split at `\\n`), in order; empty for Markdown."""
+    superscripts: list[tuple[int, int]] = Field(default_factory=list)
+    """PDF only: char ranges of `text` printed as superscripts (raised, smaller than their line,
+    and flagged so by MuPDF), where a citation number may be."""
 
     @property
     def text(self) -> str:
@@ -233,6 +236,13 @@ class Document(SourceFacts):
     slice that no figure interrupts."""
     blocks: list[Block]
     """In reading order (a caption stands where the paper put it, though its text is at the end)."""
+    superscripts: list[tuple[int, int]] = Field(default_factory=list)
+    """The blocks' superscripts (`RawBlock.superscripts`) as char ranges of `text`, in text order."""
+    line_starts: list[int] = Field(default_factory=list)
+    """Where a line of a joined block (a paragraph, heading, …) other than its first began in
+    the source, as offsets into `text`, in order: normalize joins the lines, and a bibliography
+    set one entry a line is cut again there. Kept on the document, not on each block, since a
+    field of every block costs its validation in every block."""
 
 
 # ---------------------------------------------------------------- chunk output

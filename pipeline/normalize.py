@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 
@@ -91,6 +92,44 @@ def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
     return segment if text == segment.text else TextSegment(text=text, page=segment.page)
 
 
+def _kept_characters(text: str) -> int:
+    """How many characters of `text` survive its cleaning, line joining and de-hyphenation
+    (which drop or collapse only spaces and hyphens), counted without those."""
+    text = clean_characters(text)
+    return len(text) - sum(1 for character in text if character.isspace() or character == "-")
+
+
+def _carried_superscripts(block: RawBlock, block_text: str, start: int) -> list[tuple[int, int]]:
+    """The raw block's superscripts as ranges of `Document.text`, where the cleaned block's text
+    `block_text` begins at `start`. A superscript is found again by the characters before it that
+    cleaning keeps; one whose text did not come through as it was (an anchor dropped around it)
+    is left out, since a citation read there would be read off other text."""
+    raw = block.text
+    kept = [index for index, character in enumerate(block_text) if not (character.isspace() or character == "-")]
+    # Counted stretch by stretch between the superscripts' ends, not from the start for each: a
+    # cut falls at the edge of a span of its own, which no accent straddles, so the stretches
+    # clean as the whole would.
+    cuts = sorted({offset for superscript in block.superscripts for offset in superscript})
+    counts: dict[int, int] = {}
+    counted, previous = 0, 0
+    for cut in cuts:
+        counted += _kept_characters(raw[previous:cut])
+        counts[cut], previous = counted, cut
+    carried = []
+    for raw_start, raw_end in block.superscripts:
+        first, last = counts[raw_start], counts[raw_end]
+        if not first < last <= len(kept):
+            continue
+        begin, end = kept[first], kept[last - 1] + 1
+        if _same_visible(raw[raw_start:raw_end], block_text[begin:end]):
+            carried.append((start + begin, start + end))
+    return carried
+
+
+def _same_visible(written: str, cleaned: str) -> bool:
+    return "".join(clean_characters(written).split()).replace("-", "") == "".join(cleaned.split()).replace("-", "")
+
+
 def heading_key(heading: str, rules: Rules) -> str:
     """Reduce a heading to the key the classification patterns match against."""
     return _heading_key(heading, rules.normalize.heading_numbering)
@@ -130,30 +169,36 @@ def _joint(previous: str, line: str, vocabulary: set[str]) -> tuple[str, bool]:
 
 def _join_lines(
     kind: BlockKind, segments: list[TextSegment], collapsed: str | None, vocabulary: set[str]
-) -> list[TextSegment]:
+) -> tuple[list[TextSegment], list[int]]:
     """Join a paragraph's lines into one line (other blocks keep theirs); `collapsed` is the
-    block's text with its whitespace collapsed, which is that line where the block has one."""
+    block's text with its whitespace collapsed, which is that line where the block has one.
+    Returns the segments and where each joined line after the first starts in their text."""
     if kind not in _JOINED_KINDS:
-        return _trim_segments(segments)
+        return _trim_segments(segments), []
     if len(segments) == 1 and "\n" not in segments[0].text:
         # Nearly every Markdown paragraph and heading is one line, with nothing to join; its
         # whitespace is collapsed once, for this and the furniture test alike.
-        return [TextSegment(text=collapsed, page=segments[0].page)] if collapsed else []
+        return ([TextSegment(text=collapsed, page=segments[0].page)] if collapsed else []), []
     lines = [(" ".join(line.split()), segment.page) for segment in segments for line in segment.text.split("\n")]
     lines = [(line, page) for line, page in lines if line]
     # Each line takes the joint to the next one (so a joint across a page break stays on the
     # earlier page), then one record per page, not one rebuilt for every line.
     joined: list[tuple[str, int | None]] = []
+    line_starts: list[int] = []
+    offset = 0
     for index, (line, page) in enumerate(lines):
         if index + 1 < len(lines):
             joint, drop_hyphen = _joint(line, lines[index + 1][0], vocabulary)
             line = (line[:-1] if drop_hyphen else line) + joint
+        if index:
+            line_starts.append(offset)
+        offset += len(line)
         joined.append((line, page))
     segments = [
         TextSegment(text="".join(line for line, _ in run), page=page)
         for page, run in groupby(joined, key=itemgetter(1))
     ]
-    return _trim_segments(segments)
+    return _trim_segments(segments), line_starts
 
 
 def _line_spans(kind: BlockKind, cleaned: list[TextSegment], text: str, vocabulary: set[str]) -> list[tuple[int, int] | None]:
@@ -328,6 +373,21 @@ def _placed_boxes(block: RawBlock, lines: list[tuple[int, int] | None], start: i
     ]
 
 
+@dataclass(slots=True)
+class _Prepared:
+    """A block cleaned and joined, before it is placed in the document's text."""
+
+    block: RawBlock
+    kind: BlockKind
+    level: int | None
+    segments: list[TextSegment]
+    text: str
+    line_spans: list[tuple[int, int] | None]
+    """PDF: where each of the raw block's lines ended up inside `text` (`_line_spans`)."""
+    line_starts: list[int]
+    """Where each joined line after the first starts inside `text`."""
+
+
 def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     """Clean `raw` and lay its blocks out in one text: body in reading order, then captions, then asides."""
     cleaned = [[_clean_segment(segment, block.kind) for segment in block.segments] for block in raw.blocks]
@@ -345,13 +405,12 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
     numbered_heads = raw.format == SourceFormat.markdown and rules.normalize.running_line_page_number is not None
     furniture = _furniture(raw.blocks, collapsed, rules, numbered_heads)
     caption_pattern = rules.normalize.caption_pattern
-    heading_numbering = rules.normalize.heading_numbering
 
-    prepared: list[tuple[RawBlock, BlockKind, int | None, list[TextSegment], str, list[tuple[int, int] | None]]] = []
+    prepared: list[_Prepared] = []
     for index, block in enumerate(raw.blocks):
         if index in furniture:
             continue
-        segments = _join_lines(block.kind, cleaned[index], collapsed[index], vocabulary)
+        segments, line_starts = _join_lines(block.kind, cleaned[index], collapsed[index], vocabulary)
         if not segments:
             continue
         kind = block.kind
@@ -360,54 +419,61 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
             kind = BlockKind.caption
         level = 1 if index == title_index else levels.get(index)
         lines = _line_spans(block.kind, cleaned[index], text, vocabulary) if block.line_boxes else []
-        prepared.append((block, kind, level, segments, text, lines))
+        prepared.append(_Prepared(block, kind, level, segments, text, lines, line_starts))
 
-    # Body first, then captions, then asides: the text order. `blocks` stays in reading order.
-    text_order = sorted(range(len(prepared)), key=lambda position: _TEXT_ORDER.get(prepared[position][1], 0))
+    document = _laid_out(prepared, rules.normalize.heading_numbering)
+    # The title heading's text, cleaned and collapsed like every heading's above.
+    title = (collapsed[title_index] or None) if title_index is not None else None
+    return document.model_copy(
+        update=dict(
+            doc_id=doc_id, path=raw.path, format=raw.format, title=title, page_count=raw.page_count,
+            page_labels=raw.page_labels, encoding=raw.encoding, reading_notes=raw.reading_notes,
+            removed_running_lines=raw.removed_running_lines + len(furniture),
+        )
+    )
+
+
+def _laid_out(prepared: list[_Prepared], heading_numbering: re.Pattern[str]) -> Document:
+    """The blocks placed in one text, body first, then captions, then asides (`blocks` stays in
+    reading order), each with its offsets, pages, line boxes and superscripts in that text; the
+    document's own facts (path, title, …) are left for the caller."""
+    text_order = sorted(range(len(prepared)), key=lambda position: _TEXT_ORDER.get(prepared[position].kind, 0))
     text_parts: list[str] = []
     placed: dict[int, Block] = {}
+    superscripts: list[tuple[int, int]] = []
+    line_starts_of_text: list[int] = []  # blocks are laid out in text order, so these come in order
     offset = 0
     for position in text_order:
-        block, kind, level, segments, block_text, lines = prepared[position]
+        item = prepared[position]
         if text_parts:
             text_parts.append(BLOCK_SEPARATOR)
             offset += len(BLOCK_SEPARATOR)
         start = offset
         spans = []
-        for segment in segments:
+        for segment in item.segments:
             text_parts.append(segment.text)
             if segment.page is not None:
                 spans.append(PageSpan(char_start=offset, char_end=offset + len(segment.text), page=segment.page))
             offset += len(segment.text)
-        placed[position] = (
-            Block(
-                kind=kind,
-                char_start=start,
-                char_end=offset,
-                level=level if kind == BlockKind.heading else None,
-                heading_key=_heading_key(block_text, heading_numbering) if kind == BlockKind.heading else None,
-                heading_evidence=block.heading_evidence if kind == BlockKind.heading else [],
-                line_start=block.line_start,
-                line_end=block.line_end,
-                page_spans=spans,
-                line_boxes=_placed_boxes(block, lines, start),
-                word_count=_count_words_in_line(block_text) if kind in _JOINED_KINDS else count_words(block_text),
-            )
+        heading = item.kind == BlockKind.heading
+        placed[position] = Block(
+            kind=item.kind,
+            char_start=start,
+            char_end=offset,
+            level=item.level if heading else None,
+            heading_key=_heading_key(item.text, heading_numbering) if heading else None,
+            heading_evidence=item.block.heading_evidence if heading else [],
+            line_start=item.block.line_start,
+            line_end=item.block.line_end,
+            page_spans=spans,
+            line_boxes=_placed_boxes(item.block, item.line_spans, start),
+            word_count=_count_words_in_line(item.text) if item.kind in _JOINED_KINDS else count_words(item.text),
         )
-    text = "".join(text_parts)
-    blocks = [placed[position] for position in range(len(prepared))]
-    # The title heading's text, cleaned and collapsed like every heading's above.
-    title = (collapsed[title_index] or None) if title_index is not None else None
+        if item.block.superscripts:
+            superscripts.extend(_carried_superscripts(item.block, item.text, start))
+        line_starts_of_text.extend(start + line_start for line_start in item.line_starts)
     return Document(
-        doc_id=doc_id,
-        path=raw.path,
-        format=raw.format,
-        title=title,
-        text=text,
-        blocks=blocks,
-        page_count=raw.page_count,
-        page_labels=raw.page_labels,
-        encoding=raw.encoding,
-        removed_running_lines=raw.removed_running_lines + len(furniture),
-        reading_notes=raw.reading_notes,
+        doc_id="", path="", format=SourceFormat.markdown, title=None, text="".join(text_parts),
+        blocks=[placed[position] for position in range(len(prepared))],
+        superscripts=superscripts, line_starts=line_starts_of_text,
     )

@@ -55,6 +55,89 @@ def test_an_entry_a_converter_broke_at_a_blank_line_is_one_entry(rules):
     assert [r.label for r in references] == ["1", "2"] and references[0].text.endswith("In ECCV, 2020.")
 
 
+def test_entries_set_one_a_line_without_blank_lines_are_an_entry_each_with_its_own_line(rules):
+    source = (
+        "## Introduction\n\nAs (Smith, 2020) and Lee et al. (2019) found.\n\n## References\n\n"
+        "Smith, J. (2020). A first title. Journal 1, 2-3.\nLee, K., Kim, H. (2019). A second title. J 4.\nPark, S. (2018). A third. J 7.\n"
+    )
+    chunked = chunk_markdown(source, rules)
+    assert [(r.first_author, r.year, r.line_start, r.line_end) for r in chunked.references] == [
+        ("Smith, J.", "2020", 7, 7), ("Lee, K.", "2019", 8, 8), ("Park, S.", "2018", 9, 9),
+    ]
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("Smith, 2020", "R1"), ("Lee et al. (2019)", "R2")]
+
+
+def test_a_paragraph_whose_lines_carry_one_entry_on_stays_one_entry(rules):
+    source = "## References\n\nSmith, J. and\nLee, K. (2020). A title. Journal 1.\n"
+    assert [r.text for r in chunk_markdown(source, rules).references] == ["Smith, J. and Lee, K. (2020). A title. Journal 1."]
+
+
+def test_numbered_entries_are_cut_at_the_next_number_and_a_wrapped_volume_is_no_entry(rules):
+    source = (
+        "## References\n\n[1] Smith J. A first title. J 1, 2020.\n[2] Lee K. A second title that wraps onto\n"
+        "12 (3), 45-67, 2019.\n[3] Park S. A third. J 7, 2018.\n"
+    )
+    assert [(r.label, r.text) for r in chunk_markdown(source, rules).references] == [
+        ("1", "[1] Smith J. A first title. J 1, 2020."),
+        ("2", "[2] Lee K. A second title that wraps onto 12 (3), 45-67, 2019."),
+        ("3", "[3] Park S. A third. J 7, 2018."),
+    ]
+
+
+@pytest.mark.parametrize("number", ["(1) ", "1 "])
+def test_entries_numbered_without_brackets_in_a_run_take_their_numbers_as_labels(rules, number):
+    entries = "".join(f"{number.replace('1', str(n))}Author{n}, A. ({2010 + n}) Title {n}.\n\n" for n in range(1, 4))
+    chunked = chunk_markdown(f"## Introduction\n\nAs [2] says.\n\n## References\n\n{entries}", rules)
+    assert [(r.label, r.first_author) for r in chunked.references] == [("1", "Author1, A."), ("2", "Author2, A."), ("3", "Author3, A.")]
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("[2]", "R2")]
+
+
+def test_a_paragraph_without_a_number_in_a_numbered_bibliography_carries_on_the_entry_before(rules):
+    source = "## References\n\n1 Smith, J. (2020) A title that breaks\n\nAcross a page. J 1.\n\n2 Lee, K. (2019) Two.\n\n3 Park, S. (2018) Three.\n"
+    assert [r.text for r in chunk_markdown(source, rules).references] == [
+        "1 Smith, J. (2020) A title that breaks\n\nAcross a page. J 1.", "2 Lee, K. (2019) Two.", "3 Park, S. (2018) Three.",
+    ]
+
+
+def test_a_paragraph_that_starts_with_no_name_in_an_author_year_bibliography_carries_on_the_entry_before(rules):
+    source = (
+        "## References\n\nKosiol C, Vinar T, Siepel A.\n\n2008. Patterns of selection. PLOS Genetics 4.\n\n"
+        "Smith, J. (2019). A title.\n\nThe Galaxy platform: 2016 update. NAR 44.\n\nOpenAI. 2023. GPT-4 technical report.\n\n"
+        "Laurens van der Maaten and Geoffrey Hinton. 2008. Visualizing data.\n\nJ¨org Tiedemann. 2012. Parallel data.\n"
+    )
+    assert [r.text.split("\n\n")[-1][:12] for r in chunk_markdown(source, rules).references] == [
+        "2008. Patter", "The Galaxy p", "OpenAI. 2023", "Laurens van ", "J¨org Tiedem",
+    ]
+
+
+def test_an_entry_cut_off_inside_its_author_list_goes_on_in_the_next_paragraph(rules):
+    source = (
+        "## References\n\nBudas, G., Seckl, J. R. and Breen,\n\nK. C. (1999). The effect. Neurosci Lett 276.\n\n"
+        "Charles, E., Thomas, P. and\n\nClément, J. P. (2006). Links. Encephale 32.\n\nCohen, S. (2007). Stress. JAMA 298.\n"
+    )
+    assert [(r.first_author, r.year) for r in chunk_markdown(source, rules).references] == [
+        ("Budas, G.", "1999"), ("Charles, E.", "2006"), ("Cohen, S.", "2007"),
+    ]
+
+
+def test_a_first_author_with_initials_between_given_name_and_surname_is_that_surname(rules):
+    source = (
+        "## Introduction\n\nAs (Xu et al., 2022) and Voorhees (1999) and (Park, 2019) say.\n\n## References\n\n"
+        "Frank F Xu, Uri Alon. 2022. A study.\n\nEllen M Voorhees. 1999. The TREC-8 report.\n\nPark J. One. 2019.\n"
+    )
+    chunked = chunk_markdown(source, rules)
+    assert [r.first_author for r in chunked.references] == ["Frank F Xu", "Ellen M Voorhees", "Park J"]
+    assert [c.ref_id for c in chunked.citations] == ["R1", "R2", "R3"]
+
+
+def test_a_citation_that_ends_a_parenthesis_after_prose_is_read_where_it_names_an_entry(rules):
+    source = (
+        "## Introduction\n\nWork on it (including adaptation, e.g., Daumé, 2007) and (held in Rome, May 2020).\n\n"
+        "## References\n\nHal Daumé. 2007. Frustratingly easy domain adaptation. In ACL.\n"
+    )
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("e.g., Daumé, 2007", "R1")]
+
+
 UNHEADED = (
     "## Discussion\n\nAs Etzioni (2011) and Park and Lee (2019) argued.\n\n"
     + "".join(f"{name}. {year}. A title. In Proceedings.\n\n" for name, year in

@@ -13,6 +13,7 @@ from pipeline.chunk.absorb import absorb_siblings
 from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.boxes import chunk_boxes, section_boxes
 from pipeline.chunk.citations import cite
+from pipeline.chunk.citations_superscript import merged, superscript_citations
 from pipeline.chunk.classify import classify_sections
 from pipeline.chunk.crossrefs import link
 from pipeline.chunk.ids import assign_ids
@@ -22,7 +23,7 @@ from pipeline.chunk.references import bibliography_nodes, entry_spans, mark_unhe
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.chunk.structure import structure_warning
-from pipeline.models import ChunkedDocument, Document
+from pipeline.models import ChunkedDocument, Document, TypeSource
 from pipeline.rules import Rules
 
 __all__ = ["chunk"]
@@ -44,10 +45,15 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), whole, bibliography)
     listed = references(entries, document, index, rules)
     skip = {c.chunk_id for c in chunked.chunks if c.in_bibliography}
+    # The front matter's superscripts are the authors' affiliation marks.
+    front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}
+    unread = skip | {c.chunk_id for c in chunked.chunks if c.section_id in front}
+    raised = superscript_citations(chunked.chunks, document, listed, unread, rules.citations)
+    cited = cite(chunked.chunks, listed, skip, document.text, rules.citations, superscripted=bool(raised))
     return chunked.model_copy(
         update={
             "references": listed,
-            "citations": outside(cite(chunked.chunks, listed, skip, document.text, rules.citations), whole, chunked, bibliography),
+            "citations": outside(merged(cited, raised, chunked.chunks), whole, chunked, bibliography),
             "links": link(chunked.chunks, chunked.sections, skip, rules.links),
             "chunk_boxes": chunk_boxes(chunked.chunks, index),
             "section_boxes": section_boxes(chunked.sections, index),

@@ -17,6 +17,9 @@ _RANGE = re.compile(r"\s*[-–—]\s*")
 _MEMBERS = re.compile(r"\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
 _CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
+_COMMA = re.compile(r",\s+")
+_PARTICLES = {"de", "van", "von", "der", "den", "du", "da", "di", "le", "la", "del", "dos", "ten", "ter"}
+"""Words that belong to the surname after them (as the `first_author` and `surname` rules have them)."""
 # Where a narrative citation can end: a parenthesis that opens on a year. The narrative pattern
 # is tried only in the stretch of text before each (see `_narrative`).
 _YEAR_IN_PARENTHESES = re.compile(r"\(\s*(?:1[89]|20)\d\d")
@@ -42,8 +45,14 @@ def entry_surname(author: str) -> str:
     names = [word for word in words if word not in initials]
     if not names:
         return author
-    # `Avery SV`: the initials follow the surname; `S. An`, `Nicolas Carion`: the surname is last.
-    return names[0] if initials and words.index(initials[0]) > words.index(names[0]) else names[-1]
+    # `Avery SV`: the initials follow the surname; `S. An`, `Nicolas Carion`, `Frank F Xu`: the surname is
+    # last, with the particles before it (`Laurens van der Maaten`, cited as `van der Maaten`).
+    if initials and words.index(initials[0]) > words.index(names[-1]):
+        return names[0]
+    start = len(words) - 1
+    while start > 1 and words[start - 1].casefold() in _PARTICLES:
+        start -= 1
+    return " ".join(words[start:])
 
 
 @dataclass
@@ -70,11 +79,17 @@ class _Bibliography:
         return {surname for surname, _ in self.by_author_year}
 
 
-def cite(chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules) -> list[Citation]:
-    """The citation markers of every chunk but those in `skip` (the bibliography's own), in order."""
+def cite(
+    chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules, superscripted: bool = False
+) -> list[Citation]:
+    """The citation markers of every chunk but those in `skip` (the bibliography's own), in order.
+    A paper that cites in superscripts (`superscripted`) numbers other things in parentheses:
+    compounds, items."""
     bibliography = _Bibliography.of(references)
     # Brackets first: their pattern starts with a literal, found fast, and most papers have them.
-    numbered_in_parentheses = not rules.brackets.search(paper_text) and next(finditer(rules.equations, paper_text), None) is None
+    numbered_in_parentheses = (
+        not superscripted and not rules.brackets.search(paper_text) and next(finditer(rules.equations, paper_text), None) is None
+    )
     citations = []
     for chunk in chunks:
         if chunk.chunk_id in skip:
@@ -146,10 +161,11 @@ def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules
         offset = group.start(1)
         for part in _CITATIONS_IN_PARENTHESIS.finditer(group.group(1)):
             citation = rules.author_year.match(part.group().strip())
-            if citation is None:
-                continue
             start = offset + part.start() + (len(part.group()) - len(part.group().lstrip()))
             end = offset + part.start() + len(part.group().rstrip())
+            if citation is None:
+                found += _after_prose(chunk, start, end, bibliography, rules)
+                continue
             found += _by_author(chunk, citation, start, end, bibliography)
     for match in _narrative(chunk.text, rules.narrative):
         # A capitalised word before a year in parentheses is often no author: counted only where
@@ -157,6 +173,20 @@ def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules
         if surname_key(match["first"]) in bibliography.surnames:
             found += _by_author(chunk, match, match.start(), match.end(), bibliography)
     return found
+
+
+def _after_prose(chunk: Chunk, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+    """`(including work on adaptation, e.g., Daumé, 2007)`: the citation that ends a part of a
+    parenthesis after a comma and some prose. As with a narrative citation, the surname must be
+    a first author of the bibliography, and every year must name an entry of that author."""
+    part = chunk.text[start:end]
+    for comma in _COMMA.finditer(part):
+        citation = rules.author_year.match(part[comma.end() :])
+        if citation is None:
+            continue
+        cited = _by_author(chunk, citation, start + comma.end(), end, bibliography)
+        return cited if cited and all(found.ref_id for found in cited) else []
+    return []
 
 
 def _narrative(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:

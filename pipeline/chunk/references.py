@@ -6,6 +6,7 @@ Nothing is looked up and nothing guessed: a field the entry does not show stays 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -16,10 +17,16 @@ from pipeline.chunk.sections import SectionNode
 from pipeline.models import Block, BlockKind, ChunkedDocument, ChunkSplit, Citation, Document, Reference
 from pipeline.rules import Rules
 
-_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,4})[.)])[ \t]+")
+# An item's number has at most three digits: `2008. Patterns of …` is an entry's year, carried
+# over from the paragraph before.
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,3})[.)])[ \t]+")
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
 # A year stands alone: not part of an arXiv number (`1908.04729`), a DOI, pages or an ISSN.
 _YEAR = re.compile(r"(?<![\d./:-])(?P<year>1[89]\d\d|20\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
+# A name before the year, as an author that is one word or an organisation prints it: `OpenAI. 2023.`
+_NAME_AND_YEAR = re.compile(r"^[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*){0,5}[.,]?\s+\(?(?:1[89]|20)\d\d")
+# How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`.
+_UNFINISHED = re.compile(r"(?:[,;&]|\band)\s*$")
 # Markup a converter wraps around an entry's start, which is no part of its author.
 _LEADING_MARKUP = re.compile(r"^[\s*_`]+")
 
@@ -58,13 +65,101 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
         return trailing_entries(nodes, document, rules)
     entries: list[EntrySpan] = []
     for block in blocks:
-        for start, end in _entry_ranges(block, text):
+        for start, end in one_a_line(block, _entry_ranges(block, text), document, rules):
             item = text[start:end]
             if entries and _carries_on(item, rules):
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
-    return entries
+    return by_authors(in_number_order(entries, document, rules), text, rules)
+
+
+def one_a_line(block: Block, ranges: list[tuple[int, int]], document: Document, rules: Rules) -> list[tuple[int, int]]:
+    """A paragraph of the bibliography set one entry a line (normalize joined its lines) as an
+    entry a line: where every line of it reads as an entry (a label or an author's name first,
+    and a year) and every line but the last ends a sentence. A line that carries an entry on
+    (`Lee, K. (2020) Title.` after `Smith, J. and`) keeps the paragraph whole."""
+    line_starts = _line_starts_inside(document, block.char_start, block.char_end)
+    if not line_starts or block.kind is BlockKind.list or len(ranges) != 1:
+        return ranges
+    text = document.text
+    bounds = [block.char_start, *line_starts, block.char_end]
+    lines = [(bounds[index], len(text[: bounds[index + 1]].rstrip())) for index in range(len(bounds) - 1)]
+    if all(_reads_as_entry(text[start:end], rules) for start, end in lines) and all(
+        text[end - 1 : end] in ".)" for _, end in lines[:-1]
+    ):
+        return lines
+    return ranges
+
+
+def _line_starts_inside(document: Document, start: int, end: int) -> list[int]:
+    """The line starts of `Document.line_starts` inside `(start, end)`."""
+    starts = document.line_starts
+    return starts[bisect.bisect_right(starts, start) : bisect.bisect_left(starts, end)]
+
+
+def in_number_order(entries: list[EntrySpan], document: Document, rules: Rules) -> list[EntrySpan]:
+    """A numbered bibliography's entries by their numbers: where the entries' numbers (`[12]`,
+    `12.`, `(12)`, `12 `) run 1, 2, 3, … for most of them, an entry is cut where a line of it
+    starts with the next number (entries set one a line, which normalize joined), and a
+    paragraph that starts with no number of the run carries on the entry before it (an entry
+    broken across a column or a page). Elsewhere the entries are left as they are."""
+    numbered, text = rules.references.numbered, document.text
+    pieces: list[tuple[EntrySpan, bool]] = []  # each with whether its number is the next of the run
+    last = 0
+    for entry in entries:
+        number = _number(entry.label, text[entry.char_start : entry.char_end], numbered)
+        start, label, in_run = entry.char_start, entry.label, number == last + 1
+        if in_run:
+            label, last = str(number), number
+        for line_start in _line_starts_inside(document, start, entry.char_end):
+            line = text[line_start : entry.char_end]
+            if _number(_label(line, rules), line, numbered) == last + 1:
+                pieces.append((EntrySpan(start, len(text[:line_start].rstrip()), label), in_run))
+                start, label, in_run, last = line_start, str(last + 1), True, last + 1
+        pieces.append((EntrySpan(start, entry.char_end, label), in_run))
+    if last < 2 or 2 * last < len(pieces):
+        return entries
+    ordered: list[EntrySpan] = []
+    for piece, in_run in pieces:
+        if not in_run and ordered:  # no number of the run: the entry before goes on here
+            ordered[-1] = EntrySpan(ordered[-1].char_start, piece.char_end, ordered[-1].label)
+        else:
+            ordered.append(piece)
+    return ordered
+
+
+def by_authors(entries: list[EntrySpan], text: str, rules: Rules) -> list[EntrySpan]:
+    """An author–year bibliography's entries by their authors: where most entries start with an
+    author's name and most print no label, a paragraph that starts with no name (`The Galaxy
+    platform: 2016 update.`, `2008. Patterns of …`, `MJ, Bickham JW, …`, the rest of an author
+    list), or that follows an entry cut off inside its author list (`Smith, J. and`), carries on
+    the entry before it; the PDF reader broke that entry where a line ended short."""
+    starts = [entry.label is not None or _starts_entry(text[entry.char_start : entry.char_end], rules) for entry in entries]
+    if 2 * sum(entry.label is not None for entry in entries) >= len(entries) or 2 * sum(starts) <= len(entries):
+        return entries
+    joined: list[EntrySpan] = []
+    for entry, starting in zip(entries, starts):
+        if joined and (not starting or _UNFINISHED.search(text[joined[-1].char_start : joined[-1].char_end])):
+            joined[-1] = EntrySpan(joined[-1].char_start, entry.char_end, None)
+        else:
+            joined.append(entry)
+    return joined
+
+
+def _starts_entry(item: str, rules: Rules) -> bool:
+    """Whether an item starts with an author's name (`Smith, J.`, `Oren Etzioni.`), or with a
+    name and the year (`OpenAI. 2023.`, `R Core Team. 2020.`)."""
+    body = _entry_body(item, rules)
+    return rules.references.first_author.match(body) is not None or _NAME_AND_YEAR.match(body) is not None
+
+
+def _number(label: str | None, item: str, numbered: re.Pattern[str]) -> int | None:
+    """The number an entry starts with: its label, or one printed without brackets (`(12)`, `12`)."""
+    if label is not None:
+        return int(label) if label.isdigit() else None
+    match = numbered.match(_LEADING_MARKUP.sub("", item))
+    return int(match["label"]) if match else None
 
 
 def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules) -> list[EntrySpan]:
@@ -127,7 +222,8 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
     for ordinal, entry in enumerate(entries, start=1):
         written = document.text[entry.char_start : entry.char_end]
         pages, line_start, line_end, _ = index.provenance(entry.char_start, entry.char_end)
-        body = _entry_body(written, rules)
+        line_start, line_end = _own_lines(entry, document, index, line_start, line_end)
+        body = _without_number(_entry_body(written, rules), entry.label, rules)
         doi = next(finditer(_DOI, written), None)
         year = _YEAR.search(body)
         records.append(
@@ -150,12 +246,32 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
     return records
 
 
+def _own_lines(entry: EntrySpan, document: Document, index: BlockIndex, line_start: int | None, line_end: int | None) -> tuple[int | None, int | None]:
+    """The source lines of an entry cut out of a paragraph set one entry a line (`one_a_line`),
+    where the block's lines are known: its own, not the paragraph's."""
+    blocks = index.overlapping(entry.char_start, entry.char_end)
+    if len(blocks) != 1 or blocks[0].line_start is None:
+        return line_start, line_end
+    block = blocks[0]
+    inside = _line_starts_inside(document, block.char_start, block.char_end)
+    if not inside:
+        return line_start, line_end
+    first = block.line_start + bisect.bisect_right(inside, entry.char_start)
+    return first, block.line_start + bisect.bisect_right(inside, entry.char_end - 1)
+
+
 def _entry_body(written: str, rules: Rules) -> str:
     """The entry without its list marker, its label and the markup around them."""
     rest, _ = _without_marker(written)
     rest = _LEADING_MARKUP.sub("", rest)
     label = rules.references.label.match(rest)
     return _LEADING_MARKUP.sub("", rest[label.end() :] if label else rest)
+
+
+def _without_number(body: str, label: str | None, rules: Rules) -> str:
+    """An entry's body without the number a numbered bibliography prints before it unbracketed (`(12)`)."""
+    number = rules.references.numbered.match(body) if label else None
+    return body[number.end() :] if number and number["label"] == label else body
 
 
 def _first_author(body: str, rules: Rules) -> str | None:

@@ -41,7 +41,9 @@ from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuat
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
-from pipeline.extract.pdf_lines import SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, read_page
+from pipeline.extract.pdf_lines import (
+    SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
+)
 from pipeline.models import LineBox, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
 
@@ -257,6 +259,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             RawBlock(
                 kind=block.kind, segments=_segments(block.rows), level=block.level, heading_evidence=list(block.evidence),
                 line_boxes=_line_boxes(block.rows),
+                superscripts=list(joined_superscripts([(row.text, row.superscripts) for row in block.rows], "\n")),
             )
             for block in blocks
         ],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 
-from pipeline.extract.pdf_lines import NEARLY_ALL, SAME_LINE_OVERLAP, Piece, Row, union
+from pipeline.extract.pdf_lines import NEARLY_ALL, SAME_LINE_OVERLAP, Piece, Row, joined_superscripts, union
 from pipeline.rules.pdf import PdfColumnRules
 
 _LEAST_COVERED = 0.2
@@ -186,6 +186,7 @@ def _row(pieces: list[Piece], group: int) -> Row:
         return Row(
             page=p.page, group=group, x0=p.x0, y0=p.y0, x1=p.x1, y1=p.y1, text=p.text, size=p.size,
             font=p.font, bold=p.bold, small_caps=p.small_caps, chars=p.chars, cells=0, rotated=p.rotated, aside=p.aside, box=p.box,
+            superscripts=p.superscripts,
         )
     chars = sum(p.chars for p in pieces)
     sizes: dict[float, int] = {}
@@ -212,6 +213,7 @@ def _row(pieces: list[Piece], group: int) -> Row:
         rotated=pieces[0].rotated,
         aside=pieces[0].aside,
         box=union([p.box for p in pieces]),
+        superscripts=joined_superscripts([(p.text, p.superscripts) for p in pieces], " "),
     )
 
 

@@ -48,6 +48,9 @@ _TYPE3_MAX_SIZE = 3.0
 """Type3 bitmap fonts report a tiny size; no text meant to be read is set under 3 pt."""
 _SIZE_PER_GLYPH_WIDTH = 2.0
 """A Type3 line's size is estimated from its advance: an average glyph is half as wide as its size."""
+_RAISED = 0.1
+"""A span whose baseline sits this many of its line's font sizes above the line's is raised: a
+superscript is set a third of the size up, and a baseline never wavers by a tenth."""
 _LINE_HEIGHT = 1.2
 """A line's box is about this many font sizes tall: 0.9 above the baseline and 0.3 below."""
 _ASCENT = 0.9
@@ -91,6 +94,8 @@ class Piece:
     box: PageBox | None = None
     """The line's box in the page's own coordinates (PyMuPDF's, whatever the writing direction),
     where the line is printed; None for a box a pass draws around several pieces to measure them."""
+    superscripts: tuple[tuple[int, int], ...] = ()
+    """Char ranges of `text` set as superscripts: flagged so by MuPDF, smaller than the line and raised."""
 
 
 @dataclass(slots=True)
@@ -114,6 +119,8 @@ class Row:
     aside: bool = False
     box: PageBox | None = None
     """Its pieces' boxes together, in page coordinates (`Piece.box`)."""
+    superscripts: tuple[tuple[int, int], ...] = ()
+    """Char ranges of `text` set as superscripts (see `Piece`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,11 +225,12 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
         bold_name, caps_name = styles.get(font) or _font_style(font, styles)
         bold = bold_name or bool(span["flags"] & pymupdf.TEXT_FONT_BOLD)
         small_caps = caps_name
+        superscripts = ()  # a line of one span has nothing raised above the rest
     else:
         summed = _summed_spans(spans, frame, styles)
         if summed is None:
             return None
-        text, chars, size, font, bold, small_caps = summed
+        text, chars, size, font, bold, small_caps, superscripts = summed
     x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else _to_frame(line["bbox"], frame)
     box = tuple(line["bbox"])
     if size < _TYPE3_MAX_SIZE:
@@ -234,19 +242,21 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
         base = oy * c - ox * s
         y0, y1 = base - _ASCENT * size, base + _DESCENT * size
         box = _from_frame((x0, y0, x1, y1), frame)
-    return Piece(page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars, box=box)
+    return Piece(page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars, box=box, superscripts=superscripts)
 
 
 def _summed_spans(
     spans: list[dict], frame: tuple[int, int], styles: dict[str, tuple[bool, bool]]
-) -> tuple[str, int, float, str, bool, bool] | None:
+) -> tuple[str, int, float, str, bool, bool, tuple[tuple[int, int], ...]] | None:
     """A line's text from its spans, with a space where a visible gap parts two of them, and its
-    characters, then the size and font most of them have and whether (nearly) all are bold, small caps."""
+    characters, then the size and font most of them have, whether (nearly) all are bold, small
+    caps, and the char ranges of its superscripts (`_superscripts`)."""
     parts: list[str] = []
     chars = bold = caps = 0
     sizes: dict[float, int] = {}
     fonts: dict[str, int] = {}
     last_end: float | None = None
+    flagged: list[tuple[int, dict]] = []  # (where its text starts in the parts, span)
     c, s = frame
     for span in spans:
         text = span["text"]
@@ -261,6 +271,8 @@ def _summed_spans(
         # Spans set apart by a visible gap ("1" and "Introduction") are separate words.
         if last_end is not None and x0 - last_end > _WORD_GAP * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
             parts.append(" ")
+        if span["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT:
+            flagged.append((sum(len(part) for part in parts), span))
         parts.append(text)
         last_end = x1
         count = len(stripped)
@@ -276,9 +288,55 @@ def _summed_spans(
             caps += count
     if not chars:
         return None
-    text = " ".join("".join(parts).split())
+    written = "".join(parts)
+    text = " ".join(written.split())
     size = max(sizes, key=sizes.__getitem__)
-    return text, chars, size, max(fonts, key=fonts.__getitem__), bold >= NEARLY_ALL * chars, caps >= NEARLY_ALL * chars
+    superscripts = _superscripts(flagged, spans, size, frame, written, text) if flagged else ()
+    return text, chars, size, max(fonts, key=fonts.__getitem__), bold >= NEARLY_ALL * chars, caps >= NEARLY_ALL * chars, superscripts
+
+
+def _superscripts(
+    flagged: list[tuple[int, dict]], spans: list[dict], size: float, frame: tuple[int, int], written: str, text: str
+) -> tuple[tuple[int, int], ...]:
+    """Char ranges in `text` (the line's `written` text with its whitespace collapsed) of the
+    spans MuPDF flags as superscripts that are also smaller than the line's `size` and raised
+    above its baseline: the flag alone is set on any raised glyph, a degree sign or a prime."""
+    c, s = frame
+    baselines = [span["origin"][1] * c - span["origin"][0] * s for span in spans if abs(round(span["size"], 1) - size) <= SAME_SIZE * size]
+    if not baselines:
+        return ()
+    baseline = max(set(baselines), key=baselines.count)
+    ranges = []
+    for start, span in flagged:
+        raised = baseline - (span["origin"][1] * c - span["origin"][0] * s) > _RAISED * size
+        if round(span["size"], 1) < (1 - SAME_SIZE) * size and raised and span["text"].strip():
+            lead = len(span["text"]) - len(span["text"].lstrip())
+            ranges.append((start + lead, start + len(span["text"].rstrip())))
+    return carry_ranges(written, ranges, text)
+
+
+def carry_ranges(written: str, ranges: list[tuple[int, int]], collapsed: str) -> tuple[tuple[int, int], ...]:
+    """`ranges` of `written`, each starting and ending on a character that is no space, as ranges
+    of `collapsed`, the same text with its whitespace collapsed: such characters keep their order."""
+    if not ranges:
+        return ()
+    visible = [index for index, character in enumerate(collapsed) if not character.isspace()]
+    before = [0]
+    for character in written:
+        before.append(before[-1] + (not character.isspace()))
+    return tuple((visible[before[start]], visible[before[end] - 1] + 1) for start, end in ranges)
+
+
+def joined_superscripts(parts: list[tuple[str, tuple[tuple[int, int], ...]]], separator: str) -> tuple[tuple[int, int], ...]:
+    """The superscripts of texts (each with its own) joined with `separator`, as ranges of the joined text."""
+    if not any(superscripts for _, superscripts in parts):
+        return ()
+    joined: list[tuple[int, int]] = []
+    offset = 0
+    for text, superscripts in parts:
+        joined.extend((offset + start, offset + end) for start, end in superscripts)
+        offset += len(text) + len(separator)
+    return tuple(joined)
 
 
 def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool]]) -> tuple[list[Piece], float]:

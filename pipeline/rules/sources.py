@@ -30,13 +30,17 @@ class ReferenceRules(RulesModel):
     numbers are labels too."""
     first_author: Pattern
     """The first author's name as the entry writes it, in a group `author`."""
+    numbered: Pattern = Field(default=r"^\(?(?P<label>\d{1,3})[.)]?\s+(?=\S)")
+    """An entry's number printed without brackets (`(12)`, `12.`, `12 `), in a group `label`: a
+    label only where the entries' numbers run 1, 2, 3, …, so that an entry that starts with a
+    volume or a count is not taken for one."""
     trailing_min_entries: int = Field(default=5, ge=2)
     """A paper with no bibliography heading whose last blocks are this many entries or more
     (each with a label or an author, and a year) has them as its bibliography."""
     year_within: int = Field(default=300, ge=20)
     """How far into such an entry (in characters) its year must show."""
 
-    @field_validator("label")
+    @field_validator("label", "numbered")
     @classmethod
     def _names_the_label(cls, pattern: re.Pattern[str]) -> re.Pattern[str]:
         if "label" not in pattern.groupindex:
@@ -77,6 +81,12 @@ class CitationRules(RulesModel):
     equations: Pattern
     """A mention of a numbered equation (`Eq. (3)`): where the paper has one, numbers in
     parentheses are equations, not citations."""
+    superscript: Pattern = Field(default=r"(?P<members>\d{1,3}(?:\s*[-–—,]\s*\d{1,3})*)")
+    """A PDF's superscript that can be a citation, whole (`3`, `3,5`, `3–7`), its members in a
+    group `members`; what else it may be is told by `superscript_not_after` and the bibliography."""
+    superscript_not_after: Pattern = Field(default=r"(?:\d|\b\w)$")
+    """What ends the text right before a superscript that is an exponent, not a citation: a
+    digit (`10⁵`), a one-letter symbol (`R²`, `x²`) or a unit (`cm²`)."""
     max_range: Annotated[int, Field(ge=1)] = 50
     """The most members a range (`[3-7]`) expands to; a longer one is no citation."""
 
@@ -86,7 +96,7 @@ class CitationRules(RulesModel):
         compile_pattern(fragment)
         return fragment
 
-    @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", mode="before")
+    @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", "superscript", mode="before")
     @classmethod
     def _fill_in_fragments(cls, template: object, info: ValidationInfo) -> object:
         if isinstance(template, str):

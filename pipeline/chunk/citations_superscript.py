@@ -1,0 +1,82 @@
+"""Superscript citation numbers in PDFs (`word³`, `word³,⁵`, `word³⁻⁷`): read off the runs the
+extractor printed as superscripts (MuPDF's flag, a smaller size, a raised baseline), never off
+digits in the text, and taken as citations only where nothing says they are something else.
+
+A superscript is also a footnote mark, an affiliation, an exponent (`10⁵`, `m²`, `R²`) or an
+isotope (`¹H`). So a run is a citation only where: it holds numbers, ranges and commas alone;
+it sits outside the front matter and the bibliography; no digit, single letter or unit comes
+right before it, and no letter or digit right after; the bibliography is numbered and every
+number of the run labels one of its entries; and the paper cites in superscripts more often
+than in brackets (a paper cites one way; a few stray superscripts in a bracket-citing paper
+are residue numbers or exponents)."""
+
+from __future__ import annotations
+
+import bisect
+
+from pipeline.chunk.citations import _Bibliography, _members, _resolved
+from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
+from pipeline.rules import CitationRules
+
+
+def superscript_citations(
+    chunks: list[Chunk], document: Document, references: list[Reference], skip: set[str], rules: CitationRules
+) -> list[Citation]:
+    """The superscript citations of every chunk but those in `skip` (the bibliography's own and
+    the front matter's), in order; none where the paper does not cite in superscripts."""
+    runs = _superscript_runs(document)
+    if not runs:
+        return []
+    bibliography = _Bibliography.of(references)
+    if not bibliography.by_label or not any(label.isdigit() for label in bibliography.by_label):
+        return []
+    starts = [start for start, _ in runs]
+    found: list[Citation] = []
+    for chunk in chunks:
+        if chunk.chunk_id in skip:
+            continue
+        first = bisect.bisect_left(starts, chunk.char_start)
+        for start, end in runs[first:]:
+            if start >= chunk.char_end:
+                break
+            if end <= chunk.char_end:
+                found += _citations_of(chunk, start - chunk.char_start, end - chunk.char_start, bibliography, rules)
+    bracketed = sum(len(rules.brackets.findall(chunk.text)) for chunk in chunks if chunk.chunk_id not in skip)
+    markers = {(citation.chunk_id, citation.char_start) for citation in found}
+    return found if len(markers) > bracketed else []
+
+
+def _superscript_runs(document: Document) -> list[tuple[int, int]]:
+    """The document's superscripts in text order, those that touch (`3`, `,`, `5` set as three
+    spans) joined into one run."""
+    runs: list[tuple[int, int]] = []
+    for start, end in document.superscripts:
+        if runs and start <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(end, runs[-1][1]))
+        else:
+            runs.append((start, end))
+    return runs
+
+
+def _citations_of(chunk: Chunk, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+    text = chunk.text
+    marker = rules.superscript.fullmatch(text[start:end])
+    if marker is None or rules.superscript_not_after.search(text[max(0, start - 12) : start]):
+        return []
+    if end < len(text) and text[end].isalnum():
+        return []  # `¹H`, `¹³C`: a prefix of the word it stands before
+    members = _members(marker["members"], rules.max_range)
+    if not members or not all(member in bibliography.by_label for member in members):
+        return []  # a number beyond the bibliography is an exponent or a residue number
+    return [
+        _resolved(chunk, start, end, bibliography.by_label[member], CitationResolution.number, f"superscript {member}")
+        for member in members
+    ]
+
+
+def merged(citations: list[Citation], superscripts: list[Citation], chunks: list[Chunk]) -> list[Citation]:
+    """Both lists of citations as one, in chunk order and, inside a chunk, by where each marker starts."""
+    if not superscripts:
+        return citations
+    ordinal = {chunk.chunk_id: chunk.ordinal for chunk in chunks}
+    return sorted([*citations, *superscripts], key=lambda citation: (ordinal[citation.chunk_id], citation.char_start))
