@@ -5,6 +5,7 @@ own, and every heading is found at its level, with nothing else taken for one.""
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import shutil
 import sys
@@ -12,7 +13,7 @@ import sys
 import pytest
 
 from conftest import PROJECT
-from pdf_helpers import heading_key, is_contiguous, label_free_check, text_in_order, word_stream
+from pdf_helpers import CORPUS_PDF, LABEL_FREE_FLOOR, heading_key, is_contiguous, label_free_check, text_in_order, word_stream
 from pipeline.extract.pdf import extract_pdf
 from pipeline.index.database import open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
@@ -148,3 +149,21 @@ def test_the_report_lists_the_unstructured_paper_alone(guarded_run, rules):
     report = render_report(open_readonly(db), rules.chunk).splitlines()
     listed = report[report.index("Unstructured papers (no section heading found; pipeline inspect FILE shows what was read):") + 1 :]
     assert [line.split(":")[0].strip() for line in listed if line.startswith("  ") and "body words" in line] == ["headings_like_body.pdf"]
+
+
+# ---------------------------------------------------------------- the shared corpus keeps its figures
+
+FLOOR = json.loads(LABEL_FREE_FLOOR.read_text(encoding="utf-8"))["files"]
+FLOOR_TOLERANCE = 0.002
+"""A label-free share may dip this much below its floor (a sentence in five hundred): a change
+that loses more has lost ground on that paper."""
+
+
+@pytest.mark.parametrize("name", sorted(FLOOR))
+def test_a_shared_pdf_keeps_its_label_free_figures(name, rules):
+    file = CORPUS_PDF / name
+    if not file.exists():
+        pytest.skip(f"the shared corpus is absent: {file} does not exist (it sits beside the project as ../shared)")
+    check = label_free_check(file, extract_pdf(file, name, rules))
+    assert check.sentence_share >= FLOOR[name]["sentences"] - FLOOR_TOLERANCE
+    assert check.block_share >= FLOOR[name]["blocks"] - FLOOR_TOLERANCE
