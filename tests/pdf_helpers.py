@@ -166,6 +166,21 @@ def heading_recall(doc: RawDocument, truth: list[str]) -> Recall:
     return Recall(found=len(truth) - len(missing), total=len(truth), missing=missing)
 
 
+def heading_precision(doc: RawDocument, truth: list[str]) -> Recall:
+    """How many of the headings the extractor marked below the title are ground-truth headings;
+    `missing` lists the others (headings the ground truth does not have)."""
+    expected = Counter(heading_key(heading) for heading in truth)
+    extra = []
+    marked = [block.text for block in doc.blocks if block.kind is BlockKind.heading and block.level and block.level > 1]
+    for text in marked:
+        key = heading_key(text)
+        if expected[key] > 0:
+            expected[key] -= 1
+        else:
+            extra.append(" ".join(text.split()))
+    return Recall(found=len(marked) - len(extra), total=len(marked), missing=extra)
+
+
 def ground_truth_paragraphs(pdf: Path) -> list[str] | None:
     """Body paragraphs in reading order from GROBID TEI or the MinerU Markdown of the same PDF."""
     tei = GROUND_TRUTH / f"{pdf.stem}.grobid.tei.xml"
@@ -329,7 +344,11 @@ def main(files: list[Path]) -> None:
         if truth is not None:
             every = heading_recall(doc, truth)
             clean = heading_recall(doc, [t for t in truth if plausible_heading(t)])
-            recall = f"{every.found}/{every.total} all, {clean.found}/{clean.total} plausible; missing {clean.missing}"
+            precision = heading_precision(doc, truth)
+            recall = (
+                f"{every.found}/{every.total} all, {clean.found}/{clean.total} plausible; missing {clean.missing}; "
+                f"precision {precision.found}/{precision.total}, not in the truth {precision.missing}"
+            )
         order = ""
         paragraphs = ground_truth_paragraphs(file)
         if paragraphs:
