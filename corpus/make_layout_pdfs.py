@@ -479,6 +479,36 @@ def table_beside_text(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def headings_after_lead_ins(doc: pymupdf.Document) -> Fixture:
+    """Sections whose last sentence leads in to a display formula the text layer lacks (`… the
+    equations that result are`), full to the column's edge, then a larger heading of several
+    words (numbered, or followed by a sentence that opens with `The`): the heading is no pull
+    quote in a sentence that runs on."""
+    fixture = Fixture("headings_after_lead_ins")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Bound States Worked Out Section by Section")
+    width = RIGHT - LEFT
+    for number, heading in enumerate(["I. THE MODEL OF THE BOUND STATES", "II. SOLUTION OF THE WAVE EQUATIONS",
+                                      "III. MASSES AND DECAY WIDTHS", "Conclusion and Outlook of the Model"]):
+        flow.heading(heading, Style("hebo", 12.0, 14.0))
+        fixture.headings.append((2, heading))
+        # The unnumbered last heading is followed by a sentence that opens with a function word.
+        paragraph = ("The model was checked once more. " if number == 3 else "") + sentences(1700 + number, 4)
+        if number < 3:
+            lines = wrap(paragraph, BODY, width)
+            filler = iter(("and", "the", "coupled", "radial", "equations", "for", "each", "state") * 6)
+            last = lines[-1]
+            while True:  # filled to the edge, so that nothing but its words says the sentence goes on
+                longer = f"{last} {next(filler)}"
+                if pymupdf.get_text_length(f"{longer} and the equations that result are", BODY.font, BODY.size) > width:
+                    break
+                last = longer
+            paragraph = " ".join(lines[:-1] + [f"{last} and the equations that result are"])
+        flow.paragraph(paragraph, BODY, indent=0.0)
+        fixture.paragraphs.append(paragraph)
+    return fixture
+
+
 _TYPE3_SCALE = 0.24
 """Points per glyph unit, as dvips writes a 300 dpi bitmap font: a unit a pixel, the size 1."""
 _TYPE3_WIDTHS = {**{c: 21 for c in "abcdeghknopqsuvxyz"}, **{c: 11 for c in "fijlrt.,;:'"}, "m": 35, "w": 31,
@@ -579,7 +609,7 @@ def type3_word_by_word(doc: pymupdf.Document) -> Fixture:
 
 FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_line_heights, line_numbers, ocr_layer,
             pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
-            type3_word_by_word]
+            type3_word_by_word, headings_after_lead_ins]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:
