@@ -12,8 +12,16 @@ The classes: `margin_notes` (notes beside body lines, on their baselines), `side
 DOI, correspondence and funding in a box beside the abstract), `font_face_headings` (headings in
 another font face at body + 0.5 pt, not bold, and an abstract at the same size), `larger_abstract`,
 `column_line_heights` (two columns of one size with different leading), `line_numbers` (a review
-copy numbered in the margin), `ocr_layer` (page images under invisible two-column text) and
-`pull_quote_and_figure` (a pull quote inside a column, a figure across both).
+copy numbered in the margin), `ocr_layer` (page images under invisible two-column text),
+`pull_quote_and_figure` (a pull quote inside a column, a figure across both),
+`scanned_two_column` (an OCR layer set word by word, each word stretched to its width on the
+scan, both columns on one line grid), `headings_like_body` and `headings_in_bold` (one long paper
+whose headings cannot be seen, which the collapse guard must report, and the same with bold
+headings), `table_beside_text` (a small-print table with daggers and subscripts beside body
+lines), `type3_word_by_word` (Type3 bitmap fonts, every word placed on its own) and
+`headings_after_lead_ins` (headings of several words after sentences that lead in to a formula).
+Each fixture's truth may also say that the paper must be reported unstructured, and which rows
+are a table's.
 """
 
 from __future__ import annotations
