@@ -297,7 +297,7 @@ def _even_out_estimated_sizes(pieces: list[Piece]) -> None:
     on the page, its box hung on the same baseline.
 
     A Type3 bitmap font is drawn at one size, but the estimate from one word's advance swings with
-    its letters (`ersities` 5.7 pt, `Beam` 9.5 pt on one line): word by word, body text would pass
+    its letters (`ersities` 5.7 pt and `The` 8.8 pt on one line): word by word, body text would pass
     for small print (an aside), a larger insert (a pull quote) or a heading.
     """
     estimates: dict[str, list[Piece]] = defaultdict(list)

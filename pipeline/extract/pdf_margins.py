@@ -125,10 +125,14 @@ def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules
 def _has_cells(members: list[Piece]) -> bool:
     """Whether two of a block's pieces share a line with a gap between them wider than any word
     space: the cells of a table row (`Rcryst†   18.8`), which PyMuPDF may give as one block."""
-    return any(
-        _same_line(a, b) and max(a.x0, b.x0) - min(a.x1, b.x1) > _CELL_GAP * min(a.size, b.size)
-        for index, a in enumerate(members) for b in members[index + 1 :]
-    )
+    ordered = sorted(members, key=lambda p: p.y0)
+    for index, a in enumerate(ordered):
+        for b in ordered[index + 1 :]:
+            if b.y0 >= a.y1:
+                break  # every later piece starts below `a`: none shares its line
+            if _same_line(a, b) and max(a.x0, b.x0) - min(a.x1, b.x1) > _CELL_GAP * min(a.size, b.size):
+                return True
+    return False
 
 
 def _in_table(box: Piece, table_rows: list[Piece], reach: float) -> bool:
