@@ -12,14 +12,23 @@ The classes: `margin_notes` (notes beside body lines, on their baselines), `side
 DOI, correspondence and funding in a box beside the abstract), `font_face_headings` (headings in
 another font face at body + 0.5 pt, not bold, and an abstract at the same size), `larger_abstract`,
 `column_line_heights` (two columns of one size with different leading), `line_numbers` (a review
-copy numbered in the margin), `ocr_layer` (page images under invisible two-column text) and
-`pull_quote_and_figure` (a pull quote inside a column, a figure across both).
+copy numbered in the margin), `ocr_layer` (page images under invisible two-column text),
+`pull_quote_and_figure` (a pull quote inside a column, a figure across both),
+`scanned_two_column` (an OCR layer set word by word, each word stretched to its width on the
+scan, both columns on one line grid), `headings_like_body` and `headings_in_bold` (one long paper
+whose headings cannot be seen, which the collapse guard must report, and the same with bold
+headings), `table_beside_text` (a small-print table with daggers and subscripts beside body
+lines), `type3_word_by_word` (Type3 bitmap fonts, every word placed on its own) and
+`headings_after_lead_ins` (headings of several words after sentences that lead in to a formula).
+Each fixture's truth may also say that the paper must be reported unstructured, and which rows
+are a table's.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +75,10 @@ class Fixture:
     headings: list[tuple[int, str]] = field(default_factory=list)
     """(level, text) of every heading below the title, in reading order."""
     title: str = ""
+    unstructured: bool = False
+    """A long paper whose headings no reader of its typography can see: it must be reported."""
+    table_rows: list[str] = field(default_factory=list)
+    """Rows of a table set in small print beside the body: table text, never an aside."""
 
 
 def wrap(text: str, style: Style, width: float, indent: float = 0.0) -> list[str]:
@@ -310,6 +323,64 @@ def ocr_layer(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+class OcrFlow(Flow):
+    """A flow that sets every line as an OCR engine leaves it over a scan: each word on its own, in
+    a stand-in face stretched to the width the word has on the page image, at a size measured
+    from its line (off by a few per cent) and on a baseline that wobbles with the paper."""
+
+    def __init__(self, doc: pymupdf.Document, columns: list[tuple[float, float]], seed: int) -> None:
+        super().__init__(doc, columns)
+        self.pick = random.Random(seed)
+
+    def line(self, text: str, style: Style, indent: float = 0.0) -> float:
+        if self.y + style.leading > BOTTOM:
+            self.next_column()
+        self.y += style.leading
+        size = style.size * self.pick.uniform(1 - _OCR_SIZE_ERROR, 1 + _OCR_SIZE_ERROR)
+        baseline = self.y + self.pick.uniform(-_OCR_BASELINE_WOBBLE, _OCR_BASELINE_WOBBLE)
+        x = self.x0 + indent
+        space = pymupdf.get_text_length(" ", style.font, style.size)
+        for word in text.split():
+            printed = pymupdf.get_text_length(word, style.font, style.size)
+            stretch = printed / pymupdf.get_text_length(word, _OCR_FACE, size)
+            origin = pymupdf.Point(x, baseline)
+            self.page.insert_text(origin, word, fontname=_OCR_FACE, fontsize=size, render_mode=3,
+                                  morph=(origin, pymupdf.Matrix(stretch, 1)))
+            x += printed + space
+        self.placed.append((self.page.number, self.x0, self.y))
+        return self.y
+
+
+_OCR_FACE = "cour"
+"""OCR layers draw every glyph in one stand-in face (Tesseract's GlyphLessFont is monospaced)."""
+_OCR_SIZE_ERROR = 0.04
+_OCR_BASELINE_WOBBLE = 0.5
+"""How far an OCR layer's line size (a share) and baseline (points) stray from the printed ones."""
+
+
+def scanned_two_column(doc: pymupdf.Document) -> Fixture:
+    """A scanned two-column paper: page images under an OCR layer set word by word, both columns
+    on one line grid across a narrow gutter, so that a line of the left column and the line of the
+    right column beside it share a baseline; headings only by their larger size."""
+    fixture = Fixture("scanned_two_column")
+    middle = (LEFT + RIGHT) / 2
+    flow = OcrFlow(doc, [(LEFT, RIGHT)], seed=11)
+    fixture.title = "A Trial Report From Before Digital Typesetting, Scanned and Read by OCR"
+    for line in wrap(fixture.title, Style("tibo", 16.0, 19.0), RIGHT - LEFT):
+        flow.line(line, Style("tibo", 16.0, 19.0))
+    flow.line("Ada Example, Bob Sample", Style("tiro", 11.0, 16.0))
+    flow.y += 12
+    flow.top = flow.y
+    flow.columns = [(LEFT, middle - 7), (middle + 7, RIGHT)]
+    headings = {2: Style("tiro", 13.0, 16.0), 3: Style("tiro", 11.5, 14.0)}
+    _body(flow, fixture, 12, _SECTIONS, headings, Style("tiro", 10.0, 12.0))
+    scan = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 60, 85), False)
+    scan.clear_with(230)
+    for page in doc:
+        page.insert_image(page.rect, pixmap=scan, overlay=False)
+    return fixture
+
+
 def pull_quote_and_figure(doc: pymupdf.Document) -> Fixture:
     """Two columns; a larger italic pull quote inside a paragraph's run, a figure across both columns."""
     fixture = Fixture("pull_quote_and_figure")
@@ -350,8 +421,203 @@ def pull_quote_and_figure(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def _long_paper(doc: pymupdf.Document, name: str, heading: Style | None) -> Fixture:
+    """Some 2,000 words in sections; with `heading` None the headings are set exactly like the
+    body (its face, size and leading, no space above), so only their words say they are headings."""
+    fixture = Fixture(name, unstructured=heading is None)
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "A Long Report Whose Section Headings Look Like Its Text")
+    for number, (_, text, count) in enumerate(_SECTIONS):
+        if heading is None:
+            flow.line(text, BODY)
+        else:
+            flow.heading(text, heading)
+            fixture.headings.append((2, text))
+        for n in range(count):
+            paragraph = sentences(1300 + 10 * number + n, 5 + (n * 3) % 4)
+            flow.paragraph(paragraph, BODY, indent=0.0 if n == 0 else 12.0)
+            fixture.paragraphs.append(paragraph)
+    return fixture
+
+
+def headings_like_body(doc: pymupdf.Document) -> Fixture:
+    """A paper of over 1,500 words whose headings are set as body text: the collapse guard's case."""
+    return _long_paper(doc, "headings_like_body", None)
+
+
+def headings_in_bold(doc: pymupdf.Document) -> Fixture:
+    """The same paper with its headings in bold: structured, so the guard stays silent."""
+    return _long_paper(doc, "headings_in_bold", Style("hebo", 10.0, 13.0))
+
+
+def table_beside_text(doc: pymupdf.Document) -> Fixture:
+    """Two columns; at the top of the right one a table in small print, beside body lines of the
+    left: its rows are a label and a value with a wide gap between them, some labels carry a
+    subscript and a dagger set smaller still, one row is a group label alone."""
+    fixture = Fixture("table_beside_text")
+    middle = (LEFT + RIGHT) / 2
+    body = Style("tiro", 9.0, 11.5)
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Crystal Statistics in a Table Beside the Methods")
+    top = flow.y
+    flow.columns = [(LEFT, middle - 9)]
+    _body(flow, fixture, 14, [(2, "Methods", 4)], _SANS_BOLD, body)
+    cell = 7.5
+    y = top + 14
+    page = doc[0]
+    page.insert_text((middle + 9, y), "Table 1. Crystallographic statistics of the complex", fontname="hebo", fontsize=cell)
+    rows = [("Resolution (A)", "", "2.2"), ("Space group", "", "P1"), ("R", "cryst†", "18.8"), ("R", "free‡", "21.9"),
+            ("Rmsd bond (A)", "", "0.008"), ("B-factor analysis", "", ""), ("Protein all atoms", "", "26.0/30.3"),
+            ("Number of molecules in the unit", "", "2"), ("PDB code", "", "4BXK")]
+    for label, small, value in rows:
+        y += 12.0
+        page.insert_text((middle + 11, y), label, fontname="helv", fontsize=cell)
+        if small:
+            x = middle + 11 + pymupdf.get_text_length(label, "helv", cell)
+            page.insert_text((x, y + 1.5), small, fontname="helv", fontsize=5.2)
+        if value:
+            page.insert_text((middle + 130, y), value, fontname="helv", fontsize=cell)
+        fixture.table_rows.append(" ".join(part for part in (label + small, value) if part))
+    right = Flow(doc, [(middle + 9, RIGHT)], top=y + 16)
+    right.page = page
+    rest = Fixture("right")
+    _body(right, rest, 15, [(2, "Results", 3)], _SANS_BOLD, body)
+    fixture.paragraphs += rest.paragraphs
+    fixture.headings += rest.headings
+    return fixture
+
+
+def headings_after_lead_ins(doc: pymupdf.Document) -> Fixture:
+    """Sections whose last sentence leads in to a display formula the text layer lacks (`… the
+    equations that result are`), full to the column's edge, then a larger heading of several
+    words (numbered, or followed by a sentence that opens with `The`): the heading is no pull
+    quote in a sentence that runs on."""
+    fixture = Fixture("headings_after_lead_ins")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Bound States Worked Out Section by Section")
+    width = RIGHT - LEFT
+    for number, heading in enumerate(["I. THE MODEL OF THE BOUND STATES", "II. SOLUTION OF THE WAVE EQUATIONS",
+                                      "III. MASSES AND DECAY WIDTHS", "Conclusion and Outlook of the Model"]):
+        flow.heading(heading, Style("hebo", 12.0, 14.0))
+        fixture.headings.append((2, heading))
+        # The unnumbered last heading is followed by a sentence that opens with a function word.
+        paragraph = ("The model was checked once more. " if number == 3 else "") + sentences(1700 + number, 4)
+        if number < 3:
+            lines = wrap(paragraph, BODY, width)
+            filler = iter(("and", "the", "coupled", "radial", "equations", "for", "each", "state") * 6)
+            last = lines[-1]
+            while True:  # filled to the edge, so that nothing but its words says the sentence goes on
+                longer = f"{last} {next(filler)}"
+                if pymupdf.get_text_length(f"{longer} and the equations that result are", BODY.font, BODY.size) > width:
+                    break
+                last = longer
+            paragraph = " ".join(lines[:-1] + [f"{last} and the equations that result are"])
+        flow.paragraph(paragraph, BODY, indent=0.0)
+        fixture.paragraphs.append(paragraph)
+    return fixture
+
+
+_TYPE3_SCALE = 0.24
+"""Points per glyph unit, as dvips writes a 300 dpi bitmap font: a unit a pixel, the size 1."""
+_TYPE3_WIDTHS = {**{c: 21 for c in "abcdeghknopqsuvxyz"}, **{c: 11 for c in "fijlrt.,;:'"}, "m": 35, "w": 31,
+                 **{c: 28 for c in "ABCDEFGHIJKLMNOPQRSTUVXYZ"}, "W": 40, **{c: 21 for c in "0123456789"}, "-": 14}
+"""Glyph advances of the 10 pt font in pixels: narrow and wide letters make one word's estimate
+of the size swing."""
+_TYPE3_NAMES = {**{c: c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+                **dict(zip("0123456789", "zero one two three four five six seven eight nine".split())),
+                ".": "period", ",": "comma", ";": "semicolon", ":": "colon", "'": "quotesingle", "-": "hyphen"}
+
+
+def _type3_font(doc: pymupdf.Document, size: float) -> int:
+    """A bitmap font of a TeX paper at `size` points, as a Type3 font: every glyph a filled box,
+    glyph boxes far taller than the letters, and no size of its own (it is set at 1, its pixels
+    scaled to points), so a font of each size is a font of its own."""
+    grow = size / 10.0
+    procs = []
+    for char, name in _TYPE3_NAMES.items():
+        width = round(_TYPE3_WIDTHS[char] * grow)
+        xref = doc.get_new_xref()
+        doc.update_object(xref, "<<>>")
+        doc.update_stream(xref, f"{width} 0 0 {-12 * grow:.0f} {width} {40 * grow:.0f} d1 2 0 {width - 4} {30 * grow:.0f} re f".encode())
+        procs.append(f"/{name} {xref} 0 R")
+    differences = " ".join(f"{ord(char)} /{_TYPE3_NAMES[char]}" for char in sorted(_TYPE3_NAMES, key=ord))
+    widths = " ".join(str(round(_TYPE3_WIDTHS.get(chr(code), 0) * grow)) for code in range(32, 127))
+    font = doc.get_new_xref()
+    doc.update_object(font, (
+        f"<< /Type /Font /Subtype /Type3 /FontBBox [0 {-30 * grow:.0f} {60 * grow:.0f} {90 * grow:.0f}] /FontMatrix [1 0 0 1 0 0] "
+        f"/CharProcs << {' '.join(procs)} >> /Encoding << /Type /Encoding /Differences [{differences}] >> "
+        f"/FirstChar 32 /LastChar 126 /Widths [{widths}] /Resources << >> >>"
+    ))
+    return font
+
+
+def _type3_width(text: str, size: float) -> float:
+    return sum(_TYPE3_WIDTHS[char] for char in text if char != " ") * _TYPE3_SCALE * size / 10.0 + text.count(" ") * 0.25 * size
+
+
+def type3_word_by_word(doc: pymupdf.Document) -> Fixture:
+    """A paper set in Type3 bitmap fonts, every word placed on its own (as dvips leaves TeX): the
+    fonts report no size, so a word's size is estimated from its glyphs, and PyMuPDF gives each
+    word as a line of its own."""
+    fixture = Fixture("type3_word_by_word")
+    sizes = {"T3a": 10.0, "T3b": 12.0, "T3c": 16.0}
+    fonts = {name: _type3_font(doc, size) for name, size in sizes.items()}
+    lines: list[tuple[int, float, float, str, str]] = []
+    """(page index, x, baseline, text, font) of every line."""
+    state = {"page": 0, "y": TOP}
+
+    def set_line(text: str, font: str, x: float = LEFT) -> None:
+        leading = 1.25 * sizes[font]
+        if state["y"] + leading > BOTTOM:
+            state["page"] += 1
+            state["y"] = TOP
+        state["y"] += leading
+        lines.append((state["page"], x, state["y"], text, font))
+
+    def set_paragraph(text: str, indent: float) -> None:
+        line = ""
+        first = True
+        for word in text.split():
+            trial = f"{line} {word}".strip()
+            if line and _type3_width(trial, 10.0) > RIGHT - LEFT - (indent if first else 0.0):
+                set_line(line, "T3a", LEFT + (indent if first else 0.0))
+                line, first = word, False
+            else:
+                line = trial
+        set_line(line, "T3a", LEFT + (indent if first else 0.0))
+
+    fixture.title = "Bound States of Heavy Mesons in a Relativistic Model"
+    set_line(fixture.title, "T3c")
+    state["y"] += 10
+    for number, (_, heading, count) in enumerate(_SECTIONS[:5]):
+        state["y"] += 6
+        set_line(heading, "T3b")
+        fixture.headings.append((2, heading))
+        for n in range(count):
+            paragraph = sentences(1500 + 10 * number + n, 4 + (n * 3) % 4)
+            set_paragraph(paragraph, 0.0 if n == 0 else 12.0)
+            fixture.paragraphs.append(paragraph)
+    streams: dict[int, list[str]] = defaultdict(lambda: ["BT"])
+    for index, x, baseline, text, font in lines:
+        ops = streams[index]
+        ops.append(f"/{font} 1 Tf")
+        for word in text.split():
+            ops.append(f"{_TYPE3_SCALE} 0 0 {_TYPE3_SCALE} {x:.2f} {PAGE.height - baseline:.2f} Tm ({word}) Tj")
+            x += _type3_width(word + " ", sizes[font])
+    resources = "<< /Font << " + " ".join(f"/{name} {xref} 0 R" for name, xref in fonts.items()) + " >> >>"
+    for index in sorted(streams):
+        page = doc.new_page(width=PAGE.width, height=PAGE.height)
+        content = doc.get_new_xref()
+        doc.update_object(content, "<<>>")
+        doc.update_stream(content, (" ".join(streams[index]) + " ET").encode())
+        doc.xref_set_key(page.xref, "Contents", f"{content} 0 R")
+        doc.xref_set_key(page.xref, "Resources", resources)
+    return fixture
+
+
 FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_line_heights, line_numbers, ocr_layer,
-            pull_quote_and_figure]
+            pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
+            type3_word_by_word, headings_after_lead_ins]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:

@@ -3,11 +3,16 @@
 Importable by the tests, and a script that prints the figures for the shared corpus:
 
     .venv/bin/python tests/pdf_helpers.py [PDF ...]
+    .venv/bin/python tests/pdf_helpers.py --write-floor   # rewrite tests/pdf_label_free_floor.json
+
+The floor file holds every shared PDF's label-free figures as this script measures them, which
+`tests/test_pdf_layouts.py` keeps each file at; rewrite it after a change that raises them.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
 import re
 import sys
 import unicodedata
@@ -161,6 +166,21 @@ def heading_recall(doc: RawDocument, truth: list[str]) -> Recall:
     return Recall(found=len(truth) - len(missing), total=len(truth), missing=missing)
 
 
+def heading_precision(doc: RawDocument, truth: list[str]) -> Recall:
+    """How many of the headings the extractor marked below the title are ground-truth headings;
+    `missing` lists the others (headings the ground truth does not have)."""
+    expected = Counter(heading_key(heading) for heading in truth)
+    extra = []
+    marked = [block.text for block in doc.blocks if block.kind is BlockKind.heading and block.level and block.level > 1]
+    for text in marked:
+        key = heading_key(text)
+        if expected[key] > 0:
+            expected[key] -= 1
+        else:
+            extra.append(" ".join(text.split()))
+    return Recall(found=len(marked) - len(extra), total=len(marked), missing=extra)
+
+
 def ground_truth_paragraphs(pdf: Path) -> list[str] | None:
     """Body paragraphs in reading order from GROBID TEI or the MinerU Markdown of the same PDF."""
     tei = GROUND_TRUTH / f"{pdf.stem}.grobid.tei.xml"
@@ -265,6 +285,36 @@ def label_free_check(file: Path, doc: RawDocument) -> LabelFree:
     return LabelFree(sentences, whole_sentences, blocks, whole_blocks)
 
 
+LABEL_FREE_FLOOR = Path(__file__).with_name("pdf_label_free_floor.json")
+_FLOOR_DIGITS = 4
+
+
+def write_label_free_floor(files: list[Path], target: Path = LABEL_FREE_FLOOR) -> None:
+    """Measure the label-free figures of `files` with the default rules and write them as the floor."""
+    from pipeline.extract.pdf import extract_pdf
+    from pipeline.rules import load_rules
+
+    rules = load_rules()
+    figures = {}
+    for file in files:
+        check = label_free_check(file, extract_pdf(file, file.name, rules))
+        figures[file.name] = {
+            "sentences": round(check.sentence_share, _FLOOR_DIGITS), "blocks": round(check.block_share, _FLOOR_DIGITS),
+            "sentence_count": check.sentences, "block_count": check.blocks,
+        }
+    floor = {
+        "method": (
+            "tests/pdf_helpers.py label_free_check over extract_pdf with rules/default.toml: 'sentences' is the share "
+            "of sentences of 8+ words inside PyMuPDF's text blocks (get_text('blocks'), running lines the extractor "
+            "drops left out) whose words come out contiguous in the extracted text (body, then captions and asides); "
+            "'blocks' the share of those PyMuPDF text blocks whose words come out contiguous. Rewritten by "
+            "`python tests/pdf_helpers.py --write-floor`."
+        ),
+        "files": figures,
+    }
+    target.write_text(json.dumps(floor, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main(files: list[Path]) -> None:
     from pipeline.errors import NoTextLayerError
     from pipeline.extract.pdf import extract_pdf
@@ -294,7 +344,11 @@ def main(files: list[Path]) -> None:
         if truth is not None:
             every = heading_recall(doc, truth)
             clean = heading_recall(doc, [t for t in truth if plausible_heading(t)])
-            recall = f"{every.found}/{every.total} all, {clean.found}/{clean.total} plausible; missing {clean.missing}"
+            precision = heading_precision(doc, truth)
+            recall = (
+                f"{every.found}/{every.total} all, {clean.found}/{clean.total} plausible; missing {clean.missing}; "
+                f"precision {precision.found}/{precision.total}, not in the truth {precision.missing}"
+            )
         order = ""
         paragraphs = ground_truth_paragraphs(file)
         if paragraphs:
@@ -312,5 +366,8 @@ def main(files: list[Path]) -> None:
 
 
 if __name__ == "__main__":
-    arguments = [Path(argument) for argument in sys.argv[1:]]
-    main(arguments or sorted(CORPUS_PDF.glob("*.pdf")))
+    if sys.argv[1:] == ["--write-floor"]:
+        write_label_free_floor(sorted(CORPUS_PDF.glob("*.pdf")))
+    else:
+        arguments = [Path(argument) for argument in sys.argv[1:]]
+        main(arguments or sorted(CORPUS_PDF.glob("*.pdf")))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from pipeline.extract.pdf_heading_styles import NUMBERING
 from pipeline.extract.pdf_lines import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, Layout, PdfBlock, Row, font_face, font_family
 from pipeline.models import BlockKind
 from pipeline.rules import Rules
@@ -210,11 +211,15 @@ def _runs_on_past(first: PdfBlock, inserts: list[PdfBlock], second: PdfBlock, la
         return False
     larger = last.size + rules.continuations.max_size_difference * layout.body_size
     if not all(
-        len(block.text.split()) >= _INSERT_MIN_WORDS and not rules.caption_start.match(block.text) and all(row.size > larger for row in block.rows)
+        len(block.text.split()) >= _INSERT_MIN_WORDS and not rules.caption_start.match(block.text) and not NUMBERING.match(block.text)
+        and all(row.size > larger for row in block.rows)
         for block in inserts
     ):
-        return False
+        return False  # a numbered insert (`II. SOLUTION OF THE WAVE EQUATIONS`) is a heading after a lead-in
     last_word = last.text.rsplit(" ", 1)[-1].casefold()
+    first_word = head.text.split(" ", 1)[0]
+    if first_word[:1].isupper() and first_word.casefold() in _CONTINUING_WORDS:
+        return False  # `… that result are` and then `The Dirac equation …`: a new sentence begins
     return head.text[:1].islower() or last.text[-1:] in "-,;–(" or last_word in _CONTINUING_WORDS
 
 

@@ -53,9 +53,15 @@ def _normalized(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", text.casefold())
 
 
+_NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’.-]*){1,3}"
+_NAME_LIST = re.compile(rf"{_NAME}(?:\s*,\s*(?:and\s+)?{_NAME})+(?:\s+and\s+{_NAME})?")
+"""Two names or more of two to four capitalised words, parted by commas: `Ada Example, Bob Sample`."""
+
+
 def _looks_like_byline(text: str) -> bool:
-    """Author and affiliation lines: footnote marks, e-mail, or initials before a surname."""
-    return bool(re.search(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]", text))
+    """Author and affiliation lines: footnote marks, e-mail, initials before a surname, or a list
+    of names (a paper whose headings cannot be seen must not get its byline as its one heading)."""
+    return bool(re.search(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]", text) or _NAME_LIST.fullmatch(text))
 
 
 def _title_index(

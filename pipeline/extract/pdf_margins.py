@@ -29,6 +29,9 @@ a table or the labels of a figure beside the text are a word or a number each.""
 _LINE_NUMBER_STEP = 1.8
 """Line numbers stand on every line, a line's height or so apart (boxes are about 1.2 sizes tall,
 lines 1.2 to 1.5 apart); a numbered list's numbers stand further apart, as its entries wrap."""
+_CELL_GAP = 2.0
+"""Font sizes of empty space between two pieces on one line beyond which they are table cells:
+word spaces, even in justified text, stay well under it."""
 _NEAR_LINES = 1.5
 """A piece is beside a body line when the two lie within this many body sizes of each other in height."""
 
@@ -87,8 +90,9 @@ def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules
     A block is an aside when all its lines are smaller than `rules.max_size` body sizes, it holds
     a line's worth of characters and its lines phrases, lies beside body lines at its height without overlapping any
     of them across the page, is much narrower than they are (small print as wide as a column is
-    a column, such as the references), and shares its lines' heights with no other small print
-    (a table's cells do).
+    a column, such as the references), shares its lines' heights with no other small print (a
+    table's cells do), and is no table row nor stands right above or below one (its cells on one
+    line, apart).
     """
     for pieces in pages:
         flat = [p for p in pieces if not p.rotated]
@@ -102,10 +106,12 @@ def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules
         for piece in small:
             blocks[piece.block].append(piece)
         large = {p.block for p in flat if p.size >= rules.max_size * body_size}
+        table_rows = [_box(members) for members in blocks.values() if _has_cells(members)]
         candidates = [
             members for block, members in blocks.items()
             if block not in large and sum(p.chars for p in members) >= rules.min_chars and _beside(body, tops, _box(members), reach, rules)
             and not any(other.block != block and _same_line(other, piece) for piece in members for other in small)
+            and not _in_table(_box(members), table_rows, reach)
         ]
         phrases = [members for members in candidates if sum(p.chars for p in members) >= _ASIDE_LINE_CHARS * len(members)]
         edges = [min(p.x0 for p in members) for members in phrases]
@@ -114,6 +120,28 @@ def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules
             if members in phrases or any(abs(min(p.x0 for p in members) - edge) <= _SAME_EDGE for edge in edges):
                 for piece in members:
                     piece.aside = True
+
+
+def _has_cells(members: list[Piece]) -> bool:
+    """Whether two of a block's pieces share a line with a gap between them wider than any word
+    space: the cells of a table row (`Rcryst†   18.8`), which PyMuPDF may give as one block."""
+    ordered = sorted(members, key=lambda p: p.y0)
+    for index, a in enumerate(ordered):
+        for b in ordered[index + 1 :]:
+            if b.y0 >= a.y1:
+                break  # every later piece starts below `a`: none shares its line
+            if _same_line(a, b) and max(a.x0, b.x0) - min(a.x1, b.x1) > _CELL_GAP * min(a.size, b.size):
+                return True
+    return False
+
+
+def _in_table(box: Piece, table_rows: list[Piece], reach: float) -> bool:
+    """Whether `box` is a table row, or stands right above or below one across the same width (a
+    row whose cells PyMuPDF gave one line, a group label): table text stays in the table."""
+    return any(
+        row.x0 < box.x1 and box.x0 < row.x1 and row.y0 - reach <= box.y1 and box.y0 <= row.y1 + reach
+        for row in table_rows
+    )
 
 
 def _box(members: list[Piece]) -> Piece:
