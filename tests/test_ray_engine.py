@@ -145,6 +145,37 @@ def test_ray_sends_only_changed_files_and_matches_the_local_pool_after(papers, t
     assert database_rows(tmp_path / "ray.duckdb") == database_rows(tmp_path / "local.duckdb")
 
 
+def run_changes(db: Path) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as connection:
+        return connection.execute("SELECT * FROM run_changes ORDER BY ALL").fetchall()
+
+
+def test_ray_records_the_same_run_changes_as_the_local_pool_for_an_addition_an_edit_a_removal_and_a_new_failure(papers, tmp_path, rules):
+    ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    shutil.copyfile(tmp_path / "local.duckdb", tmp_path / "ray.duckdb")  # the same first run, made once
+    (papers / "added.md").write_text("# Added\n\n## Results\n\nA paper that arrived tonight.\n")
+    (papers / "marker" / "multicolcnn.marker.md").write_text("# Changed\n\n## Methods\n\nWe counted crowds again.\n")
+    (papers / "2206.01062.docling.md").unlink()
+    (papers / "s2orc_N18-3011.pdf").write_bytes(TRUNCATED_PDF)
+    local = ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    assert {change for (_, _, _, _, change, _) in run_changes(tmp_path / "local.duckdb")} == {"added", "changed", "removed"}
+    assert run_changes(tmp_path / "ray.duckdb") == run_changes(tmp_path / "local.duckdb")
+    assert on_ray.chunk_changes == local.chunk_changes and on_ray.failed == local.failed
+    assert database_rows(tmp_path / "ray.duckdb") == database_rows(tmp_path / "local.duckdb")
+
+
+def test_a_run_on_ray_that_only_removes_papers_records_their_removal_as_locally(papers, tmp_path, rules):
+    ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    shutil.copyfile(tmp_path / "local.duckdb", tmp_path / "ray.duckdb")
+    (papers / "2206.01062.docling.md").unlink()
+    local = ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    assert on_ray.removed == local.removed == 1 and on_ray.chunk_changes == local.chunk_changes
+    assert run_changes(tmp_path / "ray.duckdb") == run_changes(tmp_path / "local.duckdb")
+    assert database_rows(tmp_path / "ray.duckdb") == database_rows(tmp_path / "local.duckdb")
+
+
 def test_ingest_on_ray_leaves_no_shards_beside_the_database(papers, tmp_path, rules):
     ingest_folder(papers, tmp_path / "db" / "papers.duckdb", rules, RAY)
     assert sorted(path.name for path in (tmp_path / "db").iterdir()) == ["papers.duckdb", "papers.duckdb.lock"]
