@@ -11,6 +11,8 @@ import os
 import shutil
 import signal
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -22,6 +24,7 @@ from pipeline.ingest import cluster
 from pipeline.ingest.export import export_shards
 from pipeline.ingest.run import Engine, IngestOptions, ingest_folder
 from pipeline.ingest.shards import SHARD_SUFFIX
+from pipeline.ingest.task import over_time_limit
 
 ray = pytest.importorskip("ray", reason="Ray is the [ray] extra (in [test] too): pip install -e '.[test]'")
 
@@ -105,6 +108,39 @@ def _killed_on_poison(tasks, rules, shard_folder, timeout_seconds):
 _real_shard_task = cluster.run_shard_task
 
 
+def _slow_on_slow_md(tasks, rules, shard_folder, timeout_seconds):
+    """The real task, in which `slow.md` takes longer than any time limit (patched in the worker only)."""
+    real_run_task = cluster.run_task
+
+    def slow(task, rules):
+        if task.path == "slow.md":
+            time.sleep(120)
+        return real_run_task(task, rules)
+
+    cluster.run_task = slow
+    try:
+        return _real_shard_task(tasks, rules, shard_folder, timeout_seconds)
+    finally:
+        cluster.run_task = real_run_task
+
+
+def _stuck_on_stuck_md(tasks, rules, shard_folder, timeout_seconds):
+    """The real task, in which `stuck.md` sits where the alarm cannot reach it (SIGALRM blocked,
+    as inside MuPDF), and a worker gives up on it one second past its time limit."""
+    real_run_task, real_grace = cluster.run_task, cluster.STUCK_GRACE_SECONDS
+
+    def stuck(task, rules):
+        if task.path == "stuck.md":
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+            time.sleep(120)
+        return real_run_task(task, rules)
+
+    cluster.run_task, cluster.STUCK_GRACE_SECONDS = stuck, 1.0
+    try:
+        return _real_shard_task(tasks, rules, shard_folder, timeout_seconds)
+    finally:
+        cluster.run_task, cluster.STUCK_GRACE_SECONDS = real_run_task, real_grace
+
 @pytest.fixture
 def shipped_by_value():
     """Ray ships this module's stand-in tasks to its workers by value: they cannot import tests."""
@@ -131,6 +167,24 @@ def test_a_file_whose_worker_dies_on_every_try_fails_alone(papers, tmp_path, rul
     assert "the worker died (WorkerCrashedError after 2 tries)" in on_ray.failed["poison.md"]
     assert on_ray.added == 6 and on_ray.chunks > 0
 
+
+def test_a_file_over_the_time_limit_on_ray_fails_with_the_local_pools_message(papers, tmp_path, rules, monkeypatch, shipped_by_value):
+    (papers / "slow.md").write_text("# Slow\n\nA paper that takes too long.\n")
+    monkeypatch.setattr(cluster, "run_shard_task", _slow_on_slow_md)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, replace(RAY, timeout_seconds=10))
+    assert on_ray.failed == {"broken.pdf": on_ray.failed["broken.pdf"], "slow.md": over_time_limit("slow.md", 10)}
+    query = "SELECT status, error FROM documents WHERE path = 'slow.md'"
+    with duckdb.connect(str(tmp_path / "ray.duckdb"), read_only=True) as connection:
+        assert connection.execute(query).fetchall() == [("failed", over_time_limit("slow.md", 10))]
+
+
+
+def test_a_file_stuck_where_the_alarm_cannot_reach_fails_with_the_local_pools_message(papers, tmp_path, rules, monkeypatch, shipped_by_value):
+    (papers / "stuck.md").write_text("# Stuck\n\nA paper MuPDF never returns from.\n")
+    monkeypatch.setattr(cluster, "run_shard_task", _stuck_on_stuck_md)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, replace(RAY, timeout_seconds=10))
+    assert on_ray.failed["stuck.md"] == over_time_limit("stuck.md", 10), on_ray.failed
+    assert sorted(on_ray.failed) == ["broken.pdf", "stuck.md"], on_ray.failed
 
 def test_ray_sends_only_changed_files_and_matches_the_local_pool_after(papers, tmp_path, rules):
     for options in (LOCAL, RAY):  # the same runs, so that search_index_state counts alike too
