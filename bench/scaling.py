@@ -19,7 +19,7 @@ prints the tables and writes out/scaling.json. It measures, on the shared corpus
   size merged as an ingest does: shards loaded into a fresh DuckDB file, postings put in term order,
   checkpoint, atomic publish. Per size: seconds of each step, the file's bytes per chunk and per
   paper, the time to copy the file (which every incremental ingest pays first), and search latency.
-  Seconds per million chunks come from the slope between the two largest sizes.
+  Seconds per million chunks are the least-squares slope over the sizes.
 
 The machine has 2 cores shared with other jobs: read the ratios measured in the same run, not the
 seconds. Imports of the pipeline happen in the child processes, before their clocks start.
@@ -198,6 +198,20 @@ def _search_latency(db: Path, passes: int) -> dict:
     }
 
 
+def _table_megabytes(connection) -> dict[str, float]:
+    """Each table's share of the file: the distinct blocks its columns sit in, times the block size."""
+    from pipeline.index.schema import TABLES_BY_DOCUMENT
+
+    block_size = connection.execute("SELECT block_size FROM pragma_database_size()").fetchone()[0]
+    shares = {}
+    for table in TABLES_BY_DOCUMENT:
+        blocks = connection.execute(
+            f"SELECT count(DISTINCT block_id) FROM pragma_storage_info('{table}') WHERE persistent AND block_id >= 0"
+        ).fetchone()[0]
+        shares[table] = blocks * block_size / 1e6
+    return shares
+
+
 def measure_merge(params: dict) -> dict:
     """Export the corpus as shards on a local Ray, then merge each synthetic size as an ingest does."""
     from pipeline.index.database import ensure_schema, open_for_writing
@@ -244,6 +258,7 @@ def measure_merge(params: dict) -> dict:
             ).fetchone()
             size["chunks"] = connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
             size["chunk_postings"] = connection.execute("SELECT count(*) FROM chunk_postings").fetchone()[0]
+            size["table_mb"] = _table_megabytes(connection)
             connection.close()
             started = time.perf_counter()
             publication.publish()
@@ -344,8 +359,7 @@ def sizing(report: dict, args: argparse.Namespace) -> list[dict]:
     pages_per_core = pdf["pages_per_s"] / 2
     chunks_per_page = pdf["chunks"] / pdf["pages"]
     sizes = report["merge"]["sizes"]
-    largest = sizes[-1]
-    bytes_per_chunk = largest["bytes_per_chunk"]
+    bytes_per_chunk = sizes[-1]["bytes_per_chunk"]
     merge_per_million = report["merge"]["merge_seconds_per_million_chunks"]
     rows = []
     window = args.window_hours * 3600
@@ -361,15 +375,16 @@ def sizing(report: dict, args: argparse.Namespace) -> list[dict]:
             "cores_for_window_after_merge": pages / pages_per_core / max(window - merge_hours * 3600, 1),
             "merge_hours": merge_hours, "tasks": tasks, "shard_files": tasks * report["merge"]["shard_tables"],
             "db_gb": chunks * bytes_per_chunk / 1e9,
-            "copy_minutes": chunks * bytes_per_chunk / largest["copy_bytes_per_s"] / 60,
+            "copy_minutes": chunks * bytes_per_chunk / (args.copy_mb_per_s * 1e6) / 60,
         })
     return rows
 
 
 def _slope(sizes: list[dict], key: str) -> float:
-    """Seconds (or ms) per million chunks between the two largest sizes."""
-    small, large = sizes[-2], sizes[-1]
-    return (large[key] - small[key]) / (large["chunks"] - small["chunks"]) * 1e6
+    """`key` per million chunks: the least-squares slope over every size measured."""
+    xs, ys = [size["chunks"] for size in sizes], [size[key] for size in sizes]
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs) * 1e6
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -436,9 +451,15 @@ def print_tables(report: dict) -> None:
             f"{size['db_bytes'] / 1e6:,.0f} | {size['bytes_per_chunk']:,.0f} | {size['bytes_per_paper']:,.0f} | {size['copy_seconds']:.2f} | "
             f"{size['search']['p50_ms']:.0f} / {size['search']['p95_ms']:.0f} |"
         )
-    print(f"\nMerge: {merge['merge_seconds_per_million_chunks']:.0f} s per million chunks (slope between the two largest sizes)"
+    largest = merge["sizes"][-1]
+    shares = ", ".join(f"{table} {megabytes / largest['db_bytes'] * 1e6:.0%}" for table, megabytes in
+                       sorted(largest["table_mb"].items(), key=lambda item: -item[1]) if megabytes)
+    print(f"\nWhere the {largest['db_bytes'] / 1e6:,.0f} MB of the largest file go: {shares} (the rest: the chunk id index, the catalogue)")
+    print(f"\nMerge: {merge['merge_seconds_per_million_chunks']:.0f} s per million chunks (least-squares slope over the sizes)"
           + (f"; search p95 +{merge['p95_ms_per_million_chunks']:.0f} ms per million chunks" if "p95_ms_per_million_chunks" in merge else ""))
-    print("\n| papers | pages | chunks | core-hours | cores for the window | merge h (one writer) | Ray tasks | shard files | DuckDB GB | copy min |")
+    print(f"\nSizing: {report['settings']['pages_per_paper']:g} pages a paper (assumed), a {report['settings']['window_hours']:g} h window, "
+          f"{report['settings']['cluster_files_per_task']} files a task, the copy at {report['settings']['copy_mb_per_s']:g} MB/s (assumed)")
+    print("| papers | pages | chunks | core-hours | cores for the window | merge h (one writer) | Ray tasks | shard files | DuckDB GB | copy min |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for row in report["sizing"]:
         print(
@@ -459,6 +480,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pages-per-paper", type=float, default=12.0, help="assumed PDF pages per paper for the sizing table")
     parser.add_argument("--window-hours", type=float, default=8.0, help="the nightly window the sizing table fills")
     parser.add_argument("--cluster-files-per-task", type=int, default=16, help="files per Ray task assumed for the sizing table's shard count")
+    parser.add_argument(
+        "--copy-mb-per-s", type=float, default=500.0,
+        help="assumed disk rate for the sizing table's copy of the database (the measured copy reads from the page cache)",
+    )
     parser.add_argument("--out", type=Path, default=PROJECT / "out" / "scaling.json", help="where to write the JSON report")
     parser.add_argument("--_measure", help=argparse.SUPPRESS)
     parser.add_argument("--_params", type=Path, help=argparse.SUPPRESS)
