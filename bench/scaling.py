@@ -70,6 +70,33 @@ def _ray_init(cpus: int) -> float:
     return time.perf_counter() - started
 
 
+def tree_cpu_seconds() -> float:
+    """CPU seconds (user and system) this process and every process below it have used so far,
+    those they have waited for included. A shared machine's load stretches wall seconds, hardly
+    CPU seconds: a worker's CPU per page is what sizes a cluster. Read from /proc: each live
+    process's own time plus that of its children it has reaped, so a worker that exits between
+    two readings is counted once, in its parent."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents, times = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it exited meanwhile
+            continue
+        # After the command's closing parenthesis: state, ppid, …, utime (14th field of stat), stime, cutime, cstime.
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = sum(int(value) for value in fields[11:15])
+    below, frontier = {os.getpid()}, [os.getpid()]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in below]
+        below.update(children)
+        frontier.extend(children)
+    return sum(times.get(pid, 0) for pid in below) / ticks
+
+
 # ---------------------------------------------------------------- the child processes
 
 
@@ -84,10 +111,11 @@ def measure_ingest(params: dict) -> dict:
     result: dict = {"ray_start_seconds": _ray_init(params["workers"]) if engine is Engine.ray else None}
     for run in ("first", "again"):
         db = Path(params["work"]) / f"{run}.duckdb"
-        started = time.perf_counter()
+        cpu, started = tree_cpu_seconds(), time.perf_counter()
         summary = ingest_folder(Path(params["folder"]), db, rules, options)
+        seconds = time.perf_counter() - started
         result[run] = {
-            "seconds": time.perf_counter() - started, "files": summary.seen, "pages": summary.pages,
+            "seconds": seconds, "cpu_seconds": tree_cpu_seconds() - cpu, "files": summary.seen, "pages": summary.pages,
             "chunks": summary.chunks, "failed": len(summary.failed),
         }
     if engine is Engine.ray:
@@ -240,7 +268,7 @@ def measure_merge(params: dict) -> dict:
         db = work / f"merged-{copies}.duckdb"
         _progress(f"  merging {copies}× the corpus's shards")
         size: dict = {"copies": copies}
-        clock = time.perf_counter()
+        cpu, clock = tree_cpu_seconds(), time.perf_counter()
         with Publication(db) as publication:
             connection = open_for_writing(publication.building, db)
             ensure_schema(connection)
@@ -264,6 +292,7 @@ def measure_merge(params: dict) -> dict:
             publication.publish()
             size["publish_seconds"] = time.perf_counter() - started
         size["merge_seconds"] = time.perf_counter() - clock
+        size["merge_cpu_seconds"] = tree_cpu_seconds() - cpu
         size["db_bytes"] = db.stat().st_size
         size["bytes_per_chunk"] = size["db_bytes"] / size["chunks"]
         size["bytes_per_paper"] = size["db_bytes"] / size["papers"]
@@ -331,6 +360,7 @@ def measure_throughput(folders: dict[str, Path], args: argparse.Namespace, workd
         rows = {}
         for label, results in by_variant.items():
             again = statistics.median(result["again"]["seconds"] for result in results)
+            cpu = statistics.median(result["again"]["cpu_seconds"] for result in results)
             first = statistics.median(result["first"]["seconds"] for result in results)
             counted = results[0]["again"]
             starts = [result["ray_start_seconds"] for result in results if result["ray_start_seconds"] is not None]
@@ -339,6 +369,9 @@ def measure_throughput(folders: dict[str, Path], args: argparse.Namespace, workd
                 "seconds_max": max(r["again"]["seconds"] for r in results), "first_seconds": first,
                 "files": counted["files"], "pages": counted["pages"], "chunks": counted["chunks"], "failed": counted["failed"],
                 "files_per_s": counted["files"] / again, "pages_per_s": counted["pages"] / again,
+                "cpu_seconds": cpu, "cpu_seconds_min": min(r["again"]["cpu_seconds"] for r in results),
+                "cpu_seconds_max": max(r["again"]["cpu_seconds"] for r in results),
+                "pages_per_cpu_second": counted["pages"] / cpu, "files_per_cpu_second": counted["files"] / cpu,
                 "ray_start_seconds": statistics.median(starts) if starts else None,
             }
         for workers in (1, 2):
@@ -346,6 +379,8 @@ def measure_throughput(folders: dict[str, Path], args: argparse.Namespace, workd
             ray["vs_local"] = local["seconds"] / ray["seconds"]
             ray["extra_ms_per_task"] = (ray["seconds"] - local["seconds"]) * 1000 / tasks
             ray["extra_first_ms_per_task"] = (ray["first_seconds"] - local["first_seconds"]) * 1000 / tasks
+            ray["cpu_vs_local"] = ray["cpu_seconds"] / local["cpu_seconds"]
+            ray["extra_cpu_ms_per_task"] = (ray["cpu_seconds"] - local["cpu_seconds"]) * 1000 / tasks
         for engine in ("local", "ray"):
             rows[f"{engine} 2"]["speedup"] = rows[f"{engine} 1"]["seconds"] / rows[f"{engine} 2"]["seconds"]
         report[kind] = {"tasks": tasks, "rows": rows}
@@ -356,7 +391,9 @@ def sizing(report: dict, args: argparse.Namespace) -> list[dict]:
     """Cores for a full pass over 1M and 10M papers in the window, from the measured Ray PDF rate
     per core, the assumed pages per paper, and the merge's seconds per million chunks."""
     pdf = report["throughput"]["pdf"]["rows"]["ray 2"]
-    pages_per_core = pdf["pages_per_s"] / 2
+    # All the CPU the run took (workers, Ray's daemons, the driver's merge) per page: a core
+    # busy all the window gives this many pages a second.
+    pages_per_core = pdf["pages_per_cpu_second"]
     chunks_per_page = pdf["chunks"] / pdf["pages"]
     sizes = report["merge"]["sizes"]
     bytes_per_chunk = sizes[-1]["bytes_per_chunk"]
@@ -412,6 +449,7 @@ def run(args: argparse.Namespace) -> dict:
         merge["merge_seconds_per_million_chunks"] = _slope(merge["sizes"], "merge_seconds")
         merge["load_seconds_per_million_chunks"] = _slope(merge["sizes"], "load_seconds")
         merge["order_seconds_per_million_chunks"] = _slope(merge["sizes"], "order_seconds")
+        merge["merge_cpu_seconds_per_million_chunks"] = _slope(merge["sizes"], "merge_cpu_seconds")
         merge["p95_ms_per_million_chunks"] = _slope(merge["sizes"], "p95_ms")
     else:  # one size: proportional
         only = merge["sizes"][0]
@@ -424,16 +462,19 @@ def run(args: argparse.Namespace) -> dict:
 def print_tables(report: dict) -> None:
     print(f"\nRun of {report['date']}, load average at start {report['load_average_at_start']}; "
           f"files per Ray task {report['settings']['files_per_task']}; medians of {report['settings']['repeat']} rounds (second ingest of each process)\n")
-    print("| kind | engine, workers | s (min–max) | first run s | pages/s | files/s | × local | 2 vs 1 | Ray extra ms/task |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| kind | engine, workers | wall s (min–max) | first run s | pages/s | files/s | wall × local | 2 vs 1 | CPU s (min–max) | pages/CPU-s | files/CPU-s | CPU × local | Ray extra CPU ms/task |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for kind, measured in report["throughput"].items():
         for label, row in measured["rows"].items():
             pages = f"{row['pages_per_s']:.1f}" if row["pages"] else "—"
+            pages_cpu = f"{row['pages_per_cpu_second']:.1f}" if row["pages"] else "—"
             speedup = f"{row['speedup']:.2f}×" if "speedup" in row else "—"
-            extra = f"{row['extra_ms_per_task']:.0f}" if "extra_ms_per_task" in row else "—"
+            extra = f"{row['extra_cpu_ms_per_task']:.0f}" if "extra_cpu_ms_per_task" in row else "—"
             print(
                 f"| {kind} ({measured['tasks']} tasks) | {label} | {row['seconds']:.2f} ({row['seconds_min']:.2f}–{row['seconds_max']:.2f}) | "
-                f"{row['first_seconds']:.2f} | {pages} | {row['files_per_s']:.1f} | {row.get('vs_local', 1):.2f} | {speedup} | {extra} |"
+                f"{row['first_seconds']:.2f} | {pages} | {row['files_per_s']:.1f} | {row.get('vs_local', 1):.2f} | {speedup} | "
+                f"{row['cpu_seconds']:.2f} ({row['cpu_seconds_min']:.2f}–{row['cpu_seconds_max']:.2f}) | {pages_cpu} | "
+                f"{row['files_per_cpu_second']:.1f} | {row.get('cpu_vs_local', 1):.2f} | {extra} |"
             )
     dispatch = report["dispatch"]
     print(f"\nNo-op task, {dispatch['workers']} workers, {dispatch['tasks']} at once / one at a time: "
@@ -442,12 +483,12 @@ def print_tables(report: dict) -> None:
     merge = report["merge"]
     print(f"\nShards of the corpus: {merge['shard_files']} files in {merge['shard_tables']} tables, {merge['shard_bytes'] / 1e6:.1f} MB "
           f"(export on Ray, 2 CPUs: {merge['export_seconds']:.1f} s)\n")
-    print("| copies | papers | chunks | postings | load s | term order s | checkpoint s | publish s | merge s | MB | bytes/chunk | bytes/paper | copy s | search p50 / p95 ms |")
+    print("| copies | papers | chunks | postings | load s | term order s | checkpoint s | publish s | merge s (CPU s) | MB | bytes/chunk | bytes/paper | copy s | search p50 / p95 ms |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for size in merge["sizes"]:
         print(
             f"| {size['copies']} | {size['papers']:,} | {size['chunks']:,} | {size['postings']:,} | {size['load_seconds']:.2f} | "
-            f"{size['order_seconds']:.2f} | {size['checkpoint_seconds']:.2f} | {size['publish_seconds']:.2f} | {size['merge_seconds']:.2f} | "
+            f"{size['order_seconds']:.2f} | {size['checkpoint_seconds']:.2f} | {size['publish_seconds']:.2f} | {size['merge_seconds']:.2f} ({size['merge_cpu_seconds']:.1f}) | "
             f"{size['db_bytes'] / 1e6:,.0f} | {size['bytes_per_chunk']:,.0f} | {size['bytes_per_paper']:,.0f} | {size['copy_seconds']:.2f} | "
             f"{size['search']['p50_ms']:.0f} / {size['search']['p95_ms']:.0f} |"
         )
@@ -455,7 +496,8 @@ def print_tables(report: dict) -> None:
     shares = ", ".join(f"{table} {megabytes / largest['db_bytes'] * 1e6:.0%}" for table, megabytes in
                        sorted(largest["table_mb"].items(), key=lambda item: -item[1]) if megabytes)
     print(f"\nWhere the {largest['db_bytes'] / 1e6:,.0f} MB of the largest file go: {shares} (the rest: the chunk id index, the catalogue)")
-    print(f"\nMerge: {merge['merge_seconds_per_million_chunks']:.0f} s per million chunks (least-squares slope over the sizes)"
+    print(f"\nMerge: {merge['merge_seconds_per_million_chunks']:.0f} wall s ({merge.get('merge_cpu_seconds_per_million_chunks', 0):.0f} CPU s) per million chunks, "
+          f"of which loading {merge.get('load_seconds_per_million_chunks', 0):.0f} s and term order {merge.get('order_seconds_per_million_chunks', 0):.0f} s (least-squares slopes over the sizes)"
           + (f"; search p95 +{merge['p95_ms_per_million_chunks']:.0f} ms per million chunks" if "p95_ms_per_million_chunks" in merge else ""))
     print(f"\nSizing: {report['settings']['pages_per_paper']:g} pages a paper (assumed), a {report['settings']['window_hours']:g} h window, "
           f"{report['settings']['cluster_files_per_task']} files a task, the copy at {report['settings']['copy_mb_per_s']:g} MB/s (assumed)")
