@@ -227,7 +227,9 @@ def _search_latency(db: Path, passes: int) -> dict:
 
 
 def _table_megabytes(connection) -> dict[str, float]:
-    """Each table's share of the file: the distinct blocks its columns sit in, times the block size."""
+    """Each table's share of the file: the distinct blocks its columns sit in, times the block size.
+    A lower bound: DuckDB keeps a string longer than a block's inline limit in overflow blocks that
+    `pragma_storage_info` does not list."""
     from pipeline.index.schema import TABLES_BY_DOCUMENT
 
     block_size = connection.execute("SELECT block_size FROM pragma_database_size()").fetchone()[0]
@@ -495,7 +497,7 @@ def print_tables(report: dict) -> None:
     largest = merge["sizes"][-1]
     shares = ", ".join(f"{table} {megabytes / largest['db_bytes'] * 1e6:.0%}" for table, megabytes in
                        sorted(largest["table_mb"].items(), key=lambda item: -item[1]) if megabytes)
-    print(f"\nWhere the {largest['db_bytes'] / 1e6:,.0f} MB of the largest file go: {shares} (the rest: the chunk id index, the catalogue)")
+    print(f"\nWhere the {largest['db_bytes'] / 1e6:,.0f} MB of the largest file go: {shares} (blocks pragma_storage_info lists; the rest, mostly the overflow blocks of long strings (documents.text, extractions, chunks.text) and the chunk id index, it does not list)")
     print(f"\nMerge: {merge['merge_seconds_per_million_chunks']:.0f} wall s ({merge.get('merge_cpu_seconds_per_million_chunks', 0):.0f} CPU s) per million chunks, "
           f"of which loading {merge.get('load_seconds_per_million_chunks', 0):.0f} s and term order {merge.get('order_seconds_per_million_chunks', 0):.0f} s (least-squares slopes over the sizes)"
           + (f"; search p95 +{merge['p95_ms_per_million_chunks']:.0f} ms per million chunks" if "p95_ms_per_million_chunks" in merge else ""))
