@@ -21,8 +21,10 @@ prints the tables and writes out/scaling.json. It measures, on the shared corpus
   paper, the time to copy the file (which every incremental ingest pays first), and search latency.
   Seconds per million chunks are the least-squares slope over the sizes.
 
-The machine has 2 cores shared with other jobs: read the ratios measured in the same run, not the
-seconds. Imports of the pipeline happen in the child processes, before their clocks start.
+Every ingest is timed in wall seconds and in CPU seconds of the whole process tree (`tree_cpu_seconds`:
+driver, workers, Ray's daemons). The machine has 2 cores shared with other jobs: read the ratios
+measured in the same run, not the seconds, and the CPU seconds, which the load hardly moves, for
+sizing. Imports of the pipeline happen in the child processes, before their clocks start.
 """
 
 from __future__ import annotations
