@@ -1,6 +1,7 @@
 """`ingest --engine ray` and `export-shards` on a local Ray with two CPUs: the same rows as the
-local process pool, a task whose worker is killed run again, a failed file recorded as failed,
-the incremental rules unchanged, and shards that DuckDB reads in place.
+local process pool, a task whose worker is killed run again, a failed file recorded as failed
+(over its time limit too, stuck in native code or not), the incremental rules and `run_changes`
+as the local pool keeps them, and shards that DuckDB reads in place.
 
 One Ray is started for the module (7 s here) and every run joins it, as `--ray-address` would.
 """
@@ -11,6 +12,8 @@ import os
 import shutil
 import signal
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -22,6 +25,7 @@ from pipeline.ingest import cluster
 from pipeline.ingest.export import export_shards
 from pipeline.ingest.run import Engine, IngestOptions, ingest_folder
 from pipeline.ingest.shards import SHARD_SUFFIX
+from pipeline.ingest.task import over_time_limit
 
 ray = pytest.importorskip("ray", reason="Ray is the [ray] extra (in [test] too): pip install -e '.[test]'")
 
@@ -106,6 +110,39 @@ def _killed_on_poison(tasks, rules, shard_folder, timeout_seconds):
 _real_shard_task = cluster.run_shard_task
 
 
+def _slow_on_slow_md(tasks, rules, shard_folder, timeout_seconds):
+    """The real task, in which `slow.md` takes longer than any time limit (patched in the worker only)."""
+    real_run_task = cluster.run_task
+
+    def slow(task, rules):
+        if task.path == "slow.md":
+            time.sleep(120)
+        return real_run_task(task, rules)
+
+    cluster.run_task = slow
+    try:
+        return _real_shard_task(tasks, rules, shard_folder, timeout_seconds)
+    finally:
+        cluster.run_task = real_run_task
+
+
+def _stuck_on_stuck_md(tasks, rules, shard_folder, timeout_seconds):
+    """The real task, in which `stuck.md` sits where the alarm cannot reach it (SIGALRM blocked,
+    as inside MuPDF), and a worker gives up on it one second past its time limit."""
+    real_run_task, real_grace = cluster.run_task, cluster.STUCK_GRACE_SECONDS
+
+    def stuck(task, rules):
+        if task.path == "stuck.md":
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+            time.sleep(120)
+        return real_run_task(task, rules)
+
+    cluster.run_task, cluster.STUCK_GRACE_SECONDS = stuck, 1.0
+    try:
+        return _real_shard_task(tasks, rules, shard_folder, timeout_seconds)
+    finally:
+        cluster.run_task, cluster.STUCK_GRACE_SECONDS = real_run_task, real_grace
+
 @pytest.fixture
 def shipped_by_value():
     """Ray ships this module's stand-in tasks to its workers by value: they cannot import tests."""
@@ -133,6 +170,34 @@ def test_a_file_whose_worker_dies_on_every_try_fails_alone(papers, tmp_path, rul
     assert on_ray.added == 6 and on_ray.chunks > 0
 
 
+@pytest.fixture
+def slow_papers(tmp_path: Path) -> Path:
+    """A paper that takes a moment and two that take too long (the stand-in tasks decide how)."""
+    folder = tmp_path / "slow-papers"
+    folder.mkdir()
+    (folder / "quick.md").write_text("# Quick\n\n## Methods\n\nA paper read in milliseconds.\n")
+    (folder / "slow.md").write_text("# Slow\n\nA paper that takes too long.\n")
+    (folder / "stuck.md").write_text("# Stuck\n\nA paper MuPDF never returns from.\n")
+    return folder
+
+
+def test_a_file_over_the_time_limit_on_ray_fails_with_the_local_pools_message(slow_papers, tmp_path, rules, monkeypatch, shipped_by_value):
+    (slow_papers / "stuck.md").unlink()
+    monkeypatch.setattr(cluster, "run_shard_task", _slow_on_slow_md)
+    on_ray = ingest_folder(slow_papers, tmp_path / "ray.duckdb", rules, replace(RAY, timeout_seconds=4))
+    assert on_ray.failed == {"slow.md": over_time_limit("slow.md", 4)} and on_ray.chunks > 0
+    query = "SELECT status, error FROM documents WHERE path = 'slow.md'"
+    with duckdb.connect(str(tmp_path / "ray.duckdb"), read_only=True) as connection:
+        assert connection.execute(query).fetchall() == [("failed", over_time_limit("slow.md", 4))]
+
+
+def test_a_file_stuck_where_the_alarm_cannot_reach_fails_with_the_local_pools_message(slow_papers, tmp_path, rules, monkeypatch, shipped_by_value):
+    (slow_papers / "slow.md").unlink()
+    monkeypatch.setattr(cluster, "run_shard_task", _stuck_on_stuck_md)
+    on_ray = ingest_folder(slow_papers, tmp_path / "ray.duckdb", rules, replace(RAY, timeout_seconds=4))
+    assert on_ray.failed == {"stuck.md": over_time_limit("stuck.md", 4)} and on_ray.chunks > 0
+
+
 def test_ray_sends_only_changed_files_and_matches_the_local_pool_after(papers, tmp_path, rules):
     for options in (LOCAL, RAY):  # the same runs, so that search_index_state counts alike too
         ingest_folder(papers, tmp_path / f"{options.engine}.duckdb", rules, options)
@@ -143,6 +208,37 @@ def test_ray_sends_only_changed_files_and_matches_the_local_pool_after(papers, t
     changed = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
     assert (changed.added, changed.updated, changed.unchanged) == (0, 1, 4)
     ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    assert database_rows(tmp_path / "ray.duckdb") == database_rows(tmp_path / "local.duckdb")
+
+
+def run_changes(db: Path) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as connection:
+        return connection.execute("SELECT * FROM run_changes ORDER BY ALL").fetchall()
+
+
+def test_ray_records_the_same_run_changes_as_the_local_pool_for_an_addition_an_edit_a_removal_and_a_new_failure(papers, tmp_path, rules):
+    ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    shutil.copyfile(tmp_path / "local.duckdb", tmp_path / "ray.duckdb")  # the same first run, made once
+    (papers / "added.md").write_text("# Added\n\n## Results\n\nA paper that arrived tonight.\n")
+    (papers / "marker" / "multicolcnn.marker.md").write_text("# Changed\n\n## Methods\n\nWe counted crowds again.\n")
+    (papers / "2206.01062.docling.md").unlink()
+    (papers / "s2orc_N18-3011.pdf").write_bytes(TRUNCATED_PDF)
+    local = ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    assert {change for (_, _, _, _, change, _) in run_changes(tmp_path / "local.duckdb")} == {"added", "changed", "removed"}
+    assert run_changes(tmp_path / "ray.duckdb") == run_changes(tmp_path / "local.duckdb")
+    assert on_ray.chunk_changes == local.chunk_changes and on_ray.failed == local.failed
+    assert database_rows(tmp_path / "ray.duckdb") == database_rows(tmp_path / "local.duckdb")
+
+
+def test_a_run_on_ray_that_only_removes_papers_records_their_removal_as_locally(papers, tmp_path, rules):
+    ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    shutil.copyfile(tmp_path / "local.duckdb", tmp_path / "ray.duckdb")
+    (papers / "2206.01062.docling.md").unlink()
+    local = ingest_folder(papers, tmp_path / "local.duckdb", rules, LOCAL)
+    on_ray = ingest_folder(papers, tmp_path / "ray.duckdb", rules, RAY)
+    assert on_ray.removed == local.removed == 1 and on_ray.chunk_changes == local.chunk_changes
+    assert run_changes(tmp_path / "ray.duckdb") == run_changes(tmp_path / "local.duckdb")
     assert database_rows(tmp_path / "ray.duckdb") == database_rows(tmp_path / "local.duckdb")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.index.rows import paper_rows
-from pipeline.ingest.cluster import group_files
+from pipeline.ingest.cluster import group_files, over_time_marker
 from pipeline.ingest.plan import Change, PlannedFile
 from pipeline.ingest.scan import ScannedFile
 from pipeline.ingest.shards import load_shards, remove_other_shards, shard_key, shard_path, shards_complete, write_shards
@@ -63,3 +63,12 @@ def test_other_shards_and_half_written_ones_are_removed(tmp_path, rules):
     assert remove_other_shards(tmp_path, ["kept"]) == 2
     assert [path.name for path in (tmp_path / "documents").iterdir()] == ["kept.parquet"]
     assert duckdb.sql(f"SELECT path FROM read_parquet('{tmp_path}/documents/*.parquet')").fetchall() == [("a.md",)]
+
+
+def test_word_of_a_file_stuck_past_its_time_limit_is_removed_with_half_written_shards(tmp_path, rules):
+    write_shards([_failed_rows("a.md", rules)], tmp_path, "kept")
+    marker = over_time_marker(tmp_path, "kept", "a.md")
+    marker.touch()
+    assert shards_complete(tmp_path, "kept")
+    assert remove_other_shards(tmp_path, ["kept"]) == 1
+    assert not marker.exists() and shards_complete(tmp_path, "kept")

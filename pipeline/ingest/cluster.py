@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+import os
 import shutil
 import signal
 import threading
@@ -28,7 +29,7 @@ from pipeline.index.writer import remove_documents
 from pipeline.ingest.plan import PlannedFile, RunPlan
 from pipeline.ingest.run import IngestOptions, Progress, RunSummary, count_result
 from pipeline.ingest.scan import ScannedFile
-from pipeline.ingest.shards import load_shards, shard_key, shards_complete, write_shards
+from pipeline.ingest.shards import SHARD_SUFFIX, load_shards, shard_key, shard_path, shards_complete, write_shards
 from pipeline.ingest.task import Task, TaskResult, failed, failure_rows, over_time_limit, run_task, worker_died
 from pipeline.rules import Rules
 
@@ -41,15 +42,41 @@ RETRIES = 3
 """Times Ray runs a task again after its worker died (a node lost, a worker killed)."""
 
 
+STUCK_GRACE_SECONDS = 30.0
+"""How long past its time limit a file may stay inside native code (MuPDF), where the alarm
+cannot stop it, before its worker is ended: the local pool ends its process at the limit itself."""
+
+
 class _OverTimeLimit(BaseException):
     """Raised in a Ray worker by the per-file alarm: a BaseException, so that `run_task`'s own
     net for a file's errors does not catch it as the file's internal error."""
 
 
-def _run_with_time_limit(task: Task, rules: Rules, seconds: float) -> TaskResult:
-    """`run_task` on one file, stopped after `seconds`. Ray cannot stop a task, and no process
-    pool stands behind the worker, so an alarm interrupts the file in the worker's own thread
-    (code inside MuPDF is interrupted once it returns to Python)."""
+def over_time_marker(shard_folder: Path, key: str, path: str) -> Path:
+    """Where a worker ended for a file stuck past its time limit leaves word of it for the task's
+    next try. Beside the task's documents shard, under a name no shard has: `remove_other_shards`
+    deletes it with the other half-written files, and an ingest with its shard folder."""
+    digest = hashlib.sha256(path.encode()).hexdigest()[:16]
+    return shard_path(shard_folder, "documents", key).with_name(f"{key}{SHARD_SUFFIX}.over-time-{digest}")
+
+
+def _end_stuck_worker(marker: Path) -> None:
+    """Leave the marker and end this worker: Ray runs the task again, which fails the file from it."""
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    finally:
+        os._exit(1)
+
+
+def _run_with_time_limit(task: Task, rules: Rules, seconds: float, marker: Path) -> TaskResult:
+    """`run_task` on one file, stopped after `seconds`, with the local pool's message. Ray cannot
+    stop a task, and no process pool stands behind the worker, so an alarm interrupts the file in
+    the worker's own thread; code inside MuPDF is interrupted only once it returns to Python, so a
+    file still there `STUCK_GRACE_SECONDS` later ends the worker, and the task's next try fails
+    the file without reading it (`marker`)."""
+    if marker.exists():
+        return failed(over_time_limit(task.path, seconds))
     if threading.current_thread() is not threading.main_thread():
         return run_task(task, rules)
 
@@ -57,12 +84,16 @@ def _run_with_time_limit(task: Task, rules: Rules, seconds: float) -> TaskResult
         raise _OverTimeLimit
 
     previous = signal.signal(signal.SIGALRM, stop)
+    watchdog = threading.Timer(seconds + STUCK_GRACE_SECONDS, _end_stuck_worker, args=(marker,))
+    watchdog.daemon = True
     signal.setitimer(signal.ITIMER_REAL, seconds)
+    watchdog.start()
     try:
         return run_task(task, rules)
     except _OverTimeLimit:
         return failed(over_time_limit(task.path, seconds))
     finally:
+        watchdog.cancel()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
@@ -72,14 +103,15 @@ def run_shard_task(tasks: Sequence[Task], rules: Rules, shard_folder: str, timeo
     documents row among them) written as shards named by `shard_key`; the results come back
     without their rows."""
     papers, results = [], []
+    key = shard_key(tasks, rules)
     for task in tasks:
-        result = _run_with_time_limit(task, rules, timeout_seconds)
+        result = _run_with_time_limit(task, rules, timeout_seconds, over_time_marker(Path(shard_folder), key, task.path))
         rows = result.rows
         if rows is None:
             rows = failure_rows(task.path, task.doc_id, task.sha256, task.bytes, result, rules)
         papers.append(rows)
         results.append(dataclasses.replace(result, rows=None))
-    write_shards(papers, Path(shard_folder), shard_key(tasks, rules))
+    write_shards(papers, Path(shard_folder), key)
     return results
 
 
