@@ -15,11 +15,12 @@ import re
 import threading
 import unicodedata
 from collections import Counter
+from itertools import chain
 from dataclasses import dataclass
 
 import Stemmer
 
-from pipeline.models import ChunkedDocument
+from pipeline.models import Chunk, ChunkedDocument, Paragraph
 
 # Every run of letters and digits of any script, `-` and `/`: fts with `ignore` set to
 # `[^\p{L}\p{N}/-]+`, so `IL-6`, `p53`, `CO2`, `FDG-PET/CT` and `정확도` stay whole terms (fts'
@@ -237,6 +238,10 @@ class TermCounter:
         counts.pop(None, None)
         return counts
 
+    def stems_of(self, words: list[str]) -> list[str | None]:
+        """The stems of words that were all learned, None for a stopword's."""
+        return list(map(self._stems.__getitem__, words))
+
     def count(self, *texts: str) -> Counter[str]:
         """Term frequencies over all `texts` together (a chunk's heading path and its text)."""
         words = [word for text in texts for word in _lowered_words(text)]
@@ -307,43 +312,48 @@ def paragraph_key(doc_id: str, paragraph_id: str) -> str:
     return f"{doc_id}:{paragraph_id}"
 
 
+# A text's words in three lists, as `_word_lists` gives them.
+WordLists = tuple[list[str], list[str], list[str]]
+
+
 def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
     """The postings of every chunk of a paper (terms of its heading path and its text), and of
     every paragraph (its section's heading path and its text)."""
     text = chunked.document.text
-    headings = {section.section_id: section.heading_path for section in chunked.sections}
-    # A chunk's text is its paragraphs' and the headings between them: each paragraph's words are
-    # read once and a chunk joins them (terms took 3.3 s over the shared Markdown corpus reading
-    # both, as many words again for the paragraphs as for the chunks).
-    words_of_text = {p.paragraph_id: _word_lists(text[p.char_start : p.char_end]) for p in chunked.paragraphs}
-    words_of_heading: dict[tuple[str, ...], list[str]] = {}
-
-    def heading_words(path: tuple[str, ...]) -> list[str]:
-        if path not in words_of_heading:
-            words_of_heading[path] = _lowered_words(" ".join(path))
-        return words_of_heading[path]
-
+    section_paths = {section.section_id: tuple(section.heading_path) for section in chunked.sections}
     paragraphs = {p.paragraph_id: p for p in chunked.paragraphs}
-    words_by_chunk = [
-        heading_words(tuple(chunk.heading_path)) + _chunk_text_words(chunk, text, paragraphs, words_of_text)
-        for chunk in chunked.chunks
-    ]
-    words_by_paragraph = [
-        heading_words(tuple(headings.get(p.section_id, ()))) + _joined([words_of_text[p.paragraph_id]])
-        for p in chunked.paragraphs
-    ]
+    # A chunk's text is its paragraphs' and the headings between them: each paragraph's words are
+    # read once, and a chunk's counted from its pieces (terms took 3.3 s over the shared Markdown
+    # corpus reading both, as many words again for the paragraphs as for the chunks).
+    of_paragraph = {p.paragraph_id: _word_lists(text[p.char_start : p.char_end]) for p in chunked.paragraphs}
+    of_chunk = [_chunk_pieces(chunk, text, paragraphs, of_paragraph) for chunk in chunked.chunks]
+    chunk_paths = [tuple(chunk.heading_path) for chunk in chunked.chunks]
+    paragraph_paths = [section_paths.get(p.section_id, ()) for p in chunked.paragraphs]
+    of_heading = {path: _word_lists(" ".join(path)) for path in {*chunk_paths, *paragraph_paths}}
+    # Each text's words once, by identity: a paragraph's are among its chunk's pieces too.
+    pieces = {id(piece): piece for piece in (*of_paragraph.values(), *of_heading.values(), *(p for c in of_chunk for p in c))}
     counter = _thread_counter()
-    counter.learn(set().union(*words_by_chunk, *words_by_paragraph))  # the paper's vocabulary in one call, not one a unit
+    counter.learn(set().union(*(words for piece in pieces.values() for words in piece)))  # the paper's vocabulary in one call
+    # Stemmed once a text, counted once a unit: a stem is the stemmer's own string, which the
+    # counts compare by identity, where each word read is a string of its own.
+    stems = {key: tuple(map(counter.stems_of, piece)) for key, piece in pieces.items()}
     doc_id = chunked.document.doc_id
-    chunk_ids = [chunk.chunk_id for chunk in chunked.chunks]
-    keys = [paragraph_key(doc_id, p.paragraph_id) for p in chunked.paragraphs]
-    return PaperTerms(_postings(counter, chunk_ids, words_by_chunk), _postings(counter, keys, words_by_paragraph))
+    chunk_postings = [
+        _unit_terms(chunk.chunk_id, [stems[id(of_heading[path])]], [stems[id(piece)] for piece in chunk_pieces])
+        for chunk, path, chunk_pieces in zip(chunked.chunks, chunk_paths, of_chunk, strict=True)
+    ]
+    paragraph_postings = [
+        _unit_terms(paragraph_key(doc_id, p.paragraph_id), [stems[id(of_heading[path])]], [stems[id(of_paragraph[p.paragraph_id])]])
+        for p, path in zip(chunked.paragraphs, paragraph_paths, strict=True)
+    ]
+    return PaperTerms(tuple(chunk_postings), tuple(paragraph_postings))
 
 
-def _chunk_text_words(chunk, text: str, paragraphs: dict, words_of_text: dict) -> list[str]:
-    """`_lowered_words(chunk.text)`, joined from its paragraphs' words and those of the text
-    between them (headings), read alone; the chunk's text read whole where a cut would not
-    separate its words (`_separate_at`), or its paragraphs do not tile it in order."""
+def _chunk_pieces(chunk: Chunk, text: str, paragraphs: dict[str, Paragraph], of_paragraph: dict[str, WordLists]) -> list[WordLists]:
+    """The words of a chunk's text in pieces that `_joined` makes `_lowered_words(chunk.text)`
+    of: its paragraphs' and those of the text between them (headings), read alone; the text in
+    one piece where a cut would not separate its words (`_separate_at`), or its paragraphs do
+    not tile it in order."""
     pieces = []
     at = chunk.char_start
     for paragraph_id in chunk.paragraph_ids:
@@ -352,19 +362,23 @@ def _chunk_text_words(chunk, text: str, paragraphs: dict, words_of_text: dict) -
         if paragraph.char_start < at or paragraph.char_end > chunk.char_end or not (
             _separate_at(chunk.text, start) and _separate_at(chunk.text, end)
         ):
-            return _lowered_words(chunk.text)
+            return [_word_lists(chunk.text)]
         if paragraph.char_start > at:
             pieces.append(_word_lists(text[at : paragraph.char_start]))
-        pieces.append(words_of_text[paragraph_id])
+        pieces.append(of_paragraph[paragraph_id])
         at = paragraph.char_end
     if at < chunk.char_end:
         pieces.append(_word_lists(text[at : chunk.char_end]))
-    return _joined(pieces)
+    return pieces
 
 
-def _postings(counter: TermCounter, unit_ids: list[str], words_by_unit: list[list[str]]) -> tuple[UnitTerms, ...]:
-    postings = []
-    for unit_id, words in zip(unit_ids, words_by_unit, strict=True):
-        counts = counter.count_learned(words)
-        postings.append(UnitTerms(unit_id, tuple(counts), tuple(counts.values())))
-    return tuple(postings)
+def _unit_terms(unit_id: str, heading: list[WordLists], pieces: list[WordLists]) -> UnitTerms:
+    """A unit's postings from the stems of its heading path, then of its text, each `_joined`
+    from its pieces, counted as they come rather than joined first."""
+    counts = Counter(chain(*_in_joined_order(heading), *_in_joined_order(pieces)))
+    counts.pop(None, None)  # stopwords
+    return UnitTerms(unit_id, tuple(counts), tuple(counts.values()))
+
+
+def _in_joined_order(pieces: list[WordLists]) -> list[list[str]]:
+    return [piece[0] for piece in pieces] + [piece[1] for piece in pieces if piece[1]] + [piece[2] for piece in pieces if piece[2]]
