@@ -21,6 +21,8 @@ from markdown_it import MarkdownIt, __version__ as markdown_it_version
 from markdown_it.common.html_blocks import block_names
 from markdown_it.common.html_re import HTML_OPEN_CLOSE_TAG_STR
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_core.normalize import NEWLINES_RE, NULL_RE
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
@@ -72,7 +74,43 @@ def _block_parser() -> MarkdownIt:
         parser.block.ruler.before("fence", f"{rule['name']}_brackets", _with_map(make_block_func(rule)))
     # `footnote_tail` moves footnotes to the end and drops those no inline reference names;
     # they stay where the file writes them.
-    return parser.disable(["inline", "footnote_tail"])
+    parser.disable(["inline", "footnote_tail"])
+    parser.core.ruler.at("normalize", _normalize_line_ends)
+    rules = {rule.name: rule.fn for rule in parser.block.ruler.__rules__}
+    parser.block.ruler.before("table", "prose", _prose_rule([rules[name] for name in _PROSE_RULES]))
+    return parser
+
+
+def _normalize_line_ends(state: StateCore) -> None:
+    """markdown-it's `normalize` rule, which rewrites every line end, run only where there is
+    something to rewrite: the text joined from `splitlines` holds no `\r`, and the decoded file no NUL."""
+    if "\r" in state.src:
+        state.src = NEWLINES_RE.sub("\n", state.src)
+    if "\0" in state.src:
+        state.src = NULL_RE.sub("\ufffd", state.src)
+
+
+# The block rules that can take a line starting with a letter, in the parser's order: every other
+# one first looks for its marker there (`#`, `>`, `-`, a digit, `` ` ``, `$`, `\\[`, `[`, `<`, …),
+# as does each rule markdown-it and the plugins add.
+_PROSE_RULES = ("table", "lheading", "paragraph")
+
+
+def _prose_rule(rules):
+    """A rule put first that, for a line whose text starts with a letter (most of a paper's), tries
+    only `_PROSE_RULES`: the others would each be called to find no marker. Every rule call logs
+    (at debug level, off) before it looks, and such calls were a third of a parse. Any other line,
+    and a line none of them takes, goes on to the whole chain."""
+
+    def prose(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        if state.sCount[start_line] - state.blkIndent >= 4:
+            return False  # indented code
+        start = state.bMarks[start_line] + state.tShift[start_line]
+        if start >= state.eMarks[start_line] or not state.src[start].isalpha():
+            return False
+        return any(rule(state, start_line, end_line, silent) for rule in rules)
+
+    return prose
 
 
 # One parser for every file: each `parse` keeps its state to itself.
