@@ -15,8 +15,8 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 
 import Stemmer
 
@@ -99,29 +99,20 @@ def index_words(text: str) -> list[str]:
     return [strip_accents(word) for word in _lowered_words(text)]
 
 
+# A text's words in three lists, as `_word_lists` gives them (or their stems).
+WordLists = tuple[list[str], list[str], list[str]]
+
+
 def _lowered_words(text: str) -> list[str]:
     tokens, parts, bigrams = _word_lists(text)
     return tokens + parts + bigrams
 
 
-def _word_lists(text: str) -> tuple[list[str], list[str], list[str]]:
+def _word_lists(text: str) -> WordLists:
     """`_lowered_words(text)` in its three parts: the tokens, their compounds' parts, the bigrams."""
     lowered = text.lower()
     spaced = _spaced(lowered.replace("_", " ") if "_" in lowered else lowered)
     return spaced.split(), _compound_parts(_joined_tokens(spaced)), _bigrams(lowered)
-
-
-def _joined(pieces: list[tuple[list[str], list[str], list[str]]]) -> list[str]:
-    """`_lowered_words` of a text from those of its pieces (`_word_lists`), where no token, no run
-    of an unspaced script and no final sigma's context spans two pieces (see `_separate_at`)."""
-    tokens: list[str] = []
-    parts: list[str] = []
-    bigrams: list[str] = []
-    for piece_tokens, piece_parts, piece_bigrams in pieces:
-        tokens += piece_tokens
-        parts += piece_parts
-        bigrams += piece_bigrams
-    return tokens + parts + bigrams
 
 
 def _separate_at(text: str, offset: int) -> bool:
@@ -338,10 +329,6 @@ def paragraph_key(doc_id: str, paragraph_id: str) -> str:
     return f"{doc_id}:{paragraph_id}"
 
 
-# A text's words in three lists, as `_word_lists` gives them.
-WordLists = tuple[list[str], list[str], list[str]]
-
-
 def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
     """The postings of every chunk of a paper (terms of its heading path and its text), and of
     every paragraph (its section's heading path and its text)."""
@@ -376,10 +363,10 @@ def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
 
 
 def _chunk_pieces(chunk: Chunk, text: str, paragraphs: dict[str, Paragraph], of_paragraph: dict[str, WordLists]) -> list[WordLists]:
-    """The words of a chunk's text in pieces that `_joined` makes `_lowered_words(chunk.text)`
-    of: its paragraphs' and those of the text between them (headings), read alone; the text in
-    one piece where a cut would not separate its words (`_separate_at`), or its paragraphs do
-    not tile it in order."""
+    """The words of a chunk's text in pieces, whose lists `_in_joined_order` puts in the order of
+    `_lowered_words(chunk.text)`: its paragraphs' and those of the text between them (headings),
+    each read alone; the text in one piece where a cut would not separate its words
+    (`_separate_at`), or its paragraphs do not tile it in order."""
     pieces = []
     at = chunk.char_start
     for paragraph_id in chunk.paragraph_ids:
@@ -399,12 +386,16 @@ def _chunk_pieces(chunk: Chunk, text: str, paragraphs: dict[str, Paragraph], of_
 
 
 def _unit_terms(unit_id: str, heading: list[WordLists], pieces: list[WordLists]) -> UnitTerms:
-    """A unit's postings from the stems of its heading path, then of its text, each `_joined`
-    from its pieces, counted as they come rather than joined first."""
+    """A unit's postings from the stems of its heading path, then of its text's pieces, counted
+    list by list in `_lowered_words`' order rather than joined first: a term's place in the
+    postings is where it first occurs."""
     counts = Counter(chain(*_in_joined_order(heading), *_in_joined_order(pieces)))
     counts.pop(None, None)  # stopwords
     return UnitTerms(unit_id, tuple(counts), tuple(counts.values()))
 
 
 def _in_joined_order(pieces: list[WordLists]) -> list[list[str]]:
+    """The pieces' lists in the order `_lowered_words` gives a text made of them, where no token,
+    no run of an unspaced script and no final sigma's context spans two pieces (`_separate_at`):
+    every piece's tokens, then their compounds' parts, then the bigrams."""
     return [piece[0] for piece in pieces] + [piece[1] for piece in pieces if piece[1]] + [piece[2] for piece in pieces if piece[2]]
