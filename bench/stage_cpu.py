@@ -1,5 +1,5 @@
-"""CPU seconds of the extract, normalize and chunk stages over the shared corpus, for one or more
-source trees side by side, in one run.
+"""CPU seconds of a worker's stages (extract, normalize, chunk, index terms, rows) over the shared
+corpus, for one or more source trees side by side, in one run.
 
     .venv/bin/python bench/stage_cpu.py [--corpus ../shared/corpus] [--kind markdown pdf] [--repeat 3] [TREE ...]
 
@@ -8,7 +8,10 @@ installed one). Each TREE (a checkout, say a worktree at an older commit) is tim
 its own, with the tree's `.venv/bin/python` where it has one and PYTHONPATH set to it; the trees
 take turns, round by round, so that their ratios compare runs made seconds apart. Times are
 `time.process_time`, summed over the files: what the stage costs, not what the machine gave it.
-The first tree is the one the others are compared to.
+The first tree is the one the others are compared to. The stages are a pool worker's, as
+`pipeline.ingest.task.run_task` runs them and `bench/run.py`'s per-stage timing splits them:
+`terms` is counting the index terms, `rows` building the paper's rows as JSON (the extraction's
+JSON included); loading them into DuckDB is the writer's, not timed here.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 from corpus import MARKDOWN_FOLDERS
 
 PROJECT = Path(__file__).resolve().parent.parent
-STAGES = ("extract", "normalize", "chunk")
+STAGES = ("extract", "normalize", "chunk", "terms", "rows")
 KINDS = ("markdown", "pdf")
 
 
@@ -40,25 +43,41 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
     """Each stage's CPU seconds over `files`, in this process, with the default rules."""
     import pipeline
     from pipeline.chunk import chunk
-    from pipeline.extract import extract
+    from pipeline.extract import extract, extraction_key
+    from pipeline.index import terms as index_terms
+    from pipeline.index.rows import paper_rows
+    from pipeline.ingest.scan import doc_id_for
+    from pipeline.ingest.task import document_row
+    from pipeline.models import DocumentStatus
     from pipeline.normalize import normalize
     from pipeline.rules import load_rules
 
+    # Trees before paragraph postings (0.3.1 and older) count the chunks' terms alone.
+    count_terms = getattr(index_terms, "count_paper_terms", None) or index_terms.count_chunk_terms
     rules = load_rules()
+    key = extraction_key(rules)
     seconds = dict.fromkeys(STAGES, 0.0)
     clock = time.process_time
     for file in files:
         path = file.relative_to(root).as_posix()
+        doc_id = doc_id_for(path)
+        row = document_row(path, doc_id, "0" * 64, file.stat().st_size, DocumentStatus.ingested, None, rules)
         at = clock()
         raw = extract(file, path, rules)
         extracted = clock()
-        document = normalize(raw, path, rules)
+        document = normalize(raw, doc_id, rules)
         normalized = clock()
-        chunk(document, rules)
-        chunked = clock()
+        chunked = chunk(document, rules)
+        chunked_at = clock()
+        terms = count_terms(chunked)
+        counted = clock()
+        paper_rows(row, chunked, (key, raw.model_dump_json()), terms)
+        built = clock()
         seconds["extract"] += extracted - at
         seconds["normalize"] += normalized - extracted
-        seconds["chunk"] += chunked - normalized
+        seconds["chunk"] += chunked_at - normalized
+        seconds["terms"] += counted - chunked_at
+        seconds["rows"] += built - counted
     return {**seconds, "files": len(files), "pipeline": str(Path(pipeline.__file__).parent.parent)}
 
 

@@ -40,6 +40,22 @@ def test_tables_are_one_block(rules):
     assert _kinds_and_lines("| a | b |\n|---|---|\n| 1 | 2 |\n", rules) == [(BlockKind.table, 1, 3)]
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("x | y\n--|--\n", [(BlockKind.table, 1, 2)]),  # a table's first row starts with a letter
+        ("# a | b\n--- | ---\n1 | 2\n", [(BlockKind.table, 1, 3)]),  # or with `#`
+        ("#hashtag and more\n", [(BlockKind.paragraph, 1, 1)]),
+        ("Title\n=====\n", [(BlockKind.heading, 1, 2)]),
+        ("    indented code\n", [(BlockKind.code, 1, 1)]),
+        ("- item\n\n  # heading in it\n", [(BlockKind.list, 1, 3)]),
+    ],
+)
+def test_lines_starting_with_a_letter_or_a_hash_are_read_as_commonmark_reads_them(source, expected, rules):
+    # Such a line tries only the rules that can take it (`_by_first_character_rule`).
+    assert _kinds_and_lines(source, rules) == expected
+
+
 def test_an_html_table_on_one_line_ends_at_that_line_without_a_blank_line_after_it(rules):
     # Unstructured writes its Markdown without blank lines; CommonMark would run the HTML block on
     # to the end of the file, headings and all.

@@ -62,6 +62,26 @@ def test_a_paper_s_postings_do_not_depend_on_the_papers_counted_before_it(rules)
     assert count_paper_terms(paper) == first
 
 
+def _as_read_whole(chunk) -> list[tuple[str, int]]:
+    return list(TermCounter().count(" ".join(chunk.heading_path), chunk.text).items())
+
+
+def test_a_chunk_s_postings_are_those_of_its_heading_path_and_text_read_whole(rules):
+    # Read from its paragraphs and the headings between them: the same terms, in the same order.
+    markdown = "# T\n\n## Results\n\nIL-6 and FDG-PET/CT rose 정확도가.\n\n### ΟΔΟΣ\n\nΟΔΟΣ mice-treated and the mice.\n"
+    paper = chunk_markdown(markdown, rules)
+    counted = count_paper_terms(paper)
+    assert [list(zip(c.terms, c.frequencies)) for c in counted.chunks] == [_as_read_whole(c) for c in paper.chunks]
+
+
+def test_a_chunk_whose_paragraphs_would_cut_a_word_is_read_whole(rules):
+    paper = chunk_markdown("## Results\n\nalpha beta\n\ngamma delta\n", rules)
+    first = paper.paragraphs[0]
+    cut = paper.model_copy(update={"paragraphs": [first.model_copy(update={"char_end": first.char_end - 2}), *paper.paragraphs[1:]]})
+    counted = count_paper_terms(cut)
+    assert [list(zip(c.terms, c.frequencies)) for c in counted.chunks] == [_as_read_whole(c) for c in paper.chunks]
+
+
 def test_a_counter_past_its_limit_is_replaced_so_a_worker_s_memory_stays_flat(rules, monkeypatch):
     monkeypatch.setattr(terms, "REMEMBERED_WORDS", 3)
     count_paper_terms(chunk_markdown("## Results\n\nalpha beta gamma delta\n", rules))
