@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from conftest import chunk_markdown, words
 from pipeline.inspect import render_tree
 
@@ -53,6 +55,18 @@ def test_one_huge_paragraph_is_cut_at_sentences_never_mid_word(rules):
     assert all(c.word_count <= 1200 for c in body)
     assert all(c.text.endswith(".") for c in body)
     assert sum(c.word_count for c in body) == 3000 + 1
+
+
+def test_pieces_of_one_hard_wrapped_paragraph_cut_at_sentences_have_the_lines_of_their_own_text(rules):
+    # line n (from line 5 of the file) is `Line n says …`, two sentences, wrapped as it is written
+    wrapped = "\n".join(f"Line {n} says {words(10, 'alpha')} {words(10, 'beta')}" for n in range(1, 121))
+    chunks = chunk_markdown(f"# T\n\n## Results\n\n{wrapped}\n", rules).chunks
+    body = [c for c in chunks if c.section_type.value == "results"]
+    assert len(body) > 1
+    for piece in body:
+        numbers = [int(number) for number in re.findall(r"Line (\d+) says", piece.text)]
+        first_line = 3 if piece.text.startswith("Results") else numbers[0] + 4
+        assert (piece.line_start, piece.line_end) == (first_line, numbers[-1] + 4)
 
 
 def test_a_sentence_longer_than_the_hard_max_is_cut_between_words(rules):

@@ -180,6 +180,19 @@ def test_a_long_reference_list_is_cut_between_entries_and_each_part_has_its_own_
     assert parts[1].line_start == parts[0].line_end + 1
 
 
+def test_a_long_bibliography_set_one_entry_a_line_is_cut_into_parts_with_the_lines_of_their_own_entries(rules):
+    # one paragraph of 40 lines, which normalize joins into one: a part's lines are not the paragraph's
+    entries = "".join(f"Author{n}, A. ({1950 + n}). {words(40)} Journal {n}.\n" for n in range(1, 41))
+    chunked = chunk_markdown(f"## References\n\n{entries}", rules)
+    parts = [chunk for chunk in chunked.chunks if chunk.in_bibliography]
+    assert len(parts) > 1
+    for part in parts:
+        inside = [r for r in chunked.references if part.char_start <= r.char_start and r.char_end <= part.char_end]
+        first_line = 1 if part.text.startswith("References") else inside[0].line_start
+        assert (part.line_start, part.line_end) == (first_line, inside[-1].line_end)
+    assert [(r.line_start, r.line_end) for r in chunked.references] == [(n + 2, n + 2) for n in range(1, 41)]
+
+
 def test_any_long_list_is_cut_between_items_before_inside_one(rules):
     items = "".join(f"- Item {n}. {words(90)}\n" for n in range(1, 31))
     chunked = chunk_markdown(f"## Results\n\n{items}", rules)

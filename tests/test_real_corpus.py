@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from pathlib import Path
+
 import pytest
 
 from conftest import SHARED_CORPUS, shared_corpus
 from pipeline.ingest.scan import doc_id_for, find_papers
 from pipeline.ingest.task import process_file
+from pipeline.models import ChunkedDocument
 from pipeline.scoring import score_shape
 
 CONVERTER_MARKDOWN = (
@@ -57,6 +62,57 @@ def test_chunks_do_not_overlap(converter_paper):
     _, chunked = converter_paper
     spans = sorted((c.char_start, c.char_end) for c in chunked.chunks)
     assert all(previous[1] <= current[0] for previous, current in zip(spans, spans[1:]))
+
+
+_WORD = re.compile(r"\w+")
+_WORDS_CHECKED = 3
+_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][^>]*>")
+
+
+def _words(text: str) -> list[str]:
+    """The words of `text` as normalize may leave them, source and chunk alike: without the HTML
+    tags it drops (or keeps, in a table), ligatures read as their letters; markup, spaces and a
+    line-end hyphen are no word characters."""
+    return _WORD.findall(unicodedata.normalize("NFKC", _HTML_TAG.sub("", text)))
+
+
+def _letters(text: str) -> str:
+    return "".join(_words(text))
+
+
+def _chunks_not_on_their_lines(file: Path, chunked: ChunkedDocument) -> list[str]:
+    """The chunks whose first words do not start on their first line, or whose last words do not
+    end on their last line with a word (a closing code fence has none); up to three words, since
+    one (`the`) is on nearly every line, and they may run on over the chunk's other lines."""
+    lines = file.read_text(encoding=chunked.document.encoding).splitlines()
+    wrong = []
+    for chunk in chunked.chunks:
+        # Each from one line of the chunk's text, which the source holds in one run: a chunk's
+        # blocks need not be (a caption between two is laid out at the end).
+        text_lines = [words for line in chunk.text.split("\n") if (words := _words(line))]
+        if not text_lines:
+            continue
+        opening, closing = text_lines[0][:_WORDS_CHECKED], text_lines[-1][-_WORDS_CHECKED:]
+        first = _letters(lines[chunk.line_start - 1])
+        following = _letters("".join(lines[chunk.line_start : chunk.line_end]))
+        starts = (found.start() for found in re.finditer(re.escape("".join(opening)), first + following))
+        last_line = max(
+            number for number in range(chunk.line_start, chunk.line_end + 1) if number == chunk.line_start or _letters(lines[number - 1])
+        )
+        before = _letters("".join(lines[chunk.line_start - 1 : last_line - 1]))
+        ends = (found.end() for found in re.finditer(re.escape("".join(closing)), before + _letters(lines[last_line - 1])))
+        if not any(start < len(first) for start in starts) or not any(end > len(before) for end in ends):
+            shown = f"{' '.join(opening)!r} … {' '.join(closing)!r}"
+            wrong.append(f"{chunk.chunk_id} (lines {chunk.line_start}-{chunk.line_end}: {shown})")
+    return wrong
+
+
+@pytest.mark.parametrize("folder", ["markdown", "jats_md"])
+def test_every_markdown_chunk_starts_on_its_first_line_and_ends_on_its_last(folder, rules):
+    wrong = []
+    for file in find_papers(shared_corpus(folder)):
+        wrong += _chunks_not_on_their_lines(file, process_file(file, file.name, doc_id_for(file.name), rules))
+    assert not wrong, f"{len(wrong)} chunk(s) whose lines are not their own text's: {wrong[:5]}"
 
 
 def test_unstructured_markdown_written_without_blank_lines_keeps_its_headings_heads_and_captions(rules):

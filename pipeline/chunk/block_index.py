@@ -10,7 +10,8 @@ from typing import NamedTuple
 from pipeline.models import Block, BlockKind, Document
 
 # Blocks whose text keeps one line of the source a line (normalize joins the lines of the others
-# into one): a span inside one of them has lines of its own.
+# into one, and records where each joined line began in `Document.line_starts`): a span inside
+# one of either kind has lines of its own.
 _KINDS_KEEPING_LINES = frozenset({BlockKind.list, BlockKind.table, BlockKind.code, BlockKind.front_matter, BlockKind.equation})
 _LINE_BREAK = re.compile("\n")
 
@@ -32,6 +33,7 @@ class BlockIndex:
         self.text = document.text
         self.blocks = sorted(document.blocks, key=lambda block: block.char_start)
         self.starts = [block.char_start for block in self.blocks]
+        self.line_starts = document.line_starts
 
     @cached_property
     def newlines(self) -> list[int]:
@@ -42,6 +44,10 @@ class BlockIndex:
     def _breaks(self, start: int, end: int) -> int:
         """`text.count("\\n", start, end)`, for `start <= end`."""
         return bisect.bisect_left(self.newlines, end) - bisect.bisect_left(self.newlines, start)
+
+    def _joined(self, start: int, end: int) -> int:
+        """How many joined lines begin in `(start, end]` (`Document.line_starts`)."""
+        return bisect.bisect_right(self.line_starts, end) - bisect.bisect_right(self.line_starts, start)
 
     def overlapping(self, start: int, end: int) -> list[Block]:
         """The blocks that share at least one character with `[start, end)`, in text order."""
@@ -58,17 +64,18 @@ class BlockIndex:
 
     def _lines(self, blocks: list[Block], start: int, end: int) -> tuple[int | None, int | None]:
         """The first and last source line of the text of `[start, end)`: a block's own where the
-        span covers it, the span's own lines where it is cut out of a block that keeps its lines."""
+        span covers it, the span's own lines where it is cut out of a block (entries of a
+        bibliography set one a line, a long paragraph's sentences, a list's items)."""
         firsts, lasts = [], []
         for block in blocks:
             if block.line_start is None:
                 continue
             first, last = block.line_start, block.line_end
-            if block.kind in _KINDS_KEEPING_LINES:
-                if start > block.char_start:
-                    first += self._breaks(block.char_start, start)
-                if end < block.char_end:
-                    last = block.line_start + self._breaks(block.char_start, end - 1)
+            lines_before = self._breaks if block.kind in _KINDS_KEEPING_LINES else self._joined
+            if start > block.char_start:
+                first = min(block.line_end, block.line_start + lines_before(block.char_start, start))
+            if end < block.char_end:
+                last = min(block.line_end, block.line_start + lines_before(block.char_start, end - 1))
             firsts.append(first)
             lasts.append(last)
         return min(firsts, default=None), max(lasts, default=None)

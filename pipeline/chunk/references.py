@@ -222,7 +222,6 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
     for ordinal, entry in enumerate(entries, start=1):
         written = document.text[entry.char_start : entry.char_end]
         pages, line_start, line_end, _ = index.provenance(entry.char_start, entry.char_end)
-        line_start, line_end = _own_lines(entry, document, index, line_start, line_end)
         body = _without_number(_entry_body(written, rules), entry.label, rules)
         doi = next(finditer(_DOI, written), None)
         year = _YEAR.search(body)
@@ -244,20 +243,6 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
             )
         )
     return records
-
-
-def _own_lines(entry: EntrySpan, document: Document, index: BlockIndex, line_start: int | None, line_end: int | None) -> tuple[int | None, int | None]:
-    """The source lines of an entry cut out of a paragraph set one entry a line (`one_a_line`),
-    where the block's lines are known: its own, not the paragraph's."""
-    blocks = index.overlapping(entry.char_start, entry.char_end)
-    if len(blocks) != 1 or blocks[0].line_start is None:
-        return line_start, line_end
-    block = blocks[0]
-    inside = _line_starts_inside(document, block.char_start, block.char_end)
-    if not inside:
-        return line_start, line_end
-    first = block.line_start + bisect.bisect_right(inside, entry.char_start)
-    return first, block.line_start + bisect.bisect_right(inside, entry.char_end - 1)
 
 
 def _entry_body(written: str, rules: Rules) -> str:
