@@ -296,7 +296,7 @@ def test_ingest_on_ray_writes_the_same_rows_whatever_the_files_per_task(small_pa
 
 def shard_rows(folder: Path) -> dict[str, list[tuple]]:
     """Every table's shards under `folder`, read as one table, in order, without the ingest times."""
-    query = "SELECT COLUMNS(column -> column <> 'ingested_at') FROM read_parquet('{}/*" + SHARD_SUFFIX + "') ORDER BY ALL"
+    query = "SELECT COLUMNS(lambda name: name <> 'ingested_at') FROM read_parquet('{}/*" + SHARD_SUFFIX + "') ORDER BY ALL"
     with duckdb.connect() as connection:
         return {
             table.name: connection.execute(query.format(table)).fetchall()
