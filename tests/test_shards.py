@@ -145,9 +145,16 @@ def test_the_ray_options_without_the_ray_engine_are_refused_on_the_command_line(
     result = _ingest(tmp_path, "--shards-dir", str(tmp_path / "shards"), "--files-per-task", "4")
     assert result.exit_code == 1
     assert result.stderr.strip() == (
-        "Error: --shards-dir and --files-per-task only apply to Ray tasks; add --engine ray, or leave "
+        "Error: --shards-dir and --files-per-task apply only to Ray tasks; add --engine ray, or leave "
         "--shards-dir and --files-per-task out"
     )
+
+
+def test_a_ray_option_alone_without_the_ray_engine_is_refused_on_the_command_line(tmp_path):
+    result = _ingest(tmp_path, "--shards-dir", str(tmp_path / "shards"))
+    assert result.exit_code == 1
+    assert result.stderr.strip() == "Error: --shards-dir applies only to Ray tasks; add --engine ray, or leave --shards-dir out"
+    assert not (tmp_path / "shards").exists()
 
 
 def test_a_shards_dir_that_is_a_file_stops_an_ingest_before_ray_starts(tmp_path):

@@ -135,8 +135,10 @@ def ingest(
     see docs/scaling.md)
     """
     if engine is not Engine.ray and (shards_dir is not None or files_per_task is not None):
-        given = " and ".join(name for name, value in (("--shards-dir", shards_dir), ("--files-per-task", files_per_task)) if value is not None)
-        raise PipelineError(f"{given} only apply to Ray tasks; add --engine ray, or leave {given} out")
+        ray_only = {"--shards-dir": shards_dir, "--files-per-task": files_per_task}
+        given = [name for name, value in ray_only.items() if value is not None]
+        verb = "apply" if len(given) > 1 else "applies"
+        raise PipelineError(f"{' and '.join(given)} {verb} only to Ray tasks; add --engine ray, or leave {' and '.join(given)} out")
     loaded = load_rules(rules)
     options = IngestOptions(
         workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address,
