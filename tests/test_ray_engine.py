@@ -1,7 +1,8 @@
 """`ingest --engine ray` and `export-shards` on a local Ray with two CPUs: the same rows as the
 local process pool, a task whose worker is killed run again, a failed file recorded as failed
 (over its time limit too, stuck in native code or not), the incremental rules and `run_changes`
-as the local pool keeps them, and shards that DuckDB reads in place.
+as the local pool keeps them, shards that DuckDB reads in place, the same rows whatever the
+files per task, and shards written to a --shards-dir that the run cleans of its own files only.
 
 One Ray is started for the module (7 s here) and every run joins it, as `--ray-address` would.
 """
@@ -24,6 +25,7 @@ from pipeline.index.schema import COLUMNS
 from pipeline.ingest import cluster
 from pipeline.ingest.export import export_shards
 from pipeline.ingest.run import Engine, IngestOptions, ingest_folder
+from pipeline.errors import IndexingError
 from pipeline.ingest.shards import SHARD_SUFFIX
 from pipeline.ingest.task import over_time_limit
 
@@ -270,3 +272,71 @@ def test_export_again_skips_what_is_exported_and_deletes_the_shards_of_removed_p
     with duckdb.connect() as connection:
         paths = connection.execute(f"SELECT path FROM read_parquet('{tmp_path}/shards/documents/*') ORDER BY path").fetchall()
     assert [path for (path,) in paths] == ["2305.03393v1.docling.md", "broken.pdf", "marker/multicolcnn.marker.md", "s2orc_N18-3011.pdf"]
+
+
+@pytest.fixture
+def small_papers(tmp_path: Path) -> Path:
+    """Four short Markdown papers, one in a subfolder: enough for several groups at one file a task."""
+    folder = tmp_path / "small-papers"
+    (folder / "more").mkdir(parents=True)
+    (folder / "alpha.md").write_text("# Alpha\n\n## Methods\n\nWe counted birds.\n\n## Results\n\nThere were many birds.\n")
+    (folder / "beta.md").write_text("# Beta\n\n## Introduction\n\nFish swim in schools.\n")
+    (folder / "gamma.md").write_text("# Gamma\n\n## Discussion\n\nTrees grow slowly [1].\n\n## References\n\n1. A. Oak. Trees. 2001.\n")
+    (folder / "more" / "delta.md").write_text("# Delta\n\n## Methods\n\nWe measured the rain.\n")
+    return folder
+
+
+def test_ingest_on_ray_writes_the_same_rows_whatever_the_files_per_task(small_papers, tmp_path, rules):
+    ingest_folder(small_papers, tmp_path / "one.duckdb", rules, replace(RAY, files_per_task=1))
+    ingest_folder(small_papers, tmp_path / "three.duckdb", rules, replace(RAY, files_per_task=3))
+    expected = database_rows(tmp_path / "one.duckdb")
+    assert len(expected["documents"]) == 4 and expected["chunks"]
+    assert database_rows(tmp_path / "three.duckdb") == expected
+
+
+def shard_rows(folder: Path) -> dict[str, list[tuple]]:
+    """Every table's shards under `folder`, read as one table, in order, without the ingest times."""
+    query = "SELECT COLUMNS(lambda name: name <> 'ingested_at') FROM read_parquet('{}/*" + SHARD_SUFFIX + "') ORDER BY ALL"
+    with duckdb.connect() as connection:
+        return {
+            table.name: connection.execute(query.format(table)).fetchall()
+            for table in sorted(folder.iterdir())
+        }
+
+
+def test_exported_shards_hold_the_same_rows_whatever_the_files_per_task(small_papers, tmp_path, rules):
+    export_shards(small_papers, tmp_path / "one", rules, replace(RAY, files_per_task=1))
+    export_shards(small_papers, tmp_path / "three", rules, replace(RAY, files_per_task=3))
+    assert len(list((tmp_path / "one" / "documents").iterdir())) == 4
+    assert len(list((tmp_path / "three" / "documents").iterdir())) < 4
+    assert shard_rows(tmp_path / "three") == shard_rows(tmp_path / "one")
+
+
+def test_ingest_with_a_shards_dir_writes_the_same_rows_and_leaves_what_was_there_only(small_papers, tmp_path, rules):
+    shards_dir = tmp_path / "shared" / "shards"
+    (shards_dir / "another-run.shards").mkdir(parents=True)
+    (shards_dir / "another-run.shards" / "documents.parquet").write_bytes(b"PAR1")
+    ingest_folder(small_papers, tmp_path / "beside.duckdb", rules, RAY)
+    ingest_folder(small_papers, tmp_path / "db" / "papers.duckdb", rules, replace(RAY, shards_dir=shards_dir))
+    assert database_rows(tmp_path / "db" / "papers.duckdb") == database_rows(tmp_path / "beside.duckdb")
+    assert [path.name for path in shards_dir.iterdir()] == ["another-run.shards"]
+    assert [path.name for path in (shards_dir / "another-run.shards").iterdir()] == ["documents.parquet"]
+    assert sorted(path.name for path in (tmp_path / "db").iterdir()) == ["papers.duckdb", "papers.duckdb.lock"]
+
+
+def test_a_failed_run_deletes_its_shards_from_the_shards_dir_and_nothing_else(small_papers, tmp_path, rules, monkeypatch):
+    shards_dir = tmp_path / "shards"
+    shards_dir.mkdir()
+    (shards_dir / "notes.txt").write_text("the user's own file")
+    loaded_from = []
+
+    def failing_load(connection, folder, keys):
+        loaded_from.append((folder.parent, len(list((folder / "documents").iterdir()))))
+        raise IndexingError("the merge failed")
+
+    monkeypatch.setattr(cluster, "load_shards", failing_load)
+    with pytest.raises(IndexingError, match="the merge failed"):
+        ingest_folder(small_papers, tmp_path / "papers.duckdb", rules, replace(RAY, shards_dir=shards_dir))
+    assert loaded_from and loaded_from[0][0] == shards_dir and loaded_from[0][1] > 0
+    assert [path.name for path in shards_dir.iterdir()] == ["notes.txt"]
+    assert not (tmp_path / "papers.duckdb").exists()

@@ -16,10 +16,27 @@ from rich.markup import escape
 
 from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, QuietOption, RayAddressOption, RulesOption, app
 from pipeline.cli.app import file_and_cause, one_line
-from pipeline.errors import EXIT_FILES_FAILED, RunStopped
+from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
 from pipeline.models import DocumentStatus
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
+
+
+FilesPerTaskOption = Annotated[
+    int | None,
+    typer.Option(
+        "--files-per-task", min=1,
+        help=f"With Ray: files a task gets, on average, each task writing one shard a table; default {IngestOptions.files_per_task}.",
+    ),
+]
+ShardsDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--shards-dir",
+        help="With Ray: the folder the tasks write their shards in, on storage every worker can write (a run's own "
+        "subfolder, deleted at its end); default: beside the database's working copy.",
+    ),
+]
 
 
 class _LineProgress:
@@ -102,6 +119,8 @@ def ingest(
     as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
     engine: EngineOption = Engine.local,
     ray_address: RayAddressOption = None,
+    shards_dir: ShardsDirOption = None,
+    files_per_task: FilesPerTaskOption = None,
 ) -> None:
     """Bring the database in line with the papers below FOLDER, and publish it atomically.
 
@@ -112,11 +131,18 @@ def ingest(
     (nothing published).
 
     Example: pipeline ingest /papers --db out/papers.duckdb --workers 2
-    (on Ray: --engine ray [--ray-address auto], with pip install '.[ray]'; see docs/scaling.md)
+    (on Ray: --engine ray [--ray-address auto] [--shards-dir /shared/shards], with pip install '.[ray]';
+    see docs/scaling.md)
     """
+    if engine is not Engine.ray and (shards_dir is not None or files_per_task is not None):
+        ray_only = {"--shards-dir": shards_dir, "--files-per-task": files_per_task}
+        given = [name for name, value in ray_only.items() if value is not None]
+        verb = "apply" if len(given) > 1 else "applies"
+        raise PipelineError(f"{' and '.join(given)} {verb} only to Ray tasks; add --engine ray, or leave {' and '.join(given)} out")
     loaded = load_rules(rules)
     options = IngestOptions(
-        workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address
+        workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address,
+        files_per_task=files_per_task or IngestOptions.files_per_task, shards_dir=shards_dir,
     )
     progress = None if quiet else (_BarProgress() if sys.stderr.isatty() else _LineProgress())
     try:
@@ -148,6 +174,7 @@ def export_shards_command(
     workers: Annotated[int, typer.Option("--workers", min=1, help="CPUs of the local Ray (without --ray-address).")] = available_cpus(),
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
     ray_address: RayAddressOption = None,
+    files_per_task: FilesPerTaskOption = None,
     quiet: QuietOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
 ) -> None:
@@ -156,7 +183,8 @@ def export_shards_command(
     One folder a table, and no database built.
 
     Shards of papers no longer in FOLDER are deleted; groups of files already exported under
-    these rules are not run again. Exit codes as for ingest.
+    these rules are not run again. Exit codes as for ingest. --files-per-task sets how many
+    files share a shard (a million papers at 256: 39,000 files); changing it runs every group again.
 
     Example: pipeline export-shards /papers --out out/shards, then in DuckDB
     SELECT count(*) FROM read_parquet('out/shards/chunks/*.parquet')
@@ -165,7 +193,10 @@ def export_shards_command(
         export_shards,  # imports Ray, an optional extra, only when asked
     )
 
-    options = IngestOptions(workers=workers, timeout_seconds=timeout, engine=Engine.ray, ray_address=ray_address)
+    options = IngestOptions(
+        workers=workers, timeout_seconds=timeout, engine=Engine.ray, ray_address=ray_address,
+        files_per_task=files_per_task or IngestOptions.files_per_task,
+    )
     summary = export_shards(folder, out, load_rules(rules), options, None if quiet else _LineProgress())
     if summary.leftovers_removed and not quiet:
         typer.echo(f"removed {summary.leftovers_removed} shards of papers no longer in {folder}", err=True)

@@ -3,8 +3,8 @@
 the run's one writer then loads the shards, as the local engine loads its workers' rows.
 
 Ray is an optional extra (`pip install '.[ray]'`) and is imported only here. On a cluster, every
-node needs this pipeline installed and must see the papers' folder and the shard folder at the
-same paths (a shared file system).
+node needs this pipeline installed and must see the papers' folder and the shard folder (beside the
+database's working copy, or `--shards-dir`) at the same paths (a shared file system).
 """
 
 from __future__ import annotations
@@ -29,7 +29,15 @@ from pipeline.index.writer import remove_documents
 from pipeline.ingest.plan import PlannedFile, RunPlan
 from pipeline.ingest.run import IngestOptions, Progress, RunSummary, count_result
 from pipeline.ingest.scan import ScannedFile
-from pipeline.ingest.shards import SHARD_SUFFIX, load_shards, shard_key, shard_path, shards_complete, write_shards
+from pipeline.ingest.shards import (
+    SHARD_SUFFIX,
+    load_shards,
+    new_run_folder,
+    shard_key,
+    shard_path,
+    shards_complete,
+    write_shards,
+)
 from pipeline.ingest.task import Task, TaskResult, failed, failure_rows, over_time_limit, run_task, worker_died
 from pipeline.rules import Rules
 
@@ -295,14 +303,20 @@ def carry_out_on_ray(
     summary: RunSummary,
 ) -> None:
     """Run the stages on the planned files as Ray tasks and load their shards into the working
-    copy `building`, the stale rows removed first; the shards go once loaded. They sit beside the
-    working copy, where the next run removes them should this one be killed."""
-    if not plan.to_process:  # nothing for Ray to do: not worth starting one
-        remove_documents(connection, list(plan.stale_doc_ids))
-        summary.removed = len(plan.removed)
-        return
-    shards = building.with_name(building.name + ".shards")
+    copy `building`, the stale rows removed first; the shards go once loaded, or once the run
+    fails. By default they sit beside the working copy, where the next run removes them should
+    this one be killed; in `options.shards_dir`, in a folder of this run's own, which a killed run
+    leaves there (the next run cannot tell it from another database's run)."""
+    # Checked first, so that a folder the workers cannot use is reported even by a run with nothing to do.
+    if options.shards_dir is not None:
+        shards = new_run_folder(options.shards_dir, building.name)
+    else:
+        shards = building.with_name(building.name + ".shards")
     try:
+        if not plan.to_process:  # nothing for Ray to do: not worth starting one
+            remove_documents(connection, list(plan.stale_doc_ids))
+            summary.removed = len(plan.removed)
+            return
         with connected_to_ray(options.ray_address, options.workers) as cpus:
             scheduler = RayScheduler(
                 rules, shards, options.timeout_seconds, options.files_per_task, lambda doc_id: read_extraction(connection, doc_id)

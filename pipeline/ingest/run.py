@@ -85,6 +85,14 @@ class IngestOptions:
     files_per_task: int = 16
     """Files a Ray task runs the stages on, on average: each task costs Ray milliseconds and
     writes one shard a table, so a task a file would leave a 10M-paper library 90M small files."""
+    shards_dir: Path | None = None
+    """Where an ingest's Ray tasks write its shards, in a folder of the run's own that it deletes
+    once they are loaded or the run fails: storage every worker can write and the driver reads.
+    None: beside the database's working copy."""
+
+    def __post_init__(self) -> None:
+        if self.files_per_task < 1:
+            raise PipelineError(f"files_per_task is {self.files_per_task}: a Ray task needs 1 file or more; pass --files-per-task 1 or more")
 
 
 class Progress(Protocol):

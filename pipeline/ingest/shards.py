@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import duckdb
 
 from pipeline import __version__
-from pipeline.errors import IndexingError
+from pipeline.errors import IndexingError, PipelineError
 from pipeline.index.database import Transaction
 from pipeline.index.rows import PaperRows
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT
@@ -48,6 +49,25 @@ def shard_key(tasks: Sequence[Task], rules: Rules) -> str:
 
 def shard_path(folder: Path, table: str, key: str) -> Path:
     return folder / table / f"{key}{SHARD_SUFFIX}"
+
+
+def new_run_folder(shards_dir: Path, name: str) -> Path:
+    """A new, empty folder for one run's shards in `shards_dir` (created if missing), under a
+    name no other run gets: the run deletes this folder and nothing else in `shards_dir`."""
+    # Absolute, as every Ray worker is given it: a worker's working folder is not the driver's.
+    shards_dir = shards_dir.absolute()
+    if shards_dir.exists() and not shards_dir.is_dir():
+        raise PipelineError(f"--shards-dir {shards_dir} is a file; pass a folder on storage that every Ray worker can write")
+    folder = shards_dir / f"{name}.{secrets.token_hex(8)}.shards"
+    try:
+        shards_dir.mkdir(parents=True, exist_ok=True)
+        folder.mkdir()
+    except OSError as error:
+        raise PipelineError(
+            f"--shards-dir {shards_dir} cannot be created or written ({error.strerror}); pass a folder on shared "
+            "storage that this machine and every Ray worker can write"
+        ) from None
+    return folder
 
 
 def shards_complete(folder: Path, key: str) -> bool:
