@@ -10,6 +10,7 @@ changes the offsets, and so the metadata, of every record after it.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from enum import Enum
 import duckdb
 
 from pipeline.export.records import Selection, Unit, read_records
+from pipeline.index.writer import run_over_json_lines
 
 Fingerprints = dict[tuple[str, str], tuple[str, str]]
 """(unit, record id) → (digest of the text, digest of the metadata)."""
@@ -76,20 +78,25 @@ def changes_between(before: Fingerprints, after: Fingerprints) -> list[RecordCha
     return changes
 
 
+_CHANGE_TYPES = {"unit": "VARCHAR", "record_id": "VARCHAR", "doc_id": "VARCHAR", "change": "VARCHAR", "text_changed": "BOOLEAN"}
+
+
 def record_changes(connection: duckdb.DuckDBPyConnection, run_id: int, changes: list[RecordChange]) -> None:
-    """Write a run's changes into `run_changes`, in one statement."""
+    """Write a run's changes into `run_changes`, in one statement over JSON lines: bound as lists
+    of parameters, DuckDB converts the values one at a time, seconds for a first run's changes."""
     if not changes:
         return
-    connection.execute(
-        "INSERT INTO run_changes SELECT ?, unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
-        [
-            run_id,
-            [change.unit.value for change in changes],
-            [change.record_id for change in changes],
-            [change.doc_id for change in changes],
-            [change.change.value for change in changes],
-            [change.text_changed for change in changes],
-        ],
+    lines = [
+        json.dumps(
+            {"unit": change.unit.value, "record_id": change.record_id, "doc_id": change.doc_id,
+             "change": change.change.value, "text_changed": change.text_changed},
+            ensure_ascii=False,
+        ).encode()
+        for change in changes
+    ]
+    run_over_json_lines(
+        connection, f"INSERT INTO run_changes SELECT {int(run_id)}, * FROM ({{rows}})", "run_changes", _CHANGE_TYPES,
+        ", ".join(_CHANGE_TYPES), b"\n".join(lines) + b"\n", max(map(len, lines)),
     )
 
 
