@@ -17,6 +17,15 @@ if TYPE_CHECKING:
     import duckdb
 
 MARKDOWN_FOLDERS = ("markdown", "jats_md")
+QUERIES = [
+    "IL-6", "p53", "randomized trial", "citation graph", "heart failure", "deep vein thrombosis",
+    "FDG-PET/CT", "CO2", "machine learning", "gene expression", "rainfall runoff", "wheat yield",
+    "neurofeedback", "sepsis", "Gaussian process", "question answering", "semantic scholar",
+    "rehabilitation", "mortality", "confidence interval", "logistic regression", "transformer",
+    "survival analysis", "dopamine", "mouse model", "T cells", "inflammation", "systematic review",
+    "quark mass", "정확도",
+]
+"""The queries search is timed with, by `run.py` and `scaling.py` alike."""
 
 
 class BenchError(Exception):

@@ -38,21 +38,12 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from corpus import BenchError, Corpus, find_corpus, lay_out
+from corpus import QUERIES, BenchError, Corpus, find_corpus, lay_out
 from pipeline.ingest.run import available_cpus
 
 PROJECT = Path(__file__).resolve().parent.parent
 DOCS = PROJECT / "docs" / "performance.md"
 WORKERS = available_cpus()
-
-QUERIES = [
-    "IL-6", "p53", "randomized trial", "citation graph", "heart failure", "deep vein thrombosis",
-    "FDG-PET/CT", "CO2", "machine learning", "gene expression", "rainfall runoff", "wheat yield",
-    "neurofeedback", "sepsis", "Gaussian process", "question answering", "semantic scholar",
-    "rehabilitation", "mortality", "confidence interval", "logistic regression", "transformer",
-    "survival analysis", "dopamine", "mouse model", "T cells", "inflammation", "systematic review",
-    "quark mass", "정확도",
-]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

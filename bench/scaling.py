@@ -40,21 +40,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpus import find_corpus, lay_out
+from corpus import QUERIES, find_corpus, lay_out
 
 PROJECT = Path(__file__).resolve().parent.parent
 VARIANTS = [("local", 1), ("local", 2), ("ray", 1), ("ray", 2)]
 NO_OP_TASKS = 400
-# The queries bench/run.py times search with; repeated here rather than imported, since run.py's
-# import reads the machine's CPUs and pulls in the pipeline.
-QUERIES = [
-    "IL-6", "p53", "randomized trial", "citation graph", "heart failure", "deep vein thrombosis",
-    "FDG-PET/CT", "CO2", "machine learning", "gene expression", "rainfall runoff", "wheat yield",
-    "neurofeedback", "sepsis", "Gaussian process", "question answering", "semantic scholar",
-    "rehabilitation", "mortality", "confidence interval", "logistic regression", "transformer",
-    "survival analysis", "dopamine", "mouse model", "T cells", "inflammation", "systematic review",
-    "quark mass", "정확도",
-]
 # How a copy's ids differ from the real shards' (`n` is the copy's number): a doc_id gets `~n`, and
 # so does the doc_id inside every `{doc_id}:{suffix}` key, so joins between tables still hold.
 _KEYED_COLUMNS = {"chunk_id", "target_chunk_id", "paragraph_key"}
