@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 
 from pipeline.errors import RulesError
 from pipeline.models import SectionType
-from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern
+from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern, naming_group
 from pipeline.rules.pdf import PdfRules
 from pipeline.rules.sources import CitationRules, LinkRules, ReferenceRules, SentenceRules
 
@@ -72,9 +72,7 @@ class PageMarkerRule(RulesModel):
     @field_validator("pattern")
     @classmethod
     def _names_the_page(cls, pattern: re.Pattern[str]) -> re.Pattern[str]:
-        if "page" not in pattern.groupindex:
-            raise ValueError(f"pattern {pattern.pattern!r} must name the page number in a group `(?P<page>...)`")
-        return pattern
+        return naming_group(pattern, "page", "the page number")
 
 
 class CaptionRules(RulesModel):

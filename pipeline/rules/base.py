@@ -21,6 +21,13 @@ def compile_pattern(pattern: str | re.Pattern[str]) -> re.Pattern[str]:
         raise ValueError(f"invalid regular expression {pattern!r}: {error}") from None
 
 
+def naming_group(pattern: re.Pattern[str], group: str, what: str) -> re.Pattern[str]:
+    """`pattern`, which a stage reads `what` from by the named group `group`; an error if it has none."""
+    if group not in pattern.groupindex:
+        raise ValueError(f"pattern {pattern.pattern!r} must name {what} in a group `(?P<{group}>...)`")
+    return pattern
+
+
 def _compile_unless_empty(pattern: str | re.Pattern[str] | None) -> re.Pattern[str] | None:
     return None if pattern in (None, "") else compile_pattern(pattern)
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from pipeline.rules.base import Pattern, RulesModel, compile_pattern
+from pipeline.rules.base import Pattern, RulesModel, compile_pattern, naming_group
 
 
 class SentenceRules(RulesModel):
@@ -43,16 +43,12 @@ class ReferenceRules(RulesModel):
     @field_validator("label", "numbered")
     @classmethod
     def _names_the_label(cls, pattern: re.Pattern[str]) -> re.Pattern[str]:
-        if "label" not in pattern.groupindex:
-            raise ValueError(f"pattern {pattern.pattern!r} must name the label in a group `(?P<label>...)`")
-        return pattern
+        return naming_group(pattern, "label", "the label")
 
     @field_validator("first_author")
     @classmethod
     def _names_the_author(cls, pattern: re.Pattern[str]) -> re.Pattern[str]:
-        if "author" not in pattern.groupindex:
-            raise ValueError(f"pattern {pattern.pattern!r} must name the author in a group `(?P<author>...)`")
-        return pattern
+        return naming_group(pattern, "author", "the author")
 
 
 class CitationRules(RulesModel):
