@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pipeline.chunk.absorb import absorb_siblings
 from pipeline.chunk.block_index import BlockIndex
-from pipeline.chunk.boxes import chunk_boxes, section_boxes
+from pipeline.chunk.boxes import chunk_boxes, section_boxes, usual_line_gap
 from pipeline.chunk.citations import cite
 from pipeline.chunk.citations_superscript import merged, superscript_citations
 from pipeline.chunk.classify import classify_sections
@@ -50,13 +50,14 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     unread = skip | {c.chunk_id for c in chunked.chunks if c.section_id in front}
     raised = superscript_citations(chunked.chunks, document, listed, unread, rules.citations)
     cited = cite(chunked.chunks, listed, skip, document.text, rules.citations, superscripted=bool(raised))
+    line_gap = usual_line_gap(index)
     return chunked.model_copy(
         update={
             "references": listed,
             "citations": outside(merged(cited, raised, chunked.chunks), whole, chunked, bibliography),
             "links": link(chunked.chunks, chunked.sections, skip, rules.links),
-            "chunk_boxes": chunk_boxes(chunked.chunks, index),
-            "section_boxes": section_boxes(chunked.sections, index),
+            "chunk_boxes": chunk_boxes(chunked.chunks, index, line_gap),
+            "section_boxes": section_boxes(chunked.sections, index, line_gap),
             "structure_warning": structure_warning(chunked.sections, rules.chunk),
         }
     )

@@ -27,23 +27,22 @@ line's indent): a run widened further would cover what is printed beside its ear
 (a heading's line beside nothing, but an affiliation beside an author line)."""
 
 
-def chunk_boxes(chunks: list[Chunk], index: BlockIndex) -> list[ChunkBox]:
-    """The boxes of every chunk, chunk by chunk, each chunk's in text order."""
-    gap = usual_line_gap(index)
+def chunk_boxes(chunks: list[Chunk], index: BlockIndex, usual_gap: float) -> list[ChunkBox]:
+    """The boxes of every chunk, chunk by chunk, each chunk's in text order; `usual_gap` is the
+    paper's (`usual_line_gap`)."""
     return [
         ChunkBox(chunk_id=chunk.chunk_id, **box.model_dump())
         for chunk in chunks
-        for box in merge_runs(_lines_under(index, chunk.char_start, chunk.char_end), gap)
+        for box in merge_runs(_lines_under(index, chunk.char_start, chunk.char_end), usual_gap)
     ]
 
 
-def section_boxes(sections: list[Section], index: BlockIndex) -> list[SectionBox]:
+def section_boxes(sections: list[Section], index: BlockIndex, usual_gap: float) -> list[SectionBox]:
     """The boxes of every section's own text (its span: heading and body, children excluded)."""
-    gap = usual_line_gap(index)
     return [
         SectionBox(section_id=section.section_id, **box.model_dump())
         for section in sections
-        for box in merge_runs(_lines_under(index, section.char_start, section.char_end), gap)
+        for box in merge_runs(_lines_under(index, section.char_start, section.char_end), usual_gap)
     ]
 
 
