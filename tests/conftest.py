@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import duckdb
 import pytest
@@ -17,6 +20,19 @@ from pipeline.rules import DEFAULT_RULES_PATH, Rules, load_rules
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED_CORPUS = PROJECT.parent / "shared" / "corpus"
+
+
+def project_script(relative: str) -> ModuleType:
+    """A script of the project (`corpus/make_pdfs.py`, `scripts/score_qa.py`) as a module named by
+    its file, loaded once: its folder is no package. It is registered in `sys.modules`, where its
+    dataclasses look their module up."""
+    name = Path(relative).stem
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, PROJECT / relative)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,6 @@ Also a script that prints the figures per PDF (lines, boxes, and the in-order sh
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import re
 import sys
 import unicodedata
@@ -28,7 +27,7 @@ import duckdb
 import pymupdf
 import pytest
 
-from conftest import PROJECT, SHARED_CORPUS
+from conftest import PROJECT, SHARED_CORPUS, project_script
 from pipeline.chunk.boxes import merge_runs
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest.task import process_file
@@ -41,15 +40,7 @@ _HYPHENS = re.compile(r"[-\u00ad\u2010\u2011]\s*")
 _TINY_TYPE3_SIZE = 3.0
 
 
-def _load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, PROJECT / "corpus" / file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-make_pdfs = _load("make_pdfs", "make_pdfs.py")
+make_pdfs = project_script("corpus/make_pdfs.py")
 SHARED_PDFS = sorted((SHARED_CORPUS / "pdf").glob("*.pdf")) if (SHARED_CORPUS / "pdf").is_dir() else []
 LAYOUTS = ["margin_notes", "side_box", "font_face_headings", "larger_abstract", "column_line_heights",
            "line_numbers", "ocr_layer", "pull_quote_and_figure"]
@@ -65,7 +56,7 @@ KINDS = {
 def papers(tmp_path_factory, rules) -> dict[str, tuple[Path, ChunkedDocument]]:
     """Every test PDF by name, chunked: the samples, the layout fixtures, the shared PDFs (lazily)."""
     made = dict(make_pdfs.make_pdfs(tmp_path_factory.mktemp("samples")))
-    layouts = _load("make_layout_pdfs", "make_layout_pdfs.py").make_layout_pdfs(tmp_path_factory.mktemp("layouts"))
+    layouts = project_script("corpus/make_layout_pdfs.py").make_layout_pdfs(tmp_path_factory.mktemp("layouts"))
     made.update({name: path for name, (path, _) in layouts.items()})
     return _Chunked(made, rules)
 

@@ -6,7 +6,6 @@ papers live in `../shared/corpus/pdf` and are skipped where that folder is absen
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import unicodedata
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from conftest import edited_rules_file
+from conftest import edited_rules_file, project_script
 from pdf_helpers import (
     CORPUS_PDF,
     ground_truth_headings,
@@ -33,10 +32,7 @@ from pipeline.extract.pdf import extract_pdf
 from pipeline.models import BlockKind, RawDocument
 from pipeline.rules import Rules, load_rules
 
-_MAKE_PDFS = Path(__file__).resolve().parents[1] / "corpus" / "make_pdfs.py"
-_spec = importlib.util.spec_from_file_location("make_pdfs", _MAKE_PDFS)
-make_pdfs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_pdfs)
+make_pdfs = project_script("corpus/make_pdfs.py")
 
 VARIANTS = ["single_column", "two_column", "running_heads", "bold_headings"]
 REAL_PDFS = sorted(CORPUS_PDF.glob("*.pdf")) if CORPUS_PDF.is_dir() else []

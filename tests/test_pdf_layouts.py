@@ -4,15 +4,13 @@ own, and every heading is found at its level, with nothing else taken for one.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
-import sys
 
 import pytest
 
-from conftest import PROJECT
+from conftest import project_script
 from pdf_helpers import CORPUS_PDF, LABEL_FREE_FLOOR, heading_key, is_contiguous, label_free_check, text_in_order, word_stream
 from pipeline.extract.pdf import extract_pdf
 from pipeline.index.database import open_readonly
@@ -25,18 +23,10 @@ from pipeline.report import render_report
 from pipeline.rules import load_rules
 
 
-def _fixtures_module():
-    spec = importlib.util.spec_from_file_location("make_layout_pdfs", PROJECT / "corpus" / "make_layout_pdfs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_layout_pdfs"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def layouts(tmp_path_factory):
     rules = load_rules()
-    made = _fixtures_module().make_layout_pdfs(tmp_path_factory.mktemp("layouts"))
+    made = project_script("corpus/make_layout_pdfs.py").make_layout_pdfs(tmp_path_factory.mktemp("layouts"))
     return {name: (path, truth, extract_pdf(path, name, rules)) for name, (path, truth) in made.items()}
 
 

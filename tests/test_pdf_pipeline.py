@@ -3,14 +3,13 @@ rendered from a known source and on the real papers in ../shared/corpus/pdf."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections import Counter
 
 import pymupdf
 import pytest
 
-from conftest import PROJECT
+from conftest import project_script
 from pdf_helpers import CORPUS_PDF, ground_truth_paragraphs, page_words, words
 from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
@@ -18,9 +17,7 @@ from pipeline.ingest.scan import doc_id_for
 from pipeline.ingest.task import process_file
 from pipeline.index.database import open_readonly
 
-_spec = importlib.util.spec_from_file_location("make_pdfs", PROJECT / "corpus" / "make_pdfs.py")
-make_pdfs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_pdfs)
+make_pdfs = project_script("corpus/make_pdfs.py")
 
 REAL_PDFS = sorted(CORPUS_PDF.glob("*.pdf")) if CORPUS_PDF.is_dir() else []
 needs_corpus = pytest.mark.skipif(not REAL_PDFS, reason=f"the shared corpus is absent: {CORPUS_PDF} does not exist")

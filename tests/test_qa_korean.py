@@ -3,14 +3,12 @@ questions' key terms, and scripts/score_qa.py counts a hit as its docstring says
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import tomllib
 
 import pytest
 
-from conftest import PROJECT, shared_corpus
+from conftest import PROJECT, shared_corpus, project_script
 from pipeline.crosslingual.glossary import load_glossary, map_query
 from pipeline.index.terms import TermCounter
 
@@ -18,16 +16,7 @@ KOREAN_FILE = PROJECT / "tests" / "qa_korean.toml"
 QUESTIONS = tomllib.loads(KOREAN_FILE.read_text(encoding="utf-8"))["question"]
 
 
-def _score_qa():
-    """scripts/score_qa.py as a module (scripts/ is no package)."""
-    spec = importlib.util.spec_from_file_location("score_qa", PROJECT / "scripts" / "score_qa.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["score_qa"] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-score_qa = _score_qa()
+score_qa = project_script("scripts/score_qa.py")
 
 
 def test_the_file_holds_at_least_30_questions_each_once():

@@ -21,7 +21,7 @@ import pymupdf
 import pytest
 from typer.testing import CliRunner
 
-from conftest import PROJECT, edited_rules_file, ingested_papers, words
+from conftest import PROJECT, edited_rules_file, ingested_papers, words, project_script
 from pipeline.cli import app
 from pipeline.index.database import open_for_writing, open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
@@ -253,10 +253,7 @@ def _corpus_report(folder: Path, rules, with_failure: bool, shown_as: Path | Non
     shutil.copytree(PROJECT / "corpus", papers, ignore=shutil.ignore_patterns("*.py", "*.txt"))
     db = folder / "papers.duckdb"
     ingest_folder(papers, db, rules, IngestOptions(workers=1))
-    spec = importlib.util.spec_from_file_location("make_pdfs", PROJECT / "corpus" / "make_pdfs.py")
-    make_pdfs = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make_pdfs)
-    made = make_pdfs.make_pdfs(folder / "pdfs")
+    made = project_script("corpus/make_pdfs.py").make_pdfs(folder / "pdfs")
     (papers / "pdf").mkdir()
     shutil.copy(made["two_column"], papers / "pdf" / "two_column.pdf")
     if with_failure:

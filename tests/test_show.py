@@ -4,10 +4,8 @@ page with the pages inline, Markdown lines marked, and a file that moved or chan
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import duckdb
@@ -15,7 +13,7 @@ import pymupdf
 import pytest
 from typer.testing import CliRunner
 
-from conftest import PROJECT
+from conftest import PROJECT, project_script
 from pipeline.cli import app
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.show import SHOW_DPI
@@ -25,15 +23,7 @@ PDF_CHUNK_COLOURED = 0.5
 """Of the pixels inside a box, the share the highlight tints at least: the rest are its glyphs."""
 
 
-def _make_pdfs():
-    spec = importlib.util.spec_from_file_location("make_pdfs", PROJECT / "corpus" / "make_pdfs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_pdfs"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-make_pdfs = _make_pdfs()
+make_pdfs = project_script("corpus/make_pdfs.py")
 
 
 @pytest.fixture(scope="module")
