@@ -27,7 +27,7 @@ import pebble
 from pipeline import __version__
 from pipeline.errors import IndexingError, MassRemovalError, PipelineError
 from pipeline.extract import extraction_key
-from pipeline.export.changes import RecordChange, changes_between, chunk_change_counts, fingerprints, record_changes
+from pipeline.export.changes import Fingerprints, RecordChange, changes_between, chunk_change_counts, fingerprints, record_changes
 from pipeline.index.database import (
     SchemaChange,
     ensure_schema,
@@ -201,8 +201,7 @@ def ingest_folder(
             with open_for_writing(publication.building, db) as connection:
                 before = fingerprints(connection, plan.stale_doc_ids)
                 carry_out_on_ray(plan, connection, publication.building, rules, options, progress, summary)
-                written = {planned.scanned.doc_id for planned in plan.to_process}
-                changes = changes_between(before, fingerprints(connection, written | set(plan.stale_doc_ids)))
+                changes = _changes_made(connection, plan, before)
                 _finish(connection, summary, started, clock, rules, changes, previous_run_id)
             publication.publish()
             return summary
@@ -316,6 +315,12 @@ def _carry_out(
             progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
         writer.flush()
     connection.execute("RESET threads")
+    return _changes_made(connection, plan, before)
+
+
+def _changes_made(connection: duckdb.DuckDBPyConnection, plan: RunPlan, before: Fingerprints) -> list[RecordChange]:
+    """What the run changed in the exported records: the papers it wrote or removed, against
+    their fingerprints `before` it."""
     written = {planned.scanned.doc_id for planned in plan.to_process}
     return changes_between(before, fingerprints(connection, written | set(plan.stale_doc_ids)))
 
