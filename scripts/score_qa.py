@@ -63,7 +63,7 @@ CONTEXT_BUDGET_WORDS = 1000
 """The words of context a reader (or a model) is given: units in rank order up to this many."""
 RANKED_FOR_BUDGET = 50
 """Units ranked per question to fill the budget from: 50 paragraphs of 20 words; a unit costs its
-snippet (about 4 ms), so ranking far more slows the run for nothing."""
+snippet, so ranking far more slows the run for nothing."""
 
 _TOKEN = re.compile(r"\w+")
 

@@ -336,9 +336,8 @@ def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
     section_paths = {section.section_id: tuple(section.heading_path) for section in chunked.sections}
     paragraphs = {p.paragraph_id: p for p in chunked.paragraphs}
     # A chunk's text is its paragraphs' and the headings between them: each paragraph's words are
-    # read and stemmed once, and a chunk's counted from its pieces. Reading both, as many words
-    # again for the paragraphs as for the chunks, took 2.04 s over the shared Markdown corpus
-    # against 1.72 s so (`bench/stage_cpu.py`, side by side).
+    # read and stemmed once, and a chunk's counted from its pieces: reading both would read as many
+    # words again for the paragraphs as for the chunks.
     of_paragraph = {p.paragraph_id: _word_lists(text[p.char_start : p.char_end]) for p in chunked.paragraphs}
     of_chunk = [_chunk_pieces(chunk, text, paragraphs, of_paragraph) for chunk in chunked.chunks]
     chunk_paths = [tuple(chunk.heading_path) for chunk in chunked.chunks]
