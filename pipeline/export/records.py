@@ -49,6 +49,12 @@ class Selection:
         return self.include_bibliography or "meta" in self.section_types
 
 
+# The papers a statement reads, the first thing it names: every CTE reads only theirs, so that
+# fingerprinting one paper of a large database reads that paper and not every paper's citations
+# and paragraphs (`{papers}` is `SELECT unnest(?)` over the selection's ids, or every paper).
+_SELECTED_PAPERS = "selected AS ({papers})"
+_IN_SELECTED = "doc_id IN (SELECT doc_id FROM selected)"
+
 # The entries a record's citation markers name, once each, in the bibliography's order; the
 # paper's own words, nothing looked up. `{owner}` is the record's key in the cited rows.
 _REFERENCES = """
@@ -61,7 +67,7 @@ GROUP BY {owner}
 _NO_REFERENCES = "[]::STRUCT(ref_id VARCHAR, label VARCHAR, text VARCHAR, doi VARCHAR, year VARCHAR, first_author VARCHAR)[]"
 
 _CHUNK_RECORDS = """
-WITH cited AS ({references})
+WITH {selected}, cited AS ({references})
 SELECT c.chunk_id AS id, c.text,
        {{'doc_id': c.doc_id, 'path': d.path, 'title': d.title, 'section_id': c.section_id, 'section_type': c.section_type,
          'heading': c.heading, 'heading_path': c.heading_path, 'ordinal': c.ordinal, 'paragraph_ids': c.paragraph_ids,
@@ -70,7 +76,7 @@ SELECT c.chunk_id AS id, c.text,
          'split': c.split, 'in_bibliography': c.in_bibliography,
          'references': coalesce(cited.refs, {no_references})}}::JSON AS metadata
 FROM chunks c JOIN documents d USING (doc_id) LEFT JOIN cited USING (chunk_id)
-WHERE {where}
+WHERE c.{in_selected} AND {where}
 ORDER BY c.doc_id, c.ordinal
 """
 
@@ -82,8 +88,10 @@ ORDER BY c.doc_id, c.ordinal
 # `substr` counts its way through the paper's characters up to the offset, which made a paragraph
 # export of the shared corpus take seconds, where Python's slices take milliseconds.
 _PARAGRAPH_RECORDS = """
-WITH holding AS (
+WITH {selected},
+holding AS (
     SELECT doc_id, unnest(paragraph_ids) AS paragraph_id, chunk_id, ordinal, char_start, in_bibliography FROM chunks
+    WHERE {in_selected}
 ),
 parents AS (
     SELECT doc_id, paragraph_id, arg_min(chunk_id, ordinal) AS chunk_id, list(chunk_id ORDER BY ordinal) AS chunk_ids,
@@ -95,7 +103,8 @@ markers AS (
     FROM paragraphs p
     JOIN holding h ON h.doc_id = p.doc_id AND h.paragraph_id = p.paragraph_id
     JOIN chunk_citations m ON m.chunk_id = h.chunk_id
-    WHERE m.ref_id IS NOT NULL AND h.char_start + m.char_start >= p.char_start AND h.char_start + m.char_end <= p.char_end
+    WHERE p.{in_selected} AND m.ref_id IS NOT NULL
+      AND h.char_start + m.char_start >= p.char_start AND h.char_start + m.char_end <= p.char_end
 ),
 cited AS ({references}),
 windowed AS (
@@ -103,6 +112,7 @@ windowed AS (
            list(p.paragraph_id) OVER neighbours AS window_paragraph_ids,
            list([p.char_start, p.char_end]) OVER neighbours AS window_spans
     FROM paragraphs p
+    WHERE p.{in_selected}
     WINDOW neighbours AS (
         PARTITION BY p.doc_id, p.section_id ORDER BY TRY_CAST(regexp_extract(p.paragraph_id, '-P(\\d+)$', 1) AS INTEGER), p.char_start
         ROWS BETWEEN {window} PRECEDING AND {window} FOLLOWING
@@ -209,16 +219,17 @@ def metadata_only_ids(connection: duckdb.DuckDBPyConnection, unit: Unit, since_r
 def _statement(selection: Selection) -> tuple[str, list]:
     """The statement that returns the selected records' rows, in the papers' order, and its parameters."""
     is_chunk = selection.unit is Unit.chunk
-    table = "c" if is_chunk else "p"
     conditions, parameters = [], []
+    if selection.doc_ids is None:
+        papers = "SELECT doc_id FROM documents"
+    else:
+        papers = "SELECT unnest(?::VARCHAR[]) AS doc_id"
+        parameters.append(list(selection.doc_ids))
     if selection.section_types:
         conditions.append(("c.section_type" if is_chunk else "s.section_type") + " IN (SELECT unnest(?::VARCHAR[]))")
         parameters.append(list(selection.section_types))
     if not selection.bibliography_included:
         conditions.append(("c" if is_chunk else "parents") + ".in_bibliography = false")
-    if selection.doc_ids is not None:
-        conditions.append(f"{table}.doc_id IN (SELECT unnest(?::VARCHAR[]))")
-        parameters.append(list(selection.doc_ids))
     if selection.since_run_id is not None:
         record_id = "c.chunk_id" if is_chunk else "p.doc_id || ':' || p.paragraph_id"
         latest = _LATEST_CHANGES
@@ -229,13 +240,17 @@ def _statement(selection: Selection) -> tuple[str, list]:
             conditions.append(f"{record_id} IN (SELECT record_id FROM ({latest}) WHERE change <> 'removed')")
         parameters += [selection.unit.value, selection.since_run_id]
     where = " AND ".join(conditions) or "true"
+    selected = _SELECTED_PAPERS.format(papers=papers)
     if is_chunk:
-        references = _REFERENCES.format(owner="chunk_id", cited="chunk_citations WHERE ref_id IS NOT NULL")
-        statement = _CHUNK_RECORDS.format(references=references, no_references=_NO_REFERENCES, where=where)
+        cited = f"chunk_citations WHERE ref_id IS NOT NULL AND {_IN_SELECTED}"
+        references = _REFERENCES.format(owner="chunk_id", cited=cited)
+        statement = _CHUNK_RECORDS.format(
+            selected=selected, in_selected=_IN_SELECTED, references=references, no_references=_NO_REFERENCES, where=where
+        )
     else:
         statement = _PARAGRAPH_RECORDS.format(
-            references=_REFERENCES.format(owner="id", cited="markers"), no_references=_NO_REFERENCES, where=where,
-            window=int(selection.window), window_fields=_WINDOW_FIELDS if selection.window else "",
+            selected=selected, in_selected=_IN_SELECTED, references=_REFERENCES.format(owner="id", cited="markers"),
+            no_references=_NO_REFERENCES, where=where, window=int(selection.window),
+            window_fields=_WINDOW_FIELDS if selection.window else "",
         )
     return statement, parameters
-
