@@ -47,6 +47,11 @@ from pipeline.ingest.workers import start_fork_server, unrunnable_main_script
 from pipeline.models import DocumentStatus
 from pipeline.rules import Rules
 
+# How much write-ahead log a run lets pile up before DuckDB checkpoints (see `_carry_out`): more
+# than a first run over a few hundred papers writes, little enough that a run over many thousands
+# still checkpoints now and then instead of holding all it wrote in the log.
+WRITING_CHECKPOINT_THRESHOLD = "1GB"
+
 
 def available_cpus(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
     """CPUs this process may use: those it is allowed to run on (taskset, a container's cpuset),
@@ -307,14 +312,19 @@ def _carry_out(
     remove_documents(connection, list(plan.stale_doc_ids), keep_extractions_of=plan.reused_extractions)
     summary.removed = len(plan.removed)
     # One DuckDB thread while the workers run leaves them the other cores; all of them again
-    # for ordering the index.
+    # for ordering the index. Nor does every batch's commit checkpoint, as it would once the
+    # write-ahead log passes DuckDB's 16 MB default, writing the grown tables' blocks out again
+    # batch after batch: the run checkpoints once, at its end. Its log is never replayed either
+    # way: a run that dies leaves a working copy that the next run deletes.
     connection.execute("SET threads = 1")
+    connection.execute(f"SET checkpoint_threshold = '{WRITING_CHECKPOINT_THRESHOLD}'")
     with DocumentWriter(connection) as writer:
         for item, result in scheduler.results():
             _write_result(writer, item, result, rules, summary)
             progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
         writer.flush()
     connection.execute("RESET threads")
+    connection.execute("RESET checkpoint_threshold")
     return _changes_made(connection, plan, before)
 
 
