@@ -7,8 +7,6 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-import pymupdf
-
 from pipeline.report.data import PaperRow
 
 THUMBNAIL_DPI = 40
@@ -33,6 +31,8 @@ class Thumbnail:
 
     def shown(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float, float]:
         """Where a box of the unrotated page is on the rendered one."""
+        import pymupdf  # here: every command loads the report's modules, and only the report draws
+
         rect = pymupdf.Rect(x0, y0, x1, y1) * pymupdf.Matrix(*self.rotation)
         return rect.x0, rect.y0, rect.x1, rect.y1
 
@@ -56,6 +56,8 @@ def stored_source(folder: str | None, paper: PaperRow) -> tuple[Path | None, str
 
 def render_thumbnails(pdf: Path, dpi: int = THUMBNAIL_DPI) -> list[Thumbnail]:
     """Every page of `pdf` as PyMuPDF renders it at `dpi`."""
+    import pymupdf
+
     thumbnails = []
     with pymupdf.open(pdf) as document:
         for number, page in enumerate(document, start=1):
