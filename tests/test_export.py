@@ -14,6 +14,7 @@ from conftest import PROJECT
 from pipeline.cli import app
 from pipeline.errors import PipelineError
 from pipeline.export import ExportFormat, Selection, Unit, export_database
+from pipeline.export.records import read_records, record_ids
 from pipeline.index.database import open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
 
@@ -167,6 +168,32 @@ def test_the_run_summary_names_the_run_that_since_takes(tmp_path, rules):
     summary = ingest_folder(tmp_path / "papers", tmp_path / "db.duckdb", rules, OPTIONS)
     assert "; run 1, " in summary.line()
     assert summary.chunk_changes == {"added": 3, "changed": 0, "removed": 0}
+
+
+@pytest.mark.parametrize("unit", list(Unit))
+def test_record_ids_are_the_ids_of_the_records_read(sample_db, unit):
+    connection = open_readonly(sample_db)
+    try:
+        papers = [doc_id for (doc_id,) in connection.execute("SELECT doc_id FROM documents ORDER BY doc_id").fetchall()]
+        for chosen in (papers, papers[::2]):
+            read = read_records(connection, Selection(unit=unit, include_bibliography=True, doc_ids=tuple(chosen)))
+            assert record_ids(connection, unit, chosen) == {record.id for record in read}
+    finally:
+        connection.close()
+
+
+def test_a_first_run_records_every_record_of_its_papers_as_added(sample_db):
+    connection = open_readonly(sample_db)
+    try:
+        recorded = set(connection.execute("SELECT unit, record_id, change, text_changed FROM run_changes WHERE run_id = 1").fetchall())
+        exported = {
+            (unit.value, record.id, "added", True)
+            for unit in Unit
+            for record in read_records(connection, Selection(unit=unit, include_bibliography=True))
+        }
+    finally:
+        connection.close()
+    assert recorded == exported
 
 
 def test_the_cli_refuses_a_window_for_chunks(sample_db, tmp_path):

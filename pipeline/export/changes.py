@@ -18,7 +18,7 @@ from enum import Enum
 
 import duckdb
 
-from pipeline.export.records import Selection, Unit, read_records
+from pipeline.export.records import Selection, Unit, read_records, record_ids
 from pipeline.index.writer import run_over_json_lines
 
 Fingerprints = dict[tuple[str, str], tuple[str, str]]
@@ -44,8 +44,12 @@ class RecordChange:
 
     @property
     def doc_id(self) -> str:
-        # Both units' ids are `{doc_id}:{suffix}`, and no suffix holds a colon.
-        return self.record_id.rsplit(":", 1)[0]
+        return _paper_of(self.record_id)
+
+
+def _paper_of(record_id: str) -> str:
+    # Both units' ids are `{doc_id}:{suffix}`, and no suffix holds a colon.
+    return record_id.rsplit(":", 1)[0]
 
 
 def fingerprints(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]) -> Fingerprints:
@@ -57,6 +61,23 @@ def fingerprints(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]
         for record in read_records(connection, Selection(unit=unit, include_bibliography=True, doc_ids=tuple(sorted(doc_ids)))):
             found[unit.value, record.id] = (_digest(record.text), _digest(record.metadata_json))
     return found
+
+
+def changes_made(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str], before: Fingerprints) -> list[RecordChange]:
+    """The records added, changed and removed by writing or removing these papers, against their
+    fingerprints `before` it. A paper with no record before has every record added, whatever
+    its digests: its records are listed, not fingerprinted (a first run's fingerprints would
+    build every record's metadata only for nothing to compare it with)."""
+    known = {_paper_of(record_id) for _, record_id in before}
+    after = fingerprints(connection, [doc_id for doc_id in doc_ids if doc_id in known])
+    new = [doc_id for doc_id in doc_ids if doc_id not in known]
+    for unit in Unit:
+        after.update(dict.fromkeys(((unit.value, record_id) for record_id in record_ids(connection, unit, new)), _NOT_COMPARED))
+    return changes_between(before, after)
+
+
+_NOT_COMPARED = ("", "")
+"""The digests of a record that has none before: an added record is added whatever they are."""
 
 
 def _digest(text: str) -> str:

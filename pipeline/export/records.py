@@ -10,6 +10,7 @@ it changes.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -133,6 +134,22 @@ LEFT JOIN cited ON cited.id = p.doc_id || ':' || p.paragraph_id
 WHERE {where}
 ORDER BY p.doc_id, p.char_start
 """
+# The ids of the records the two statements above return for every record of the selected
+# papers, bibliography included, read without building their metadata: the same joins (a chunk
+# with its paper; a paragraph with its paper, its section and a chunk that holds it), nothing more.
+_CHUNK_IDS = """
+WITH {selected}
+SELECT c.chunk_id FROM chunks c JOIN documents d USING (doc_id) WHERE c.{in_selected}
+"""
+_PARAGRAPH_IDS = """
+WITH {selected},
+held AS (SELECT DISTINCT doc_id, unnest(paragraph_ids) AS paragraph_id FROM chunks WHERE {in_selected})
+SELECT p.doc_id || ':' || p.paragraph_id FROM paragraphs p
+JOIN documents d ON d.doc_id = p.doc_id
+JOIN sections s ON s.doc_id = p.doc_id AND s.section_id = p.section_id
+JOIN held h ON h.doc_id = p.doc_id AND h.paragraph_id = p.paragraph_id
+WHERE p.{in_selected}
+"""
 _WINDOW_FIELDS = """,
          'window_paragraph_ids': p.window_paragraph_ids"""
 
@@ -190,6 +207,17 @@ def _cut_paragraphs(connection: duckdb.DuckDBPyConnection, rows: list[tuple], wi
             metadata = f'{metadata[:-1]},"window":{json.dumps(text, ensure_ascii=False)}}}'
         records.append(ExportRecord(record_id, texts[doc_id][start:end], metadata))
     return records
+
+
+def record_ids(connection: duckdb.DuckDBPyConnection, unit: Unit, doc_ids: Collection[str]) -> set[str]:
+    """The ids of every record of `unit` of these papers, bibliography included: the ids
+    `read_records` returns for them, at a fraction of its cost."""
+    if not doc_ids:
+        return set()
+    statement = (_CHUNK_IDS if unit is Unit.chunk else _PARAGRAPH_IDS).format(
+        selected=_SELECTED_PAPERS.format(papers="SELECT unnest(?::VARCHAR[]) AS doc_id"), in_selected=_IN_SELECTED
+    )
+    return {record_id for (record_id,) in connection.execute(statement, [sorted(doc_ids)]).fetchall()}
 
 
 def removed_ids(connection: duckdb.DuckDBPyConnection, unit: Unit, since_run_id: int) -> list[str]:

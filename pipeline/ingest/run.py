@@ -27,7 +27,7 @@ import pebble
 from pipeline import __version__
 from pipeline.errors import IndexingError, MassRemovalError, PipelineError
 from pipeline.extract import extraction_key
-from pipeline.export.changes import Fingerprints, RecordChange, changes_between, chunk_change_counts, fingerprints, record_changes
+from pipeline.export.changes import Fingerprints, RecordChange, changes_made, chunk_change_counts, fingerprints, record_changes
 from pipeline.index.database import (
     SchemaChange,
     ensure_schema,
@@ -332,7 +332,7 @@ def _changes_made(connection: duckdb.DuckDBPyConnection, plan: RunPlan, before: 
     """What the run changed in the exported records: the papers it wrote or removed, against
     their fingerprints `before` it."""
     written = {planned.scanned.doc_id for planned in plan.to_process}
-    return changes_between(before, fingerprints(connection, written | set(plan.stale_doc_ids)))
+    return changes_made(connection, sorted(written | set(plan.stale_doc_ids)), before)
 
 
 def _write_result(writer: DocumentWriter, item: ScannedFile, result: TaskResult, rules: Rules, summary: RunSummary) -> None:
