@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from pipeline.chunk.matches import Matches
 from pipeline.models import Chunk, ChunkSplit, Link, LinkKind, Section
@@ -33,7 +34,17 @@ class _Targets:
     appendices: dict[str, str]
     ids: dict[str, str]
     labels: dict[str, str]
-    equations: dict[str, str]
+    chunks: list[Chunk]
+
+    @cached_property
+    def equations(self) -> dict[str, str]:
+        """Equation number → the chunk whose text tags it: read only in a paper whose text
+        refers to an equation, as looking for tags means reading every chunk's text."""
+        equations: dict[str, str] = {}
+        for chunk in self.chunks:
+            for tag in _TAG.finditer(chunk.text):
+                equations.setdefault(tag.group(1) or tag.group(2), chunk.chunk_id)
+        return equations
 
 
 def link(chunks: list[Chunk], sections: list[Section], skip: set[str], rules: LinkRules) -> list[Link]:
@@ -50,12 +61,9 @@ def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> 
     chunk_of = _section_chunks(chunks, sections)
     by_paragraph = {paragraph_id: chunk.chunk_id for chunk in chunks for paragraph_id in chunk.paragraph_ids}
     captions: dict[tuple[LinkKind, str], str] = {}
-    equations: dict[str, str] = {}
     for chunk in chunks:
         if chunk.split is ChunkSplit.caption and (label := _caption_label(chunk.text, rules)):
             captions.setdefault(label, chunk.chunk_id)
-        for tag in _TAG.finditer(chunk.text):
-            equations.setdefault(tag.group(1) or tag.group(2), chunk.chunk_id)
     numbered, appendices, labels = {}, {}, {}
     for section in sections:
         chunk_id = chunk_of.get(section.section_id)
@@ -68,7 +76,7 @@ def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> 
             appendices.setdefault(appendix.group(1).upper(), chunk_id)
         labels.setdefault(heading.split(maxsplit=1)[0].rstrip(".:"), chunk_id)  # `C03 Exceptions` is @C03
     ids = {**chunk_of, **by_paragraph}
-    return _Targets(captions, numbered, appendices, ids, labels, equations)
+    return _Targets(captions, numbered, appendices, ids, labels, chunks)
 
 
 def _section_chunks(chunks: list[Chunk], sections: list[Section]) -> dict[str, str]:
