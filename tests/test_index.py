@@ -17,7 +17,7 @@ from pipeline.extract.markdown import extract_markdown_text
 from pipeline.normalize import normalize
 from pipeline.index.terms import TermCounter, count_paper_terms
 from pipeline.index.writer import DocumentWriter
-from pipeline.index.rows import COLUMNS, DocumentRow, PaperRows, paper_rows
+from pipeline.index.rows import COLUMNS, RECORD_TABLES, DocumentRow, PaperRows, paper_rows
 from pipeline.index.search import _HIT_DETAILS, search
 from pipeline.index.search import snippet as _snippet
 from pipeline.ingest import ingest_folder
@@ -174,6 +174,13 @@ def test_the_columns_workers_build_rows_by_and_the_writer_loads_them_as_match_th
     for table, columns in COLUMNS.items():
         described = [(name, data_type) for name, data_type, *_ in database.execute(f"DESCRIBE {table}").fetchall()]
         assert described == list(columns.items()), table
+
+
+def test_the_tables_a_record_is_written_to_whole_have_its_fields_and_the_doc_id_as_columns():
+    """A bibliography entry, a citation and a link are each serialized whole into a row: a field
+    the table lacks, or a column the record lacks, would be lost on loading."""
+    for table, record in RECORD_TABLES.items():
+        assert set(COLUMNS[table]) == {"doc_id", *record.model_fields}, table
 
 
 def _paper(doc_id: str, path: str) -> PaperRows:

@@ -71,3 +71,27 @@ def test_a_character_with_no_case_is_matched_by_itself_alone_when_case_is_ignore
 
     uncased = [character for character in map(chr, range(128, 0x110000)) if character.lower() == character == character.upper()]
     assert [character for character in uncased if _sre.unicode_iscased(ord(character))] == []
+
+
+def test_a_set_of_characters_is_a_head_of_each_of_them():
+    text = "cells 1 and 3, rooms 2 and 9"
+    compiled = re.compile(r"[13] and \d", re.IGNORECASE)
+    assert [m.span() for m in Matches(text).finditer(compiled)] == [m.span() for m in compiled.finditer(text)]
+
+
+def test_every_match_holds_one_of_the_required_heads_though_not_at_its_start():
+    """A citation `Smith et al., 2020` starts with a name no head can fix, but ends on a year:
+    its places are where a year starts, and a text with no year has none."""
+    citation = re.compile(r"^(?P<first>(?-i:[A-Z])\w+)(?:\s+et\s+al\.?)?,?\s+(?P<years>(?:1[89]|20)\d\d)$", re.IGNORECASE)
+    assert Matches("Smith et al., 2020; Lee 1999 and 2121").places(citation) == [14, 24]
+    assert Matches("Smith et al., in press").places(citation) == []
+
+
+def test_a_pattern_that_every_match_can_avoid_a_head_of_has_no_places():
+    """`\\w+` fixes no character, nor does a year that may be missing: every text may hold a match."""
+    assert Matches("anything").places(re.compile(r"\w+(?:, (?:19|20)\d\d)?")) is None
+
+
+def test_required_places_overlap_where_the_heads_do():
+    """`2020` starts at 0 and at 2 of `202020`: a match may start its year at either."""
+    assert Matches("202020").places(re.compile(r"20\d\d")) == [0, 2]

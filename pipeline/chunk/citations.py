@@ -4,12 +4,13 @@ entry: a marker that matches two entries names neither."""
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass
+from functools import cached_property
 
-from pipeline.chunk.matches import finditer
+from pipeline.chunk.matches import Matches, finditer
 from pipeline.models import Chunk, Citation, CitationResolution, Reference
 from pipeline.rules import CitationRules
 
@@ -55,26 +56,29 @@ def entry_surname(author: str) -> str:
     return " ".join(words[start:])
 
 
-@dataclass
 class _Bibliography:
     """The entries by what a marker can name them by."""
 
-    by_label: dict[str, list[Reference]]
-    by_id: dict[str, Reference]
-    by_author_year: dict[tuple[str, str], list[Reference]]
-
-    @classmethod
-    def of(cls, references: list[Reference]) -> _Bibliography:
+    def __init__(self, references: list[Reference]) -> None:
+        self.references = references
         by_label: dict[str, list[Reference]] = defaultdict(list)
-        by_author_year: dict[tuple[str, str], list[Reference]] = defaultdict(list)
         for reference in references:
             if reference.label:
                 by_label[reference.label.strip("[]().")].append(reference)
+        self.by_label = dict(by_label)
+        self.by_id = {reference.ref_id: reference for reference in references}
+
+    @cached_property
+    def by_author_year(self) -> dict[tuple[str, str], list[Reference]]:
+        """Entries by first author's surname and year: found only for a paper whose text has
+        something an author-year marker could be, as finding surnames costs more than the rest."""
+        by_author_year: dict[tuple[str, str], list[Reference]] = defaultdict(list)
+        for reference in self.references:
             if reference.first_author and reference.year:
                 by_author_year[(surname_key(entry_surname(reference.first_author)), reference.year[:4])].append(reference)
-        return cls(dict(by_label), {reference.ref_id: reference for reference in references}, dict(by_author_year))
+        return dict(by_author_year)
 
-    @property
+    @cached_property
     def surnames(self) -> set[str]:
         return {surname for surname, _ in self.by_author_year}
 
@@ -85,7 +89,7 @@ def cite(
     """The citation markers of every chunk but those in `skip` (the bibliography's own), in order.
     A paper that cites in superscripts (`superscripted`) numbers other things in parentheses:
     compounds, items."""
-    bibliography = _Bibliography.of(references)
+    bibliography = _Bibliography(references)
     # Brackets first: their pattern starts with a literal, found fast, and most papers have them.
     numbered_in_parentheses = (
         not superscripted and not rules.brackets.search(paper_text) and next(finditer(rules.equations, paper_text), None) is None
@@ -157,8 +161,13 @@ def _by_id(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules) -> l
 
 def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
     found = []
-    for group in _PARENTHESIS.finditer(chunk.text):
+    # Most parentheses hold no citation: one search for what every citation holds (its year, in
+    # the default rules) costs less than trying each of their parts.
+    places = Matches(chunk.text).places(rules.author_year)
+    for group in _PARENTHESIS.finditer(chunk.text) if places != [] else ():
         offset = group.start(1)
+        if places is not None and not _holds_one(places, offset, group.end(1)):
+            continue
         for part in _CITATIONS_IN_PARENTHESIS.finditer(group.group(1)):
             citation = rules.author_year.match(part.group().strip())
             start = offset + part.start() + (len(part.group()) - len(part.group().lstrip()))
@@ -173,6 +182,12 @@ def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules
         if surname_key(match["first"]) in bibliography.surnames:
             found += _by_author(chunk, match, match.start(), match.end(), bibliography)
     return found
+
+
+def _holds_one(places: list[int], start: int, end: int) -> bool:
+    """Whether one of the sorted `places` is in `[start, end)`."""
+    index = bisect.bisect_left(places, start)
+    return index < len(places) and places[index] < end
 
 
 def _after_prose(chunk: Chunk, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:

@@ -12,6 +12,10 @@ find the places worth trying instead, and the pattern itself decides at each:
 - **The assertion-free form.** The same pattern without its word boundaries and simple
   look-behinds matches wherever the pattern does (such an assertion only ever forbids a match),
   and often begins with a set of characters.
+
+A pattern that starts with no fixed characters may still hold some further on: a citation
+`Smith et al., 2020` ends on a year. Every match holds one of these required heads, so a piece of
+text without them (most parentheses) need not be tried at all (`Matches.places`).
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from __future__ import annotations
 import re
 import re._parser as sre_parse  # the parser `re` compiles with: what a pattern starts with
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 # A `\b`, or a look-behind with no group inside, outside a character class; escaped
 # backslashes and classes are matched so as to be kept.
 _ASSERTION = re.compile(r"\\\\|\[(?:\\.|[^\]\\])*\]|(?P<assertion>\\b|\(\?<[=!](?:\\.|\[(?:\\.|[^\]\\])*\]|[^()\\\[])*\))")
+_ESCAPE = re.compile(r"\\.")
 _MAX_HEADS = 32
 """Heads kept for one pattern; past them the heads found so far are long enough."""
 _ZERO_WIDTH = (sre_parse.AT, sre_parse.ASSERT, sre_parse.ASSERT_NOT)
@@ -35,6 +40,11 @@ _UNCASED_CLASSES = {sre_parse.CATEGORY_DIGIT: r"\d", sre_parse.CATEGORY_SPACE: r
 _FOLDS_TO_ASCII = re.compile(r"[^\x00-\x7f](?<=(?i:[a-z]))")
 
 
+def _lowers_in_place(character: str) -> bool:
+    """Whether the lower-cased text has this character (or its lower case) where the text has it."""
+    return character.isascii() or character.lower() == character == character.upper()
+
+
 def _starts(items: list) -> tuple[set[str], bool]:
     """The heads (regular expressions for the lower-cased text) one of which starts every match
     of the parsed `items`, and whether they cover all of `items`."""
@@ -43,12 +53,13 @@ def _starts(items: list) -> tuple[set[str], bool]:
         if op in _ZERO_WIDTH:
             continue  # it only ever forbids a match
         if op is sre_parse.LITERAL:
-            character = chr(argument)
-            if not (character.isascii() or character.lower() == character == character.upper()):
+            if not _lowers_in_place(chr(argument)):
                 return heads, False
-            parts, complete = {re.escape(character.lower())}, True
+            parts, complete = {re.escape(chr(argument).lower())}, True
         elif op is sre_parse.IN and len(argument) == 1 and argument[0][0] is sre_parse.CATEGORY and argument[0][1] in _UNCASED_CLASSES:
             parts, complete = {_UNCASED_CLASSES[argument[0][1]]}, True
+        elif op is sre_parse.IN and all(item is sre_parse.LITERAL and _lowers_in_place(chr(code)) for item, code in argument):
+            parts, complete = {re.escape(chr(code).lower()) for _, code in argument}, True  # `[89]`
         elif op is sre_parse.SUBPATTERN:
             parts, complete = _starts(argument[3].data)
         elif op is sre_parse.BRANCH:
@@ -80,14 +91,61 @@ def _heads(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...] | None:
     except re.error:
         return None
     heads, _ = _starts(parsed.data)
-    if "" in heads:
+    return None if "" in heads else _by_first_character(heads)
+
+
+@lru_cache(maxsize=256)
+def required_heads(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...] | None:
+    """Heads (for the lower-cased text, as `_heads` gives them) one of which every match of
+    `pattern` holds, though maybe not at its start: the heads of the stretch of the pattern,
+    from one of its parts on, that have the most fixed characters (`18\\d\\d`, `19\\d\\d`,
+    `20\\d\\d` for a citation that ends on a year). Every part is one every match goes
+    through, its groups opened up, so a text with none of these heads has no match. None where
+    no stretch has heads."""
+    try:
+        parsed = sre_parse.parse(pattern.pattern, pattern.flags)
+    except re.error:
         return None
+    parts = _opened(parsed.data)
+    best: set[str] = set()
+    for first in range(len(parts)):
+        heads, _ = _starts(parts[first:])
+        if "" not in heads and _fixed_characters(heads) > _fixed_characters(best):
+            best = heads
+    return _by_first_character(best) if best else None
+
+
+def _opened(items: list) -> list:
+    """The parsed items with every group spliced into its place: a match goes through the items
+    of a group as it would through the group."""
+    opened = []
+    for op, argument in items:
+        if op is sre_parse.SUBPATTERN:
+            opened.extend(_opened(argument[3].data))
+        else:
+            opened.append((op, argument))
+    return opened
+
+
+def _fixed_characters(heads: set[str]) -> int:
+    """How many characters the shortest of the heads fixes (`\\d` is one): 0 for no heads."""
+    return min((len(_ESCAPE.sub("x", head)) for head in heads), default=0)
+
+
+def _by_first_character(heads: set[str]) -> tuple[re.Pattern[str], ...]:
+    """The heads as patterns, one for each first character (`re` scans fast only for a pattern with one)."""
     # A head that starts with another is found where that one is (`section` where `sec` is).
     shortest = {head for head in heads if not any(other != head and head.startswith(other) for other in heads)}
     by_first: dict[str, list[str]] = {}
     for head in sorted(shortest):
         by_first.setdefault(head[:2] if head.startswith("\\") else head[0], []).append(head)
     return tuple(re.compile("|".join(group)) for group in by_first.values())
+
+
+@lru_cache(maxsize=256)
+def _uncased(heads: tuple[re.Pattern[str], ...]) -> bool:
+    """Whether no head has a letter in it (an escape such as `\\d` has none)."""
+    return not any(character.isalpha() for head in heads for character in _ESCAPE.sub("", head.pattern))
 
 
 @lru_cache(maxsize=256)
@@ -106,11 +164,37 @@ class Matches:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        lowered = text.lower()
-        # Lower-casing may move a character (`İ` becomes two) or miss what a case-blind pattern
-        # matches (`ſ`): such a text is searched without heads.
-        moved = len(lowered) != len(text) or (not text.isascii() and _FOLDS_TO_ASCII.search(text) is not None)
-        self.lowered = None if moved else lowered
+
+    @cached_property
+    def lowered(self) -> str | None:
+        """The text in lower case, with the same offsets; None where lower-casing moves a
+        character (`İ` becomes two) or misses what a case-blind pattern matches (`ſ`): such a
+        text is searched without heads."""
+        lowered = self.text.lower()
+        moved = len(lowered) != len(self.text) or (not self.text.isascii() and _FOLDS_TO_ASCII.search(self.text) is not None)
+        return None if moved else lowered
+
+    def places(self, pattern: re.Pattern[str]) -> list[int] | None:
+        """Where, in order, the text shows a head every match of `pattern` holds
+        (`required_heads`): no match lies where none starts. None where the pattern has no
+        such heads, or they cannot be looked for in this text."""
+        heads = required_heads(pattern)
+        searched = None if heads is None else self._searched_for(heads)
+        if searched is None:
+            return None
+        found = []
+        for head in heads:
+            # Every start, overlapping ones too (`2020` inside `202020`).
+            at = head.search(searched)
+            while at is not None:
+                found.append(at.start())
+                at = head.search(searched, at.start() + 1)
+        return sorted(found)
+
+    def _searched_for(self, heads: tuple[re.Pattern[str], ...]) -> str | None:
+        """The text to look for these heads in: as it is where they have no letter, else
+        lower-cased (None where it cannot be)."""
+        return self.text if _uncased(heads) else self.lowered
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
