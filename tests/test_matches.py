@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pipeline.chunk.matches import Matches, finditer
+from pipeline.chunk.matches import FOLDS_TO_ASCII, Matches, finditer
 
 TEXT = "See Table 2 and tables 3-4; Atable 5 is no table. Cf. @C03, e@C04, [see S2-P1] and §4."
 
@@ -95,3 +95,10 @@ def test_a_pattern_that_every_match_can_avoid_a_head_of_has_no_places():
 def test_required_places_overlap_where_the_heads_do():
     """`2020` starts at 0 and at 2 of `202020`: a match may start its year at either."""
     assert Matches("202020").places(re.compile(r"20\d\d")) == [0, 2]
+
+
+def test_the_characters_outside_ascii_a_case_blind_letter_matches_are_the_four_looked_for():
+    """A text with one of them is searched without heads: `re` matches `ſ` for `s`, but the
+    lower-cased text keeps `ſ`, where no head `s` is found."""
+    folding = [character for character in map(chr, range(128, 0x110000)) if re.match("(?i:[a-z])", character)]
+    assert "".join(folding) == FOLDS_TO_ASCII

@@ -20,6 +20,8 @@ _APPENDIX_HEADING = re.compile(r"(?i)appendix\s+([A-Z]\d*)\b")
 _PANEL = re.compile(r"(?<=\d)[A-Za-z]$")
 """The panel letter after a figure's number (`3B`): the link is to the figure."""
 _TAG = re.compile(r"\\tag\{(\d+)\}|\((\d+)\)\s*(?:\$\$)?\s*$", re.MULTILINE)
+# Supplementary material first: `Supplementary Table S1` is not the paper's own Table S1.
+_KINDS_IN_ORDER = (LinkKind.supplementary, LinkKind.table, LinkKind.figure, LinkKind.section, LinkKind.appendix, LinkKind.equation, LinkKind.anchor)
 # Kinds whose target, where it is not found, is a broken link: the paper names a part of itself
 # that is not there. Supplementary material lies outside the paper, and an equation may be an image.
 BROKEN_WHEN_MISSING = frozenset({LinkKind.table, LinkKind.figure, LinkKind.section, LinkKind.appendix, LinkKind.anchor})
@@ -50,10 +52,11 @@ class _Targets:
 def link(chunks: list[Chunk], sections: list[Section], skip: set[str], rules: LinkRules) -> list[Link]:
     """The cross-references of every chunk but those in `skip` (the bibliography's), in order."""
     targets = _targets(chunks, sections, rules)
+    patterns = [(kind, getattr(rules, kind.value)) for kind in _KINDS_IN_ORDER]
     links = []
     for chunk in chunks:
         if chunk.chunk_id not in skip:
-            links.extend(_links_of(chunk, targets, rules))
+            links.extend(_links_of(chunk, patterns, targets, rules))
     return links
 
 
@@ -124,18 +127,20 @@ def _numbers(written: str, limit: int) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _links_of(chunk: Chunk, targets: _Targets, rules: LinkRules) -> list[Link]:
+def _links_of(chunk: Chunk, patterns: list[tuple[LinkKind, re.Pattern[str]]], targets: _Targets, rules: LinkRules) -> list[Link]:
+    """The links of one chunk, given each kind's pattern in `_KINDS_IN_ORDER`."""
     found: list[Link] = []
     taken: list[tuple[int, int]] = []
     searched = Matches(chunk.text)
-    # Supplementary material first: `Supplementary Table S1` is not the paper's own Table S1.
-    for kind in (LinkKind.supplementary, LinkKind.table, LinkKind.figure, LinkKind.section, LinkKind.appendix, LinkKind.equation, LinkKind.anchor):
-        for match in searched.finditer(getattr(rules, kind.value)):
-            if any(start < match.end() and match.start() < end for start, end in taken):
+    caption = chunk.split is ChunkSplit.caption
+    for kind, pattern in patterns:
+        for match in searched.finditer(pattern):
+            match_start, match_end = match.span()
+            if taken and any(start < match_end and match_start < end for start, end in taken):
                 continue
-            if chunk.split is ChunkSplit.caption and match.start() == 0:
+            if caption and match_start == 0:
                 continue  # the caption's own label
-            taken.append((match.start(), match.end()))
+            taken.append((match_start, match_end))
             found.extend(_followed(chunk, kind, match, targets, rules))
     return sorted((link for link in found if link.target_chunk_id != chunk.chunk_id), key=lambda link: link.char_start)
 

@@ -35,9 +35,10 @@ _ZERO_WIDTH = (sre_parse.AT, sre_parse.ASSERT, sre_parse.ASSERT_NOT)
 _REPEATS = (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, sre_parse.POSSESSIVE_REPEAT)
 # Classes of characters that have no case, so that lower-casing the text keeps them as they are.
 _UNCASED_CLASSES = {sre_parse.CATEGORY_DIGIT: r"\d", sre_parse.CATEGORY_SPACE: r"\s"}
-# A character outside ASCII that a case-blind pattern takes for an ASCII letter (`ſ` for `s`,
-# the Kelvin sign for `k`) though lower-casing does not turn it into that letter.
-_FOLDS_TO_ASCII = re.compile(r"[^\x00-\x7f](?<=(?i:[a-z]))")
+# The characters outside ASCII that a case-blind pattern takes for an ASCII letter (`İ` and
+# `ı` for `i`, `ſ` for `s`, the Kelvin sign for `k`) though lower-casing does not turn them into
+# that letter: four, each found by a fast scan (tests/test_matches.py checks there are no others).
+FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 
 
 def _lowers_in_place(character: str) -> bool:
@@ -171,7 +172,7 @@ class Matches:
         character (`İ` becomes two) or misses what a case-blind pattern matches (`ſ`): such a
         text is searched without heads."""
         lowered = self.text.lower()
-        moved = len(lowered) != len(self.text) or (not self.text.isascii() and _FOLDS_TO_ASCII.search(self.text) is not None)
+        moved = len(lowered) != len(self.text) or (not self.text.isascii() and any(character in self.text for character in FOLDS_TO_ASCII))
         return None if moved else lowered
 
     def places(self, pattern: re.Pattern[str]) -> list[int] | None:
@@ -217,6 +218,9 @@ def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
 def _tried_at(pattern: re.Pattern[str], text: str, places: tuple[re.Pattern[str], ...], searched: str) -> Iterator[re.Match[str]]:
     """`pattern` tried wherever one of `places` matches in `searched` (the text, or a copy of it
     with the same offsets); no match of `pattern` starts anywhere else."""
+    if len(places) == 1:  # most patterns' heads share a first character
+        yield from _tried_at_one(pattern, text, places[0], searched)
+        return
     position = 0
     # The next place of each, at or after `position`; searched again only once passed.
     upcoming = [place.search(searched) for place in places]
@@ -232,3 +236,17 @@ def _tried_at(pattern: re.Pattern[str], text: str, places: tuple[re.Pattern[str]
             place.search(searched, position) if found is not None and found.start() < position else found
             for place, found in zip(places, upcoming)
         ]
+
+
+def _tried_at_one(pattern: re.Pattern[str], text: str, place: re.Pattern[str], searched: str) -> Iterator[re.Match[str]]:
+    """`_tried_at` for one place: the same matches, without keeping the next place of several."""
+    found = place.search(searched)
+    while found is not None:
+        start = found.start()
+        match = pattern.match(text, start)
+        if match is None:
+            position = start + 1
+        else:
+            yield match
+            position = match.end() if match.end() > start else match.end() + 1
+        found = place.search(searched, position)
