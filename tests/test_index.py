@@ -191,7 +191,7 @@ def _paper(doc_id: str, path: str) -> PaperRows:
 
 def test_batches_written_in_the_background_are_all_there_after_flush(tmp_path):
     connection = writable_database(tmp_path / "papers.duckdb")
-    writer = DocumentWriter(connection, max_rows=1)  # every paper its own batch
+    writer = DocumentWriter(connection, max_bytes=1)  # every paper its own batch
     for index in range(5):
         writer.add(_paper(f"p{index}", f"p{index}.md"))
     writer.flush()
@@ -226,7 +226,7 @@ def test_rows_that_cannot_be_staged_for_loading_say_where_and_why(tmp_path, monk
 
 def test_a_background_batch_that_fails_raises_its_error_in_the_callers_thread(tmp_path):
     connection = writable_database(tmp_path / "papers.duckdb")
-    writer = DocumentWriter(connection, max_rows=1)
+    writer = DocumentWriter(connection, max_bytes=1)
     broken = _paper("p0", "p0.md")
     broken.lines["documents"] = b"{not json\n"
     writer.add(broken)

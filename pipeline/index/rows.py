@@ -41,10 +41,14 @@ class PaperRows:
     doc_id: str
     lines: dict[str, bytes]
     """Table → its rows, one UTF-8 JSON object a line (postings: one per chunk or paragraph, see POSTINGS_TABLES)."""
-    row_count: int
     posting_count: int
     longest_line: int = 0
     """Bytes of the longest of those lines: DuckDB's JSON reader is told to expect nothing longer."""
+
+    @property
+    def byte_count(self) -> int:
+        """Bytes of all the lines."""
+        return sum(map(len, self.lines.values()))
 
 
 def paper_rows(
@@ -90,7 +94,7 @@ def paper_rows(
     longest = max((len(line) for table_lines in encoded.values() for line in table_lines), default=0)
     lines = {table: b"".join(line + b"\n" for line in table_lines) for table, table_lines in encoded.items()}
     postings = sum(len(values[1]) for table in POSTINGS_TABLES for values in tables.get(table, []))
-    return PaperRows(row.doc_id, lines, sum(len(table_lines) for table_lines in encoded.values()), postings, longest)
+    return PaperRows(row.doc_id, lines, postings, longest)
 
 
 def _chunked_rows(chunked: ChunkedDocument, terms: PaperTerms) -> dict[str, list[list]]:

@@ -29,6 +29,10 @@ from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT, 
 # table is rewritten in order once a million rows have piled up (a search then still scans them
 # in milliseconds), not after every small nightly run, whose rewrite would cost seconds.
 UNSORTED_POSTINGS_LIMIT = 1_000_000
+# A batch is written once this many bytes of rows wait: bytes, not rows, since a statement costs
+# milliseconds whatever its size, and a paper has thousands of small rows (citations, links) and
+# a few large ones (its text, its extraction). Two batches at most are held in memory.
+BATCH_BYTES = 32 * 2**20
 
 
 def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], keep_extractions_of: Collection[str] = ()) -> None:
@@ -62,24 +66,24 @@ class DocumentWriter:
     works. One batch is written at a time, so at most two are held in memory.
 
     It only adds: the caller removes the old rows of papers it writes again (`remove_documents`,
-    once for all of them). Rows are buffered by `add` and written when `max_rows` are waiting
+    once for all of them). Rows are buffered by `add` and written when `max_bytes` of them are waiting
     and by `flush`, which the caller must call at the end: it writes what is left, waits, and
     raises any batch's error. `in_background=False` writes every batch in the caller's thread.
     """
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection, max_rows: int = 10_000, in_background: bool = True) -> None:
+    def __init__(self, connection: duckdb.DuckDBPyConnection, max_bytes: int = BATCH_BYTES, in_background: bool = True) -> None:
         self.connection = connection
-        self.max_rows = max_rows
+        self.max_bytes = max_bytes
         self.in_background = in_background
         self._queued: list[PaperRows] = []
-        self._queued_rows = 0
+        self._queued_bytes = 0
         self._writing: _BatchWrite | None = None
 
     def add(self, rows: PaperRows) -> None:
         """Queue one paper's rows."""
         self._queued.append(rows)
-        self._queued_rows += rows.row_count
-        if self._queued_rows >= self.max_rows:
+        self._queued_bytes += rows.byte_count
+        if self._queued_bytes >= self.max_bytes:
             self._write_queued()
 
     def flush(self) -> None:
@@ -101,7 +105,7 @@ class DocumentWriter:
         self._wait()
         if not self._queued:
             return
-        batch, self._queued, self._queued_rows = self._queued, [], 0
+        batch, self._queued, self._queued_bytes = self._queued, [], 0
         self._writing = _BatchWrite(self.connection, batch)
         if self.in_background:
             self._writing.start()
