@@ -21,8 +21,11 @@ from pipeline.rules import Rules
 # over from the paragraph before.
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,3})[.)])[ \t]+")
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
-# A year stands alone: not part of an arXiv number (`1908.04729`), a DOI, pages or an ISSN.
-_YEAR = re.compile(r"(?<![\d./:-])(?P<year>1[89]\d\d|20\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
+# A year stands alone: not part of an arXiv number (`1908.04729`), a DOI, pages or an ISSN. What
+# comes before it is looked at once its first two digits are read (`..`), so that the pattern
+# starts with them and `re` skips ahead to each `1` or `2`: a look-behind first, it would try
+# every position of every entry.
+_YEAR = re.compile(r"(?P<year>(?:1[89]|20)(?<![\d./:-]..)\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
 # A name before the year, as an author that is one word or an organisation prints it: `OpenAI. 2023.`
 _NAME_AND_YEAR = re.compile(r"^[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*){0,5}[.,]?\s+\(?(?:1[89]|20)\d\d")
 # How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`.
