@@ -110,6 +110,8 @@ def cite(
 def _members(written: str, limit: int) -> list[str] | None:
     """The numbers a numeric marker cites, ranges expanded; None where a range is too long or
     runs backwards, so the marker is no citation (`[95-2000]`)."""
+    if written.isdigit():
+        return [written]  # most markers cite one entry
     members: list[str] = []
     for part in _MEMBERS.split(written.strip()):
         bounds = _RANGE.split(part)

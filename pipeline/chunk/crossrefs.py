@@ -117,6 +117,8 @@ def _caption_label(text: str, rules: LinkRules) -> tuple[LinkKind, str] | None:
 
 def _numbers(written: str, limit: int) -> list[str]:
     """`1 and 2` → 1, 2; `3-5` → 3, 4, 5; `3B` → 3 (a panel of figure 3); `S1` stays S1."""
+    if written.isdigit():
+        return [written]  # most labels name one table or figure
     found: list[str] = []
     for part in _SEPARATORS.split(written.strip()):
         bounds = [_PANEL.sub("", bound).upper() for bound in _RANGE.split(part) if bound]

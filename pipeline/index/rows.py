@@ -91,8 +91,8 @@ def paper_rows(
         encoded[table] = [to_json(dict(zip(names, values))) for values in rows]
     if chunked is not None:
         encoded.update(_bibliography_lines(chunked))
-    longest = max((len(line) for table_lines in encoded.values() for line in table_lines), default=0)
-    lines = {table: b"".join(line + b"\n" for line in table_lines) for table, table_lines in encoded.items()}
+    longest = max((max(map(len, table_lines), default=0) for table_lines in encoded.values()), default=0)
+    lines = {table: b"\n".join(table_lines) + b"\n" if table_lines else b"" for table, table_lines in encoded.items()}
     postings = sum(len(values[1]) for table in POSTINGS_TABLES for values in tables.get(table, []))
     return PaperRows(row.doc_id, lines, postings, longest)
 
