@@ -55,10 +55,21 @@ class BlockIndex:
         last = bisect.bisect_left(self.starts, end)
         return [block for block in self.blocks[first:last] if block.char_start < end and block.char_end > start]
 
+    def _holding(self, start: int, end: int) -> list[Block] | None:
+        """`overlapping(start, end)` where one block holds the whole span (an entry of a
+        bibliography, a piece of a paragraph), found with one search; None otherwise."""
+        position = bisect.bisect_right(self.starts, start) - 1
+        if position < 0 or start >= end:
+            return None
+        block = self.blocks[position]
+        if end <= block.char_end and (position + 1 == len(self.blocks) or self.starts[position + 1] >= end):
+            return [block]
+        return None
+
     def provenance(self, start: int, end: int) -> Provenance:
         """The pages the text of `[start, end)` is on, its first and last source line, and the
         blocks under it."""
-        blocks = self.overlapping(start, end)
+        blocks = self._holding(start, end) or self.overlapping(start, end)
         line_start, line_end = self._lines(blocks, start, end)
         return Provenance(_pages(blocks, start, end), line_start, line_end, blocks)
 
