@@ -52,24 +52,18 @@ class BlockIndex:
     def overlapping(self, start: int, end: int) -> list[Block]:
         """The blocks that share at least one character with `[start, end)`, in text order."""
         first = max(0, bisect.bisect_right(self.starts, start) - 1)
+        # Most spans (an entry of a bibliography, a piece of a paragraph) lie in one block whole:
+        # found with that one search.
+        if first < len(self.blocks) and start < end <= self.blocks[first].char_end and self.blocks[first].char_start <= start:
+            if first + 1 == len(self.blocks) or self.starts[first + 1] >= end:
+                return [self.blocks[first]]
         last = bisect.bisect_left(self.starts, end)
         return [block for block in self.blocks[first:last] if block.char_start < end and block.char_end > start]
-
-    def _holding(self, start: int, end: int) -> list[Block] | None:
-        """`overlapping(start, end)` where one block holds the whole span (an entry of a
-        bibliography, a piece of a paragraph), found with one search; None otherwise."""
-        position = bisect.bisect_right(self.starts, start) - 1
-        if position < 0 or start >= end:
-            return None
-        block = self.blocks[position]
-        if end <= block.char_end and (position + 1 == len(self.blocks) or self.starts[position + 1] >= end):
-            return [block]
-        return None
 
     def provenance(self, start: int, end: int) -> Provenance:
         """The pages the text of `[start, end)` is on, its first and last source line, and the
         blocks under it."""
-        blocks = self._holding(start, end) or self.overlapping(start, end)
+        blocks = self.overlapping(start, end)
         line_start, line_end = self._lines(blocks, start, end)
         return Provenance(_pages(blocks, start, end), line_start, line_end, blocks)
 
