@@ -23,6 +23,7 @@ from pipeline.index.search import snippet as _snippet
 from pipeline.ingest import ingest_folder
 from pipeline.ingest.scan import doc_id_for
 from pipeline.index.database import open_readonly
+from pipeline.models import ChunkedDocument
 
 
 @pytest.fixture(scope="module")
@@ -178,9 +179,11 @@ def test_the_columns_workers_build_rows_by_and_the_writer_loads_them_as_match_th
 
 def test_the_tables_a_record_is_written_to_whole_have_its_fields_and_the_doc_id_as_columns():
     """A bibliography entry, a citation and a link are each serialized whole into a row: a field
-    the table lacks, or a column the record lacks, would be lost on loading."""
-    for table, record in RECORD_TABLES.items():
+    the table lacks, or a column the record lacks, would be lost on loading, and the rows are
+    read from the paper's list of that record."""
+    for table, (record, field) in RECORD_TABLES.items():
         assert set(COLUMNS[table]) == {"doc_id", *record.model_fields}, table
+        assert ChunkedDocument.model_fields[field].annotation == list[record], table
 
 
 def _paper(doc_id: str, path: str) -> PaperRows:

@@ -180,7 +180,10 @@ class Matches:
         (`required_heads`): no match lies where none starts. None where the pattern has no
         such heads, or they cannot be looked for in this text."""
         heads = required_heads(pattern)
-        searched = None if heads is None else self._searched_for(heads)
+        if heads is None:
+            return None
+        # Heads with no letter in them are looked for in the text as it is.
+        searched = self.text if _uncased(heads) else self.lowered
         if searched is None:
             return None
         found = []
@@ -191,11 +194,6 @@ class Matches:
                 found.append(at.start())
                 at = head.search(searched, at.start() + 1)
         return sorted(found)
-
-    def _searched_for(self, heads: tuple[re.Pattern[str], ...]) -> str | None:
-        """The text to look for these heads in: as it is where they have no letter, else
-        lower-cased (None where it cannot be)."""
-        return self.text if _uncased(heads) else self.lowered
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""

@@ -138,8 +138,13 @@ def _chunked_rows(chunked: ChunkedDocument, terms: PaperTerms) -> dict[str, list
     }
 
 
-# The tables whose columns are the fields of a record of a paper's, and its doc_id.
-RECORD_TABLES = {"bibliography": Reference, "chunk_citations": Citation, "chunk_links": Link}
+# The tables whose columns are the fields of a record of a paper's, and its doc_id: each
+# table's record type, and the field of `ChunkedDocument` that holds the paper's records.
+RECORD_TABLES = {
+    "bibliography": (Reference, "references"),
+    "chunk_citations": (Citation, "citations"),
+    "chunk_links": (Link, "links"),
+}
 
 
 def _bibliography_lines(chunked: ChunkedDocument) -> dict[str, list[bytes]]:
@@ -148,10 +153,9 @@ def _bibliography_lines(chunked: ChunkedDocument) -> dict[str, list[bytes]]:
     serialized whole, by pydantic in Rust: there are tens of them a chunk, and building each row
     value by value in Python cost twice as much."""
     doc_id = b'{"doc_id":' + to_json(chunked.document.doc_id) + b","
-    records = {"bibliography": chunked.references, "chunk_citations": chunked.citations, "chunk_links": chunked.links}
     return {
-        table: [doc_id + serialized[1:] for serialized in map(RECORD_TABLES[table].__pydantic_serializer__.to_json, records[table])]
-        for table in RECORD_TABLES
+        table: [doc_id + serialized[1:] for serialized in map(record.__pydantic_serializer__.to_json, getattr(chunked, field))]
+        for table, (record, field) in RECORD_TABLES.items()
     }
 
 
