@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pipeline.chunk.matches import FOLDS_TO_ASCII, Matches, finditer
+from pipeline.chunk.matches import FOLDS_TO_ASCII, Matches, Pieces, finditer
 
 TEXT = "See Table 2 and tables 3-4; Atable 5 is no table. Cf. @C03, e@C04, [see S2-P1] and §4."
 
@@ -102,3 +102,37 @@ def test_the_characters_outside_ascii_a_case_blind_letter_matches_are_the_four_l
     lower-cased text keeps `ſ`, where no head `s` is found."""
     folding = [character for character in map(chr, range(128, 0x110000)) if re.match("(?i:[a-z])", character)]
     assert "".join(folding) == FOLDS_TO_ASCII
+
+
+def _pieces(text: str, starts: list[int]) -> list[tuple[str, int]]:
+    """The text cut at `starts` (each piece runs to the next start)."""
+    return [(text[start:end], start) for start, end in zip(starts, [*starts[1:], len(text)])]
+
+
+def _each_alone(compiled: re.Pattern[str], pieces: list[tuple[str, int]]) -> list[tuple[int, tuple[int, int]]]:
+    return [(index, match.span()) for index, (piece, _) in enumerate(pieces) for match in compiled.finditer(piece)]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "starts"),
+    [
+        # `Table 2` is cut between two pieces: neither holds it, though the text does.
+        (r"\btables?\s*\d+", "See Table 1. Then Table 2 and table 3", [0, 21, 30]),
+        # A piece that starts inside a word has a word boundary at its start when alone.
+        (r"\bfig\.?\s*\d", "Config 1 and fig 2", [0, 3]),
+        (r"(?<![\w@])@[A-Z]\d", "x@C1 and @C2", [0, 1]),  # nor does a look-behind see before it
+        (r"\bs\d+", "s1 then ſ2 and s3", [0, 8]),  # the long s: a stretch searched without heads
+        (r"\w+\d", "ab1 cd2", [0, 4]),  # a pattern with no heads
+    ],
+)
+def test_pieces_of_a_text_find_what_each_piece_finds_alone(pattern, text, starts):
+    compiled = re.compile(pattern, re.IGNORECASE)
+    pieces = _pieces(text, starts)
+    assert [(index, match.span()) for index, match in Pieces(text, pieces).finditer(compiled)] == _each_alone(compiled, pieces)
+
+
+def test_pieces_that_are_not_slices_of_the_text_in_order_are_each_searched_alone():
+    compiled = re.compile(r"\btable\s*\d", re.IGNORECASE)
+    text = "table 1 and table 2"
+    pieces = [("table 9", 0), ("table 1", 0)]  # the first is no slice of the text, the second comes before it
+    assert [(index, match.group()) for index, match in Pieces(text, pieces).finditer(compiled)] == [(0, "table 9"), (1, "table 1")]

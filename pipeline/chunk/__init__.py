@@ -55,7 +55,7 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
         update={
             "references": listed,
             "citations": outside(merged(cited, raised, chunked.chunks), whole, chunked, bibliography),
-            "links": link(chunked.chunks, chunked.sections, skip, rules.links),
+            "links": link(chunked.chunks, chunked.sections, skip, document.text, rules.links),
             "chunk_boxes": chunk_boxes(chunked.chunks, index, line_gap),
             "section_boxes": section_boxes(chunked.sections, index, line_gap),
             "structure_warning": structure_warning(chunked.sections, rules.chunk),

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from pipeline.chunk.matches import Matches
+from pipeline.chunk.matches import Pieces
 from pipeline.models import Chunk, ChunkSplit, Link, LinkKind, Section
 from pipeline.rules import LinkRules
 
@@ -49,15 +49,28 @@ class _Targets:
         return equations
 
 
-def link(chunks: list[Chunk], sections: list[Section], skip: set[str], rules: LinkRules) -> list[Link]:
+def link(chunks: list[Chunk], sections: list[Section], skip: set[str], paper_text: str, rules: LinkRules) -> list[Link]:
     """The cross-references of every chunk but those in `skip` (the bibliography's), in order."""
     targets = _targets(chunks, sections, rules)
     patterns = [(kind, getattr(rules, kind.value)) for kind in _KINDS_IN_ORDER]
     links = []
-    for chunk in chunks:
-        if chunk.chunk_id not in skip:
-            links.extend(_links_of(chunk, patterns, targets, rules))
+    for run in _runs(chunks, skip):
+        links.extend(_links_of(run, paper_text, patterns, targets, rules))
     return links
+
+
+def _runs(chunks: list[Chunk], skip: set[str]) -> list[list[Chunk]]:
+    """The chunks but those in `skip`, in runs that follow one another in the text with none of
+    `skip` between them: a run's text is searched at once, and the bibliography's not at all."""
+    runs: list[list[Chunk]] = []
+    for previous, chunk in zip([None, *chunks], chunks):
+        if chunk.chunk_id in skip:
+            continue
+        if runs and previous is runs[-1][-1] and previous.char_end <= chunk.char_start:
+            runs[-1].append(chunk)
+        else:
+            runs.append([chunk])
+    return runs
 
 
 def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> _Targets:
@@ -129,22 +142,29 @@ def _numbers(written: str, limit: int) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _links_of(chunk: Chunk, patterns: list[tuple[LinkKind, re.Pattern[str]]], targets: _Targets, rules: LinkRules) -> list[Link]:
-    """The links of one chunk, given each kind's pattern in `_KINDS_IN_ORDER`."""
-    found: list[Link] = []
-    taken: list[tuple[int, int]] = []
-    searched = Matches(chunk.text)
-    caption = chunk.split is ChunkSplit.caption
+def _links_of(
+    run: list[Chunk], paper_text: str, patterns: list[tuple[LinkKind, re.Pattern[str]]], targets: _Targets, rules: LinkRules
+) -> list[Link]:
+    """The links of a run of chunks, chunk after chunk, given each kind's pattern in `_KINDS_IN_ORDER`."""
+    found: list[list[Link]] = [[] for _ in run]
+    taken: list[list[tuple[int, int]]] = [[] for _ in run]
+    searched = Pieces(paper_text, [(chunk.text, chunk.char_start) for chunk in run])
     for kind, pattern in patterns:
-        for match in searched.finditer(pattern):
+        for index, match in searched.finditer(pattern):
+            chunk = run[index]
             match_start, match_end = match.span()
-            if taken and any(start < match_end and match_start < end for start, end in taken):
+            if taken[index] and any(start < match_end and match_start < end for start, end in taken[index]):
                 continue
-            if caption and match_start == 0:
+            if match_start == 0 and chunk.split is ChunkSplit.caption:
                 continue  # the caption's own label
-            taken.append((match_start, match_end))
-            found.extend(_followed(chunk, kind, match, targets, rules))
-    return sorted((link for link in found if link.target_chunk_id != chunk.chunk_id), key=lambda link: link.char_start)
+            taken[index].append((match_start, match_end))
+            found[index].extend(_followed(chunk, kind, match, targets, rules))
+    return [
+        link
+        for chunk, links in zip(run, found)
+        for link in sorted(links, key=lambda link: link.char_start)
+        if link.target_chunk_id != chunk.chunk_id
+    ]
 
 
 def _followed(chunk: Chunk, kind: LinkKind, match: re.Match[str], targets: _Targets, rules: LinkRules) -> list[Link]:

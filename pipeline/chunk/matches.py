@@ -20,6 +20,7 @@ text without them (most parentheses) need not be tried at all (`Matches.places`)
 
 from __future__ import annotations
 
+import bisect
 import re
 import re._parser as sre_parse  # the parser `re` compiles with: what a pattern starts with
 from collections.abc import Iterator
@@ -168,12 +169,8 @@ class Matches:
 
     @cached_property
     def lowered(self) -> str | None:
-        """The text in lower case, with the same offsets; None where lower-casing moves a
-        character (`İ` becomes two) or misses what a case-blind pattern matches (`ſ`): such a
-        text is searched without heads."""
-        lowered = self.text.lower()
-        moved = len(lowered) != len(self.text) or (not self.text.isascii() and any(character in self.text for character in FOLDS_TO_ASCII))
-        return None if moved else lowered
+        """The text in lower case, with the same offsets (None where it cannot be: `_lowered`)."""
+        return _lowered(self.text)
 
     def places(self, pattern: re.Pattern[str]) -> list[int] | None:
         """Where, in order, the text shows a head every match of `pattern` holds
@@ -186,14 +183,7 @@ class Matches:
         searched = self.text if _uncased(heads) else self.lowered
         if searched is None:
             return None
-        found = []
-        for head in heads:
-            # Every start, overlapping ones too (`2020` inside `202020`).
-            at = head.search(searched)
-            while at is not None:
-                found.append(at.start())
-                at = head.search(searched, at.start() + 1)
-        return sorted(found)
+        return _starts_of(heads, searched)
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
@@ -201,6 +191,80 @@ class Matches:
         if heads is not None and self.lowered is not None:
             return _tried_at(pattern, self.text, heads, self.lowered)
         return finditer(pattern, self.text)
+
+
+class Pieces:
+    """Pieces of one text (a run of a paper's chunks), each searched for several patterns as
+    `Matches` would search it alone. A pattern's heads are looked for once in the stretch of the
+    text the pieces cover, lower-cased once, and a piece is tried only where they are: most pieces
+    hold none of most patterns' heads, and looking in every piece for every pattern costs more
+    than the looking itself."""
+
+    def __init__(self, text: str, pieces: list[tuple[str, int]]) -> None:
+        """`pieces`: each piece's text and where it starts in `text`, in text order."""
+        self.pieces = pieces
+        self.starts = [start for _, start in pieces]
+        self.start = pieces[0][1] if pieces else 0
+        self.end = pieces[-1][1] + len(pieces[-1][0]) if pieces else 0
+        in_order = all(start + len(piece) <= following for (piece, start), following in zip(pieces, self.starts[1:]))
+        # Pieces that are not slices of the text, one after another, are searched each alone.
+        self.sliced = in_order and all(text.startswith(piece, start) for piece, start in pieces)
+        self.text = text
+
+    @cached_property
+    def lowered(self) -> str | None:
+        """The stretch in lower case, with the same offsets (None where it cannot be: `_lowered`)."""
+        return _lowered(self.text[self.start : self.end]) if self.sliced else None
+
+    @cached_property
+    def _alone(self) -> list[Matches]:
+        return [Matches(piece) for piece, _ in self.pieces]
+
+    def finditer(self, pattern: re.Pattern[str]) -> Iterator[tuple[int, re.Match[str]]]:
+        """`pattern.finditer(piece)` for every piece, piece after piece: (the piece's index, the match)."""
+        heads = _heads(pattern)
+        lowered = None if heads is None else self.lowered
+        if heads is None or lowered is None:
+            for index, searched in enumerate(self._alone):
+                for match in searched.finditer(pattern):
+                    yield index, match
+            return
+        index, piece, piece_start, position = -1, "", 0, 0
+        for place in _starts_of(heads, lowered, self.start):
+            at = bisect.bisect_right(self.starts, place) - 1
+            if at != index:
+                index, (piece, piece_start), position = at, self.pieces[at], 0
+            start = place - piece_start
+            # A head that starts in a piece and runs past its end fails there: every match of
+            # `pattern` in a piece starts with a whole head. Between two pieces lies no match.
+            if start < position or start >= len(piece):
+                continue
+            match = pattern.match(piece, start)
+            if match is not None:
+                yield index, match
+                position = match.end() if match.end() > start else match.end() + 1
+
+
+def _lowered(text: str) -> str | None:
+    """The text in lower case, with the same offsets; None where lower-casing moves a character
+    (`İ` becomes two) or misses what a case-blind pattern matches (`ſ`): such a text is searched
+    without heads. A head has no character whose lower case hangs on the ones around it (`Σ`),
+    so a piece of the text, lower-cased alone, shows the same heads where this shows them."""
+    lowered = text.lower()
+    moved = len(lowered) != len(text) or (not text.isascii() and any(character in text for character in FOLDS_TO_ASCII))
+    return None if moved else lowered
+
+
+def _starts_of(heads: tuple[re.Pattern[str], ...], searched: str, offset: int = 0) -> list[int]:
+    """Every start of one of the heads in `searched`, overlapping ones too (`2020` inside
+    `202020`), in order, each plus `offset`."""
+    found = []
+    for head in heads:
+        at = head.search(searched)
+        while at is not None:
+            found.append(offset + at.start())
+            at = head.search(searched, at.start() + 1)
+    return sorted(found)
 
 
 def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
