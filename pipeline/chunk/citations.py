@@ -128,15 +128,16 @@ def _members(written: str, limit: int) -> list[str] | None:
 def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
     found = []
     matches = list(pattern.finditer(chunk.text))
-    for index, match in enumerate(matches):
+    for match, following in zip(matches, [*matches[1:], None]):
         members = _members(match["members"], rules.max_range)
         if members is None:
             continue
+        start, end = match.span()
         for member in members:
             entries = bibliography.by_label.get(member, [])
-            found.append(_resolved(chunk, match.start(), match.end(), entries, CitationResolution.number, f"number {member}"))
-        following = matches[index + 1] if index + 1 < len(matches) else None
-        if following is not None and _RANGE.fullmatch(chunk.text[match.end() : following.start()]):
+            found.append(_resolved(chunk, start, end, entries, CitationResolution.number, f"number {member}"))
+        # Only a dash between them, matched in place: the text between two markers may be long.
+        if following is not None and _RANGE.fullmatch(chunk.text, end, following.start()):
             found += _between(chunk, match, following, bibliography, rules)
     return found
 
