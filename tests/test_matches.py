@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pipeline.chunk.matches import FOLDS_TO_ASCII, Matches, Pieces, finditer
+from pipeline.chunk.matches import FOLDS_TO_ASCII, Matches, Pieces, finditer, search
 
 TEXT = "See Table 2 and tables 3-4; Atable 5 is no table. Cf. @C03, e@C04, [see S2-P1] and §4."
 
@@ -136,3 +136,14 @@ def test_pieces_that_are_not_slices_of_the_text_in_order_are_each_searched_alone
     text = "table 1 and table 2"
     pieces = [("table 9", 0), ("table 1", 0)]  # the first is no slice of the text, the second comes before it
     assert [(index, match.group()) for index, match in Pieces(text, pieces).finditer(compiled)] == [(0, "table 9"), (1, "table 1")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["see doi 210.1234/x first, then 10.1234/y", "no identifier here", "10.1234/z at the start"],
+)
+def test_the_first_match_is_the_one_search_finds(text):
+    """`210.1234/x` holds the assertion-free form's match, but the word boundary forbids it there."""
+    doi = re.compile(r"\b10\.\d{4,9}/\S+")
+    found, expected = search(doi, text), doi.search(text)
+    assert (found.span() if found else None) == (expected.span() if expected else None)

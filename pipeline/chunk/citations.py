@@ -10,7 +10,7 @@ import unicodedata
 from collections import defaultdict
 from functools import cached_property
 
-from pipeline.chunk.matches import Matches, finditer
+from pipeline.chunk.matches import Matches, search
 from pipeline.models import Chunk, Citation, CitationResolution, Reference
 from pipeline.rules import CitationRules
 
@@ -92,7 +92,7 @@ def cite(
     bibliography = _Bibliography(references)
     # Brackets first: their pattern starts with a literal, found fast, and most papers have them.
     numbered_in_parentheses = (
-        not superscripted and not rules.brackets.search(paper_text) and next(finditer(rules.equations, paper_text), None) is None
+        not superscripted and not rules.brackets.search(paper_text) and search(rules.equations, paper_text) is None
     )
     citations = []
     for chunk in chunks:

@@ -277,6 +277,21 @@ def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
     return _tried_at(pattern, text, (candidates,), text)
 
 
+def search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of `pattern` in `text`, `pattern.search(text)`, tried where its
+    assertion-free form matches (`finditer`), without the bookkeeping for the matches after it."""
+    candidates = _candidates(pattern)
+    if candidates is None:
+        return pattern.search(text)
+    found = candidates.search(text)
+    while found is not None:
+        match = pattern.match(text, found.start())
+        if match is not None:
+            return match
+        found = candidates.search(text, found.start() + 1)
+    return None
+
+
 def _tried_at(pattern: re.Pattern[str], text: str, places: tuple[re.Pattern[str], ...], searched: str) -> Iterator[re.Match[str]]:
     """`pattern` tried wherever one of `places` matches in `searched` (the text, or a copy of it
     with the same offsets); no match of `pattern` starts anywhere else."""
