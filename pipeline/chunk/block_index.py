@@ -71,19 +71,21 @@ class BlockIndex:
         """The first and last source line of the text of `[start, end)`: a block's own where the
         span covers it, the span's own lines where it is cut out of a block (entries of a
         bibliography set one a line, a long paragraph's sentences, a list's items)."""
-        firsts, lasts = [], []
-        for block in blocks:
-            if block.line_start is None:
-                continue
-            first, last = block.line_start, block.line_end
+        spans = [self._lines_in(block, start, end) for block in blocks if block.line_start is not None]
+        if len(spans) == 1:
+            return spans[0]  # most spans lie in one block
+        return min((first for first, _ in spans), default=None), max((last for _, last in spans), default=None)
+
+    def _lines_in(self, block: Block, start: int, end: int) -> tuple[int, int]:
+        """The first and last source line of the part of `block` in `[start, end)`."""
+        first, last = block.line_start, block.line_end
+        if start > block.char_start or end < block.char_end:
             lines_before = self._breaks if block.kind in _KINDS_KEEPING_LINES else self._joined
             if start > block.char_start:
                 first = min(block.line_end, block.line_start + lines_before(block.char_start, start))
             if end < block.char_end:
                 last = min(block.line_end, block.line_start + lines_before(block.char_start, end - 1))
-            firsts.append(first)
-            lasts.append(last)
-        return min(firsts, default=None), max(lasts, default=None)
+        return first, last
 
 
 def _pages(blocks: list[Block], start: int, end: int) -> list[int]:
