@@ -42,6 +42,12 @@ def test_a_word_boundary_still_forbids_a_match_inside_a_word():
         (r"(?:a|)b\d", "b1 ab2 cb3"),  # an alternative with no head: the others' heads follow it
         (r"(?:tab|ab)\w*\s\d", "tab 1, ab 2, stab 3 and abab 4"),  # heads of two first letters, one inside the other's match
         (r"\d+(?:st|nd)", "the 1st and 22nd"),  # starts with digits: heads of digits
+        # The ASCII form has `?` for every character outside it: heads holding one, or a class
+        # that matches one (a no-break space for `\s`, an Arabic-Indic three for `\d`), still find it.
+        (r"\bsupplementary\s+table\s*\d", "Supplementary\u00a0Table 1 and supplementary table 2"),
+        (r"\bs\d+\s+fig", "S\u0663 Fig, s4 fig and S5\u2009fig"),
+        (r"§\s*\d+", "§\u00a04 and § 5, with ? and é about"),
+        (r"\bsec\s\d", "sec\x1c1 (a separator \\s takes in a text, not in bytes) and sec 2"),
     ],
 )
 def test_the_same_matches_as_finditer_where_the_head_is_searched_in_lower_case(pattern, text):

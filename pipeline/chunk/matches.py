@@ -8,7 +8,9 @@ find the places worth trying instead, and the pattern itself decides at each:
 - **The head.** Most patterns start with a few fixed characters (`tab`, `fig`, `supp`, `§`, `@`,
   then maybe digits or spaces). Every match starts where the text, in lower case, shows one of
   these heads; searched case-sensitively in the lower-cased text, a head is found by `re`'s fast
-  literal scan. `Matches` lower-cases a text once, for all the patterns it is searched for.
+  literal scan. `Matches` lower-cases a text once, for all the patterns it is searched for, and
+  only its ASCII letters (`_lowered`): Unicode's lower-casing costs several times as much, and
+  a head's letters are ASCII.
 - **The assertion-free form.** The same pattern without its word boundaries and simple
   look-behinds matches wherever the pattern does (such an assertion only ever forbids a match),
   and often begins with a set of characters.
@@ -30,6 +32,11 @@ from functools import cached_property, lru_cache
 # backslashes and classes are matched so as to be kept.
 _ASSERTION = re.compile(r"\\\\|\[(?:\\.|[^\]\\])*\]|(?P<assertion>\\b|\(\?<[=!](?:\\.|\[(?:\\.|[^\]\\])*\]|[^()\\\[])*\))")
 _ESCAPE = re.compile(r"\\.")
+# What a head is written with (`_starts`): escapes (`\d`, `\.`), characters, and `|`.
+_HEAD_TOKEN = re.compile(r"\\.|.", re.DOTALL)
+# A head's classes for a text's ASCII form: what `re` matches of them in ASCII (`\s` takes the
+# separators \x1c-\x1f in a text, not in bytes), and the `?` that stands for the rest.
+_CLASSES_IN_ASCII = {r"\d": r"[0-9?]", r"\s": r"[\s\x1c-\x1f?]"}
 _MAX_HEADS = 32
 """Heads kept for one pattern; past them the heads found so far are long enough."""
 _ZERO_WIDTH = (sre_parse.AT, sre_parse.ASSERT, sre_parse.ASSERT_NOT)
@@ -168,8 +175,8 @@ class Matches:
         self.text = text
 
     @cached_property
-    def lowered(self) -> str | None:
-        """The text in lower case, with the same offsets (None where it cannot be: `_lowered`)."""
+    def lowered(self) -> bytes | None:
+        """The text's ASCII form in lower case, with the same offsets (None where it cannot be: `_lowered`)."""
         return _lowered(self.text)
 
     def places(self, pattern: re.Pattern[str]) -> list[int] | None:
@@ -179,17 +186,15 @@ class Matches:
         heads = required_heads(pattern)
         if heads is None:
             return None
-        # Heads with no letter in them are looked for in the text as it is.
-        searched = self.text if _uncased(heads) else self.lowered
-        if searched is None:
-            return None
-        return _starts_of(heads, searched)
+        if _uncased(heads):
+            return _starts_of(heads, self.text)  # heads with no letter are looked for in the text as it is
+        return None if self.lowered is None else _starts_of(_in_ascii(heads), self.lowered)
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
         heads = _heads(pattern)
         if heads is not None and self.lowered is not None:
-            return _tried_at(pattern, self.text, heads, self.lowered)
+            return _tried_at(pattern, self.text, _in_ascii(heads), self.lowered)
         return finditer(pattern, self.text)
 
 
@@ -212,8 +217,8 @@ class Pieces:
         self.text = text
 
     @cached_property
-    def lowered(self) -> str | None:
-        """The stretch in lower case, with the same offsets (None where it cannot be: `_lowered`)."""
+    def lowered(self) -> bytes | None:
+        """The stretch's ASCII form in lower case, with the same offsets (None where it cannot be: `_lowered`)."""
         return _lowered(self.text[self.start : self.end]) if self.sliced else None
 
     @cached_property
@@ -230,7 +235,7 @@ class Pieces:
                     yield index, match
             return
         index, piece, piece_start, position = -1, "", 0, 0
-        for place in _starts_of(heads, lowered, self.start):
+        for place in _starts_of(_in_ascii(heads), lowered, self.start):
             at = bisect.bisect_right(self.starts, place) - 1
             if at != index:
                 index, (piece, piece_start), position = at, self.pieces[at], 0
@@ -245,17 +250,33 @@ class Pieces:
                 position = match.end() if match.end() > start else match.end() + 1
 
 
-def _lowered(text: str) -> str | None:
-    """The text in lower case, with the same offsets; None where lower-casing moves a character
-    (`İ` becomes two) or misses what a case-blind pattern matches (`ſ`): such a text is searched
-    without heads. A head has no character whose lower case hangs on the ones around it (`Σ`),
-    so a piece of the text, lower-cased alone, shows the same heads where this shows them."""
-    lowered = text.lower()
-    moved = len(lowered) != len(text) or (not text.isascii() and any(character in text for character in FOLDS_TO_ASCII))
-    return None if moved else lowered
+def _lowered(text: str) -> bytes | None:
+    """The text's ASCII form, lower-cased: each character outside ASCII is a `?`, so that the
+    offsets are the text's, and the heads are looked for in it as `_in_ascii` has them. None
+    where a case-blind pattern matches a character outside ASCII for an ASCII letter (`ſ` for
+    `s`): such a text is searched without heads."""
+    if not text.isascii() and any(character in text for character in FOLDS_TO_ASCII):
+        return None
+    return text.encode("ascii", "replace").lower()
 
 
-def _starts_of(heads: tuple[re.Pattern[str], ...], searched: str, offset: int = 0) -> list[int]:
+@lru_cache(maxsize=256)
+def _in_ascii(heads: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[bytes], ...]:
+    """The heads as patterns for a text's ASCII form (`_lowered`), found wherever the heads are
+    found in the text lower-cased, and maybe elsewhere (the pattern decides there): a character
+    outside ASCII that a head holds (`§`), or that a class of it may match (`\\d`, `\\s`), is
+    also matched by the `?` the ASCII form has in its place."""
+    return tuple(re.compile(_HEAD_TOKEN.sub(_token_in_ascii, head.pattern).encode("ascii")) for head in heads)
+
+
+def _token_in_ascii(token: re.Match[str]) -> str:
+    written = token.group()
+    if written in _CLASSES_IN_ASCII:
+        return _CLASSES_IN_ASCII[written]
+    return written if written.isascii() else r"\?"
+
+
+def _starts_of(heads: tuple[re.Pattern, ...], searched: str | bytes, offset: int = 0) -> list[int]:
     """Every start of one of the heads in `searched`, overlapping ones too (`2020` inside
     `202020`), in order, each plus `offset`."""
     found = []
@@ -292,8 +313,8 @@ def search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return None
 
 
-def _tried_at(pattern: re.Pattern[str], text: str, places: tuple[re.Pattern[str], ...], searched: str) -> Iterator[re.Match[str]]:
-    """`pattern` tried wherever one of `places` matches in `searched` (the text, or a copy of it
+def _tried_at(pattern: re.Pattern[str], text: str, places: tuple[re.Pattern, ...], searched: str | bytes) -> Iterator[re.Match[str]]:
+    """`pattern` tried wherever one of `places` matches in `searched` (the text, or a form of it
     with the same offsets); no match of `pattern` starts anywhere else."""
     if len(places) == 1:  # most patterns' heads share a first character
         yield from _tried_at_one(pattern, text, places[0], searched)
@@ -315,7 +336,7 @@ def _tried_at(pattern: re.Pattern[str], text: str, places: tuple[re.Pattern[str]
         ]
 
 
-def _tried_at_one(pattern: re.Pattern[str], text: str, place: re.Pattern[str], searched: str) -> Iterator[re.Match[str]]:
+def _tried_at_one(pattern: re.Pattern[str], text: str, place: re.Pattern, searched: str | bytes) -> Iterator[re.Match[str]]:
     """`_tried_at` for one place: the same matches, without keeping the next place of several."""
     found = place.search(searched)
     while found is not None:
