@@ -19,7 +19,10 @@ _SECTION_NUMBER = re.compile(r"^[\s*_]*(\d+(?:\.\d+)*)\.?[\s*_]")
 _APPENDIX_HEADING = re.compile(r"(?i)appendix\s+([A-Z]\d*)\b")
 _PANEL = re.compile(r"(?<=\d)[A-Za-z]$")
 """The panel letter after a figure's number (`3B`): the link is to the figure."""
-_TAG = re.compile(r"\\tag\{(\d+)\}|\((\d+)\)\s*(?:\$\$)?\s*$", re.MULTILINE)
+# How a paper tags an equation: LaTeX's `\tag{4}`, or `(4)` ending a line. Two patterns, each
+# starting with a literal that `re` skips ahead to, where one with both would test a set of first
+# characters at every position of the text.
+_TAGS = (re.compile(r"\\tag\{(\d+)\}"), re.compile(r"\((\d+)\)\s*(?:\$\$)?\s*$", re.MULTILINE))
 # Supplementary material first: `Supplementary Table S1` is not the paper's own Table S1.
 _KINDS_IN_ORDER = (LinkKind.supplementary, LinkKind.table, LinkKind.figure, LinkKind.section, LinkKind.appendix, LinkKind.equation, LinkKind.anchor)
 # Kinds whose target, where it is not found, is a broken link: the paper names a part of itself
@@ -44,8 +47,9 @@ class _Targets:
         refers to an equation, as looking for tags means reading every chunk's text."""
         equations: dict[str, str] = {}
         for chunk in self.chunks:
-            for tag in _TAG.finditer(chunk.text):
-                equations.setdefault(tag.group(1) or tag.group(2), chunk.chunk_id)
+            for pattern in _TAGS:
+                for tag in pattern.finditer(chunk.text):
+                    equations.setdefault(tag.group(1), chunk.chunk_id)
         return equations
 
 
