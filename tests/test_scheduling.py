@@ -20,7 +20,7 @@ from pipeline.ingest.pool import FileScheduler
 from pipeline.ingest.run import available_cpus
 from pipeline.ingest.scan import ScannedFile
 from pipeline.ingest.task import TaskResult
-from pipeline.ingest.workers import preloaded_modules, unrunnable_main_script
+from pipeline.ingest.workers import prepare_worker, preloaded_modules, unrunnable_main_script
 from pipeline.models import DocumentStatus
 
 
@@ -142,6 +142,30 @@ def test_the_fork_server_loads_the_stages_for_its_workers_but_not_duckdb():
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "['pipeline.extract', 'pipeline.ingest.task']"
+
+
+def test_a_prepared_worker_leaves_what_it_was_forked_with_out_of_the_collectors_walks():
+    code = (
+        "import gc; from pipeline.ingest.workers import prepare_worker; prepare_worker(); "
+        "print(gc.get_freeze_count() > 10_000, gc.get_threshold()[0])"
+    )
+    prepared = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert prepared == ["True", "10000"]
+
+
+def test_the_ingest_pool_prepares_each_worker(tmp_path, rules, monkeypatch):
+    made, real_pool = [], pebble.ProcessPool
+
+    def recording_pool(*args, **kwargs):
+        made.append(kwargs.get("initializer"))
+        return real_pool(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline.ingest.run.pebble, "ProcessPool", recording_pool)
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nSome text.\n")
+    ingest_folder(folder, tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
+    assert made == [prepare_worker]
 
 
 def test_a_script_that_has_duckdb_loaded_has_the_server_load_it_for_the_workers_that_run_the_script_again():

@@ -43,7 +43,7 @@ from pipeline.ingest.pool import IN_FLIGHT_PER_WORKER, FileScheduler
 from pipeline.ingest.publish import Publication
 from pipeline.ingest.scan import FolderScan, ScannedFile, scan_folder
 from pipeline.ingest.task import TaskResult, failure_rows
-from pipeline.ingest.workers import start_fork_server, unrunnable_main_script
+from pipeline.ingest.workers import prepare_worker, start_fork_server, unrunnable_main_script
 from pipeline.models import DocumentStatus
 from pipeline.rules import Rules
 
@@ -214,7 +214,7 @@ def ingest_folder(
         # The pool outlives the writing: stopped once the last file is done, its shutdown
         # overlaps the last write and the checkpoint instead of following them.
         workers = max(1, min(options.workers, len(plan.to_process)))
-        with pebble.ProcessPool(max_workers=workers, context=context) as pool, open_for_writing(publication.building, db) as connection:
+        with pebble.ProcessPool(max_workers=workers, initializer=prepare_worker, context=context) as pool, open_for_writing(publication.building, db) as connection:
             try:
                 changes = _carry_out(plan, pool, connection, rules, options, progress, summary)
                 _finish(connection, summary, started, clock, rules, changes, previous_run_id)
