@@ -64,17 +64,16 @@ def link(chunks: list[Chunk], sections: list[Section], skip: set[str], paper_tex
 
 
 def _runs(chunks: list[Chunk], skip: set[str]) -> list[list[Chunk]]:
-    """The chunks but those in `skip`, in runs that follow one another in the text with none of
-    `skip` between them: a run's text is searched at once, and the bibliography's not at all."""
-    runs: list[list[Chunk]] = []
-    for previous, chunk in zip([None, *chunks], chunks):
-        if chunk.chunk_id in skip:
-            continue
-        if runs and previous is runs[-1][-1] and previous.char_end <= chunk.char_start:
+    """The chunks but those in `skip`, in runs with none of `skip` between their chunks: a run's
+    text is searched at once (`Pieces`, which also checks that they follow one another in the
+    text), and the bibliography's not at all."""
+    runs: list[list[Chunk]] = [[]]
+    for chunk in chunks:
+        if chunk.chunk_id not in skip:
             runs[-1].append(chunk)
-        else:
-            runs.append([chunk])
-    return runs
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if run]
 
 
 def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> _Targets:

@@ -194,7 +194,8 @@ class Matches:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
         heads = _heads(pattern)
         if heads is not None and self.lowered is not None:
-            return _tried_at(pattern, self.text, _in_ascii(heads), self.lowered)
+            places = _starts_of(_in_ascii(heads), self.lowered)
+            return (match for _, match in _tried_in_pieces(pattern, [(self.text, 0)], [0], places))
         return finditer(pattern, self.text)
 
 
@@ -234,20 +235,29 @@ class Pieces:
                 for match in searched.finditer(pattern):
                     yield index, match
             return
-        index, piece, piece_start, position = -1, "", 0, 0
-        for place in _starts_of(_in_ascii(heads), lowered, self.start):
-            at = bisect.bisect_right(self.starts, place) - 1
-            if at != index:
-                index, (piece, piece_start), position = at, self.pieces[at], 0
-            start = place - piece_start
-            # A head that starts in a piece and runs past its end fails there: every match of
-            # `pattern` in a piece starts with a whole head. Between two pieces lies no match.
-            if start < position or start >= len(piece):
-                continue
-            match = pattern.match(piece, start)
-            if match is not None:
-                yield index, match
-                position = match.end() if match.end() > start else match.end() + 1
+        yield from _tried_in_pieces(pattern, self.pieces, self.starts, _starts_of(_in_ascii(heads), lowered, self.start))
+
+
+def _tried_in_pieces(
+    pattern: re.Pattern[str], pieces: list[tuple[str, int]], starts: list[int], places: list[int]
+) -> Iterator[tuple[int, re.Match[str]]]:
+    """`pattern` tried in the pieces (each text and where it starts, at `starts`) at each of the
+    sorted `places` (in the offsets of the text they are cut from) that no earlier match in its
+    piece covers: (the piece's index, the match)."""
+    index, piece, piece_start, position = -1, "", 0, 0
+    for place in places:
+        at = bisect.bisect_right(starts, place) - 1
+        if at != index:
+            index, (piece, piece_start), position = at, pieces[at], 0
+        start = place - piece_start
+        # A head that starts in a piece and runs past its end fails there: every match of
+        # `pattern` in a piece starts with a whole head. Between two pieces lies no match.
+        if start < position or start >= len(piece):
+            continue
+        match = pattern.match(piece, start)
+        if match is not None:
+            yield index, match
+            position = match.end() if match.end() > start else match.end() + 1
 
 
 def _lowered(text: str) -> bytes | None:
@@ -295,7 +305,7 @@ def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
     candidates = _candidates(pattern)
     if candidates is None:
         return pattern.finditer(text)
-    return _tried_at(pattern, text, (candidates,), text)
+    return _tried_at(pattern, text, candidates)
 
 
 def search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -313,32 +323,9 @@ def search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return None
 
 
-def _tried_at(pattern: re.Pattern[str], text: str, places: tuple[re.Pattern, ...], searched: str | bytes) -> Iterator[re.Match[str]]:
-    """`pattern` tried wherever one of `places` matches in `searched` (the text, or a form of it
-    with the same offsets); no match of `pattern` starts anywhere else."""
-    if len(places) == 1:  # most patterns' heads share a first character
-        yield from _tried_at_one(pattern, text, places[0], searched)
-        return
-    position = 0
-    # The next place of each, at or after `position`; searched again only once passed.
-    upcoming = [place.search(searched) for place in places]
-    while starts := [found.start() for found in upcoming if found is not None]:
-        start = min(starts)
-        match = pattern.match(text, start)
-        if match is None:
-            position = start + 1
-        else:
-            yield match
-            position = match.end() if match.end() > match.start() else match.end() + 1
-        upcoming = [
-            place.search(searched, position) if found is not None and found.start() < position else found
-            for place, found in zip(places, upcoming)
-        ]
-
-
-def _tried_at_one(pattern: re.Pattern[str], text: str, place: re.Pattern, searched: str | bytes) -> Iterator[re.Match[str]]:
-    """`_tried_at` for one place: the same matches, without keeping the next place of several."""
-    found = place.search(searched)
+def _tried_at(pattern: re.Pattern[str], text: str, place: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """`pattern` tried wherever `place` matches in `text`; no match of `pattern` starts anywhere else."""
+    found = place.search(text)
     while found is not None:
         start = found.start()
         match = pattern.match(text, start)
@@ -347,4 +334,4 @@ def _tried_at_one(pattern: re.Pattern[str], text: str, place: re.Pattern, search
         else:
             yield match
             position = match.end() if match.end() > start else match.end() + 1
-        found = place.search(searched, position)
+        found = place.search(text, position)
