@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.chunk.block_index import BlockIndex
+from pipeline.chunk.hanging_indent import lines_at_margin
 from pipeline.chunk.list_items import list_item_spans
 from pipeline.chunk.matches import search
 from pipeline.chunk.sections import SectionNode
@@ -72,6 +73,9 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     )
     if not blocks:
         return trailing_entries(nodes, document, rules)
+    by_layout = by_hanging_indent(blocks, document, rules)
+    if by_layout is not None:
+        return in_number_order(by_layout, document, rules)
     entries: list[EntrySpan] = []
     for block in blocks:
         for start, end in one_a_line(block, _entry_ranges(block, text), document, rules):
@@ -81,6 +85,33 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
     return by_authors(in_number_order(entries, document, rules), text, rules)
+
+
+def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> list[EntrySpan] | None:
+    """A PDF bibliography set with a hanging indent, cut into entries where a line starts at its
+    column's margin (`lines_at_margin`), whatever paragraphs the PDF reader made of it; None
+    where its layout shows no hanging indent, or where its lines at the margin start entries
+    (a label or an author's name) no more often than its indented ones do (an indent that
+    marks each entry's first line instead). A line at the margin that starts with neither
+    carries on the entry before it: page furniture after the last entry, a DOI, a footnote's
+    last line (`See Wang et al. (2020) for details.`), as `by_authors` joins such paragraphs."""
+    text = document.text
+    marked = lines_at_margin([block for block in blocks if _entry_ranges(block, text)], rules.references.hanging_indent)
+    if marked is None:
+        return None
+    opening = [text[line.char_start : line.char_start + rules.references.year_within] for line, _ in marked]
+    named = [_label(item, rules) is not None or _starts_entry(item, rules) for item in opening]
+    at_margin = [named_line for named_line, (_, margin) in zip(named, marked) if margin]
+    indented = [named_line for named_line, (_, margin) in zip(named, marked) if not margin]
+    if sum(at_margin) * len(indented) <= sum(indented) * len(at_margin):
+        return None
+    spans: list[list[int]] = []
+    for (line, margin), named_line in zip(marked, named):
+        if not spans or (margin and named_line):
+            spans.append([line.char_start, line.char_end])
+        else:
+            spans[-1][1] = line.char_end
+    return [EntrySpan(start, end, _label(text[start:end], rules)) for start, end in spans]
 
 
 def one_a_line(block: Block, ranges: list[tuple[int, int]], document: Document, rules: Rules) -> list[tuple[int, int]]:

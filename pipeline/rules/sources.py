@@ -20,6 +20,20 @@ class SentenceRules(RulesModel):
         return [abbreviation.lower() for abbreviation in abbreviations]
 
 
+class HangingIndentRules(RulesModel):
+    """How a PDF bibliography set with a hanging indent is read: an entry starts at a line at its
+    column's margin. Lengths are in the bibliography's line heights (the median of its lines')."""
+
+    min_step: float = Field(default=0.4, gt=0)
+    """Least step between the lines at the margin and the indented ones."""
+    max_indent: float = Field(default=4.0, gt=0)
+    """Widest hanging indent; a line that starts further in is no carried-on line of an entry."""
+    column_gap: float = Field(default=4.0, gt=0)
+    """Lines of a page that start further apart than this are in different columns."""
+    min_lines: int = Field(default=6, ge=2)
+    """Fewer lines than this show no layout to read."""
+
+
 class ReferenceRules(RulesModel):
     """How the bibliography is found and its entries read."""
 
@@ -39,6 +53,7 @@ class ReferenceRules(RulesModel):
     (each with a label or an author, and a year) has them as its bibliography."""
     year_within: int = Field(default=300, ge=20)
     """How far into such an entry (in characters) its year must show."""
+    hanging_indent: HangingIndentRules = Field(default_factory=HangingIndentRules)
 
     @field_validator("label", "numbered")
     @classmethod
