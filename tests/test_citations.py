@@ -130,6 +130,21 @@ def test_a_first_author_with_initials_between_given_name_and_surname_is_that_sur
     assert [c.ref_id for c in chunked.citations] == ["R1", "R2", "R3"]
 
 
+def test_an_organisation_that_authors_an_entry_is_its_first_author_and_is_cited_by_name(rules):
+    source = (
+        "## Introduction\n\nModels grew (OpenAI, 2023) as the report said (World Health Organization, 2010).\n\n"
+        "## References\n\nOpenAI. 2023. GPT-4 technical report.\n\nWorld Health Organization (2010) Global report. Geneva.\n"
+    )
+    chunked = chunk_markdown(source, rules)
+    assert [r.first_author for r in chunked.references] == ["OpenAI", "World Health Organization"]
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("OpenAI, 2023", "R1")]  # a citation names one word
+
+
+def test_authors_written_without_commas_before_the_year_give_no_first_author(rules):
+    source = "## References\n\n1. Koenigswald Wv Braun A Pfeiffer T 2004 Cyanobacteria and seasonal death. Palaios 19.\n"
+    assert [r.first_author for r in chunk_markdown(source, rules).references] == [None]
+
+
 def test_a_citation_that_ends_a_parenthesis_after_prose_is_read_where_it_names_an_entry(rules):
     source = (
         "## Introduction\n\nWork on it (including adaptation, e.g., Daumé, 2007) and (held in Rome, May 2020).\n\n"

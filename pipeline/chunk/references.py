@@ -28,7 +28,7 @@ _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
 # every position of every entry.
 _YEAR = re.compile(r"(?P<year>(?:1[89]|20)(?<![\d./:-]..)\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
 # A name before the year, as an author that is one word or an organisation prints it: `OpenAI. 2023.`
-_NAME_AND_YEAR = re.compile(r"^[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*){0,5}[.,]?\s+\(?(?:1[89]|20)\d\d")
+_NAME_AND_YEAR = re.compile(r"^(?P<name>[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*){0,5})[.,]?\s+\(?(?:1[89]|20)\d\d")
 # How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`.
 _UNFINISHED = re.compile(r"(?:[,;&]|\band)\s*$")
 # Markup a converter wraps around an entry's start, which is no part of its author.
@@ -300,8 +300,19 @@ def _without_number(body: str, label: str | None, rules: Rules) -> str:
 
 
 def _first_author(body: str, rules: Rules) -> str | None:
+    """The first author as `[references] first_author` reads it, or else the name the entry
+    prints alone before its year, as an organisation does (`OpenAI. 2023.`, `World Health
+    Organization (2010)`), so that `(OpenAI, 2023)` finds it. Where initials stand inside that
+    name (`Koenigswald Wv Braun A Pfeiffer T 2004`), it is several authors written without
+    commas, and none is taken for the first."""
     match = rules.references.first_author.match(body)
-    return match["author"].strip() if match else None
+    if match:
+        return match["author"].strip()
+    named = _NAME_AND_YEAR.match(body)
+    if named is None:
+        return None
+    words = named["name"].rstrip(".,").split()
+    return None if any(word.isupper() and len(word) <= 3 for word in words[:-1]) else " ".join(words)
 
 
 def mark_unheaded_bibliography(chunked: ChunkedDocument, entries: list[tuple[int, int]], bibliography: set[str]) -> ChunkedDocument:
