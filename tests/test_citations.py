@@ -130,6 +130,23 @@ def test_a_first_author_with_initials_between_given_name_and_surname_is_that_sur
     assert [c.ref_id for c in chunked.citations] == ["R1", "R2", "R3"]
 
 
+def test_a_narrative_citation_starts_a_word(rules):
+    # `le` is a particle (`le Roux`), and ends `while`.
+    source = "## Introduction\n\nFlows fell, while Bosch (1979) found it in summer.\n\n## References\n\nBosch, J.M., 1979. Treatment effects. SA Forestry Journal 108.\n"
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("Bosch (1979)", "R1")]
+
+
+def test_surnames_whose_accents_a_pdf_printed_apart_are_cited(rules):
+    source = (
+        "## Introduction\n\nAs Saier and F¨arber (2019) did (Baudiˇs and ˇSediv`y, 2015).\n\n## References\n\n"
+        "Tarek Saier and Michael F¨arber. 2019. Bibliometric-enhanced arXiv. In BIR.\n\n"
+        "Petr Baudiˇs and Jan ˇSediv`y. 2015. Modeling of the question answering task. In CLEF.\n"
+    )
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [
+        ("Saier and F¨arber (2019)", "R1"), ("Baudiˇs and ˇSediv`y, 2015", "R2"),
+    ]
+
+
 def test_an_organisation_that_authors_an_entry_is_its_first_author_and_is_cited_by_name(rules):
     source = (
         "## Introduction\n\nModels grew (OpenAI, 2023) as the report said (World Health Organization, 2010).\n\n"
