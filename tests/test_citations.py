@@ -147,6 +147,18 @@ def test_surnames_whose_accents_a_pdf_printed_apart_are_cited(rules):
     ]
 
 
+def test_a_surname_of_two_words_before_the_initials_is_cited_whole(rules):
+    source = "## Introduction\n\nAs shown (De Iaco et al., 2017).\n\n## References\n\n1. De Iaco A Planet E Trono D 2017 DUX-family factors. Nat Genet 49.\n"
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("De Iaco et al., 2017", "R1")]
+
+
+def test_a_first_author_whose_capital_is_accented_is_read_and_cited(rules):
+    source = "## Introduction\n\nAs shown (Östlund et al., 2019).\n\n## References\n\n1. Östlund H, Berg K. 2019. Voles. Mol Ecol 28.\n"
+    chunked = chunk_markdown(source, rules)
+    assert [r.first_author for r in chunked.references] == ["Östlund H"]
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("Östlund et al., 2019", "R1")]
+
+
 def test_an_organisation_that_authors_an_entry_is_its_first_author_and_is_cited_by_name(rules):
     source = (
         "## Introduction\n\nModels grew (OpenAI, 2023) as the report said (World Health Organization, 2010).\n\n"

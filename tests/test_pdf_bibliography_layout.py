@@ -33,6 +33,8 @@ ENTRIES = [
         "Siepel A. 2008. Patterns of positive selection in six mammalian genomes. PLOS Genetics 4:1-17.",
     ],
     ["Muller J, Creevey CJ, Bork P. 2010. AQUA: automated quality improvement for multiple", "sequence alignments. Bioinformatics 26:263-265."],
+    # Its author's initial is accented: a capital all the same.
+    ["Åkesson M, Berg K. 2012. Seasonal selection in northern populations of voles. Mol Ecol", "21:1-12."],
     ["Yang Z. 2007. PAML 4: phylogenetic analysis by maximum likelihood. Mol Biol Evol 24:1586-1591."],
     ["Yang Z, Dos Reis M. 2011. Statistical properties of the branch-site test of positive", "selection. Mol Biol Evol 28:1217-1228."],
 ]
@@ -42,7 +44,8 @@ the entries."""
 _INTRODUCTION = [
     "Positive selection was tested with PAML (Yang, 2007) after each alignment was improved",
     "with AQUA (Muller et al., 2010), and the genomes were compared as before (Kosiol et al., 2008;",
-    "Altschul and Madden, 1997). The workflow ran on Galaxy (Afgan et al., 2016) throughout.",
+    "Altschul and Madden, 1997). The workflow ran on Galaxy (Afgan et al., 2016) throughout, as in voles",
+    "(Åkesson and Berg, 2012).",
 ]
 
 
@@ -99,8 +102,8 @@ def test_the_reader_made_paragraphs_that_are_not_the_entries(paper):
 def test_citations_resolve_to_the_entries_the_layout_cut(paper):
     cited = {(citation.marker, citation.ref_id) for citation in paper.citations}
     assert cited == {
-        ("Yang, 2007", "R5"), ("Muller et al., 2010", "R4"), ("Kosiol et al., 2008", "R3"),
-        ("Altschul and Madden, 1997", "R2"), ("Afgan et al., 2016", "R1"),
+        ("Yang, 2007", "R6"), ("Muller et al., 2010", "R4"), ("Kosiol et al., 2008", "R3"),
+        ("Altschul and Madden, 1997", "R2"), ("Afgan et al., 2016", "R1"), ("Åkesson and Berg, 2012", "R5"),
     }
 
 

@@ -38,7 +38,7 @@ def surname_key(name: str) -> str:
 
 def entry_surname(author: str) -> str:
     """The surname in an entry's first author as written: `Bosch, J.M.` → Bosch, `S. An` → An,
-    `Avery SV` → Avery, `Nicolas Carion` → Carion."""
+    `Avery SV` → Avery, `De Iaco A` → De Iaco, `Nicolas Carion` → Carion."""
     if "," in author:
         return author.split(",", 1)[0]
     words = author.split()
@@ -46,10 +46,10 @@ def entry_surname(author: str) -> str:
     names = [word for word in words if word not in initials]
     if not names:
         return author
-    # `Avery SV`: the initials follow the surname; `S. An`, `Nicolas Carion`, `Frank F Xu`: the surname is
+    # `Avery SV`, `De Iaco A`: the initials follow the surname, all of it; `S. An`, `Nicolas Carion`, `Frank F Xu`: the surname is
     # last, with the particles before it (`Laurens van der Maaten`, cited as `van der Maaten`).
     if initials and words.index(initials[0]) > words.index(names[-1]):
-        return names[0]
+        return " ".join(names)
     start = len(words) - 1
     while start > 1 and words[start - 1].casefold() in _PARTICLES:
         start -= 1

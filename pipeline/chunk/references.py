@@ -28,7 +28,7 @@ _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
 # every position of every entry.
 _YEAR = re.compile(r"(?P<year>(?:1[89]|20)(?<![\d./:-]..)\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
 # A name before the year, as an author that is one word or an organisation prints it: `OpenAI. 2023.`
-_NAME_AND_YEAR = re.compile(r"^(?P<name>[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+[A-Z][\w&.'’´¨˘ˆ˜ˇ˚`-]*){0,5})[.,]?\s+\(?(?:1[89]|20)\d\d")
+_NAME_AND_YEAR = re.compile(r"^(?P<name>[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ][\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ][\w&.'’´¨˘ˆ˜ˇ˚`-]*){0,5})[.,]?\s+\(?(?:1[89]|20)\d\d")
 # How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`.
 _UNFINISHED = re.compile(r"(?:[,;&]|\band)\s*$")
 # Markup a converter wraps around an entry's start, which is no part of its author.
