@@ -262,9 +262,20 @@ def test_numeric_markers_resolve_every_member_to_its_entry(rules, text, cited):
     assert _cited(text, rules) == cited
 
 
-@pytest.mark.parametrize("text", ["Risk 0.9 [95% CI 0.8-1.1].", "In the subgroup (n = 3).", "p < 0.05 [sic].", "Before 2019 it rose."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Risk 0.9 [95% CI 0.8-1.1].", "In the subgroup (n = 3).", "p < 0.05 [sic].", "Before 2019 it rose.",
+        "A weight in the interval [0, 1].", "Shifted by [1, 3] mm at random.", "Turned by [2, 3]° and back.",
+        "The vector [1, 0, 0] is fixed.",
+    ],
+)
 def test_numbers_that_are_not_citations_stay_untouched(rules, text):
     assert _cited(text, rules) == []
+
+
+def test_a_bracket_before_a_symbol_that_is_no_unit_is_a_citation(rules):
+    assert _cited("The entropy is given by [2] S = k ln W.", rules) == [("[2]", "R2")]
 
 
 def test_a_marker_whose_entry_is_missing_is_kept_unresolved_with_why(rules):
