@@ -147,6 +147,16 @@ def test_surnames_whose_accents_a_pdf_printed_apart_are_cited(rules):
     ]
 
 
+def test_two_authors_cite_the_entry_whose_second_author_the_second_is(rules):
+    source = (
+        "## Introduction\n\nRanks form early (Braun and Bugnyar 2012) and in groups (Braun et al. 2012).\n\n## References\n\n"
+        "1. Braun A , Bugnyar T 2012 Social bonds and rank acquisition. Ethology 118.\n"
+        "2. Braun A , Walsdorff T , Fraser ON , Bugnyar T 2012 Socialized sub-groups. Anim Behav 84.\n"
+    )
+    cited = [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations]
+    assert cited == [("Braun and Bugnyar 2012", "R1"), ("Braun et al. 2012", None)]  # `et al.` names no one: both match
+
+
 def test_a_surname_of_two_words_before_the_initials_is_cited_whole(rules):
     source = "## Introduction\n\nAs shown (De Iaco et al., 2017).\n\n## References\n\n1. De Iaco A Planet E Trono D 2017 DUX-family factors. Nat Genet 49.\n"
     assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("De Iaco et al., 2017", "R1")]

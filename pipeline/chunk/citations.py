@@ -232,8 +232,27 @@ def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibl
             entries = [entry for entry in entries if entry.year == year]
         if len(entries) > 1 and second:
             entries = [entry for entry in entries if surname_key(second) in surname_key(entry.text[:200])]
+            # `Braun and Bugnyar 2012` cites the entry of two whose second author Bugnyar is, not
+            # the one of four Bugnyar ends (`Braun A, Walsdorff T, Fraser ON, Bugnyar T`).
+            seconds = [entry for entry in entries if _second_author_is(entry, surname_key(second))]
+            entries = seconds if seconds else entries
         found.append(_resolved(chunk, start, end, entries, CitationResolution.author_year, f"{citation['first']} {year}"))
     return found
+
+
+_BEFORE_SECOND_AUTHOR = re.compile(r"^[\s,;&.]*(?:and\s+)?")
+_AFTER_AUTHOR = re.compile(r",|;|&|\band\b|\(|\d")
+
+
+def _second_author_is(entry: Reference, surname: str) -> bool:
+    """Whether the author the entry names after its first has `surname` (as `surname_key` gives it)."""
+    start = entry.text.find(entry.first_author) if entry.first_author else -1
+    if start < 0:
+        return False
+    rest = entry.text[start + len(entry.first_author) : start + len(entry.first_author) + 120]
+    rest = rest[_BEFORE_SECOND_AUTHOR.match(rest).end() :]
+    end = _AFTER_AUTHOR.search(rest)
+    return surname in surname_key(rest[: end.start() if end else len(rest)])
 
 
 def _resolved(chunk: Chunk, start: int, end: int, entries: list[Reference], how: CitationResolution, member: str) -> Citation:
