@@ -277,7 +277,7 @@ def test_numeric_markers_resolve_every_member_to_its_entry(rules, text, cited):
     [
         "Risk 0.9 [95% CI 0.8-1.1].", "In the subgroup (n = 3).", "p < 0.05 [sic].", "Before 2019 it rose.",
         "A weight in the interval [0, 1].", "Shifted by [1, 3] mm at random.", "Turned by [2, 3]° and back.",
-        "The vector [1, 0, 0] is fixed.",
+        "The vector [1, 0, 0] is fixed.", "It rose (F[1,3] = 8.42, p = 0.04).",
     ],
 )
 def test_numbers_that_are_not_citations_stay_untouched(rules, text):
