@@ -8,6 +8,7 @@ show where each entry starts.
 from __future__ import annotations
 
 import statistics
+from collections import defaultdict
 from itertools import pairwise
 
 from pipeline.models import Block, TextBox
@@ -37,9 +38,12 @@ def lines_at_margin(blocks: list[Block], rules: HangingIndentRules) -> list[tupl
 def _indents(lines: list[TextBox], column_gap: float) -> list[float]:
     """How far each line starts right of its column's margin: the leftmost start among the
     page's lines that start within `column_gap` of one another (one column's)."""
+    starts_by_page: dict[int, set[float]] = defaultdict(set)
+    for line in lines:
+        starts_by_page[line.page].add(line.x0)
     margins: dict[tuple[int, float], float] = {}
-    for page in {line.page for line in lines}:
-        starts = sorted({line.x0 for line in lines if line.page == page})
+    for page, starts_on_page in starts_by_page.items():
+        starts = sorted(starts_on_page)
         margin = previous = starts[0]
         for start in starts:
             if start - previous > column_gap:  # the next column
