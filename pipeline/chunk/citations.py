@@ -46,8 +46,9 @@ def entry_surname(author: str) -> str:
     names = [word for word in words if word not in initials]
     if not names:
         return author
-    # `Avery SV`, `De Iaco A`: the initials follow the surname, all of it; `S. An`, `Nicolas Carion`, `Frank F Xu`: the surname is
-    # last, with the particles before it (`Laurens van der Maaten`, cited as `van der Maaten`).
+    # `Avery SV`, `De Iaco A`: the initials follow the surname, all of it. `S. An`, `Nicolas
+    # Carion`, `Frank F Xu`: the surname is last, with the particles before it (`Laurens van der
+    # Maaten`, cited as `van der Maaten`).
     if initials and words.index(initials[0]) > words.index(names[-1]):
         return " ".join(names)
     start = len(words) - 1

@@ -27,10 +27,10 @@ def lines_at_margin(blocks: list[Block], rules: HangingIndentRules) -> list[tupl
     if threshold is None:
         return None
     at_margin = [indent < threshold for indent in indents]
-    indented = len(lines) - sum(at_margin)
+    at_margin_count = sum(at_margin)
     # Most entries run over two lines or more: a bibliography whose lines start at the margin all
     # but a few (a stray line, a wrapped URL) is not set with a hanging indent.
-    if sum(at_margin) < 2 or 2 * indented < sum(at_margin):
+    if at_margin_count < 2 or 2 * (len(lines) - at_margin_count) < at_margin_count:
         return None
     return list(zip(lines, at_margin))
 

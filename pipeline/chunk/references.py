@@ -27,10 +27,16 @@ _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
 # starts with them and `re` skips ahead to each `1` or `2`: a look-behind first, it would try
 # every position of every entry.
 _YEAR = re.compile(r"(?P<year>(?:1[89]|20)(?<![\d./:-]..)\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
+# A capital, as the rules' `first_author` has it: one of Latin's, accented ones included.
+_CAPITAL = "[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ]"
 # A name before the year, as an author that is one word or an organisation prints it: `OpenAI. 2023.`
-_NAME_AND_YEAR = re.compile(r"^(?P<name>[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ][\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ][\w&.'’´¨˘ˆ˜ˇ˚`-]*){0,5})[.,]?\s+\(?(?:1[89]|20)\d\d")
+_NAME_AND_YEAR = re.compile(
+    rf"^(?P<name>{_CAPITAL}[\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+{_CAPITAL}[\w&.'’´¨˘ˆ˜ˇ˚`-]*){{0,5}})[.,]?\s+\(?(?:1[89]|20)\d\d"
+)
 # How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`.
 _UNFINISHED = re.compile(r"(?:[,;&]|\band)\s*$")
+# The blocks a bibliography's entries are read from: a list's items, or the block whole.
+_ENTRY_KINDS = frozenset({BlockKind.list, BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote})
 # Markup a converter wraps around an entry's start, which is no part of its author.
 _LEADING_MARKUP = re.compile(r"[\s*_`]+")
 
@@ -96,7 +102,7 @@ def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> 
     carries on the entry before it: page furniture after the last entry, a DOI, a footnote's
     last line (`See Wang et al. (2020) for details.`), as `by_authors` joins such paragraphs."""
     text = document.text
-    marked = lines_at_margin([block for block in blocks if _entry_ranges(block, text)], rules.references.hanging_indent)
+    marked = lines_at_margin([block for block in blocks if block.kind in _ENTRY_KINDS], rules.references.hanging_indent)
     if marked is None:
         return None
     opening = [text[line.char_start : line.char_start + rules.references.year_within] for line, _ in marked]
@@ -230,7 +236,7 @@ def _reads_as_entry(item: str, rules: Rules) -> bool:
 def _entry_ranges(block: Block, text: str) -> list[tuple[int, int]]:
     if block.kind == BlockKind.list:
         return list_item_spans(text, block.char_start, block.char_end)
-    if block.kind in (BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote):
+    if block.kind in _ENTRY_KINDS:
         return [(block.char_start, block.char_end)]
     return []  # a table, code or maths in a bibliography holds no entry the pipeline can read
 
