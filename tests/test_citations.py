@@ -99,6 +99,23 @@ def test_a_paragraph_without_a_number_in_a_numbered_bibliography_carries_on_the_
     ]
 
 
+
+SUPPLEMENTED = (
+    "## Introduction\n\nAs [2] says.\n\n## References\n\n1 Smith, J. (2020) One.\n\n2 Lee, K. (2019) Two.\n\n"
+    "3 Park, S. (2018) Three.\n\n## Supplementary data\n\nA method we ran.\n\n## References\n\n{second}"
+)
+
+
+def test_a_second_bibliography_with_unnumbered_entries_is_not_the_last_entry_of_the_first(rules):
+    references = chunk_markdown(SUPPLEMENTED.format(second="Wei, L. (1991) Four.\n"), rules).references
+    assert [r.text for r in references] == ["1 Smith, J. (2020) One.", "2 Lee, K. (2019) Two.", "3 Park, S. (2018) Three.", "Wei, L. (1991) Four."]
+
+
+def test_a_second_bibliography_numbered_from_one_again_is_a_list_of_its_own(rules):
+    second = "1 Wei, L. (1991) Four.\n\n2 Bern, M. (1992) Five.\n"
+    references = chunk_markdown(SUPPLEMENTED.format(second=second), rules).references
+    assert [(r.ref_id, r.label, r.first_author) for r in references][3:] == [("R4", "1", "Wei, L."), ("R5", "2", "Bern, M.")]
+
 def test_a_paragraph_that_starts_with_no_name_in_an_author_year_bibliography_carries_on_the_entry_before(rules):
     source = (
         "## References\n\nKosiol C, Vinar T, Siepel A.\n\n2008. Patterns of selection. PLOS Genetics 4.\n\n"
@@ -413,3 +430,9 @@ def test_citations_resolve_as_the_jats_articles_say(rules):
     # 0.995 and 0.996 when measured; the floors sit just under.
     score = score_jats_md(shared_corpus(), rules)
     assert score.precision >= 0.99 and score.recall >= 0.99, f"precision {score.precision:.3f}, recall {score.recall:.3f}"
+
+
+def test_a_number_cites_the_entry_of_the_first_list_after_it(rules):
+    second = "1 Wei, L. (1991) Four.\n\n2 Bern, M. (1992) Five.\n"
+    source = SUPPLEMENTED.format(second=second).replace("A method we ran.", "A method [2] we ran.")
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("[2]", "R2"), ("[2]", "R5")]

@@ -62,12 +62,27 @@ class _Bibliography:
 
     def __init__(self, references: list[Reference]) -> None:
         self.references = references
-        by_label: dict[str, list[Reference]] = defaultdict(list)
+        # A paper may print several numbered lists (its own, then a supplement's, numbered from
+        # 1 again): a number cites an entry of the first list after the marker, or of the last.
+        lists: list[dict[str, list[Reference]]] = [defaultdict(list)]
+        self.list_starts = [references[0].char_start if references else 0]
         for reference in references:
-            if reference.label:
-                by_label[reference.label.strip("[]().")].append(reference)
-        self.by_label = dict(by_label)
+            if not reference.label:
+                continue
+            label = reference.label.strip("[]().")
+            if label == "1" and lists[-1]:
+                lists.append(defaultdict(list))
+                self.list_starts.append(reference.char_start)
+            lists[-1][label].append(reference)
+        self.lists = [dict(by_label) for by_label in lists]
+        self.by_label = self.lists[0] if len(self.lists) == 1 else {label: entries for by_label in self.lists for label, entries in by_label.items()}
         self.by_id = {reference.ref_id: reference for reference in references}
+
+    def labels_for(self, chunk: Chunk) -> dict[str, list[Reference]]:
+        """The entries by label that a number in `chunk` cites: those of the first list after it."""
+        if len(self.lists) == 1:
+            return self.lists[0]
+        return self.lists[min(bisect.bisect_left(self.list_starts, chunk.char_start), len(self.lists) - 1)]
 
     @cached_property
     def by_author_year(self) -> dict[tuple[str, str], list[Reference]]:
@@ -129,13 +144,14 @@ def _members(written: str, limit: int) -> list[str] | None:
 def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
     found = []
     matches = list(pattern.finditer(chunk.text))
+    labels = bibliography.labels_for(chunk) if matches else {}
     for match, following in zip(matches, [*matches[1:], None]):
         members = _members(match["members"], rules.max_range)
         if members is None:
             continue
         start, end = match.span()
         for member in members:
-            entries = bibliography.by_label.get(member, [])
+            entries = labels.get(member, [])
             found.append(_resolved(chunk, start, end, entries, CitationResolution.number, f"number {member}"))
         # Only a dash between them, matched in place: the text between two markers may be long.
         if following is not None and _RANGE.fullmatch(chunk.text, end, following.start()):
@@ -148,8 +164,9 @@ def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliograp
     low, high = _members(first["members"], rules.max_range), _members(last["members"], rules.max_range)
     if not low or not high or not (low[-1].isdigit() and high[0].isdigit()) or not 0 < int(high[0]) - int(low[-1]) < rules.max_range:
         return []
+    labels = bibliography.labels_for(chunk)
     return [
-        _resolved(chunk, first.start(), last.end(), bibliography.by_label.get(str(number), []), CitationResolution.number, f"number {number}")
+        _resolved(chunk, first.start(), last.end(), labels.get(str(number), []), CitationResolution.number, f"number {number}")
         for number in range(int(low[-1]) + 1, int(high[0]))
     ]
 

@@ -66,10 +66,11 @@ def _citations_of(chunk: Chunk, start: int, end: int, bibliography: _Bibliograph
     if end < len(text) and text[end].isalnum():
         return []  # `¹H`, `¹³C`: a prefix of the word it stands before
     members = _members(marker["members"], rules.max_range)
-    if not members or not all(member in bibliography.by_label for member in members):
+    labels = bibliography.labels_for(chunk)
+    if not members or not all(member in labels for member in members):
         return []  # a number beyond the bibliography is an exponent or a residue number
     return [
-        _resolved(chunk, start, end, bibliography.by_label[member], CitationResolution.number, f"superscript {member}")
+        _resolved(chunk, start, end, labels[member], CitationResolution.number, f"superscript {member}")
         for member in members
     ]
 

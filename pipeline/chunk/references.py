@@ -79,9 +79,12 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     )
     if not blocks:
         return trailing_entries(nodes, document, rules)
+    # Where each bibliography section's text starts: a second one (a supplement's, a chapter's)
+    # may number its entries from 1 again.
+    list_starts = sorted({node.body[0].char_start for node in bibliography_nodes(nodes, rules) if node.body})
     by_layout = by_hanging_indent(blocks, document, rules)
     if by_layout is not None:
-        return in_number_order(by_layout, document, rules)
+        return in_number_order(by_layout, document, rules, list_starts)
     entries: list[EntrySpan] = []
     for block in blocks:
         for start, end in one_a_line(block, _entry_ranges(block, text), document, rules):
@@ -90,7 +93,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
-    return by_authors(in_number_order(entries, document, rules), text, rules)
+    return by_authors(in_number_order(entries, document, rules, list_starts), text, rules)
 
 
 def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> list[EntrySpan] | None:
@@ -144,31 +147,43 @@ def _line_starts_inside(document: Document, start: int, end: int) -> list[int]:
     return starts[bisect.bisect_right(starts, start) : bisect.bisect_left(starts, end)]
 
 
-def in_number_order(entries: list[EntrySpan], document: Document, rules: Rules) -> list[EntrySpan]:
+def in_number_order(entries: list[EntrySpan], document: Document, rules: Rules, list_starts: list[int] = ()) -> list[EntrySpan]:
     """A numbered bibliography's entries by their numbers: where the entries' numbers (`[12]`,
     `12.`, `(12)`, `12 `) run 1, 2, 3, … for most of them, an entry is cut where a line of it
     starts with the next number (entries set one a line, which normalize joined), and a
     paragraph that starts with no number of the run carries on the entry before it (an entry
-    broken across a column or a page). Elsewhere the entries are left as they are."""
+    broken across a column or a page). Elsewhere the entries are left as they are.
+
+    No entry carries on into another bibliography section (at one of `list_starts`, after the
+    first): there, a supplement's or a chapter's list begins, which may number its entries from
+    1 again."""
     numbered, text = rules.references.numbered, document.text
-    pieces: list[tuple[EntrySpan, bool]] = []  # each with whether its number is the next of the run
-    last = 0
+    pieces: list[tuple[EntrySpan, bool]] = []  # each with whether it starts an entry
+    last = in_runs = 0
+    sections_after = iter(list_starts[1:])
+    next_section = next(sections_after, None)
     for entry in entries:
         number = _number(entry.label, text[entry.char_start : entry.char_end], numbered)
         start, label, in_run = entry.char_start, entry.label, number == last + 1
+        new_section = next_section is not None and entry.char_start >= next_section
+        while next_section is not None and entry.char_start >= next_section:
+            next_section = next(sections_after, None)
+        if new_section and number == 1:
+            in_run = True
         if in_run:
-            label, last = str(number), number
+            label, last, in_runs = str(number), number, in_runs + 1
+        opens = in_run or new_section
         for line_start in _line_starts_inside(document, start, entry.char_end):
             line = text[line_start : entry.char_end]
             if _number(_label(line, rules), line, numbered) == last + 1:
-                pieces.append((EntrySpan(start, len(text[:line_start].rstrip()), label), in_run))
-                start, label, in_run, last = line_start, str(last + 1), True, last + 1
-        pieces.append((EntrySpan(start, entry.char_end, label), in_run))
-    if last < 2 or 2 * last < len(pieces):
+                pieces.append((EntrySpan(start, len(text[:line_start].rstrip()), label), opens))
+                start, label, opens, last, in_runs = line_start, str(last + 1), True, last + 1, in_runs + 1
+        pieces.append((EntrySpan(start, entry.char_end, label), opens))
+    if in_runs < 2 or 2 * in_runs < len(pieces):
         return entries
     ordered: list[EntrySpan] = []
-    for piece, in_run in pieces:
-        if not in_run and ordered:  # no number of the run: the entry before goes on here
+    for piece, starts_entry in pieces:
+        if not starts_entry and ordered:  # no number of the run: the entry before goes on here
             ordered[-1] = EntrySpan(ordered[-1].char_start, piece.char_end, ordered[-1].label)
         else:
             ordered.append(piece)
