@@ -100,6 +100,34 @@ def test_a_paragraph_without_a_number_in_a_numbered_bibliography_carries_on_the_
 
 
 
+BACK_MATTER = (
+    "# Barriers to quality improvement in rural hospitals\n\n## References\n\n1. Park J. One. 2019\n\n"
+    "2. Lee H. Two. 2020\n\n{last}\n\nSubmit your next manuscript and take full advantage of open access.\n"
+)
+
+
+def test_the_papers_own_citation_after_the_last_entry_is_no_part_of_it(rules):
+    last = "3. Kim S. Three. 2021\n\ndoi:10.1186/1472-6963-14-1 Cite this article as: Duah et al.: Barriers to quality improvement in rural hospitals. BMC 2014"
+    references = chunk_markdown(BACK_MATTER.format(last=last), rules).references
+    assert [(r.text, r.doi) for r in references][2:] == [("3. Kim S. Three. 2021", None)]
+
+
+def test_a_running_head_with_the_papers_doi_after_a_bibliographys_last_entry_is_no_part_of_it(rules):
+    source = (
+        "# A study\n\nClinical Science (2014) doi: 10.1042/CS20130403\n\n## Methods\n\nWe did it.\n\n"
+        "## References\n\n1. Park J. One. 2019\n\n2. Lee H. Two. 2020\n\nClinical Science (2014) doi: 10.1042/CS20130403\n\n"
+        "## Supplementary data\n\nMore.\n\n## References\n\n1. Kim S. Three. 2021\n"
+    )
+    references = chunk_markdown(source, rules).references
+    assert [(r.text, r.doi) for r in references] == [("1. Park J. One. 2019", None), ("2. Lee H. Two. 2020", None), ("1. Kim S. Three. 2021", None)]
+
+
+def test_an_entry_that_cites_the_papers_earlier_version_keeps_its_title(rules):
+    last = "3. Duah A. Barriers to quality improvement in rural hospitals. Preprint 2013"
+    references = chunk_markdown(BACK_MATTER.format(last=last), rules).references
+    assert references[-1].text.startswith(last)
+
+
 SUPPLEMENTED = (
     "## Introduction\n\nAs [2] says.\n\n## References\n\n1 Smith, J. (2020) One.\n\n2 Lee, K. (2019) Two.\n\n"
     "3 Park, S. (2018) Three.\n\n## Supplementary data\n\nA method we ran.\n\n## References\n\n{second}"

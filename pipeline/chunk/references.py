@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipeline.chunk.block_index import BlockIndex
@@ -39,6 +40,10 @@ _UNFINISHED = re.compile(r"(?:[,;&]|\band)\s*$")
 _ENTRY_KINDS = frozenset({BlockKind.list, BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote})
 # Markup a converter wraps around an entry's start, which is no part of its author.
 _LEADING_MARKUP = re.compile(r"[\s*_`]+")
+_PARAGRAPH_BREAK = re.compile(r"\s*\n\n\s*")
+_TITLE_KEY_LENGTH = 30
+"""Letters and digits of the paper's title looked for in the back matter: enough that no entry's
+text holds them by chance, few enough that a title the PDF reader broke off still matches."""
 
 
 def _without_leading_markup(text: str) -> str:
@@ -84,7 +89,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     list_starts = sorted({node.body[0].char_start for node in bibliography_nodes(nodes, rules) if node.body})
     by_layout = by_hanging_indent(blocks, document, rules)
     if by_layout is not None:
-        return in_number_order(by_layout, document, rules, list_starts)
+        return before_own_citation(in_number_order(by_layout, document, rules, list_starts), document, list_starts)
     entries: list[EntrySpan] = []
     for block in blocks:
         for start, end in one_a_line(block, _entry_ranges(block, text), document, rules):
@@ -93,7 +98,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
-    return by_authors(in_number_order(entries, document, rules, list_starts), text, rules)
+    return before_own_citation(by_authors(in_number_order(entries, document, rules, list_starts), text, rules), document, list_starts)
 
 
 def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> list[EntrySpan] | None:
@@ -145,6 +150,49 @@ def _line_starts_inside(document: Document, start: int, end: int) -> list[int]:
     """The line starts of `Document.line_starts` inside `(start, end)`."""
     starts = document.line_starts
     return starts[bisect.bisect_right(starts, start) : bisect.bisect_left(starts, end)]
+
+
+def before_own_citation(entries: list[EntrySpan], document: Document, list_starts: list[int]) -> list[EntrySpan]:
+    """The entries, the last of each bibliography section (`list_starts`) ending before a
+    paragraph of it (not its first) that prints the paper's own title, or the DOI its front
+    matter prints: the back matter after a bibliography (`Cite this article as: …`, a running
+    head with the paper's DOI, the publisher's notices), which a paragraph that starts no entry
+    had carried on. An entry that cites the paper's own earlier version prints the title in its
+    first paragraph, and keeps it."""
+    if not entries:
+        return entries
+    text = document.text
+    title = _title_key(document.title or "")[:_TITLE_KEY_LENGTH]
+    front_end = next((block.char_start for block in document.blocks if block.kind is BlockKind.heading and (block.level or 1) > 1), 0)
+    own_dois = {doi.rstrip(".,;)]") for doi in _DOI.findall(text, 0, min(front_end, entries[0].char_start))}
+    if len(title) < _TITLE_KEY_LENGTH and not own_dois:
+        return entries
+
+    def prints_own(printed: str) -> bool:
+        return (len(title) == _TITLE_KEY_LENGTH and title in _title_key(printed)) or any(doi in printed for doi in own_dois)
+
+    ends = [*(entry.char_start for entry in entries[1:]), len(text)]
+    cut = []
+    for entry, following_start in zip(entries, ends):
+        if any(entry.char_start < start <= following_start for start in list_starts) or following_start == len(text):
+            entry = _before_paragraph(entry, text, prints_own)
+        cut.append(entry)
+    return cut
+
+
+def _before_paragraph(entry: EntrySpan, text: str, ends_it: Callable[[str], bool]) -> EntrySpan:
+    """`entry`, ending before its first paragraph after the first for which `ends_it` holds."""
+    for paragraph in _PARAGRAPH_BREAK.finditer(text, entry.char_start, entry.char_end):
+        following = text.find("\n\n", paragraph.end(), entry.char_end)
+        if ends_it(text[paragraph.end() : following if following >= 0 else entry.char_end]):
+            return EntrySpan(entry.char_start, paragraph.start(), entry.label)
+    return entry
+
+
+def _title_key(text: str) -> str:
+    """A title as it is looked for: lower case, letters and digits only, so that a title broken
+    at a line's end with a hyphen, or spaced otherwise, still matches."""
+    return "".join(filter(str.isalnum, text.casefold()))
 
 
 def in_number_order(entries: list[EntrySpan], document: Document, rules: Rules, list_starts: list[int] = ()) -> list[EntrySpan]:
