@@ -221,7 +221,7 @@ def test_an_organisation_that_authors_an_entry_is_its_first_author_and_is_cited_
     )
     chunked = chunk_markdown(source, rules)
     assert [r.first_author for r in chunked.references] == ["OpenAI", "World Health Organization"]
-    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("OpenAI, 2023", "R1")]  # a citation names one word
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("OpenAI, 2023", "R1"), ("World Health Organization, 2010", "R2")]
 
 
 def test_authors_written_without_commas_before_the_year_give_no_first_author(rules):
@@ -464,3 +464,11 @@ def test_a_number_cites_the_entry_of_the_first_list_after_it(rules):
     second = "1 Wei, L. (1991) Four.\n\n2 Bern, M. (1992) Five.\n"
     source = SUPPLEMENTED.format(second=second).replace("A method we ran.", "A method [2] we ran.")
     assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("[2]", "R2"), ("[2]", "R5")]
+
+
+def test_a_capitalised_phrase_before_a_year_is_no_citation_where_no_entry_is_its_author(rules):
+    source = (
+        "## Introduction\n\nRates fell (In March, 2020; World Health Organization, 2010).\n\n"
+        "## References\n\nWorld Health Organization (2010) Global report. Geneva.\n\nPark, J. (2019) One.\n"
+    )
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("World Health Organization, 2010", "R1")]

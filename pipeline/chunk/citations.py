@@ -95,6 +95,16 @@ class _Bibliography:
         return dict(by_author_year)
 
     @cached_property
+    def by_whole_author_year(self) -> dict[tuple[str, str], list[Reference]]:
+        """Entries by the whole of a first author written without a comma (an organisation:
+        `World Health Organization`) and year."""
+        by_whole: dict[tuple[str, str], list[Reference]] = defaultdict(list)
+        for reference in self.references:
+            if reference.first_author and reference.year and "," not in reference.first_author and " " in reference.first_author:
+                by_whole[(surname_key(reference.first_author), reference.year[:4])].append(reference)
+        return dict(by_whole)
+
+    @cached_property
     def surnames(self) -> set[str]:
         return {surname for surname, _ in self.by_author_year}
 
@@ -194,7 +204,9 @@ def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules
             start = offset + part.start() + (len(part.group()) - len(part.group().lstrip()))
             end = offset + part.start() + len(part.group().rstrip())
             if citation is None:
-                found += _after_prose(chunk, start, end, bibliography, rules)
+                found += _by_organisation(chunk, part.group().strip(), start, end, bibliography, rules) or _after_prose(
+                    chunk, start, end, bibliography, rules
+                )
                 continue
             found += _by_author(chunk, citation, start, end, bibliography)
     for match in _narrative(chunk.text, rules.narrative):
@@ -209,6 +221,24 @@ def _holds_one(places: list[int], start: int, end: int) -> bool:
     """Whether one of the sorted `places` is in `[start, end)`."""
     index = bisect.bisect_left(places, start)
     return index < len(places) and places[index] < end
+
+
+def _by_organisation(chunk: Chunk, part: str, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+    """`World Health Organization, 2010`: the citation of an author of several words, where the
+    whole of it is the first author of an entry of every year it names (a capitalised phrase
+    before a year, `In March 2020`, is often none)."""
+    citation = rules.organisation.match(part)
+    if citation is None:
+        return []
+    author = surname_key(citation["first"])
+    years = _MEMBERS.split(citation["years"])
+    entries = [bibliography.by_whole_author_year.get((author, year[:4]), []) for year in years]
+    if not all(entries):
+        return []
+    return [
+        _resolved(chunk, start, end, [entry for entry in listed if not year[4:] or entry.year == year], CitationResolution.author_year, f"{citation['first']} {year}")
+        for year, listed in zip(years, entries)
+    ]
 
 
 def _after_prose(chunk: Chunk, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:

@@ -92,6 +92,16 @@ class CitationRules(RulesModel):
     equations: Pattern
     """A mention of a numbered equation (`Eq. (3)`): where the paper has one, numbers in
     parentheses are equations, not citations."""
+    organisation: Pattern = Field(
+        default=(
+            r"^(?P<first>(?-i:[A-Z])[\w.&'’-]*(?:\s+(?:(?-i:[A-Z])[\w.&'’-]*|of|for|and|on|the|in|&)){1,9}),?\s+"
+            r"(?P<years>{year}(?:\s*,\s*{year})*)$"
+        ),
+        validate_default=True,
+    )
+    """A citation of a parenthesis's list by an author of several words, an organisation
+    (`World Health Organization, 2010`): groups `first`, `years`. Counted only where `first`,
+    whole, is the first author of an entry of that year."""
     superscript: Pattern = Field(default=r"(?P<members>\d{1,3}(?:\s*[-–—,]\s*\d{1,3})*)")
     """A PDF's superscript that can be a citation, whole (`3`, `3,5`, `3–7`), its members in a
     group `members`; what else it may be is told by `superscript_not_after` and the bibliography."""
@@ -107,7 +117,7 @@ class CitationRules(RulesModel):
         compile_pattern(fragment)
         return fragment
 
-    @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", "superscript", mode="before")
+    @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", "organisation", "superscript", mode="before")
     @classmethod
     def _fill_in_fragments(cls, template: object, info: ValidationInfo) -> object:
         if isinstance(template, str):
