@@ -136,10 +136,16 @@ def group_files(files: Sequence[PlannedFile], files_per_task: int) -> list[list[
     return [group for group in groups if group]
 
 
+# Each worker of a Ray the pipeline starts or joins is prepared as a pool worker is: the
+# garbage collector leaves the stages' modules alone and runs less often (`prepare_worker`).
+RAY_RUNTIME_ENV = {"worker_process_setup_hook": "pipeline.ingest.workers.prepare_ray_worker"}
+
+
 @contextmanager
 def connected_to_ray(address: str | None, cpus: int) -> Iterator[int]:
     """Ray, joined at `address` (`auto`, `HOST:PORT`) or started here with `cpus` CPUs (None);
-    gives the cluster's CPUs. One the caller has started already is used as it is."""
+    gives the cluster's CPUs. One the caller has started already is used as it is, its workers
+    as its runtime environment sets them up (`RAY_RUNTIME_ENV` prepares them as pool workers)."""
     try:
         import ray
     except ImportError:
@@ -152,7 +158,7 @@ def connected_to_ray(address: str | None, cpus: int) -> Iterator[int]:
         try:
             ray.init(
                 address=address, num_cpus=None if address else cpus, include_dashboard=False,
-                log_to_driver=False, logging_level=logging.WARNING,
+                log_to_driver=False, logging_level=logging.WARNING, runtime_env=RAY_RUNTIME_ENV,
             )
         except (ConnectionError, RuntimeError, ValueError) as error:
             where = f"the Ray cluster at {address}" if address else "a local Ray"

@@ -11,6 +11,7 @@ command line's own instead of after it.
 from __future__ import annotations
 
 import gc
+import importlib
 import multiprocessing
 import multiprocessing.context
 import multiprocessing.forkserver
@@ -22,7 +23,8 @@ from types import ModuleType
 
 # Imported once by the server, so each worker starts with the stages and the pool's worker loop
 # loaded. Not `pipeline.ingest.run`, which imports DuckDB that no worker uses.
-_PRELOADED_MODULES = ["pipeline.ingest.task", "pebble"]
+_STAGES = "pipeline.ingest.task"
+_PRELOADED_MODULES = [_STAGES, "pebble"]
 
 
 # A worker makes hundreds of thousands of small objects a paper (records, matches, tuples) that
@@ -38,6 +40,13 @@ def prepare_worker() -> None:
     (`gc.freeze`), and its young objects are collected every `_NEW_OBJECTS_PER_COLLECTION`."""
     gc.freeze()
     gc.set_threshold(_NEW_OBJECTS_PER_COLLECTION, *gc.get_threshold()[1:])
+
+
+def prepare_ray_worker() -> None:
+    """A Ray worker's `worker_process_setup_hook` (run once, as the worker process starts): the
+    stages imported, so that they are among the objects frozen, then `prepare_worker`."""
+    importlib.import_module(_STAGES)
+    prepare_worker()
 
 
 def preloaded_modules(loaded: Collection[str]) -> list[str]:
