@@ -75,6 +75,8 @@ class _Bibliography:
                 self.list_starts.append(reference.char_start)
             lists[-1][label].append(reference)
         self.lists = [dict(by_label) for by_label in lists]
+        # Every label any list prints, for what is asked of the whole bibliography (is it
+        # numbered?); a number is looked up in one list (`labels_for`).
         self.by_label = self.lists[0] if len(self.lists) == 1 else {label: entries for by_label in self.lists for label, entries in by_label.items()}
         self.by_id = {reference.ref_id: reference for reference in references}
 
