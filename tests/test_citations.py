@@ -253,6 +253,17 @@ def test_entries_that_end_a_paper_without_a_heading_are_its_bibliography(rules):
     assert [(c.marker, c.ref_id) for c in chunked.citations] == [("Etzioni (2011)", "R1"), ("Park and Lee (2019)", "R2")]
 
 
+def test_entries_without_a_heading_are_found_before_the_back_matter_that_ends_the_paper(rules):
+    source = (
+        "# Open information extraction from the web at scale\n\n" + UNHEADED
+        + "Cite this article as: Silva et al.: Open information extraction from the web at scale. J 2021.\n\n"
+        + "Submit your next manuscript and take full advantage of open access.\n"
+    )
+    chunked = chunk_markdown(source, rules)
+    assert [r.first_author for r in chunked.references] == ["Oren Etzioni", "Jin Park", "Ana Silva", "Bo Chen", "Eva Roth"]
+    assert chunked.references[-1].text == "Eva Roth. 2017. A title. In Proceedings."
+
+
 def test_a_short_closing_list_with_years_is_no_bibliography(rules):
     source = "## Conclusion\n\n1. Kim S found it in 2019.\n2. Lee H found it in 2020.\n3. Park J in 2021.\n"
     assert chunk_markdown(source, rules).references == []

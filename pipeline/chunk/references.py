@@ -159,18 +159,10 @@ def before_own_citation(entries: list[EntrySpan], document: Document, list_start
     head with the paper's DOI, the publisher's notices), which a paragraph that starts no entry
     had carried on. An entry that cites the paper's own earlier version prints the title in its
     first paragraph, and keeps it."""
-    if not entries:
+    prints_own = _own_marks(document, entries[0].char_start) if entries else None
+    if prints_own is None:
         return entries
     text = document.text
-    title = _title_key(document.title or "")[:_TITLE_KEY_LENGTH]
-    front_end = next((block.char_start for block in document.blocks if block.kind is BlockKind.heading and (block.level or 1) > 1), 0)
-    own_dois = {doi.rstrip(".,;)]") for doi in _DOI.findall(text, 0, min(front_end, entries[0].char_start))}
-    if len(title) < _TITLE_KEY_LENGTH and not own_dois:
-        return entries
-
-    def prints_own(printed: str) -> bool:
-        return (len(title) == _TITLE_KEY_LENGTH and title in _title_key(printed)) or any(doi in printed for doi in own_dois)
-
     ends = [*(entry.char_start for entry in entries[1:]), len(text)]
     cut = []
     for entry, following_start in zip(entries, ends):
@@ -178,6 +170,26 @@ def before_own_citation(entries: list[EntrySpan], document: Document, list_start
             entry = _before_paragraph(entry, text, prints_own)
         cut.append(entry)
     return cut
+
+
+def _own_marks(document: Document, before: int) -> Callable[[str], bool] | None:
+    """Whether a text prints the paper's own title or a DOI its front matter (before `before`)
+    prints, as the back matter after a bibliography does; None where the paper shows neither."""
+    text = document.text
+    title = _title_key(document.title or "")[:_TITLE_KEY_LENGTH]
+    own_dois = {doi.rstrip(".,;)]") for doi in _DOI.findall(text, 0, min(_front_matter_end(document), before))}
+    if len(title) < _TITLE_KEY_LENGTH and not own_dois:
+        return None
+
+    def prints_own(printed: str) -> bool:
+        return (len(title) == _TITLE_KEY_LENGTH and title in _title_key(printed)) or any(doi in printed for doi in own_dois)
+
+    return prints_own
+
+
+def _front_matter_end(document: Document) -> int:
+    """Where the paper's first section heading after its title starts (0 where it has none)."""
+    return next((block.char_start for block in document.blocks if block.kind is BlockKind.heading and (block.level or 1) > 1), 0)
 
 
 def _before_paragraph(entry: EntrySpan, text: str, ends_it: Callable[[str], bool]) -> EntrySpan:
@@ -275,11 +287,12 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
     """The run of entries that ends a paper whose bibliography has no heading (a heading the
     converter or the PDF reader lost): the last blocks, read back from the end for as long as
     every item in them reads as an entry, kept only when the run is long enough that a closing
-    list of findings cannot pass for it."""
+    list of findings cannot pass for it. Back matter after the run (`Cite this article as: …`
+    and the publisher's notices after it: `_back_matter_start`) is read past."""
     text = document.text
     blocks = sorted((block for top in nodes for node in top.subtree() for block in node.body), key=lambda block: block.char_start)
     run: list[tuple[int, int]] = []
-    for block in reversed(blocks):
+    for block in reversed(blocks[: _back_matter_start(blocks, document, rules)]):
         ranges = _entry_ranges(block, text)
         if not ranges or not all(_reads_as_entry(text[start:end], rules) for start, end in ranges):
             break
@@ -287,6 +300,26 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
     if len(run) < rules.references.trailing_min_entries:
         return []
     return [EntrySpan(start, end, _label(text[start:end], rules)) for start, end in run]
+
+
+def _back_matter_start(blocks: list[Block], document: Document, rules: Rules) -> int:
+    """The index in `blocks` of the last block that prints the paper's own title or DOI
+    (`_own_marks`) with no entry after it, where the back matter starts; `len(blocks)` where
+    there is none."""
+    prints_own = _own_marks(document, len(document.text))
+    if prints_own is None:
+        return len(blocks)
+    text, front_end = document.text, _front_matter_end(document)
+    for index in range(len(blocks) - 1, -1, -1):
+        block = blocks[index]
+        if block.char_start < front_end:
+            break
+        if prints_own(text[block.char_start : block.char_end]):
+            return index
+        ranges = _entry_ranges(block, text)
+        if ranges and all(_reads_as_entry(text[start:end], rules) for start, end in ranges):
+            break  # an entry: the back matter, if any, lies after it
+    return len(blocks)
 
 
 def _reads_as_entry(item: str, rules: Rules) -> bool:
