@@ -78,15 +78,13 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     A paper with no bibliography section may end in one printed without a heading: see
     `trailing_entries`."""
     text = document.text
-    blocks = sorted(
-        (block for node in bibliography_nodes(nodes, rules) for member in node.subtree() for block in member.body),
-        key=lambda block: block.char_start,
-    )
+    sections = bibliography_nodes(nodes, rules)
+    blocks = sorted((block for node in sections for member in node.subtree() for block in member.body), key=lambda block: block.char_start)
     if not blocks:
         return trailing_entries(nodes, document, rules)
     # Where each bibliography section's text starts: a second one (a supplement's, a chapter's)
     # may number its entries from 1 again.
-    list_starts = sorted({node.body[0].char_start for node in bibliography_nodes(nodes, rules) if node.body})
+    list_starts = sorted({node.body[0].char_start for node in sections if node.body})
     by_layout = by_hanging_indent(blocks, document, rules)
     if by_layout is not None:
         return before_own_citation(in_number_order(by_layout, document, rules, list_starts), document, list_starts)
@@ -159,7 +157,7 @@ def before_own_citation(entries: list[EntrySpan], document: Document, list_start
     head with the paper's DOI, the publisher's notices), which a paragraph that starts no entry
     had carried on. An entry that cites the paper's own earlier version prints the title in its
     first paragraph, and keeps it."""
-    prints_own = _own_marks(document, entries[0].char_start) if entries else None
+    prints_own = _own_marks(document, min(_front_matter_end(document), entries[0].char_start)) if entries else None
     if prints_own is None:
         return entries
     text = document.text
@@ -172,12 +170,13 @@ def before_own_citation(entries: list[EntrySpan], document: Document, list_start
     return cut
 
 
-def _own_marks(document: Document, before: int) -> Callable[[str], bool] | None:
-    """Whether a text prints the paper's own title or a DOI its front matter (before `before`)
-    prints, as the back matter after a bibliography does; None where the paper shows neither."""
+def _own_marks(document: Document, front_end: int) -> Callable[[str], bool] | None:
+    """Whether a text prints the paper's own title or a DOI its front matter (the text before
+    `front_end`) prints, as the back matter after a bibliography does; None where the paper
+    shows neither."""
     text = document.text
     title = _title_key(document.title or "")[:_TITLE_KEY_LENGTH]
-    own_dois = {doi.rstrip(".,;)]") for doi in _DOI.findall(text, 0, min(_front_matter_end(document), before))}
+    own_dois = {doi.rstrip(".,;)]") for doi in _DOI.findall(text, 0, front_end)}
     if len(title) < _TITLE_KEY_LENGTH and not own_dois:
         return None
 
@@ -293,8 +292,8 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
     blocks = sorted((block for top in nodes for node in top.subtree() for block in node.body), key=lambda block: block.char_start)
     run: list[tuple[int, int]] = []
     for block in reversed(blocks[: _back_matter_start(blocks, document, rules)]):
-        ranges = _entry_ranges(block, text)
-        if not ranges or not all(_reads_as_entry(text[start:end], rules) for start, end in ranges):
+        ranges = _entries_of(block, text, rules)
+        if not ranges:
             break
         run[:0] = ranges
     if len(run) < rules.references.trailing_min_entries:
@@ -306,20 +305,25 @@ def _back_matter_start(blocks: list[Block], document: Document, rules: Rules) ->
     """The index in `blocks` of the last block that prints the paper's own title or DOI
     (`_own_marks`) with no entry after it, where the back matter starts; `len(blocks)` where
     there is none."""
-    prints_own = _own_marks(document, len(document.text))
+    text, front_end = document.text, _front_matter_end(document)
+    prints_own = _own_marks(document, front_end)
     if prints_own is None:
         return len(blocks)
-    text, front_end = document.text, _front_matter_end(document)
     for index in range(len(blocks) - 1, -1, -1):
         block = blocks[index]
         if block.char_start < front_end:
             break
         if prints_own(text[block.char_start : block.char_end]):
             return index
-        ranges = _entry_ranges(block, text)
-        if ranges and all(_reads_as_entry(text[start:end], rules) for start, end in ranges):
+        if _entries_of(block, text, rules):
             break  # an entry: the back matter, if any, lies after it
     return len(blocks)
+
+
+def _entries_of(block: Block, text: str, rules: Rules) -> list[tuple[int, int]]:
+    """The block's items (`_entry_ranges`) where every one reads as an entry, else none."""
+    ranges = _entry_ranges(block, text)
+    return ranges if ranges and all(_reads_as_entry(text[start:end], rules) for start, end in ranges) else []
 
 
 def _reads_as_entry(item: str, rules: Rules) -> bool:
