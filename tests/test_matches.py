@@ -93,6 +93,18 @@ def test_every_match_holds_one_of_the_required_heads_though_not_at_its_start():
     assert Matches("Smith et al., in press").places(citation) == []
 
 
+def test_a_head_with_no_letter_is_looked_for_where_the_text_has_it_not_at_every_character_outside_ascii():
+    """`§` is a `?` in the text's ASCII form, as every accent is: it is looked for in the text as
+    it is, where lower-casing has nothing to fold, while `sec` is looked for in the ASCII form."""
+    section = re.compile(r"(?:\bsec|§)\s*\d", re.IGNORECASE)
+    assert Matches("é Sec 4 ü § 5").places(section) == [2, 10]
+
+
+def test_heads_whose_matches_cannot_overlap_find_every_place_of_each():
+    """`table` cannot start inside another `table`: one scan finds every place."""
+    assert Matches("Table1 tabletable").places(re.compile(r"table\d?", re.IGNORECASE)) == [0, 7, 12]
+
+
 def test_a_pattern_that_every_match_can_avoid_a_head_of_has_no_places():
     """`\\w+` fixes no character, nor does a year that may be missing: every text may hold a match."""
     assert Matches("anything").places(re.compile(r"\w+(?:, (?:19|20)\d\d)?")) is None

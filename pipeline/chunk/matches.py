@@ -27,6 +27,7 @@ import re
 import re._parser as sre_parse  # the parser `re` compiles with: what a pattern starts with
 from collections.abc import Iterator
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 # A `\b`, or a look-behind with no group inside, outside a character class; escaped
 # backslashes and classes are matched so as to be kept.
@@ -151,10 +152,72 @@ def _by_first_character(heads: set[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile("|".join(group)) for group in by_first.values())
 
 
+class _Head(NamedTuple):
+    """A head as it is looked for, and whether two of its matches may overlap (`20\\d\\d` in
+    `202020`), so that every start must be looked for one after another."""
+
+    pattern: re.Pattern
+    overlaps: bool
+
+
+class _LookedFor(NamedTuple):
+    """A pattern's heads, by where they are looked for: in the text's ASCII form, lower-cased
+    (`_lowered`), or, for a head with no letter in it (`§`, `@`, `\\d`), in the text as it is,
+    where it has no case to fold, and where the ASCII form would put a `?` for a character outside
+    ASCII, found at every character outside ASCII (an accent, a dash, a quote)."""
+
+    in_ascii: tuple[_Head, ...]
+    in_text: tuple[_Head, ...]
+
+
 @lru_cache(maxsize=256)
-def _uncased(heads: tuple[re.Pattern[str], ...]) -> bool:
-    """Whether no head has a letter in it (an escape such as `\\d` has none)."""
-    return not any(character.isalpha() for head in heads for character in _ESCAPE.sub("", head.pattern))
+def _looked_for(heads: tuple[re.Pattern[str], ...]) -> _LookedFor:
+    cased = tuple(head for head in heads if _has_letter(head))
+    uncased = tuple(head for head in heads if not _has_letter(head))
+    return _LookedFor(
+        tuple(_Head(compiled, _may_overlap(head, in_ascii=True)) for head, compiled in zip(cased, _in_ascii(cased))),
+        tuple(_Head(head, _may_overlap(head, in_ascii=False)) for head in uncased),
+    )
+
+
+def _has_letter(head: re.Pattern[str]) -> bool:
+    """Whether the head has a letter in it (an escape such as `\\d` has none)."""
+    return any(character.isalpha() for character in _ESCAPE.sub("", head.pattern))
+
+
+# What a head's class matches in the text's ASCII form (`_CLASSES_IN_ASCII`), as characters.
+_ASCII_CLASS_CHARACTERS = {r"\d": frozenset("0123456789?"), r"\s": frozenset(" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f?")}
+
+
+def _may_overlap(head: re.Pattern[str], in_ascii: bool) -> bool:
+    """Whether a match of the head (its alternatives, each a row of characters and `\\d`, `\\s`, as
+    `_starts` writes them) may start inside another: where some alternative's end could be
+    another's start. Two different classes in the text are taken to overlap: a guess on the safe side."""
+    alternatives: list[list[frozenset[str] | str]] = [[]]
+    for token in _HEAD_TOKEN.findall(head.pattern):
+        if token == "|":
+            alternatives.append([])
+        elif token in _ASCII_CLASS_CHARACTERS:
+            alternatives[-1].append(_ASCII_CLASS_CHARACTERS[token] if in_ascii else token)
+        else:
+            character = token[-1]
+            alternatives[-1].append(frozenset(character if character.isascii() or not in_ascii else "?"))
+    return any(
+        all(_may_be_one(first[shift + index], second[index]) for index in range(min(len(first) - shift, len(second))))
+        for first in alternatives
+        for second in alternatives
+        for shift in range(1, len(first))
+    )
+
+
+def _may_be_one(first: frozenset[str] | str, second: frozenset[str] | str) -> bool:
+    """Whether one character may match both: each is a set of characters, or a class (`\\d`)."""
+    if isinstance(first, str) and isinstance(second, str):
+        return True
+    if isinstance(first, str) or isinstance(second, str):
+        characters, written = (second, first) if isinstance(first, str) else (first, second)
+        return any(re.fullmatch(written, character) for character in characters)
+    return bool(first & second)
 
 
 @lru_cache(maxsize=256)
@@ -186,17 +249,23 @@ class Matches:
         heads = required_heads(pattern)
         if heads is None:
             return None
-        if _uncased(heads):
-            return _starts_of(heads, self.text)  # heads with no letter are looked for in the text as it is
-        return None if self.lowered is None else _starts_of(_in_ascii(heads), self.lowered)
+        return self._places_of(_looked_for(heads))
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
         heads = _heads(pattern)
-        if heads is not None and self.lowered is not None:
-            places = _starts_of(_in_ascii(heads), self.lowered)
+        places = None if heads is None else self._places_of(_looked_for(heads))
+        if places is not None:
             return (match for _, match in _tried_in_pieces(pattern, [(self.text, 0)], [0], places))
         return finditer(pattern, self.text)
+
+    def _places_of(self, heads: _LookedFor) -> list[int] | None:
+        """Where the text shows one of the heads, in order; None where it cannot be told."""
+        if not heads.in_ascii:
+            return _starts_of(heads.in_text, self.text)  # no lower-casing needed
+        if self.lowered is None:
+            return None
+        return _merged(_starts_of(heads.in_ascii, self.lowered), _starts_of(heads.in_text, self.text))
 
 
 class Pieces:
@@ -218,9 +287,14 @@ class Pieces:
         self.text = text
 
     @cached_property
+    def stretch(self) -> str:
+        """The text the pieces cover, from the first's start to the last's end."""
+        return self.text[self.start : self.end]
+
+    @cached_property
     def lowered(self) -> bytes | None:
         """The stretch's ASCII form in lower case, with the same offsets (None where it cannot be: `_lowered`)."""
-        return _lowered(self.text[self.start : self.end]) if self.sliced else None
+        return _lowered(self.stretch) if self.sliced else None
 
     @cached_property
     def _alone(self) -> list[Matches]:
@@ -229,13 +303,22 @@ class Pieces:
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[tuple[int, re.Match[str]]]:
         """`pattern.finditer(piece)` for every piece, piece after piece: (the piece's index, the match)."""
         heads = _heads(pattern)
-        lowered = None if heads is None else self.lowered
-        if heads is None or lowered is None:
+        places = None if heads is None or not self.sliced else self._places_of(_looked_for(heads))
+        if places is None:
             for index, searched in enumerate(self._alone):
                 for match in searched.finditer(pattern):
                     yield index, match
             return
-        yield from _tried_in_pieces(pattern, self.pieces, self.starts, _starts_of(_in_ascii(heads), lowered, self.start))
+        yield from _tried_in_pieces(pattern, self.pieces, self.starts, places)
+
+    def _places_of(self, heads: _LookedFor) -> list[int] | None:
+        """Where the stretch shows one of the heads, in the text's offsets, in order; None where it
+        cannot be told."""
+        if not heads.in_ascii:
+            return _starts_of(heads.in_text, self.stretch, self.start)
+        if self.lowered is None:
+            return None
+        return _merged(_starts_of(heads.in_ascii, self.lowered, self.start), _starts_of(heads.in_text, self.stretch, self.start))
 
 
 def _tried_in_pieces(
@@ -286,16 +369,25 @@ def _token_in_ascii(token: re.Match[str]) -> str:
     return written if written.isascii() else r"\?"
 
 
-def _starts_of(heads: tuple[re.Pattern, ...], searched: str | bytes, offset: int = 0) -> list[int]:
+def _starts_of(heads: tuple[_Head, ...], searched: str | bytes, offset: int = 0) -> list[int]:
     """Every start of one of the heads in `searched`, overlapping ones too (`2020` inside
     `202020`), in order, each plus `offset`."""
-    found = []
+    found: list[int] = []
     for head in heads:
-        at = head.search(searched)
+        if not head.overlaps:
+            # No match can start inside another: `finditer`'s scan finds every start, in C.
+            found.extend([offset + at.start() for at in head.pattern.finditer(searched)])
+            continue
+        at = head.pattern.search(searched)
         while at is not None:
             found.append(offset + at.start())
-            at = head.search(searched, at.start() + 1)
-    return sorted(found)
+            at = head.pattern.search(searched, at.start() + 1)
+    return sorted(found) if len(heads) > 1 else found
+
+
+def _merged(first: list[int], second: list[int]) -> list[int]:
+    """Two sorted lists of places as one."""
+    return sorted(first + second) if second else first
 
 
 def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
