@@ -25,9 +25,9 @@ from __future__ import annotations
 import bisect
 import re
 import re._parser as sre_parse  # the parser `re` compiles with: what a pattern starts with
-from collections.abc import Iterator
-from functools import cached_property, lru_cache
-from typing import NamedTuple
+from collections.abc import Callable, Iterator
+from functools import cached_property, lru_cache, wraps
+from typing import NamedTuple, TypeVar
 
 # A `\b`, or a look-behind with no group inside, outside a character class; escaped
 # backslashes and classes are matched so as to be kept.
@@ -48,6 +48,23 @@ _UNCASED_CLASSES = {sre_parse.CATEGORY_DIGIT: r"\d", sre_parse.CATEGORY_SPACE: r
 # `ı` for `i`, `ſ` for `s`, the Kelvin sign for `k`) though lower-casing does not turn them into
 # that letter: four, each found by a fast scan (tests/test_matches.py checks there are no others).
 FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
+T = TypeVar("T")
+
+
+def _cached_by_source(function: Callable[[re.Pattern[str]], T]) -> Callable[[re.Pattern[str]], T]:
+    """`function` of a pattern, worked out once for each source and flags: `lru_cache` keyed by
+    the compiled pattern would hash all its compiled code at every call, and these are asked
+    for every chunk of every paper."""
+
+    @lru_cache(maxsize=256)
+    def of_source(source: str, flags: int) -> T:
+        return function(re.compile(source, flags))
+
+    @wraps(function)
+    def cached(pattern: re.Pattern[str]) -> T:
+        return of_source(pattern.pattern, pattern.flags)
+
+    return cached
 
 
 def _lowers_in_place(character: str) -> bool:
@@ -91,7 +108,7 @@ def _starts(items: list) -> tuple[set[str], bool]:
     return heads, True
 
 
-@lru_cache(maxsize=256)
+@_cached_by_source
 def _heads(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...] | None:
     """The heads of `pattern` as case-sensitive patterns for the lower-cased text, one for each
     first character (`re` scans fast only for a pattern with one), or None where some match
@@ -104,7 +121,7 @@ def _heads(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...] | None:
     return None if "" in heads else _by_first_character(heads)
 
 
-@lru_cache(maxsize=256)
+@_cached_by_source
 def required_heads(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...] | None:
     """Heads (for the lower-cased text, as `_heads` gives them) one of which every match of
     `pattern` holds, though maybe not at its start: the heads of the stretch of the pattern,
@@ -170,7 +187,20 @@ class _LookedFor(NamedTuple):
     in_text: tuple[_Head, ...]
 
 
-@lru_cache(maxsize=256)
+@_cached_by_source
+def _heads_looked_for(pattern: re.Pattern[str]) -> _LookedFor | None:
+    """How `pattern`'s heads (`_heads`) are looked for; None where it has none."""
+    heads = _heads(pattern)
+    return None if heads is None else _looked_for(heads)
+
+
+@_cached_by_source
+def _required_heads_looked_for(pattern: re.Pattern[str]) -> _LookedFor | None:
+    """How `pattern`'s required heads (`required_heads`) are looked for; None where it has none."""
+    heads = required_heads(pattern)
+    return None if heads is None else _looked_for(heads)
+
+
 def _looked_for(heads: tuple[re.Pattern[str], ...]) -> _LookedFor:
     cased = tuple(head for head in heads if _has_letter(head))
     uncased = tuple(head for head in heads if not _has_letter(head))
@@ -220,7 +250,7 @@ def _may_be_one(first: frozenset[str] | str, second: frozenset[str] | str) -> bo
     return bool(first & second)
 
 
-@lru_cache(maxsize=256)
+@_cached_by_source
 def _candidates(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """The pattern with those assertions taken out, or None where it has none."""
     stripped = _ASSERTION.sub(lambda token: "" if token["assertion"] else token.group(), pattern.pattern)
@@ -246,15 +276,13 @@ class Matches:
         """Where, in order, the text shows a head every match of `pattern` holds
         (`required_heads`): no match lies where none starts. None where the pattern has no
         such heads, or they cannot be looked for in this text."""
-        heads = required_heads(pattern)
-        if heads is None:
-            return None
-        return self._places_of(_looked_for(heads))
+        heads = _required_heads_looked_for(pattern)
+        return None if heads is None else self._places_of(heads)
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
-        heads = _heads(pattern)
-        places = None if heads is None else self._places_of(_looked_for(heads))
+        heads = _heads_looked_for(pattern)
+        places = None if heads is None else self._places_of(heads)
         if places is not None:
             return (match for _, match in _tried_in_pieces(pattern, [(self.text, 0)], [0], places))
         return finditer(pattern, self.text)
@@ -302,8 +330,8 @@ class Pieces:
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[tuple[int, re.Match[str]]]:
         """`pattern.finditer(piece)` for every piece, piece after piece: (the piece's index, the match)."""
-        heads = _heads(pattern)
-        places = None if heads is None or not self.sliced else self._places_of(_looked_for(heads))
+        heads = _heads_looked_for(pattern)
+        places = None if heads is None or not self.sliced else self._places_of(heads)
         if places is None:
             for index, searched in enumerate(self._alone):
                 for match in searched.finditer(pattern):
@@ -353,7 +381,6 @@ def _lowered(text: str) -> bytes | None:
     return text.encode("ascii", "replace").lower()
 
 
-@lru_cache(maxsize=256)
 def _in_ascii(heads: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[bytes], ...]:
     """The heads as patterns for a text's ASCII form (`_lowered`), found wherever the heads are
     found in the text lower-cased, and maybe elsewhere (the pattern decides there): a character
