@@ -118,8 +118,10 @@ def cite(
     A paper that cites in superscripts (`superscripted`) numbers other things in parentheses:
     compounds, items."""
     bibliography = _Bibliography(references)
-    # Brackets first: their pattern starts with a literal, found fast, and most papers have them.
-    numbered_in_parentheses = (
+    # Only a numbered bibliography is cited by numbers. Brackets first: their pattern starts with
+    # a literal, found fast, and most papers have them; the equations' pattern is tried at every
+    # position of the text.
+    numbered_in_parentheses = bool(bibliography.by_label) and (
         not superscripted and not rules.brackets.search(paper_text) and search(rules.equations, paper_text) is None
     )
     citations = []
@@ -127,7 +129,7 @@ def cite(
         if chunk.chunk_id in skip:
             continue
         found = _numeric(chunk, rules.brackets, bibliography, rules)
-        if numbered_in_parentheses and bibliography.by_label:
+        if numbered_in_parentheses:
             found += _numeric(chunk, rules.parentheses, bibliography, rules)
         found += _by_id(chunk, bibliography, rules)
         found += _author_year(chunk, bibliography, rules)
