@@ -37,9 +37,17 @@ class _Targets:
     captions: dict[tuple[LinkKind, str], str]
     sections: dict[str, str]
     appendices: dict[str, str]
-    ids: dict[str, str]
     labels: dict[str, str]
     chunks: list[Chunk]
+    section_chunks: dict[str, str]
+    """Section id → the chunk it leads to (`_section_chunks`)."""
+
+    @cached_property
+    def ids(self) -> dict[str, str]:
+        """Section or paragraph id → its chunk: read only in a paper whose text names one (few
+        do), as it lists every paragraph of the paper."""
+        by_paragraph = {paragraph_id: chunk.chunk_id for chunk in self.chunks for paragraph_id in chunk.paragraph_ids}
+        return {**self.section_chunks, **by_paragraph}
 
     @cached_property
     def equations(self) -> dict[str, str]:
@@ -78,7 +86,6 @@ def _runs(chunks: list[Chunk], skip: set[str]) -> list[list[Chunk]]:
 
 def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> _Targets:
     chunk_of = _section_chunks(chunks, sections)
-    by_paragraph = {paragraph_id: chunk.chunk_id for chunk in chunks for paragraph_id in chunk.paragraph_ids}
     captions: dict[tuple[LinkKind, str], str] = {}
     for chunk in chunks:
         if chunk.split is ChunkSplit.caption and (label := _caption_label(chunk.text, rules)):
@@ -94,8 +101,7 @@ def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> 
         if appendix := _APPENDIX_HEADING.match(heading):
             appendices.setdefault(appendix.group(1).upper(), chunk_id)
         labels.setdefault(heading.split(maxsplit=1)[0].rstrip(".:"), chunk_id)  # `C03 Exceptions` is @C03
-    ids = {**chunk_of, **by_paragraph}
-    return _Targets(captions, numbered, appendices, ids, labels, chunks)
+    return _Targets(captions, numbered, appendices, labels, chunks, chunk_of)
 
 
 def _section_chunks(chunks: list[Chunk], sections: list[Section]) -> dict[str, str]:
