@@ -71,9 +71,9 @@ class BlockIndex:
         """The first and last source line of the text of `[start, end)`: a block's own where the
         span covers it, the span's own lines where it is cut out of a block (entries of a
         bibliography set one a line, a long paragraph's sentences, a list's items)."""
+        if len(blocks) == 1:  # most spans lie in one block
+            return (None, None) if blocks[0].line_start is None else self._lines_in(blocks[0], start, end)
         spans = [self._lines_in(block, start, end) for block in blocks if block.line_start is not None]
-        if len(spans) == 1:
-            return spans[0]  # most spans lie in one block
         return min((first for first, _ in spans), default=None), max((last for _, last in spans), default=None)
 
     def _lines_in(self, block: Block, start: int, end: int) -> tuple[int, int]:
