@@ -477,6 +477,21 @@ def test_a_number_cites_the_entry_of_the_first_list_after_it(rules):
     assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("[2]", "R2"), ("[2]", "R5")]
 
 
+def test_a_number_before_a_second_bibliography_that_prints_no_numbers_names_no_entry_of_the_first(rules):
+    """A supplement printed after the paper's bibliography, with a list of its own set without
+    numbers: its `[2]` is none of the paper's entries, and which of its own it is cannot be told."""
+    source = SUPPLEMENTED.format(second="Wei, L. (1991) Four.\n").replace("A method we ran.", "A method [2] we ran.")
+    citations = chunk_markdown(source, rules).citations
+    assert [(c.marker, c.ref_id, c.resolution.value) for c in citations] == [("[2]", "R2", "number"), ("[2]", None, "missing")]
+    assert citations[1].detail.startswith("number 2: the bibliography after this chunk (a supplement's, say) prints no numbers")
+
+
+def test_a_number_after_the_last_bibliography_cites_the_papers_list(rules):
+    """An appendix after the references cites them."""
+    source = NUMBERED.format(text="Text.") + "\n## Appendix A\n\nAs [3] shows.\n"
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("[3]", "R3")]
+
+
 def test_a_capitalised_phrase_before_a_year_is_no_citation_where_no_entry_is_its_author(rules):
     source = (
         "## Introduction\n\nRates fell (In March, 2020; World Health Organization, 2010).\n\n"

@@ -11,7 +11,7 @@ from collections import defaultdict
 from functools import cached_property
 
 from pipeline.chunk.matches import Matches, search
-from pipeline.models import Chunk, Citation, CitationResolution, Reference
+from pipeline.models import Chunk, ChunkSplit, Citation, CitationResolution, Reference
 from pipeline.rules import CitationRules
 
 _RANGE = re.compile(r"\s*[-–—]\s*")
@@ -57,11 +57,18 @@ def entry_surname(author: str) -> str:
     return " ".join(words[start:])
 
 
+_NO_ENTRY = "no entry of the bibliography matches"
+_UNNUMBERED_LIST_AFTER = (
+    "the bibliography after this chunk (a supplement's, say) prints no numbers, and an entry of another list is not guessed"
+)
+
+
 class _Bibliography:
     """The entries by what a marker can name them by."""
 
-    def __init__(self, references: list[Reference]) -> None:
+    def __init__(self, references: list[Reference], chunks: list[Chunk]) -> None:
         self.references = references
+        self.unnumbered_after = _unnumbered_after(references, chunks)
         # A paper may print several numbered lists (its own, then a supplement's, numbered from
         # 1 again): a number cites an entry of the first list after the marker, or of the last.
         lists: list[dict[str, list[Reference]]] = [defaultdict(list)]
@@ -81,10 +88,20 @@ class _Bibliography:
         self.by_id = {reference.ref_id: reference for reference in references}
 
     def labels_for(self, chunk: Chunk) -> dict[str, list[Reference]]:
-        """The entries by label that a number in `chunk` cites: those of the first list after it."""
+        """The entries by label that a number in `chunk` cites: those of the first list after it;
+        none where the bibliography after it prints no numbers (`missing_because`)."""
+        if self.unnumbered_after and self.missing_because(chunk) == _UNNUMBERED_LIST_AFTER:
+            return {}
         if len(self.lists) == 1:
             return self.lists[0]
         return self.lists[min(bisect.bisect_left(self.list_starts, chunk.char_start), len(self.lists) - 1)]
+
+    def missing_because(self, chunk: Chunk) -> str:
+        """Why a number in `chunk` that names no entry names none."""
+        for start, end in self.unnumbered_after:
+            if start <= chunk.char_start < end:
+                return _UNNUMBERED_LIST_AFTER
+        return _NO_ENTRY
 
     @cached_property
     def by_author_year(self) -> dict[tuple[str, str], list[Reference]]:
@@ -111,13 +128,33 @@ class _Bibliography:
         return {surname for surname, _ in self.by_author_year}
 
 
+def _unnumbered_after(references: list[Reference], chunks: list[Chunk]) -> list[tuple[int, int]]:
+    """The stretches of text, between one part of the bibliography and the next, where the next
+    prints no numbers: a supplement printed after the paper's bibliography, with a list of its
+    own, unnumbered (its `[1]` is none of the paper's entries). Each part is a run of the
+    bibliography's chunks (`Chunk.in_bibliography`)."""
+    parts: list[list[int]] = []
+    previous_in_bibliography = False
+    for chunk in sorted((chunk for chunk in chunks if chunk.split is not ChunkSplit.caption), key=lambda chunk: chunk.char_start):
+        if chunk.in_bibliography and previous_in_bibliography:
+            parts[-1][1] = chunk.char_end
+        elif chunk.in_bibliography:
+            parts.append([chunk.char_start, chunk.char_end])
+        previous_in_bibliography = chunk.in_bibliography
+    stretches = []
+    for (_, before_end), (start, end) in zip(parts, parts[1:]):
+        if not any(reference.label for reference in references if start <= reference.char_start < end):
+            stretches.append((before_end, start))
+    return stretches
+
+
 def cite(
     chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules, superscripted: bool = False
 ) -> list[Citation]:
     """The citation markers of every chunk but those in `skip` (the bibliography's own), in order.
     A paper that cites in superscripts (`superscripted`) numbers other things in parentheses:
     compounds, items."""
-    bibliography = _Bibliography(references)
+    bibliography = _Bibliography(references, chunks)
     # Only a numbered bibliography is cited by numbers. Brackets first: their pattern starts with
     # a literal, found fast, and most papers have them; the equations' pattern is tried at every
     # position of the text.
@@ -159,6 +196,7 @@ def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: _Bibliography
     found = []
     matches = list(pattern.finditer(chunk.text))
     labels = bibliography.labels_for(chunk) if matches else {}
+    missing = bibliography.missing_because(chunk) if matches else _NO_ENTRY
     for match, following in zip(matches, [*matches[1:], None]):
         members = _members(match["members"], rules.max_range)
         if members is None:
@@ -166,7 +204,7 @@ def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: _Bibliography
         start, end = match.span()
         for member in members:
             entries = labels.get(member, [])
-            found.append(_resolved(chunk, start, end, entries, CitationResolution.number, f"number {member}"))
+            found.append(_resolved(chunk, start, end, entries, CitationResolution.number, f"number {member}", missing))
         # Only a dash between them, matched in place: the text between two markers may be long.
         if following is not None and _RANGE.fullmatch(chunk.text, end, following.start()):
             found += _between(chunk, match, following, bibliography, rules)
@@ -179,8 +217,9 @@ def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliograp
     if not low or not high or not (low[-1].isdigit() and high[0].isdigit()) or not 0 < int(high[0]) - int(low[-1]) < rules.max_range:
         return []
     labels = bibliography.labels_for(chunk)
+    missing = bibliography.missing_because(chunk)
     return [
-        _resolved(chunk, first.start(), last.end(), labels.get(str(number), []), CitationResolution.number, f"number {number}")
+        _resolved(chunk, first.start(), last.end(), labels.get(str(number), []), CitationResolution.number, f"number {number}", missing)
         for number in range(int(low[-1]) + 1, int(high[0]))
     ]
 
@@ -307,15 +346,18 @@ def _second_author_is(entry: Reference, surname: str) -> bool:
     return surname in surname_key(rest[: end.start() if end else len(rest)])
 
 
-def _resolved(chunk: Chunk, start: int, end: int, entries: list[Reference], how: CitationResolution, member: str) -> Citation:
-    """The citation of `member` by the marker at `chunk.text[start:end]`, given the entries that match it."""
+def _resolved(
+    chunk: Chunk, start: int, end: int, entries: list[Reference], how: CitationResolution, member: str, missing: str = _NO_ENTRY
+) -> Citation:
+    """The citation of `member` by the marker at `chunk.text[start:end]`, given the entries that
+    match it, and, where none does, why (`missing`)."""
     if len(entries) == 1:
         resolution, ref_id, detail = how, entries[0].ref_id, member
     elif entries:
         resolution, ref_id = CitationResolution.ambiguous, None
         detail = f"{member}: {len(entries)} entries match ({', '.join(entry.ref_id for entry in entries)}); none is chosen"
     else:
-        resolution, ref_id, detail = CitationResolution.missing, None, f"{member}: no entry of the bibliography matches"
+        resolution, ref_id, detail = CitationResolution.missing, None, f"{member}: {missing}"
     return Citation(
         chunk_id=chunk.chunk_id, ref_id=ref_id, marker=chunk.text[start:end], char_start=start, char_end=end,
         resolution=resolution, detail=detail,

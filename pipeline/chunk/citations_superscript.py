@@ -27,7 +27,7 @@ def superscript_citations(
     runs = _superscript_runs(document)
     if not runs:
         return []
-    bibliography = _Bibliography(references)
+    bibliography = _Bibliography(references, chunks)
     if not bibliography.by_label or not any(label.isdigit() for label in bibliography.by_label):
         return []
     starts = [start for start, _ in runs]
