@@ -133,3 +133,31 @@ def test_a_caption_pattern_beside_captions_is_refused(tmp_path):
     path = edited_rules_file(tmp_path, "# Which paragraphs are captions: see [captions].", 'caption_pattern = "^figure"')
     with pytest.raises(RulesError, match=re.escape("normalize: caption_pattern: captions are described in [captions]")):
         load_rules(path)
+
+
+def test_the_first_author_rule_takes_its_capital_from_the_capital_fragment(tmp_path):
+    """A user who reads names in another alphabet widens `capital` once, not at each of its
+    places in `first_author`."""
+    path = edited_rules_file(tmp_path, 'capital = "(?-i:[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ])"', 'capital = "(?-i:[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻА-Я])"')
+    assert load_rules(path).references.first_author.match("Иванов, И. (2020) Title.")["author"].strip() == "Иванов, И."
+    assert load_rules().references.first_author.match("Иванов, И. (2020) Title.") is None
+
+
+def test_a_rules_file_from_before_the_fragments_keeps_its_first_author_as_written(tmp_path, rules):
+    """An older file writes `first_author` out whole and has no fragments: it loads as it was."""
+    text = DEFAULT_RULES_PATH.read_text(encoding="utf-8")
+    written_out = rules.references.first_author.pattern.replace("\\", "\\\\")
+    start = text.index('first_author = "')
+    text = text[:start] + f'first_author = "{written_out}"' + text[text.index("\n", start) :]
+    for fragment in ("capital", "letters", "particle"):
+        start = text.index(f"\n{fragment} = ")
+        text = text[:start] + text[text.index("\n", start + 1) :]
+    path = tmp_path / "older.toml"
+    path.write_text(text, encoding="utf-8")
+    assert load_rules(path).references.first_author.pattern == rules.references.first_author.pattern
+
+
+def test_an_invalid_fragment_names_its_key(tmp_path):
+    path = edited_rules_file(tmp_path, 'particle = "(?:de|', 'particle = "(?:de|(|')
+    with pytest.raises(RulesError, match=r"references\.particle: invalid regular expression"):
+        load_rules(path)

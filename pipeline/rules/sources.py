@@ -34,9 +34,21 @@ class HangingIndentRules(RulesModel):
     """Fewer lines than this show no layout to read."""
 
 
-class ReferenceRules(RulesModel):
-    """How the bibliography is found and its entries read."""
+_CAPITAL = "(?-i:[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ])"
+_NAME_LETTERS = "[\\w'’´¨˘ˆ˜ˇ˚`-]"
+_PARTICLE = "(?:de|van|von|der|den|du|da|di|le|la|del|dos|ten|ter)"
 
+
+class ReferenceRules(RulesModel):
+    """How the bibliography is found and its entries read. `first_author` is written around three
+    fragments, `{capital}`, `{letters}` and `{particle}`, filled in when the rules are loaded."""
+
+    capital: str = _CAPITAL
+    """A capital that starts a name: one of Latin's, accented ones included (`Östlund`, `Šimić`)."""
+    letters: str = _NAME_LETTERS
+    """A character of a name after its capital, a PDF's loose accents included (`J¨org`)."""
+    particle: str = _PARTICLE
+    """A word that belongs to the surname after it (`de Waal`, `van Schaik`)."""
     anchors: list[str] = Field(default_factory=lambda: ["references"])
     """Anchor rules (by name) whose sections hold the bibliography."""
     label: Pattern = Field(default=r"^\[(?P<label>[^\]\s]{1,12})\]\s*")
@@ -54,6 +66,17 @@ class ReferenceRules(RulesModel):
     year_within: int = Field(default=300, ge=20)
     """How far into such an entry (in characters) its year must show."""
     hanging_indent: HangingIndentRules = Field(default_factory=HangingIndentRules)
+
+    @field_validator("capital", "letters", "particle")
+    @classmethod
+    def _fragment_compiles(cls, fragment: str) -> str:
+        compile_pattern(fragment)
+        return fragment
+
+    @field_validator("first_author", mode="before")
+    @classmethod
+    def _fill_in_fragments(cls, template: object, info: ValidationInfo) -> object:
+        return _filled_in(template, info, ("capital", "letters", "particle"))
 
     @field_validator("label", "numbered")
     @classmethod
@@ -120,11 +143,17 @@ class CitationRules(RulesModel):
     @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", "organisation", "superscript", mode="before")
     @classmethod
     def _fill_in_fragments(cls, template: object, info: ValidationInfo) -> object:
-        if isinstance(template, str):
-            for name in ("numbers", "surname", "year"):
-                if name in info.data:
-                    template = template.replace("{" + name + "}", info.data[name])
-        return template
+        return _filled_in(template, info, ("numbers", "surname", "year"))
+
+
+def _filled_in(template: object, info: ValidationInfo, fragments: tuple[str, ...]) -> object:
+    """A pattern as written, each `{fragment}` in it replaced by that field's value (declared, and
+    so validated, before it)."""
+    if isinstance(template, str):
+        for name in fragments:
+            if name in info.data:
+                template = template.replace("{" + name + "}", info.data[name])
+    return template
 
 
 class LinkRules(RulesModel):
