@@ -108,7 +108,6 @@ def _starts(items: list) -> tuple[set[str], bool]:
     return heads, True
 
 
-@_cached_by_source
 def _heads(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...] | None:
     """The heads of `pattern` as case-sensitive patterns for the lower-cased text, one for each
     first character (`re` scans fast only for a pattern with one), or None where some match
@@ -121,7 +120,6 @@ def _heads(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...] | None:
     return None if "" in heads else _by_first_character(heads)
 
 
-@_cached_by_source
 def required_heads(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], ...] | None:
     """Heads (for the lower-cased text, as `_heads` gives them) one of which every match of
     `pattern` holds, though maybe not at its start: the heads of the stretch of the pattern,
@@ -289,11 +287,7 @@ class Matches:
 
     def _places_of(self, heads: _LookedFor) -> list[int] | None:
         """Where the text shows one of the heads, in order; None where it cannot be told."""
-        if not heads.in_ascii:
-            return _starts_of(heads.in_text, self.text)  # no lower-casing needed
-        if self.lowered is None:
-            return None
-        return _merged(_starts_of(heads.in_ascii, self.lowered), _starts_of(heads.in_text, self.text))
+        return _places(heads, self.text, lambda: self.lowered)
 
 
 class Pieces:
@@ -342,11 +336,20 @@ class Pieces:
     def _places_of(self, heads: _LookedFor) -> list[int] | None:
         """Where the stretch shows one of the heads, in the text's offsets, in order; None where it
         cannot be told."""
-        if not heads.in_ascii:
-            return _starts_of(heads.in_text, self.stretch, self.start)
-        if self.lowered is None:
-            return None
-        return _merged(_starts_of(heads.in_ascii, self.lowered, self.start), _starts_of(heads.in_text, self.stretch, self.start))
+        return _places(heads, self.stretch, lambda: self.lowered, self.start)
+
+
+def _places(heads: _LookedFor, text: str, lowered: Callable[[], bytes | None], offset: int = 0) -> list[int] | None:
+    """Where `text` shows one of the heads, in order, each plus `offset`; None where it cannot be
+    told. `lowered` gives the text's ASCII form (`_lowered`), made only for heads with letters."""
+    if not heads.in_ascii:
+        return _starts_of(heads.in_text, text, offset)
+    in_ascii = lowered()
+    if in_ascii is None:
+        return None
+    found = _starts_of(heads.in_ascii, in_ascii, offset)
+    others = _starts_of(heads.in_text, text, offset)
+    return sorted(found + others) if others else found
 
 
 def _tried_in_pieces(
@@ -410,11 +413,6 @@ def _starts_of(heads: tuple[_Head, ...], searched: str | bytes, offset: int = 0)
             found.append(offset + at.start())
             at = head.pattern.search(searched, at.start() + 1)
     return sorted(found) if len(heads) > 1 else found
-
-
-def _merged(first: list[int], second: list[int]) -> list[int]:
-    """Two sorted lists of places as one."""
-    return sorted(first + second) if second else first
 
 
 def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
