@@ -90,7 +90,7 @@ class _Bibliography:
     def labels_for(self, chunk: Chunk) -> dict[str, list[Reference]]:
         """The entries by label that a number in `chunk` cites: those of the first list after it;
         none where the bibliography after it prints no numbers (`missing_because`)."""
-        if self.unnumbered_after and self.missing_because(chunk) == _UNNUMBERED_LIST_AFTER:
+        if self._before_unnumbered_list(chunk):
             return {}
         if len(self.lists) == 1:
             return self.lists[0]
@@ -98,10 +98,11 @@ class _Bibliography:
 
     def missing_because(self, chunk: Chunk) -> str:
         """Why a number in `chunk` that names no entry names none."""
-        for start, end in self.unnumbered_after:
-            if start <= chunk.char_start < end:
-                return _UNNUMBERED_LIST_AFTER
-        return _NO_ENTRY
+        return _UNNUMBERED_LIST_AFTER if self._before_unnumbered_list(chunk) else _NO_ENTRY
+
+    def _before_unnumbered_list(self, chunk: Chunk) -> bool:
+        """Whether `chunk` lies between two parts of the bibliography, the next printing no numbers."""
+        return bool(self.unnumbered_after) and any(start <= chunk.char_start < end for start, end in self.unnumbered_after)
 
     @cached_property
     def by_author_year(self) -> dict[tuple[str, str], list[Reference]]:
