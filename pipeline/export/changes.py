@@ -2,9 +2,12 @@
 that `pipeline export --since RUN` is a query and not a diff of two exports.
 
 A record is fingerprinted by its text and by its metadata as exported (`pipeline.export.records`)
-before the run removes its paper's rows and after it writes them again: a paper re-chunked
+in the state before the run (the published database) and in the one it built: a paper re-chunked
 under new rules into the same chunks changes nothing, while a paragraph edited early in a paper
-changes the offsets, and so the metadata, of every record after it.
+changes the offsets, and so the metadata, of every record after it. Only papers whose rows
+changed are fingerprinted: each paper's `documents.records_digest` covers every row its records
+are read from (`pipeline.index.rows.records_digest`), so a rules change that leaves most papers'
+rows as they were costs their fingerprints nothing.
 """
 
 from __future__ import annotations
@@ -63,21 +66,44 @@ def fingerprints(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]
     return found
 
 
-def changes_made(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str], before: Fingerprints) -> list[RecordChange]:
-    """The records added, changed and removed by writing or removing these papers, against their
-    fingerprints `before` it. A paper with no record before has every record added, whatever
-    its digests: its records are listed, not fingerprinted (a first run's fingerprints would
-    build every record's metadata only for nothing to compare it with)."""
-    known = {_paper_of(record_id) for _, record_id in before}
-    after = fingerprints(connection, [doc_id for doc_id in doc_ids if doc_id in known])
-    new = [doc_id for doc_id in doc_ids if doc_id not in known]
+def changes_of_run(
+    built: duckdb.DuckDBPyConnection, published: duckdb.DuckDBPyConnection | None, written: Collection[str], stale: Collection[str]
+) -> list[RecordChange]:
+    """The records added, changed and removed by a run that wrote the papers `written` into
+    `built` after removing the rows of the papers `stale` (those it rewrote, under their old ids,
+    and those it removed), which `published`, the state before the run, holds (None where there
+    was none).
+
+    Only a paper rewritten with another records digest is fingerprinted, in both states. One
+    with the same digest has the same records in both, and is left out. A removed paper's
+    records and a new paper's are listed, not fingerprinted: each is removed, or added, whatever
+    its digests (a first run's fingerprints would build every record's metadata only for nothing
+    to compare it with)."""
+    stale, written = set(stale), set(written)
+    old = records_digests(published, stale) if published is not None else {}
+    new = records_digests(built, written & old.keys())
+    same = {doc_id for doc_id, digest in old.items() if digest is not None and new.get(doc_id) == digest}
+    rewritten = (written & old.keys()) - same
+    # One after the other: each statement already takes every core DuckDB is given.
+    before = fingerprints(published, rewritten) if published is not None else {}
+    after = fingerprints(built, rewritten)
     for unit in Unit:
-        after.update(dict.fromkeys(((unit.value, record_id) for record_id in record_ids(connection, unit, new)), _NOT_COMPARED))
+        if published is not None:
+            gone = record_ids(published, unit, stale - written)
+            before.update(dict.fromkeys(((unit.value, record_id) for record_id in gone), _NOT_COMPARED))
+        added = record_ids(built, unit, written - old.keys())
+        after.update(dict.fromkeys(((unit.value, record_id) for record_id in added), _NOT_COMPARED))
     return changes_between(before, after)
 
 
+def records_digests(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]) -> dict[str, str | None]:
+    """doc_id → `documents.records_digest`, for those of these papers the database holds."""
+    statement = "SELECT doc_id, records_digest FROM documents WHERE doc_id IN (SELECT unnest(?::VARCHAR[]))"
+    return dict(connection.execute(statement, [sorted(doc_ids)]).fetchall()) if doc_ids else {}
+
+
 _NOT_COMPARED = ("", "")
-"""The digests of a record that has none before: an added record is added whatever they are."""
+"""The digests of a record only one state holds: it is added, or removed, whatever they are."""
 
 
 def _digest(text: str) -> str:

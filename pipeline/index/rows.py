@@ -7,6 +7,7 @@ waits for its first worker.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -66,7 +67,7 @@ def paper_rows(
     paper must have.
     """
     document = chunked.document if chunked else None
-    tables: dict[str, list[list]] = {"documents": [[
+    content = [
         row.doc_id, row.path, row.format, row.sha256, row.bytes,
         document.title if document else None,
         document.page_count if document else None,
@@ -76,8 +77,8 @@ def paper_rows(
         document.removed_running_lines if document else None,
         unresolved_citations(chunked) if chunked else None,
         broken_links(chunked) if chunked else None,
-        row.rules_sha256, row.pipeline_version, datetime.now(timezone.utc).replace(tzinfo=None),
-    ]]}
+    ]
+    tables: dict[str, list[list]] = {}
     if extraction is not None:
         tables["extractions"] = [[row.doc_id, row.sha256, extraction[0], extraction[1]]]
     if chunked is not None:
@@ -91,10 +92,44 @@ def paper_rows(
         encoded[table] = [to_json(dict(zip(names, values))) for values in rows]
     if chunked is not None:
         encoded.update(_bibliography_lines(chunked))
-    longest = max((max(map(len, table_lines), default=0) for table_lines in encoded.values()), default=0)
     lines = {table: b"\n".join(table_lines) + b"\n" if table_lines else b"" for table, table_lines in encoded.items()}
+    digest = records_digest(content, lines, tables) if chunked is not None else None
+    documents = [*content, digest, row.rules_sha256, row.pipeline_version, datetime.now(timezone.utc).replace(tzinfo=None)]
+    lines["documents"] = to_json(dict(zip(COLUMNS["documents"], documents))) + b"\n"
+    longest = max([len(lines["documents"]) - 1, *(max(map(len, table_lines), default=0) for table_lines in encoded.values())])
     postings = sum(len(values[1]) for table in POSTINGS_TABLES for values in tables.get(table, []))
     return PaperRows(row.doc_id, lines, postings, longest)
+
+
+# What a paper's records are not made of: its extraction (written only when the file was read
+# afresh, so a re-chunk from the stored one would differ by it alone) and, of its documents row,
+# when and under which rules and pipeline it was written.
+_NOT_IN_RECORDS = frozenset({"extractions", "documents"})
+# Columns no exported record reads that a rules change rewrites in papers whose records it
+# leaves as they were: a section's decisions name the thresholds they were taken against, so a
+# tweak to one would otherwise send every paper it was weighed in to be fingerprinted.
+NOT_READ_BY_RECORDS = {"sections": frozenset({"decisions"})}
+
+
+def records_digest(content: list, lines: dict[str, bytes], tables: dict[str, list[list]]) -> str:
+    """A digest of everything a paper's exported records (`pipeline.export.records`) may read:
+    its documents row but when and how it was written (`content`), and every other table's rows
+    (`lines`, or the `tables` they were written from) but its extraction and the columns in
+    `NOT_READ_BY_RECORDS`. Two runs that give a paper the same digest gave it the same records,
+    so a run that re-chunks it under new rules into the same rows has changed none of them
+    (`pipeline.export.changes`) and need not fingerprint them. It covers more than the records
+    read (the postings, the boxes): a paper whose digest changed is fingerprinted, and the
+    fingerprints decide."""
+    digest = hashlib.blake2b(to_json(content), digest_size=16)
+    for table in sorted(lines.keys() - _NOT_IN_RECORDS):
+        if table in NOT_READ_BY_RECORDS:
+            kept = [index for index, name in enumerate(COLUMNS[table]) if name not in NOT_READ_BY_RECORDS[table]]
+            written = to_json([[row[index] for index in kept] for row in tables[table]])
+        else:
+            written = lines[table]
+        digest.update(f"{table} {len(written)}\n".encode())
+        digest.update(written)
+    return digest.hexdigest()
 
 
 def _chunked_rows(chunked: ChunkedDocument, terms: PaperTerms) -> dict[str, list[list]]:

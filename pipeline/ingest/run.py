@@ -27,12 +27,13 @@ import pebble
 from pipeline import __version__
 from pipeline.errors import IndexingError, MassRemovalError, PipelineError
 from pipeline.extract import extraction_key
-from pipeline.export.changes import Fingerprints, RecordChange, changes_made, chunk_change_counts, fingerprints, record_changes
+from pipeline.export.changes import RecordChange, changes_of_run, chunk_change_counts, record_changes
 from pipeline.index.database import (
     SchemaChange,
     ensure_schema,
     last_run_id,
     open_for_writing,
+    open_readonly,
     read_extraction,
     stored_documents,
     stored_extractions,
@@ -204,9 +205,8 @@ def ingest_folder(
             from pipeline.ingest.cluster import carry_out_on_ray  # imports Ray, an optional extra, only when asked
 
             with open_for_writing(publication.building, db) as connection:
-                before = fingerprints(connection, plan.stale_doc_ids)
                 carry_out_on_ray(plan, connection, publication.building, rules, options, progress, summary)
-                changes = _changes_made(connection, plan, before)
+                changes = _changes_made(connection, db, plan)
                 _finish(connection, summary, started, clock, rules, changes, previous_run_id)
             publication.publish()
             return summary
@@ -216,7 +216,8 @@ def ingest_folder(
         workers = max(1, min(options.workers, len(plan.to_process)))
         with pebble.ProcessPool(max_workers=workers, initializer=prepare_worker, context=context) as pool, open_for_writing(publication.building, db) as connection:
             try:
-                changes = _carry_out(plan, pool, connection, rules, options, progress, summary)
+                _carry_out(plan, pool, connection, rules, options, progress, summary)
+                changes = _changes_made(connection, db, plan)
                 _finish(connection, summary, started, clock, rules, changes, previous_run_id)
             except BaseException:
                 # Leaving the pool's block otherwise waits for every file in flight to finish
@@ -297,9 +298,8 @@ def _carry_out(
     options: IngestOptions,
     progress: Progress,
     summary: RunSummary,
-) -> list[RecordChange]:
-    """Run the stages on the planned files and write their rows, the stale rows removed first;
-    return what that changed in the exported records."""
+) -> None:
+    """Run the stages on the planned files and write their rows, the stale rows removed first."""
     scheduler = FileScheduler(
         pool, rules, options.timeout_seconds, IN_FLIGHT_PER_WORKER * options.workers,
         lambda doc_id: read_extraction(connection, doc_id),
@@ -308,7 +308,6 @@ def _carry_out(
     # otherwise wait for. Those rows go in one statement a table (batch by batch, each would
     # scan the postings again); nothing is published until the end, so readers never miss them.
     scheduler.start(list(plan.to_process))
-    before = fingerprints(connection, plan.stale_doc_ids)
     remove_documents(connection, list(plan.stale_doc_ids), keep_extractions_of=plan.reused_extractions)
     summary.removed = len(plan.removed)
     # One DuckDB thread while the workers run leaves them the other cores; all of them again
@@ -325,14 +324,20 @@ def _carry_out(
         writer.flush()
     connection.execute("RESET threads")
     connection.execute("RESET checkpoint_threshold")
-    return _changes_made(connection, plan, before)
 
 
-def _changes_made(connection: duckdb.DuckDBPyConnection, plan: RunPlan, before: Fingerprints) -> list[RecordChange]:
-    """What the run changed in the exported records: the papers it wrote or removed, against
-    their fingerprints `before` it."""
-    written = {planned.scanned.doc_id for planned in plan.to_process}
-    return changes_made(connection, sorted(written | set(plan.stale_doc_ids)), before)
+def _changes_made(connection: duckdb.DuckDBPyConnection, db: Path, plan: RunPlan) -> list[RecordChange]:
+    """What the run changed in the exported records of the papers it wrote or removed, against
+    the published database at `db`: the state before the run, which it replaces only when it
+    publishes."""
+    written = [planned.scanned.doc_id for planned in plan.to_process]
+    if not plan.stale_doc_ids:
+        return changes_of_run(connection, None, written, ())  # no stored paper was touched: none to read
+    published = open_readonly(db)
+    try:
+        return changes_of_run(connection, published, written, plan.stale_doc_ids)
+    finally:
+        published.close()
 
 
 def _write_result(writer: DocumentWriter, item: ScannedFile, result: TaskResult, rules: Rules, summary: RunSummary) -> None:
