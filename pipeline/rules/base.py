@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict
 
 
 def compile_pattern(pattern: str | re.Pattern[str]) -> re.Pattern[str]:
@@ -36,6 +36,16 @@ Pattern = Annotated[re.Pattern[str], BeforeValidator(compile_pattern)]
 """A regular expression from a rules file, compiled (case-insensitive) when the rules are loaded."""
 OptionalPattern = Annotated[re.Pattern[str] | None, BeforeValidator(_compile_unless_empty)]
 """A pattern that is off where the rules file leaves it out or empty."""
+
+
+def _compiles_alone(fragment: str) -> str:
+    compile_pattern(fragment)
+    return fragment
+
+
+PatternFragment = Annotated[str, AfterValidator(_compiles_alone)]
+"""A piece of pattern that other patterns of its table name (`{surname}`), kept as text, and
+checked to compile alone so that a bad one is reported as itself, not inside every pattern."""
 
 
 class RulesModel(BaseModel):

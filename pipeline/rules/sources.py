@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from pipeline.rules.base import Pattern, RulesModel, compile_pattern, naming_group
+from pipeline.rules.base import Pattern, PatternFragment, RulesModel, naming_group
 
 
 class SentenceRules(RulesModel):
@@ -43,11 +43,11 @@ class ReferenceRules(RulesModel):
     """How the bibliography is found and its entries read. `first_author` is written around three
     fragments, `{capital}`, `{letters}` and `{particle}`, filled in when the rules are loaded."""
 
-    capital: str = _CAPITAL
+    capital: PatternFragment = _CAPITAL
     """A capital that starts a name: one of Latin's, accented ones included (`Östlund`, `Šimić`)."""
-    letters: str = _NAME_LETTERS
+    letters: PatternFragment = _NAME_LETTERS
     """A character of a name after its capital, a PDF's loose accents included (`J¨org`)."""
-    particle: str = _PARTICLE
+    particle: PatternFragment = _PARTICLE
     """A word that belongs to the surname after it (`de Waal`, `van Schaik`)."""
     anchors: list[str] = Field(default_factory=lambda: ["references"])
     """Anchor rules (by name) whose sections hold the bibliography."""
@@ -66,12 +66,6 @@ class ReferenceRules(RulesModel):
     year_within: int = Field(default=300, ge=20)
     """How far into such an entry (in characters) its year must show."""
     hanging_indent: HangingIndentRules = Field(default_factory=HangingIndentRules)
-
-    @field_validator("capital", "letters", "particle")
-    @classmethod
-    def _fragment_compiles(cls, fragment: str) -> str:
-        compile_pattern(fragment)
-        return fragment
 
     @field_validator("first_author", mode="before")
     @classmethod
@@ -93,11 +87,11 @@ class CitationRules(RulesModel):
     """In-text citation markers. The patterns are written around three fragments, `{numbers}`,
     `{surname}` and `{year}`, filled in when the rules are loaded."""
 
-    numbers: str
+    numbers: PatternFragment
     """A numeric marker's members: numbers and ranges with `,` or `;` between them."""
-    surname: str
+    surname: PatternFragment
     """A surname as a citation writes it."""
-    year: str
+    year: PatternFragment
     """A year as a citation writes it, with its letter (`2020a`)."""
     brackets: Pattern
     """A numeric marker in brackets (`[3-5, 9]`), its members in a group `members`."""
@@ -133,12 +127,6 @@ class CitationRules(RulesModel):
     digit (`10⁵`), a one-letter symbol (`R²`, `x²`) or a unit (`cm²`)."""
     max_range: Annotated[int, Field(ge=1)] = 50
     """The most members a range (`[3-7]`) expands to; a longer one is no citation."""
-
-    @field_validator("numbers", "surname", "year")
-    @classmethod
-    def _fragment_compiles(cls, fragment: str) -> str:
-        compile_pattern(fragment)
-        return fragment
 
     @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", "organisation", "superscript", mode="before")
     @classmethod
