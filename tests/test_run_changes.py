@@ -69,6 +69,25 @@ def _recorded(db, run_id: int) -> set[tuple[str, str, str, bool]]:
         connection.close()
 
 
+def _ingested(tmp_path, rules, papers_by_name: dict[str, str]):
+    """These papers (name → Markdown) written into a folder and ingested: the folder and the database."""
+    papers, db = tmp_path / "papers", tmp_path / "papers.duckdb"
+    papers.mkdir()
+    for name, text in papers_by_name.items():
+        (papers / name).write_text(text)
+    ingest_folder(papers, db, rules, OPTIONS)
+    return papers, db
+
+
+@pytest.fixture()
+def fingerprinted(monkeypatch) -> list[str]:
+    """The doc_ids the runs of a test fingerprint, as they ask for them."""
+    asked: list[str] = []
+    real = change_log.fingerprints
+    monkeypatch.setattr(change_log, "fingerprints", lambda connection, doc_ids: asked.extend(doc_ids) or real(connection, doc_ids))
+    return asked
+
+
 def _digest(source: str, rules) -> str:
     """The records digest a worker gives the paper `a.md`, with this text under these rules."""
     chunked = chunk_markdown(source, rules, "a")
@@ -92,11 +111,7 @@ def test_the_columns_the_records_digest_leaves_out_are_read_by_no_exported_recor
 
 
 def test_a_rules_change_that_changes_one_paper_records_that_papers_changes_only(tmp_path, rules):
-    papers, db = tmp_path / "papers", tmp_path / "papers.duckdb"
-    papers.mkdir()
-    (papers / "outcomes.md").write_text(_paper("Outcomes"))
-    (papers / "results.md").write_text(_paper("Results"))
-    ingest_folder(papers, db, rules, OPTIONS)
+    papers, db = _ingested(tmp_path, rules, {"outcomes.md": _paper("Outcomes"), "results.md": _paper("Results")})
     before = _records(db)
     second = ingest_folder(papers, db, load_rules(edited_rules_file(tmp_path, *OUTCOMES)), OPTIONS)
     recorded = _recorded(db, second.run_id)
@@ -106,48 +121,28 @@ def test_a_rules_change_that_changes_one_paper_records_that_papers_changes_only(
     assert ("chunk", "outcomes.md:3", "added", True) in recorded
 
 
-def test_a_rules_change_that_leaves_every_paper_as_it_was_fingerprints_none(tmp_path, rules, monkeypatch):
-    papers, db = tmp_path / "papers", tmp_path / "papers.duckdb"
-    papers.mkdir()
-    for name in ("a", "b"):
-        (papers / f"{name}.md").write_text(_paper("Results"))
-    ingest_folder(papers, db, rules, OPTIONS)
-    fingerprinted = []
-    real = change_log.fingerprints
-    monkeypatch.setattr(change_log, "fingerprints", lambda connection, doc_ids: fingerprinted.extend(doc_ids) or real(connection, doc_ids))
+def test_a_rules_change_that_leaves_every_paper_as_it_was_fingerprints_none(tmp_path, rules, fingerprinted):
+    papers, db = _ingested(tmp_path, rules, {"a.md": _paper("Results"), "b.md": _paper("Results")})
     summary = ingest_folder(papers, db, rules.model_copy(update={"sha256": "another-file-same-rules"}), OPTIONS)
     assert summary.updated == 2
     assert (fingerprinted, _recorded(db, summary.run_id)) == ([], set())
 
 
-def test_a_threshold_tweak_that_only_rewords_a_decision_fingerprints_none(tmp_path, rules, monkeypatch):
+def test_a_threshold_tweak_that_only_rewords_a_decision_fingerprints_none(tmp_path, rules, fingerprinted):
     # Results (two sub-sections of 450 words) is split at them under 800 words and under 850
     # alike; only its decision, `soft split … > 800`, says which.
     words = " ".join(["cells"] * 449)
-    papers, db = tmp_path / "papers", tmp_path / "papers.duckdb"
-    papers.mkdir()
-    (papers / "a.md").write_text(f"# A\n\n## Results\n\n### Early\n\n{words}.\n\n### Late\n\n{words}.\n")
-    ingest_folder(papers, db, rules, OPTIONS)
-    fingerprinted = []
-    real = change_log.fingerprints
-    monkeypatch.setattr(change_log, "fingerprints", lambda connection, doc_ids: fingerprinted.extend(doc_ids) or real(connection, doc_ids))
+    papers, db = _ingested(tmp_path, rules, {"a.md": f"# A\n\n## Results\n\n### Early\n\n{words}.\n\n### Late\n\n{words}.\n"})
     summary = ingest_folder(papers, db, load_rules(edited_rules_file(tmp_path, "target_max_words = 800", "target_max_words = 850")), OPTIONS)
     decisions = open_readonly(db).execute("SELECT decisions FROM sections WHERE heading = 'Results'").fetchone()[0]
     assert "soft split at 2 sub-sections: 901 words > 850" in decisions
     assert (summary.updated, fingerprinted, _recorded(db, summary.run_id)) == (1, [], set())
 
 
-def test_an_edited_paper_is_fingerprinted_and_its_unedited_neighbour_is_not(tmp_path, rules, monkeypatch):
-    papers, db = tmp_path / "papers", tmp_path / "papers.duckdb"
-    papers.mkdir()
-    (papers / "edited.md").write_text(_paper("Results"))
-    (papers / "kept.md").write_text(_paper("Results"))
-    ingest_folder(papers, db, rules, OPTIONS)
+def test_an_edited_paper_is_fingerprinted_and_its_unedited_neighbour_is_not(tmp_path, rules, fingerprinted):
+    papers, db = _ingested(tmp_path, rules, {"edited.md": _paper("Results"), "kept.md": _paper("Results")})
     before = _records(db)
     (papers / "edited.md").write_text(_paper("Results", "IL-6 fell."))
-    fingerprinted = []
-    real = change_log.fingerprints
-    monkeypatch.setattr(change_log, "fingerprints", lambda connection, doc_ids: fingerprinted.extend(doc_ids) or real(connection, doc_ids))
     # Another rules file too, so that both papers are written again.
     summary = ingest_folder(papers, db, rules.model_copy(update={"sha256": "another-file-same-rules"}), OPTIONS)
     assert sorted(set(fingerprinted)) == ["edited.md"]
