@@ -85,15 +85,15 @@ def changes_of_run(
     same = {doc_id for doc_id, digest in old.items() if digest is not None and new.get(doc_id) == digest}
     rewritten = (written & old.keys()) - same
     # One after the other: each statement already takes every core DuckDB is given.
-    before = fingerprints(published, rewritten) if published is not None else {}
-    after = fingerprints(built, rewritten)
-    for unit in Unit:
-        if published is not None:
-            gone = record_ids(published, unit, stale - written)
-            before.update(dict.fromkeys(((unit.value, record_id) for record_id in gone), _NOT_COMPARED))
-        added = record_ids(built, unit, written - old.keys())
-        after.update(dict.fromkeys(((unit.value, record_id) for record_id in added), _NOT_COMPARED))
+    before = {**fingerprints(published, rewritten), **_listed(published, stale - written)} if published is not None else {}
+    after = {**fingerprints(built, rewritten), **_listed(built, written - old.keys())}
     return changes_between(before, after)
+
+
+def _listed(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]) -> Fingerprints:
+    """Every record of these papers by its id alone (`_NOT_COMPARED`): each is added, or removed,
+    whatever its digests."""
+    return {(unit.value, record_id): _NOT_COMPARED for unit in Unit for record_id in record_ids(connection, unit, doc_ids)}
 
 
 def records_digests(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]) -> dict[str, str | None]:
