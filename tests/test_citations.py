@@ -49,6 +49,16 @@ def test_a_doi_is_read_off_the_entry_and_nothing_is_guessed(rules):
     assert (references[1].doi, references[1].year, references[1].first_author) == (None, None, None)
 
 
+def test_a_doi_the_pdf_broke_after_a_slash_or_a_hyphen_is_read_whole(rules):
+    source = (
+        "## References\n\n- [1] A. Smith. Title. doi:10.1037// 1089-2680.5.4.323.\n"
+        "- [2] B. Lee. Title. https://doi.org/10.1007/s10142- 011-0231-6 PMID: 21656015\n"
+        "- [3] C. Park. Title. doi:10.1000/abc. Next sentence.\n"
+    )
+    references = chunk_markdown(source, rules).references
+    assert [r.doi for r in references] == ["10.1037//1089-2680.5.4.323", "10.1007/s10142-011-0231-6", "10.1000/abc"]
+
+
 def test_an_entry_a_converter_broke_at_a_blank_line_is_one_entry(rules):
     source = "## References\n\n- [1] N. Carion and S. Zagoruyko. End-to-\n\nend object detection. In ECCV, 2020.\n- [2] Z. Chi. Tables. 2019.\n"
     references = chunk_markdown(source, rules).references

@@ -22,7 +22,10 @@ from pipeline.rules import Rules
 # An item's number has at most three digits: `2008. Patterns of …` is an entry's year, carried
 # over from the paragraph before.
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,3})[.)])[ \t]+")
-_DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
+# A DOI the PDF broke at a line's end after a `/` or a `-` (`10.1037// 1089-2680.5.4.323`) goes
+# on after the space normalize joined the lines with: no DOI ends in either. One broken after a
+# `.` is left at the break, which a sentence's end cannot be told from.
+_DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+(?:(?<=[/-]) [^\s\"<>]+)*")
 # A year stands alone: not part of an arXiv number (`1908.04729`), a DOI, pages or an ISSN. What
 # comes before it is looked at once its first two digits are read (`..`), so that the pattern
 # starts with them and `re` skips ahead to each `1` or `2`: a look-behind first, it would try
@@ -44,6 +47,12 @@ _PARAGRAPH_BREAK = re.compile(r"\s*\n\n\s*")
 _TITLE_KEY_LENGTH = 30
 """Letters and digits of the paper's title looked for in the back matter: enough that no entry's
 text holds them by chance, few enough that a title the PDF reader broke off still matches."""
+
+
+def _doi(printed: str) -> str:
+    """A DOI as `_DOI` finds it printed, without the spaces of its line breaks and the
+    punctuation after it."""
+    return printed.replace(" ", "").rstrip(".,;)]")
 
 
 def _without_leading_markup(text: str) -> str:
@@ -176,7 +185,7 @@ def _own_marks(document: Document, front_end: int) -> Callable[[str], bool] | No
     shows neither."""
     text = document.text
     title = _title_key(document.title or "")[:_TITLE_KEY_LENGTH]
-    own_dois = {doi.rstrip(".,;)]") for doi in _DOI.findall(text, 0, front_end)}
+    own_dois = {_doi(printed) for printed in _DOI.findall(text, 0, front_end)}
     if len(title) < _TITLE_KEY_LENGTH and not own_dois:
         return None
 
@@ -383,7 +392,7 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
                 line_end=line_end,
                 page_start=pages[0] if pages else None,
                 page_end=pages[-1] if pages else None,
-                doi=doi.group().rstrip(".,;)]") if doi else None,
+                doi=_doi(doi.group()) if doi else None,
                 year=(year["year"] + (year["letter"] or "")) if year else None,
                 first_author=_first_author(body, rules),
             )
