@@ -15,6 +15,7 @@ from pipeline.crosslingual.command import translate, translation_problem
 from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, load_glossary
 from pipeline.crosslingual.prepare import prepare_query
 from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.user_command import MAX_OUTPUT_BYTES
 
 runner = CliRunner()
 
@@ -54,6 +55,14 @@ def test_the_translator_reads_the_query_on_its_standard_input():
 def test_a_failed_or_refused_translation_says_why(program, reason):
     translation = translate("신뢰구간", _command(program), timeout=0.5)
     assert (translation.accepted, translation.reason) == (False, reason)
+
+
+def test_a_translator_that_writes_past_the_cap_is_stopped_and_the_glossary_used():
+    # Three times the cap, then it exits: more than may be read, yet a bounded test on any version.
+    flood = _command(f"import sys; sys.stdout.write(('y' * 1023 + '\\n') * {3 * MAX_OUTPUT_BYTES // 1024})")
+    prepared = prepare_query("신뢰구간", load_glossary(), flood)
+    assert prepared.translation.reason == f"it wrote more than {MAX_OUTPUT_BYTES // 2**20} MiB to its standard output and was stopped"
+    assert prepared.searched_with == "glossary"
 
 
 def test_a_translator_that_is_not_there_says_which_program():
