@@ -70,6 +70,14 @@ def test_a_translator_that_is_not_there_says_which_program():
     assert translation.reason == "no such program: no-such-translator-program"
 
 
+def test_a_translator_that_is_no_program_says_why_it_cannot_be_run(tmp_path):
+    not_a_program = tmp_path / "translate"
+    not_a_program.write_bytes(b"\x00\x01 neither a script nor a binary")
+    not_a_program.chmod(0o755)
+    translation = translate("신뢰구간", str(not_a_program))
+    assert translation.reason == f"{not_a_program} cannot be run (Exec format error)"
+
+
 def test_a_line_with_a_control_character_is_refused():
     assert translation_problem("confidence\x1binterval").startswith("it holds characters no query holds")
 
