@@ -174,6 +174,16 @@ def test_a_sentence_without_a_citation_counts_unsupported(database):
     assert (report.scores.citation_recall, report.scores.without_citation) == (0.5, 1)
 
 
+def test_a_page_without_sentences_has_no_recall_and_no_precision(database):
+    scores = _audit("", database).scores
+    assert (scores.citation_recall, scores.citation_precision) == (None, None)
+
+
+def test_a_page_that_cites_nothing_has_recall_zero_and_no_precision(database):
+    scores = _audit("Drug X is the best drug there is.\n", database).scores
+    assert (scores.citation_recall, scores.citation_precision, scores.sentences) == (0.0, None, 1)
+
+
 def test_the_lexical_judge_says_it_measures_overlap_not_entailment():
     assert LexicalJudge(0.6).description.measures == "lexical overlap"
 
@@ -351,6 +361,33 @@ def test_audit_prints_both_figures_and_the_judge_on_top(database, tmp_path):
     assert "audited by lexical overlap" in lines[0]
     assert lines[1].startswith("citation recall    0.500") and lines[2].startswith("citation precision 1.000")
     assert "[2] NO CITATION" in result.output and "trial.md › Discussion [discussion], lines 15-17" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "recall", "precision"),
+    [
+        ("", "citation recall    n/a    (no sentences)", "citation precision n/a    (no citations)"),
+        (
+            "Drug X is the best drug there is.\n",
+            "citation recall    0.000  (0 of 1 sentences supported by lexical overlap)",
+            "citation precision n/a    (no citations)",
+        ),
+    ],
+)
+def test_audit_of_a_page_with_nothing_to_score_prints_no_score(database, tmp_path, text, recall, precision):
+    page = tmp_path / "page.md"
+    page.write_text(text)
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1:3] == [recall, precision]
+
+
+def test_audit_json_of_an_empty_page_gives_null_scores(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--json"])
+    scores = json.loads(result.output)["scores"]
+    assert (scores["citation_recall"], scores["citation_precision"], scores["sentences"]) == (None, None, 0)
 
 
 def test_audit_json_holds_every_sentence_with_its_passages(database, tmp_path):
