@@ -34,8 +34,9 @@ class IngestBusyError(PipelineError):
 class RunStopped(PipelineError):
     """A signal (Ctrl-C, SIGTERM) stopped the run before it published."""
 
-    def __init__(self, signal_name: str, signal_number: int, db: object) -> None:
-        super().__init__(f"stopped by {signal_name}: nothing was published, {db} keeps its last complete state")
+    def __init__(self, signal_name: str, signal_number: int, db: object, db_existed: bool) -> None:
+        kept = f", {db} keeps its last complete state" if db_existed else f" and no database was created at {db}"
+        super().__init__(f"stopped by {signal_name}: nothing was published{kept}")
         self.exit_code = 128 + signal_number
 
 

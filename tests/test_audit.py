@@ -29,6 +29,7 @@ from pipeline.cli import app
 from pipeline.errors import AuditError
 from pipeline.index.database import open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.user_command import MAX_OUTPUT_BYTES
 from tests.conftest import PROJECT, shared_corpus
 
 runner = CliRunner()
@@ -173,6 +174,16 @@ def test_a_sentence_without_a_citation_counts_unsupported(database):
     assert (report.scores.citation_recall, report.scores.without_citation) == (0.5, 1)
 
 
+def test_a_page_without_sentences_has_no_recall_and_no_precision(database):
+    scores = _audit("", database).scores
+    assert (scores.citation_recall, scores.citation_precision) == (None, None)
+
+
+def test_a_page_that_cites_nothing_has_recall_zero_and_no_precision(database):
+    scores = _audit("Drug X is the best drug there is.\n", database).scores
+    assert (scores.citation_recall, scores.citation_precision, scores.sentences) == (0.0, None, 1)
+
+
 def test_the_lexical_judge_says_it_measures_overlap_not_entailment():
     assert LexicalJudge(0.6).description.measures == "lexical overlap"
 
@@ -271,6 +282,51 @@ def test_a_failing_judge_command_is_an_error_that_says_how(database, options, me
         _audit("Drug X blocks interleukin-5 [chunk:trial.md:3].\n", database, CommandJudge(_command(*options), 0.5, None, 1))
 
 
+def _python_command(program: str) -> str:
+    return shlex.join([sys.executable, "-c", program])
+
+
+# Three times the cap, then it exits: more than the judge may read, yet a bounded test on any version.
+_FLOOD = f"import sys; sys.{{stream}}.write(('y' * 1023 + '\\n') * {3 * MAX_OUTPUT_BYTES // 1024})"
+
+
+@pytest.mark.parametrize(("stream", "words"), [("stdout", "standard output"), ("stderr", "standard error")])
+def test_a_judge_command_that_writes_past_the_cap_is_stopped_and_the_error_names_the_cap(database, stream, words):
+    judge = CommandJudge(_python_command(_FLOOD.format(stream=stream)), 0.5, None, 60)
+    with pytest.raises(AuditError, match=rf"wrote more than {MAX_OUTPUT_BYTES // 2**20} MiB to its {words} and was stopped; "):
+        _audit("Drug X blocks interleukin-5 [chunk:trial.md:3].\n", database, judge)
+
+
+def test_a_judge_command_that_writes_without_end_is_stopped_and_gone(database, tmp_path):
+    pid_file = tmp_path / "pid"
+    endless = f"import os, sys; open({str(pid_file)!r}, 'w').write(str(os.getpid()))\nwhile True: sys.stdout.write('y' * 65536)"
+    with pytest.raises(AuditError, match="MiB to its standard output and was stopped"):
+        _audit("Drug X blocks interleukin-5 [chunk:trial.md:3].\n", database, CommandJudge(_python_command(endless), 0.5, None, 60))
+    assert not Path(f"/proc/{pid_file.read_text()}").exists()
+
+
+def test_a_judge_command_that_writes_bytes_that_are_not_utf8_is_an_error_not_a_crash(database):
+    judge = CommandJudge(_python_command("import sys; sys.stdin.read(); sys.stdout.buffer.write(b'\\xff\\n')"), 0.5, None, 60)
+    with pytest.raises(AuditError, match="output line 1: '\ufffd' is no JSON object"):
+        _audit("Drug X blocks interleukin-5 [chunk:trial.md:3].\n", database, judge)
+
+
+def test_audit_with_a_judge_command_it_cannot_split_says_so(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Drug X works [chunk:trial.md:3].\n")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--judge", "cmd:python 'judge.py"])
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: judge command python 'judge.py cannot be split into arguments (No closing quotation); check its quotes after cmd:"
+
+
+def test_audit_with_a_judge_command_that_cannot_be_run_says_so(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Drug X works [chunk:trial.md:3].\n")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--judge", f"cmd:{tmp_path}"])
+    assert result.exit_code == 1
+    assert result.output.strip() == f"Error: judge command {tmp_path}: {tmp_path} cannot be run (permission denied); check the command after cmd:"
+
+
 # ---------------------------------------------------------------- the hf judge
 
 
@@ -305,6 +361,33 @@ def test_audit_prints_both_figures_and_the_judge_on_top(database, tmp_path):
     assert "audited by lexical overlap" in lines[0]
     assert lines[1].startswith("citation recall    0.500") and lines[2].startswith("citation precision 1.000")
     assert "[2] NO CITATION" in result.output and "trial.md › Discussion [discussion], lines 15-17" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "recall", "precision"),
+    [
+        ("", "citation recall    n/a    (no sentences)", "citation precision n/a    (no citations)"),
+        (
+            "Drug X is the best drug there is.\n",
+            "citation recall    0.000  (0 of 1 sentences supported by lexical overlap)",
+            "citation precision n/a    (no citations)",
+        ),
+    ],
+)
+def test_audit_of_a_page_with_nothing_to_score_prints_no_score(database, tmp_path, text, recall, precision):
+    page = tmp_path / "page.md"
+    page.write_text(text)
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1:3] == [recall, precision]
+
+
+def test_audit_json_of_an_empty_page_gives_null_scores(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--json"])
+    scores = json.loads(result.output)["scores"]
+    assert (scores["citation_recall"], scores["citation_precision"], scores["sentences"]) == (None, None, 0)
 
 
 def test_audit_json_holds_every_sentence_with_its_passages(database, tmp_path):

@@ -118,6 +118,19 @@ def test_sigterm_and_ctrl_c_stop_the_run_clean_and_say_nothing_was_published(lib
     assert _digest(db) == before
 
 
+@pytest.mark.parametrize(("stop", "code", "name"), [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C (SIGINT)")])
+def test_sigterm_and_ctrl_c_during_a_first_ingest_say_no_database_was_created(library, tmp_path, stop, code, name):
+    folder, _ = library
+    db = tmp_path / "first" / "papers.duckdb"
+    process = _start_ingest(folder, db)
+    _wait_for_papers_written(process, 5)
+    process.send_signal(stop)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == code
+    assert stderr.splitlines()[-1] == f"Error: stopped by {name}: nothing was published and no database was created at {db}"
+    assert not db.exists() and list(db.parent.glob(db.name + ".building-*")) == []
+
+
 def test_the_spill_folder_of_a_run_killed_mid_sort_is_cleaned_up_by_the_next_run(library):
     folder, db = library
     # What DuckDB leaves when killed while a sort or join spilled past its memory limit.

@@ -15,6 +15,7 @@ from pipeline.crosslingual.command import translate, translation_problem
 from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, load_glossary
 from pipeline.crosslingual.prepare import prepare_query
 from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.user_command import MAX_OUTPUT_BYTES
 
 runner = CliRunner()
 
@@ -56,9 +57,25 @@ def test_a_failed_or_refused_translation_says_why(program, reason):
     assert (translation.accepted, translation.reason) == (False, reason)
 
 
+def test_a_translator_that_writes_past_the_cap_is_stopped_and_the_glossary_used():
+    # Three times the cap, then it exits: more than may be read, yet a bounded test on any version.
+    flood = _command(f"import sys; sys.stdout.write(('y' * 1023 + '\\n') * {3 * MAX_OUTPUT_BYTES // 1024})")
+    prepared = prepare_query("신뢰구간", load_glossary(), flood)
+    assert prepared.translation.reason == f"it wrote more than {MAX_OUTPUT_BYTES // 2**20} MiB to its standard output and was stopped"
+    assert prepared.searched_with == "glossary"
+
+
 def test_a_translator_that_is_not_there_says_which_program():
     translation = translate("신뢰구간", "no-such-translator-program --to en")
     assert translation.reason == "no such program: no-such-translator-program"
+
+
+def test_a_translator_that_is_no_program_says_why_it_cannot_be_run(tmp_path):
+    not_a_program = tmp_path / "translate"
+    not_a_program.write_bytes(b"\x00\x01 neither a script nor a binary")
+    not_a_program.chmod(0o755)
+    translation = translate("신뢰구간", str(not_a_program))
+    assert translation.reason == f"{not_a_program} cannot be run (Exec format error)"
 
 
 def test_a_line_with_a_control_character_is_refused():

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -18,6 +17,7 @@ from typing import Protocol
 from pipeline.audit.records import JudgeDescription, Judgement
 from pipeline.errors import AuditError
 from pipeline.index.terms import TermCounter
+from pipeline.user_command import OutputTooLarge, TimedOut, run_user_command
 
 LEXICAL_THRESHOLD = 0.6
 """Share of a sentence's content words and numbers that the passages must hold: a paraphrase
@@ -111,7 +111,10 @@ class CommandJudge:
     a pipeline), once per batch of pairs, each run within `timeout` seconds."""
 
     def __init__(self, command: str, threshold: float, window: int | None, timeout: float) -> None:
-        self.argv = shlex.split(command)
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as error:
+            raise AuditError(f"judge command {command} cannot be split into arguments ({error}); check its quotes after cmd:") from None
         self.window = window
         self.timeout = timeout
         self.description = JudgeDescription(
@@ -133,15 +136,20 @@ class CommandJudge:
         )
         shown = shlex.join(self.argv)
         try:
-            done = subprocess.run(self.argv, input=lines, capture_output=True, text=True, timeout=self.timeout, check=False)
+            done = run_user_command(self.argv, lines.encode(), self.timeout)
         except FileNotFoundError:
             raise AuditError(f"judge command {shown}: {self.argv[0]} not found; check the command after cmd:") from None
-        except subprocess.TimeoutExpired:
+        except OSError as error:
+            cause = "permission denied" if isinstance(error, PermissionError) else error.strerror
+            raise AuditError(f"judge command {shown}: {self.argv[0]} cannot be run ({cause}); check the command after cmd:") from None
+        except TimedOut:
             raise AuditError(f"judge command {shown} took over {self.timeout:g} s for {len(pairs)} pairs; raise --timeout or speed it up") from None
-        if done.returncode != 0:
-            tail = " ".join(done.stderr.split()[-30:]) or "nothing on stderr"
-            raise AuditError(f"judge command {shown} exited with code {done.returncode} ({tail})")
-        answers = [line for line in done.stdout.splitlines() if line.strip()]
+        except OutputTooLarge as stopped:
+            raise AuditError(f"judge command {shown} {str(stopped).removeprefix('it ')}; it must write one JSON line per input line") from None
+        if done.exit_code != 0:
+            tail = " ".join(done.stderr.decode(errors="replace").split()[-30:]) or "nothing on stderr"
+            raise AuditError(f"judge command {shown} exited with code {done.exit_code} ({tail})")
+        answers = [line for line in done.stdout.decode(errors="replace").splitlines() if line.strip()]
         if len(answers) != len(pairs):
             raise AuditError(f"judge command {shown} wrote {len(answers)} lines for {len(pairs)} pairs; it must write one JSON line per input line")
         threshold = self.description.threshold

@@ -148,10 +148,11 @@ class JudgeDescription(AuditRecord):
 
 
 class AuditScores(AuditRecord):
-    citation_recall: float
-    """Supported sentences over all sentences (one without a citation counts unsupported)."""
-    citation_precision: float
-    """Relevant citations over all citations; 0 where there are none, as in ALCE."""
+    citation_recall: float | None
+    """Supported sentences over all sentences (one without a citation counts unsupported); None
+    for a page without sentences."""
+    citation_precision: float | None
+    """Relevant citations over all citations; None for a page without citations (ALCE gives 0)."""
     sentences: int
     supported: int
     citations: int

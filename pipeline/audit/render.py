@@ -13,8 +13,10 @@ def render_audit(report: AuditReport) -> str:
     scores, judge = report.scores, report.judge
     lines = [
         f"{report.page}: audited by {judge.measures} ({judge.name} judge: {judge.detail}; threshold {judge.threshold:g}; window {judge.window})",
-        f"citation recall    {scores.citation_recall:.3f}  ({scores.supported} of {scores.sentences} sentences supported by {judge.measures})",
-        f"citation precision {scores.citation_precision:.3f}  ({scores.relevant_citations} of {scores.citations} citations relevant)",
+        f"citation recall    {_figure(scores.citation_recall)}  "
+        + (f"({scores.supported} of {scores.sentences} sentences supported by {judge.measures})" if scores.sentences else "(no sentences)"),
+        f"citation precision {_figure(scores.citation_precision)}  "
+        + (f"({scores.relevant_citations} of {scores.citations} citations relevant)" if scores.citations else "(no citations)"),
         f"sentences without a citation: {scores.without_citation}; unknown chunk ids: {scores.unknown_ids}; "
         f"premises cut to the judge's window: {scores.truncated_premises}",
         "",
@@ -22,6 +24,10 @@ def render_audit(report: AuditReport) -> str:
     for judged in report.sentences:
         lines += _sentence(judged, judge.measures)
     return "\n".join(lines).rstrip()
+
+
+def _figure(value: float | None) -> str:
+    return "n/a  " if value is None else f"{value:.3f}"
 
 
 def _sentence(judged: JudgedSentence, measures: str) -> list[str]:

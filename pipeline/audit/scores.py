@@ -8,8 +8,9 @@ from pipeline.audit.records import AuditScores, CitationVerdict, JudgedSentence,
 
 def alce_scores(judged: list[JudgedSentence]) -> AuditScores:
     """Recall: supported sentences over all sentences. Precision: relevant citations over all
-    citations, a citation of an unsupported sentence or an unknown id counting as not relevant;
-    0 for a page without citations, as ALCE gives it."""
+    citations, a citation of an unsupported sentence or an unknown id counting as not relevant.
+    None where there is nothing to divide by (no sentences, no citations): ALCE gives such a page
+    0, which reads as a page that failed, not one with nothing to score."""
     citations = [citation for sentence in judged for citation in sentence.citations]
     supported = sum(sentence.verdict == SentenceVerdict.supported for sentence in judged)
     relevant = sum(citation.verdict == CitationVerdict.relevant for citation in citations)
@@ -17,8 +18,8 @@ def alce_scores(judged: list[JudgedSentence]) -> AuditScores:
         judgement for citation in citations for judgement in (citation.alone, citation.without)
     ]
     return AuditScores(
-        citation_recall=round(supported / len(judged), 4) if judged else 0.0,
-        citation_precision=round(relevant / len(citations), 4) if citations else 0.0,
+        citation_recall=round(supported / len(judged), 4) if judged else None,
+        citation_precision=round(relevant / len(citations), 4) if citations else None,
         sentences=len(judged),
         supported=supported,
         citations=len(citations),

@@ -94,15 +94,17 @@ def _stopped_by_signals(db: Path) -> Iterator[None]:
     """SIGTERM (what cron, systemd and `kill` send) and Ctrl-C stop the run as an error does: the
     workers are stopped, the half-built copy is removed, and the command says so. Killed by its
     default action instead, the run left its copy behind and its workers' semaphores unreleased."""
+    # A first ingest has no last state to keep: the message must not promise one.
+    existed = db.exists()
 
     def stop(number: int, frame: object) -> None:
-        raise RunStopped(signal.Signals(number).name, number, db)
+        raise RunStopped(signal.Signals(number).name, number, db, existed)
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
     except KeyboardInterrupt:
-        raise RunStopped("Ctrl-C (SIGINT)", signal.SIGINT, db) from None
+        raise RunStopped("Ctrl-C (SIGINT)", signal.SIGINT, db, existed) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
 

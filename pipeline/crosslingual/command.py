@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 import unicodedata
 from dataclasses import dataclass
+
+from pipeline.user_command import CommandStopped, run_user_command
 
 # Seconds the command may take before it is stopped and the glossary used instead.
 DEFAULT_TIMEOUT_SECONDS = 20.0
@@ -57,16 +58,18 @@ def translate(query: str, command: str, timeout: float = DEFAULT_TIMEOUT_SECONDS
     if not arguments:
         return Translation(command, None, False, "the command is empty")
     try:
-        finished = subprocess.run(arguments, input=query.encode(), capture_output=True, timeout=timeout, check=False)
+        finished = run_user_command(arguments, query.encode(), timeout)
     except FileNotFoundError:
         return Translation(command, None, False, f"no such program: {arguments[0]}")
     except PermissionError:
         return Translation(command, None, False, f"{arguments[0]} cannot be run (permission denied)")
-    except subprocess.TimeoutExpired:
-        return Translation(command, None, False, f"it took more than {timeout:g} s and was stopped")
-    if finished.returncode != 0:
+    except OSError as error:
+        return Translation(command, None, False, f"{arguments[0]} cannot be run ({error.strerror})")
+    except CommandStopped as stopped:
+        return Translation(command, None, False, str(stopped))
+    if finished.exit_code != 0:
         said = finished.stderr.decode(errors="replace").strip().splitlines()
-        return Translation(command, None, False, f"it exited with code {finished.returncode}" + (f": {said[-1][:200]}" if said else ""))
+        return Translation(command, None, False, f"it exited with code {finished.exit_code}" + (f": {said[-1][:200]}" if said else ""))
     try:
         written = finished.stdout.decode("utf-8")
     except UnicodeDecodeError:
