@@ -167,6 +167,11 @@ class SourceFacts(Record):
     reading_notes: list[str] = Field(default_factory=list)
     """Where the extractor read the file otherwise than its format's usual reading, and why
     (`pipeline inspect` prints them; the stored extraction keeps them)."""
+    layout: str | None = None
+    """Which evidence read a PDF's layout: `rules` (typography and geometry) or `model` (PyMuPDF's
+    layout model beside them); None for Markdown."""
+    layout_reason: str | None = None
+    """Why that reading was chosen: the mode asked for, or what made `auto` doubt the rules' reading."""
 
 
 class RawDocument(SourceFacts):

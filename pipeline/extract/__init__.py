@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 from pathlib import Path
 
@@ -36,6 +37,13 @@ def extract(file: Path, path: str, rules: Rules) -> RawDocument:
     raise ExtractError(f"{path}: unsupported file type {suffix!r}; the pipeline reads {', '.join(SUPPORTED_SUFFIXES)}")
 
 
+def _layout_model_version() -> str:
+    try:
+        return importlib.metadata.version("pymupdf-layout")
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
 def extraction_key(rules: Rules) -> str:
     """What an extraction depends on besides the file: this pipeline and the rules extraction
     reads. A stored extraction made under another key is not reused.
@@ -48,6 +56,8 @@ def extraction_key(rules: Rules) -> str:
         "markdown_parser": PARSER_VERSION,
         "pdf": rules.pdf.model_dump(mode="json"),
         "caption_start": rules.captions.pdf_start.pattern,
+        # A PDF that the layout model may read depends on the model's weights as well.
+        "layout_model": _layout_model_version() if rules.pdf.layout.mode != "rules" else None,
         "opening_anchors": [
             anchor.model_dump(mode="json") for anchor in rules.anchors_named(rules.pdf.front_matter.opening_anchors)
         ],

@@ -40,12 +40,15 @@ from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuations, merge_lists
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
+from pipeline.extract.pdf_layout_choice import doubtful_reading
+from pipeline.extract.pdf_layout_model import LayoutModel, drop_model_furniture, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
 from pipeline.extract.pdf_lines import (
-    SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
+    SAME_SIZE, Layout, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
 )
 from pipeline.models import LineBox, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
+from pipeline.rules.pdf import LayoutMode
 
 _SNIFF_BYTES = 1024
 """Bytes read at each end of the file to find `%PDF-` and `%%EOF`: writers put a little junk
@@ -217,6 +220,36 @@ def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[flo
     return pages, heights, labels
 
 
+def _blocks(pages: list[list[Piece]], heights: list[float], toc: list[list], rules: Rules) -> tuple[list[PdfBlock], int]:
+    """The passes from running lines to joined paragraphs: the blocks in reading order, and how
+    many lines of page furniture were dropped."""
+    pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
+    pages, furniture = drop_model_furniture(pages, heights, rules.pdf.running_lines.margin)
+    pages, numbers = drop_line_numbers(pages)
+    body_size = _body_size(pages)
+    mark_asides(pages, body_size, rules.pdf.asides)
+    rows: list[Row] = []
+    for pieces, gutters in zip(pages, find_columns(pages, body_size, rules.pdf.columns)):
+        rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
+    layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows), body_face=_body_face(pages, body_size))
+    block_rules = BlockRules.from_rules(rules)
+    blocks = group_blocks(rows, layout, block_rules)
+    blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
+    return merge_lists(join_continuations(blocks, layout, block_rules)), len(removed) + len(furniture) + len(numbers)
+
+
+def _labelled(doc: pymupdf.Document, pages: list[list[Piece]], model: LayoutModel) -> list[list[Piece]]:
+    """Every page's pieces with the layout model's labels."""
+    return [label_pieces(pieces, model.regions(page)) for page, pieces in zip(doc, pages)]
+
+
+def _model(path: str) -> LayoutModel:
+    try:
+        return shared_model()
+    except ExtractError as error:
+        raise ExtractError(f"{path}: {error}") from None
+
+
 def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in
     messages, and `rules.pdf`, the caption start and the anchors that open a paper's body tune it."""
@@ -229,29 +262,34 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             toc = []  # a broken outline only costs the outline: headings then come from typography
         page_count = doc.page_count
         repaired = doc.is_repaired
-    messages = _mupdf_messages()
-    if not any(pages):
-        if repaired:
-            raise ExtractError(
-                f"{path}: the PDF is damaged (MuPDF had to repair it: {_said(messages)}) and no page has text; "
-                "re-download or re-export it"
+        messages = _mupdf_messages()
+        if not any(pages):
+            if repaired:
+                raise ExtractError(
+                    f"{path}: the PDF is damaged (MuPDF had to repair it: {_said(messages)}) and no page has text; "
+                    "re-download or re-export it"
+                )
+            raise NoTextLayerError(
+                f"{path}: none of its {page_count} pages has a text layer (a scan?); OCR it first "
+                "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
             )
-        raise NoTextLayerError(
-            f"{path}: none of its {page_count} pages has a text layer (a scan?); OCR it first "
-            "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
-        )
-    pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
-    pages, numbers = drop_line_numbers(pages)
-    body_size = _body_size(pages)
-    mark_asides(pages, body_size, rules.pdf.asides)
-    rows: list[Row] = []
-    for pieces, gutters in zip(pages, find_columns(pages, body_size, rules.pdf.columns)):
-        rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
-    layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows), body_face=_body_face(pages, body_size))
-    block_rules = BlockRules.from_rules(rules)
-    blocks = group_blocks(rows, layout, block_rules)
-    blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
-    blocks = merge_lists(join_continuations(blocks, layout, block_rules))
+        notes = [f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else []
+        mode = rules.pdf.layout.mode
+        reading, reason = LayoutMode.rules, "asked for (--layout rules)"
+        if mode is LayoutMode.model:
+            reading, reason = LayoutMode.model, "asked for (--layout model)"
+            blocks, removed = _blocks(_labelled(doc, pages, _model(path)), heights, toc, rules)
+        else:
+            blocks, removed = _blocks(pages, heights, toc, rules)
+            doubt = doubtful_reading(blocks, page_count, rules.pdf.layout) if mode is LayoutMode.auto else None
+            if doubt is not None and not layout_model_installed():
+                notes.append(f"the typographic reading is doubtful ({doubt}), but PyMuPDF's layout model is not installed")
+                reason = f"auto: {doubt}; the layout model is not installed"
+            elif doubt is not None:
+                reading, reason = LayoutMode.model, f"auto: {doubt}"
+                blocks, removed = _blocks(_labelled(doc, pages, _model(path)), heights, toc, rules)
+            elif mode is LayoutMode.auto:
+                reason = "auto: the typographic reading shows no doubt"
     return RawDocument(
         path=path,
         format=SourceFormat.pdf,
@@ -265,6 +303,8 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
         ],
         page_count=page_count,
         page_labels=labels,
-        removed_running_lines=len(removed) + len(numbers),
-        reading_notes=[f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else [],
+        removed_running_lines=removed,
+        reading_notes=notes,
+        layout=reading.value,
+        layout_reason=reason,
     )

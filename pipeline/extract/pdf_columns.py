@@ -186,7 +186,7 @@ def _row(pieces: list[Piece], group: int) -> Row:
         return Row(
             page=p.page, group=group, x0=p.x0, y0=p.y0, x1=p.x1, y1=p.y1, text=p.text, size=p.size,
             font=p.font, bold=p.bold, small_caps=p.small_caps, chars=p.chars, cells=0, rotated=p.rotated, aside=p.aside, box=p.box,
-            superscripts=p.superscripts,
+            superscripts=p.superscripts, label=p.label,
         )
     chars = sum(p.chars for p in pieces)
     sizes: dict[float, int] = {}
@@ -195,6 +195,9 @@ def _row(pieces: list[Piece], group: int) -> Row:
         sizes[p.size] = sizes.get(p.size, 0) + p.chars
         fonts[p.font] = fonts.get(p.font, 0) + p.chars
     size = max(sizes, key=sizes.__getitem__)
+    labels: dict[str | None, int] = {}
+    for p in pieces:
+        labels[p.label] = labels.get(p.label, 0) + p.chars
     cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > _CELL_GAP * size)
     return Row(
         page=pieces[0].page,
@@ -214,6 +217,7 @@ def _row(pieces: list[Piece], group: int) -> Row:
         aside=pieces[0].aside,
         box=union([p.box for p in pieces]),
         superscripts=joined_superscripts([(p.text, p.superscripts) for p in pieces], " "),
+        label=max(labels, key=labels.__getitem__),
     )
 
 

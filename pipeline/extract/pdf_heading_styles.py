@@ -23,6 +23,8 @@ NUMBERING = re.compile(
     r"\s+(?=\S)"
 )
 
+SECTION_HEADER = "section-header"
+"""The layout model's label for a heading (`pdf_layout_model.LayoutLabel.section_header`)."""
 _HEADING_MIN_LETTERS = 3
 _CAPITALS_MIN_LETTERS = 4
 """A heading has a word's worth of letters; one in capitals has four or more (DNA, RNA and
@@ -110,16 +112,25 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
         return None  # numbers and formulas
     size = max(row.size for row in rows)
     body = layout.body_size
-    if size < typography.min_size * body:
+    # Where the layout model reads the lines as a section header, its word stands in for the
+    # size and weight that typography asks for: small bold headings under body size, and
+    # headings set in body type with only space around them.
+    model_header = read_as_header(block)
+    if size < typography.min_size * body and not model_header:
         return None
     caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= _CAPITALS_MIN_LETTERS)
     bold = all(row.bold for row in rows)
     larger = size >= typography.larger_size * body
     face = font_face(rows[0].font)
     own_face = face != layout.body_face and all(font_face(row.font) == face for row in rows)
-    if not (larger or bold or caps or own_face):
+    if not (larger or bold or caps or own_face or model_header):
         return None
     return (half_point(size), bold, caps, face)
+
+
+def read_as_header(block: PdfBlock) -> bool:
+    """Whether the layout model reads every line of the block as a section header."""
+    return all(row.label == SECTION_HEADER for row in block.rows)
 
 
 def _face_only(style: tuple, layout: Layout, rules: HeadingRules) -> bool:
@@ -146,6 +157,10 @@ def consistent_faces(
         if not _face_only(style, layout, rules):
             kept_styles.add(style)
             continue
+        # Headings the model read: kept one by one below, whatever else the face sets.
+        indexes = [index for index in indexes if not read_as_header(blocks[index])]
+        if not indexes:
+            continue
         size, _, _, face = style
         elsewhere = sum(
             row.chars
@@ -158,11 +173,11 @@ def consistent_faces(
         inside = sum(row.chars for index in indexes for row in blocks[index].rows)
         if spaced >= _FACE_STYLE_MIN_BLOCKS and spaced >= _FACE_SPACED_SHARE * len(indexes) and elsewhere <= inside:
             kept_styles.add(style)
-    return [(index, style) for index, style in found if style in kept_styles]
+    return [(index, style) for index, style in found if style in kept_styles or read_as_header(blocks[index])]
 
 
-def style_evidence(style: tuple, numbered: bool, layout: Layout, rules: HeadingRules) -> tuple[str, ...]:
-    """What in a heading's style (and numbering) made it one, in words."""
+def style_evidence(style: tuple, numbered: bool, model_header: bool, layout: Layout, rules: HeadingRules) -> tuple[str, ...]:
+    """What in a heading's style (and numbering, and the layout model's reading) made it one, in words."""
     size, bold, caps, face = style
     evidence = []
     if size >= rules.typography.larger_size * layout.body_size:
@@ -170,7 +185,8 @@ def style_evidence(style: tuple, numbered: bool, layout: Layout, rules: HeadingR
     evidence.extend(name for name, shown in (("bold", bold), ("capitals", caps)) if shown)
     if face != layout.body_face:
         evidence.append(f"its own face ({face}, body {layout.body_face})")
-    return tuple(evidence + (["numbered"] if numbered else []))
+    evidence += ["numbered"] if numbered else []
+    return tuple(evidence + (["the layout model reads a section header"] if model_header else []))
 
 
 def _spaced_above(blocks: list[PdfBlock], index: int, layout: Layout) -> bool:

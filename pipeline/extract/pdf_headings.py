@@ -18,6 +18,7 @@ from pipeline.extract.pdf_heading_styles import (
     consistent_faces,
     heading_style,
     numbering_depth,
+    read_as_header,
     style_evidence,
     without_numbering,
 )
@@ -323,7 +324,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
             level = deepest_outline + 1
         else:
             level = levels[style]
-        evidence = style_evidence(style, depth is not None, layout, rules)
+        evidence = style_evidence(style, depth is not None, read_as_header(blocks[index]), layout, rules)
         marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(_DEEPEST_LEVEL, max(_TOP_LEVEL, level)), evidence=evidence)
     return marked
 

@@ -99,6 +99,9 @@ class Piece:
     """Char ranges of `text` set as superscripts: flagged so by MuPDF, smaller than the line and raised."""
     estimated_size: bool = False
     """The font reports no usable size (a Type3 bitmap font): `size` is estimated from the glyphs."""
+    label: str | None = None
+    """What PyMuPDF's layout model calls the region the line is in (`section-header`, `text`,
+    `page-footer`, …: `pdf_layout_model.LayoutLabel`); None where the model did not read the page."""
 
 
 @dataclass(slots=True)
@@ -124,6 +127,8 @@ class Row:
     """Its pieces' boxes together, in page coordinates (`Piece.box`)."""
     superscripts: tuple[tuple[int, int], ...] = ()
     """Char ranges of `text` set as superscripts (see `Piece`)."""
+    label: str | None = None
+    """The layout model's label that most of its characters have (see `Piece`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,10 +216,14 @@ def _describe(error: ValidationError, data: dict) -> str:
 _TABLES_FROM_THE_DEFAULT = ("references", "citations", "links")
 
 
-def load_rules(path: Path | str = DEFAULT_RULES_PATH) -> Rules:
-    """Read, validate and compile a rules file; raise `RulesError` naming the file and key."""
+def load_rules(path: Path | str = DEFAULT_RULES_PATH, overrides: dict | None = None) -> Rules:
+    """Read, validate and compile a rules file; raise `RulesError` naming the file and key.
+
+    `overrides` are keys a command-line option sets over the file's (`--layout model` is
+    `{"pdf": {"layout": {"mode": "model"}}}`): applied before validation and hashing, so that the
+    rules' hash, and with it what a run re-reads, says what was applied."""
     path = Path(path)
-    data = _read_toml(path)
+    data = _merged(_read_toml(path), overrides or {})
     missing = [table for table in _TABLES_FROM_THE_DEFAULT if table not in data]
     if missing and path.resolve() != DEFAULT_RULES_PATH.resolve():
         defaults = _read_toml(DEFAULT_RULES_PATH)
@@ -229,6 +233,13 @@ def load_rules(path: Path | str = DEFAULT_RULES_PATH) -> Rules:
     except ValidationError as error:
         raise RulesError(f"rules file {path}: {_describe(error, data)}") from None
     return rules.model_copy(update={"source": str(path), "sha256": _ingest_rules_sha256(data)})
+
+
+def _merged(data: dict, overrides: dict) -> dict:
+    merged = dict(data)
+    for key, value in overrides.items():
+        merged[key] = _merged(merged.get(key, {}), value) if isinstance(value, dict) else value
+    return merged
 
 
 def _read_toml(path: Path) -> dict:

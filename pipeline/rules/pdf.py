@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
@@ -143,6 +144,33 @@ class PdfFrontMatterRules(RulesModel):
         return [word.casefold() for word in words]
 
 
+class LayoutMode(StrEnum):
+    """Which evidence reads a PDF's layout."""
+
+    rules = "rules"
+    """Typography and geometry alone."""
+    model = "model"
+    """PyMuPDF's layout model on every page, its labels beside typography."""
+    auto = "auto"
+    """Typography first; the model where the result is doubtful (`PdfLayoutRules`)."""
+
+
+class PdfLayoutRules(RulesModel):
+    """When PyMuPDF's layout model reads a paper, and what makes a typographic reading doubtful."""
+
+    mode: LayoutMode = LayoutMode.auto
+    min_pages: Annotated[int, Field(ge=1)] = 3
+    """Pages from which a paper is long enough to be judged: a short note may have no headings."""
+    min_body_headings: Annotated[int, Field(ge=0)] = 3
+    """Fewest headings below the title a long paper should show; fewer is doubtful."""
+    max_section_share: Annotated[float, Field(gt=0, le=1)] = 0.7
+    """Largest share of a long paper's words that one heading's section may hold (one heading
+    over everything is a heading tree that collapsed)."""
+    max_empty_sections: Annotated[int, Field(ge=1)] = 3
+    """Headings in a row with no text between them from which a paper is doubtful (a table of
+    contents read as headings)."""
+
+
 class PdfRules(RulesModel):
     """How PDF extraction reads layout and typography. Everything has a default, so a rules file
     without [pdf] reads PDFs as the default rules do."""
@@ -155,5 +183,6 @@ class PdfRules(RulesModel):
     headings: PdfHeadingRules = Field(default_factory=PdfHeadingRules)
     title: PdfTitleRules = Field(default_factory=PdfTitleRules)
     front_matter: PdfFrontMatterRules = Field(default_factory=PdfFrontMatterRules)
+    layout: PdfLayoutRules = Field(default_factory=PdfLayoutRules)
 
 
