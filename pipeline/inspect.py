@@ -72,6 +72,8 @@ class _TreeView:
             f"{document.path}: {len(self.chunked.sections)} sections, {len(self.chunked.chunks)} chunks{where}",
             f"title: {document.title or '(none found)'}",
         ]
+        if document.layout:
+            lines.append(f"layout read by: {document.layout} ({document.layout_reason})")
         if document.removed_running_lines:
             lines.append(f"page furniture removed: {document.removed_running_lines} running heads/page numbers")
         if self.chunked.references or self.chunked.citations:

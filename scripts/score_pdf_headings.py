@@ -100,28 +100,34 @@ def score_paper(ours: list[str], gold: list[str], neutral: set[str]) -> PaperSco
     return score
 
 
-def our_headings(pdf: Path, rules) -> list[str]:
+def our_headings(pdf: Path, rules) -> tuple[list[str], str]:
+    """The headings below the title, and which reading made them and why."""
     raw = extract(pdf, pdf.name, rules)
     return [
         " ".join("".join(segment.text for segment in block.segments).split())
         for block in raw.blocks
         if block.kind is BlockKind.heading and (block.level or 0) >= 2
-    ]
+    ], f"{raw.layout} ({raw.layout_reason})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--rules", type=Path, default=DEFAULT_RULES_PATH)
+    parser.add_argument("--layout", choices=["rules", "model", "auto"], help="override [pdf.layout] mode")
     parser.add_argument("--explain", action="store_true")
     arguments = parser.parse_args()
-    rules = load_rules(arguments.rules)
+    overrides = {"pdf": {"layout": {"mode": arguments.layout}}} if arguments.layout else None
+    rules = load_rules(arguments.rules, overrides)
     folder = arguments.corpus / "pdf_jats"
     total = PaperScore()
     collapsed = 0
+    readings: Counter[str] = Counter()
     for pdf in sorted(folder.glob("*.pdf")):
         gold, neutral = gold_headings(parse_jats(pdf.with_suffix(".xml")))
-        score = score_paper(our_headings(pdf, rules), gold, neutral)
+        ours, reading = our_headings(pdf, rules)
+        score = score_paper(ours, gold, neutral)
+        readings[reading.split()[0]] += 1
         total.gold += score.gold
         total.found += score.found
         total.predicted += score.predicted
@@ -133,12 +139,14 @@ def main() -> None:
         print(f"{pdf.stem:28} gold {score.gold:3}  found {score.found:3}  ours {score.predicted:3}  "
               f"recall {score.recall:.3f}  precision {precision:.3f}{flag}")
         if arguments.explain:
+            print(f"    read by {reading}")
+        if arguments.explain:
             for heading in score.missed:
                 print(f"    missed: {heading[:90]}")
             for heading in score.extra:
                 print(f"    extra:  {heading[:90]}")
     precision = total.found / total.predicted if total.predicted else 1.0
-    print(f"\nall {total.gold} gold headings: recall {total.recall:.3f}, precision {precision:.3f}, {collapsed} collapsed")
+    print(f"\nall {total.gold} gold headings: recall {total.recall:.3f}, precision {precision:.3f}, {collapsed} collapsed; read by {dict(readings)}")
 
 
 if __name__ == "__main__":

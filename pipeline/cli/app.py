@@ -12,6 +12,7 @@ import typer
 from pipeline import __version__
 from pipeline.errors import PipelineError
 from pipeline.ingest.run import Engine
+from pipeline.rules.pdf import LayoutMode
 
 
 class _ReportingErrors(typer.core.TyperGroup):
@@ -61,6 +62,19 @@ def _options(
 DEFAULT_DB = Path("out/papers.duckdb")
 DbOption = Annotated[Path, typer.Option("--db", help="DuckDB database file.")]
 RulesOption = Annotated[Path, typer.Option("--rules", help="Rules file (TOML).")]
+LayoutOption = Annotated[
+    LayoutMode | None,
+    typer.Option(
+        "--layout",
+        help="How PDF layout is read: rules (typography alone), model (PyMuPDF's layout model on every page beside it), "
+        "auto (the model where typography's reading is doubtful); default: the rules' [pdf.layout] mode, auto.",
+    ),
+]
+
+
+def layout_overrides(layout: LayoutMode | None) -> dict | None:
+    """The rules keys `--layout` sets, for `load_rules`."""
+    return {"pdf": {"layout": {"mode": layout.value}}} if layout is not None else None
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or status on stderr.")]
 FolderOption = Annotated[
     Path | None, typer.Option("--folder", help="Where the papers are now, if not in the folder the last ingest read.")

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, QuietOption, RayAddressOption, RulesOption, app
+from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, QuietOption, RayAddressOption, RulesOption, app, layout_overrides
 from pipeline.cli.app import file_and_cause, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
@@ -114,6 +114,7 @@ def ingest(
     folder: Annotated[Path, typer.Argument(help="Folder of papers (*.md, *.pdf), searched recursively.")] = Path("corpus"),
     db: DbOption = DEFAULT_DB,
     rules: RulesOption = DEFAULT_RULES_PATH,
+    layout: LayoutOption = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for extract/normalize/chunk; default: the CPUs this process may use.")] = available_cpus(),
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
     allow_mass_removal: Annotated[bool, typer.Option("--allow-mass-removal", help="Let this run remove more than half of the stored papers.")] = False,
@@ -141,7 +142,7 @@ def ingest(
         given = [name for name, value in ray_only.items() if value is not None]
         verb = "apply" if len(given) > 1 else "applies"
         raise PipelineError(f"{' and '.join(given)} {verb} only to Ray tasks; add --engine ray, or leave {' and '.join(given)} out")
-    loaded = load_rules(rules)
+    loaded = load_rules(rules, layout_overrides(layout))
     options = IngestOptions(
         workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address,
         files_per_task=files_per_task or IngestOptions.files_per_task, shards_dir=shards_dir,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, QuietOption, RulesOption, app
+from pipeline.cli.app import DEFAULT_DB, DbOption, LayoutOption, QuietOption, RulesOption, app, layout_overrides
 from pipeline.errors import PipelineError
 from pipeline.export import ExportFormat, Selection, export_database
 from pipeline.export import Unit as ExportUnit
@@ -26,6 +26,7 @@ from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 def inspect_command(
     file: Annotated[Path, typer.Argument(help="One paper (*.md or *.pdf).")],
     rules: RulesOption = DEFAULT_RULES_PATH,
+    layout: LayoutOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Sections and chunks as JSON.")] = False,
     with_links: Annotated[bool, typer.Option("--links", help="Each chunk's citations and cross-references instead.")] = False,
 ) -> None:
@@ -33,7 +34,7 @@ def inspect_command(
 
     Example: pipeline inspect corpus/flat/lee-2022.md
     """
-    loaded = load_rules(rules)
+    loaded = load_rules(rules, layout_overrides(layout))
     if not file.is_file():
         raise PipelineError(f"{file}: no such file; pass the path of a paper")
     chunked = process_file(file, file.name, doc_id_for(file.name), loaded)

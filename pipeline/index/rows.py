@@ -75,6 +75,8 @@ def paper_rows(
         row.status, row.error,
         document.encoding if document else None,
         document.removed_running_lines if document else None,
+        document.layout if document else None,
+        document.layout_reason if document else None,
         unresolved_citations(chunked) if chunked else None,
         broken_links(chunked) if chunked else None,
     ]

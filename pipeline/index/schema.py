@@ -10,7 +10,7 @@ import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
@@ -27,6 +27,8 @@ CREATE TABLE IF NOT EXISTS documents (
     error VARCHAR,                     -- why it failed, NULL when ingested
     encoding VARCHAR,                  -- encoding a Markdown file was decoded with
     removed_running_lines INTEGER,     -- page furniture (running heads, page numbers) dropped
+    layout VARCHAR,                    -- PDF: what read its layout, rules (typography) or model (PyMuPDF's layout model beside it)
+    layout_reason VARCHAR,             -- why: the mode asked for, or what made auto doubt the typographic reading
     unresolved_citations INTEGER,      -- citation markers that name no entry, or two (chunk_citations)
     broken_links INTEGER,              -- cross-references to a part of the paper that is not there (chunk_links)
     records_digest VARCHAR,            -- of the rows its exported records are read from; NULL unless ingested
