@@ -47,7 +47,7 @@ def inspect_command(
 
 @app.command("export")
 def export_command(
-    out: Annotated[Path, typer.Option("--out", help="File to write (replaced whole once written).")],
+    out: Annotated[Path, typer.Option("--out", help="File to write, replaced whole once written; a link is followed, and a device, a pipe or - (standard output) written through.")],
     export_format: Annotated[ExportFormat, typer.Option("--format", help="jsonl: a header line, then a record a line; parquet: a record a row.")] = ExportFormat.jsonl,
     db: DbOption = DEFAULT_DB,
     section_types: Annotated[

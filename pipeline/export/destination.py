@@ -1,0 +1,85 @@
+"""Writing the file a user named (`export --out`, `report --html`, `show --out`) as a shell's `>`
+would: a regular file (or a new one) is replaced whole, and anything else is written through.
+
+Replaced in place, `--out /dev/null` would have put a regular file where the device was, and a
+symlink or a FIFO would have been swapped for a file that nothing reads.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from pipeline.errors import PipelineError
+
+STANDARD_OUTPUT = "-"
+
+
+def write_out(out: Path, write: Callable[[Path], None]) -> None:
+    """Write `out` through `write(staged)`, which writes a whole file at the path it is given.
+
+    `-` is standard output, and a link is followed to its target. A regular file, or a new one,
+    is written beside itself and moved into place, so a reader sees the last file or this one
+    whole, never half of one. Anything else there (a device, a FIFO) is written through.
+    """
+    if str(out) == STANDARD_OUTPUT:
+        _write_through(out, None, write)
+        return
+    target = Path(os.path.realpath(out))
+    if target.is_dir():
+        raise PipelineError(f"{out} is a folder; pass the path of a file, in it or elsewhere")
+    if target.exists() and not target.is_file():
+        _write_through(out, target, write)
+        return
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise PipelineError(f"cannot create the folder of {out}: {error.strerror}; check the path") from None
+    staged = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        write(staged)
+        os.replace(staged, target)
+    except OSError as error:
+        raise PipelineError(f"cannot write {out}: {_cause(error)}; check that its folder is writable and has room") from None
+    finally:
+        staged.unlink(missing_ok=True)
+
+
+def write_bytes_out(out: Path, content: bytes) -> None:
+    """`write_out` for content already in memory."""
+    write_out(out, lambda staged: staged.write_bytes(content))
+
+
+def _write_through(out: Path, target: Path | None, write: Callable[[Path], None]) -> None:
+    """Write into a file of its own first (DuckDB's COPY writes Parquet to a path it can seek in),
+    then copy it to `target`, or to standard output where `target` is None."""
+    with tempfile.TemporaryDirectory(prefix="pipeline-out-") as folder:
+        staged = Path(folder) / f"staged{out.suffix}"
+        try:
+            write(staged)
+        except OSError as error:
+            raise PipelineError(
+                f"cannot stage {out} in {folder}: {_cause(error)}; free some room there or set TMPDIR to a folder that has it"
+            ) from None
+        try:
+            with open(staged, "rb") as source:
+                if target is None:
+                    sys.stdout.flush()
+                    shutil.copyfileobj(source, sys.stdout.buffer)
+                    sys.stdout.buffer.flush()
+                else:
+                    with open(target, "wb") as sink:
+                        shutil.copyfileobj(source, sink)
+        except OSError as error:
+            raise PipelineError(f"cannot write {out}: {_cause(error)}; check the device or pipe it names, or pass a file path") from None
+
+
+def _cause(error: OSError) -> str:
+    """The error's reason with its errno's name, which a search for the failure finds (ENOSPC)."""
+    name = errno.errorcode.get(error.errno or 0)
+    return f"{error.strerror} ({name})" if name and error.strerror else str(error)
