@@ -112,3 +112,34 @@ def test_export_to_a_regular_file_replaces_it_whole_and_leaves_nothing_beside_it
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text().splitlines()[0])["records"] == 1
     assert sorted(path.name for path in tmp_path.iterdir()) == ["chunks.jsonl"]
+
+
+def _full_device_named(folder: Path, name: str) -> Path:
+    """A device like /dev/full under a name whose suffix the command takes (show and report pick
+    their format by it); only root may make one."""
+    device = folder / name
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    return device
+
+
+def test_show_to_a_full_device_fails_naming_enospc_and_leaves_the_device(db, tmp_path):
+    device = _full_device_named(tmp_path, "full.html")
+    result = runner.invoke(app, ["show", "a.md:1", "--db", str(db), "--out", str(device)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: cannot write {device}: No space left on device (ENOSPC); check the device or pipe it names, or pass a file path\n"
+    )
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+
+
+def test_report_html_to_a_full_device_fails_naming_enospc_and_leaves_the_device(db, tmp_path):
+    device = _full_device_named(tmp_path, "full.html")
+    result = runner.invoke(app, ["report", "--db", str(db), "--html", str(device)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: cannot write {device}: No space left on device (ENOSPC); check the device or pipe it names, or pass a file path\n"
+    )
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
