@@ -17,7 +17,7 @@ from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, OutputFormat, R
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
 from pipeline.crosslingual.glossary import load_glossary
 from pipeline.errors import IndexingError, PipelineError
-from pipeline.index.database import open_readonly
+from pipeline.index.database import open_readonly, profiling_or_logging
 from pipeline.index.search import Unit, UnitFilters
 from pipeline.models import SectionType
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
@@ -128,6 +128,12 @@ def _cell(value: object) -> str:
     return str(value).replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n")
 
 
+_READS_ALONE = (
+    "`pipeline sql` reads the database and nothing else (no files, other databases, extensions, profiling or logging): "
+    "export with `duckdb -readonly` on the file if that is what you need"
+)
+
+
 @app.command()
 def sql(
     statement: Annotated[str, typer.Argument(help="A SQL query over the database's tables.")],
@@ -136,26 +142,28 @@ def sql(
 ) -> None:
     """Run a SQL query against the chunks database, which it can read and nothing else.
 
-    The database is opened read-only, and files on disk (read_csv, COPY, ATTACH, EXPORT) and
-    extensions are out of the query's reach.
+    The database is opened read-only, and files on disk (read_csv, COPY, ATTACH, EXPORT),
+    extensions and DuckDB's profiling and logging are out of the query's reach.
 
     Example: pipeline sql "SELECT section_type, count(*) FROM chunks GROUP BY 1"
     """
     if not statement.strip(" \t\r\n;"):
         raise PipelineError('the query is empty; pass a SQL statement, e.g. pipeline sql "SELECT count(*) FROM chunks"')
+    setting = profiling_or_logging(statement)
+    if setting is not None:
+        raise IndexingError(
+            f"the query failed: it sets DuckDB's profiling or logging ({setting}), which write files or to the terminal; {_READS_ALONE}"
+        )
     connection = open_readonly(db)
     try:
         result = connection.execute(statement)
+        if result.description is None:
+            return
+        columns = [column[0] for column in result.description]
+        rows = result.fetchall()
     except duckdb.PermissionException as error:
-        raise IndexingError(
-            f"the query failed: {error}; `pipeline sql` reads the database and nothing else (no files, "
-            "other databases or extensions): export with `duckdb -readonly` on the file if that is what you need"
-        ) from None
+        raise IndexingError(f"the query failed: {error}; {_READS_ALONE}") from None
     except duckdb.Error as error:
         raise IndexingError(f"the query failed: {error}") from None
-    if result.description is None:
-        return
-    columns = [column[0] for column in result.description]
-    rows = result.fetchall()
     typer.echo(_format_rows(columns, rows, output))
 

@@ -7,6 +7,7 @@ which says when it had to rebuild a database an older pipeline wrote.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -26,6 +27,31 @@ _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": F
 # reach, while a database is open. (`lock_configuration` would add nothing to that, and would
 # break every later connection to the same file in the process, which share DuckDB's instance.)
 _READER_CONFIG = {**_CONFIG, "enable_external_access": False}
+
+
+# What the reader's config does not keep in: with file access off, DuckDB fails inside itself on
+# a profiler's output file (a traceback) and aborts the process when logging to a file. Named as
+# the statement may name them: the settings, and the pragmas and functions that set them.
+_PROFILING_AND_LOGGING = frozenset({
+    "custom_profiling_settings", "enable_profiling", "enable_profile", "disable_profiling", "disable_profile",
+    "profiling_output", "profile_output", "profiling_mode", "profiling_coverage", "all_profiling_output",
+    "enable_logging", "disable_logging", "logging_storage", "logging_level", "logging_mode", "enabled_log_types",
+    "disabled_log_types", "enable_http_logging", "http_logging_output", "log_query_path",
+})
+_IDENTIFIER = re.compile(r'"((?:[^"]|"")*)"|([^\W\d][\w$]*)')
+
+
+def profiling_or_logging(statement: str) -> str | None:
+    """The first of DuckDB's profiling or logging settings (or the pragmas and functions that set
+    them) that `statement` names, outside its strings and comments; None where it names none."""
+    for position, kind in duckdb.tokenize(statement):
+        if kind != duckdb.token_type.identifier:
+            continue
+        found = _IDENTIFIER.match(statement, position)
+        name = found and (found.group(2) or found.group(1).replace('""', '"'))
+        if name and name.lower() in _PROFILING_AND_LOGGING:
+            return name.lower()
+    return None
 
 
 def open_readonly(db: Path) -> duckdb.DuckDBPyConnection:
