@@ -208,3 +208,19 @@ def test_ingest_starts_the_workers_fork_server_before_importing_the_command_line
 
 def test_other_commands_start_no_worker_processes():
     assert not _fork_server_running_when_the_command_line_is_imported("sql")
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def test_sql_json_writes_null_for_nan_and_infinity(db):
+    statement = "SELECT 'nan'::DOUBLE AS a, 'inf'::DOUBLE AS b, [1.5, '-inf'::DOUBLE] AS c, {'x': 'nan'::FLOAT} AS d"
+    result = runner.invoke(app, ["sql", statement, "--db", str(db), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout, parse_constant=_refuse_constant) == [{"a": None, "b": None, "c": [1.5, None], "d": {"x": None}}]
+
+
+def test_sql_help_says_json_writes_null_for_nan():
+    result = runner.invoke(app, ["sql", "--help"], terminal_width=200)
+    assert "json writes null for NaN and Infinity" in " ".join(result.stdout.split())

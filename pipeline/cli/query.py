@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +12,7 @@ import duckdb
 import typer
 from rich.cells import cell_len, set_cell_size
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, OutputFormat, RulesOption, app, one_line
+from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, OutputFormat, RulesOption, app, json_text, one_line
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
 from pipeline.crosslingual.glossary import load_glossary
 from pipeline.errors import IndexingError, PipelineError
@@ -71,7 +70,7 @@ def search_command(
     connection = open_readonly(db)
     results = run_search(connection, request, load_rules(rules).search, loaded)
     if as_json:
-        typer.echo(json.dumps(results.as_json(), indent=2, ensure_ascii=False))
+        typer.echo(json_text(results.as_json()))
     else:
         _print_results(results, request, mapped=glossary is not None or translate_cmd is not None)
     if show:
@@ -101,7 +100,7 @@ _SHOWN_QUERY = 80
 
 def _format_rows(columns: list[str], rows: list[tuple], output: OutputFormat) -> str:
     if output == OutputFormat.json:
-        return json.dumps([dict(zip(columns, row)) for row in rows], indent=2, default=str, ensure_ascii=False)
+        return json_text([dict(zip(columns, row)) for row in rows], default=str)
     if output == OutputFormat.csv:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
@@ -138,7 +137,9 @@ _READS_ALONE = (
 def sql(
     statement: Annotated[str, typer.Argument(help="A SQL query over the database's tables.")],
     db: DbOption = DEFAULT_DB,
-    output: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
+    output: Annotated[
+        OutputFormat, typer.Option("--format", help="Output format; json writes null for NaN and Infinity, which JSON has no words for.")
+    ] = OutputFormat.table,
 ) -> None:
     """Run a SQL query against the chunks database, which it can read and nothing else.
 
