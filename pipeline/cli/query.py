@@ -120,11 +120,11 @@ _CELL_WIDTH = 60
 
 
 def _cell(value: object) -> str:
-    """A value as one line of a table cell: NULL apart from an empty string, line breaks shown
-    as `\\n` so that a row stays one line."""
+    """A value as one line of a table cell: NULL apart from an empty string, line breaks and tabs
+    shown as `\\n` and `\\t` so that a row stays one line and its columns line up."""
     if value is None:
         return "NULL"
-    return str(value).replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n")
+    return str(value).replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
 
 
 _READS_ALONE = (
