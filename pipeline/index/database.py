@@ -19,6 +19,13 @@ from pipeline.index.schema import SCHEMA, SCHEMA_VERSION
 
 # What DuckDB says of a file that is not, or no longer, a whole DuckDB database.
 _DAMAGED = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
+_NO_DATABASE_ADVICE = (
+    "the file is damaged or no DuckDB database: move it aside and run `pipeline ingest`, which rebuilds it from the papers, "
+    "or pass another --db"
+)
+# Every DuckDB database file, of any version, has these bytes after its header's checksum.
+_DUCKDB_MAGIC = b"DUCK"
+_DUCKDB_MAGIC_OFFSET = 8
 # Nothing is fetched or loaded behind the pipeline's back.
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 # A reader touches nothing but the database it reads: no file is written, attached, exported,
@@ -63,6 +70,22 @@ def open_readonly(db: Path) -> duckdb.DuckDBPyConnection:
     return _open(db, read_only=True, shown_as=db)
 
 
+def refuse_non_database_file(db: Path) -> None:
+    """Refuse a file at `db` that is not a DuckDB database, before anything is written beside it
+    (DuckDB says so only once it is opened: after an ingest has made its lock file)."""
+    try:
+        with open(db, "rb") as file:
+            header = file.read(len(_DUCKDB_MAGIC) + _DUCKDB_MAGIC_OFFSET)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise IndexingError(f"cannot read {db}: {error.strerror}; check the path and its permissions") from None
+    if header[_DUCKDB_MAGIC_OFFSET:] != _DUCKDB_MAGIC:
+        raise IndexingError(
+            f"cannot open database {db}: it is not a DuckDB database file (it does not start with DuckDB's header); {_NO_DATABASE_ADVICE}"
+        )
+
+
 def open_for_writing(db: Path, shown_as: Path | None = None) -> duckdb.DuckDBPyConnection:
     """Open (or create) a database file for writing, its folder too; errors name `shown_as`
     where `db` is a working copy of it. The schema is `ensure_schema`'s to set up."""
@@ -79,7 +102,7 @@ def _open(db: Path, read_only: bool, shown_as: Path) -> duckdb.DuckDBPyConnectio
     except (duckdb.Error, OSError) as error:
         cause = " ".join(str(error).split()).replace(str(db), str(shown_as))
         if any(sign in cause for sign in _DAMAGED):
-            advice = "the file is damaged or no DuckDB database: move it aside and run `pipeline ingest`, which rebuilds it from the papers"
+            advice = _NO_DATABASE_ADVICE
         else:
             advice = "check the path, or whether another process holds it open for writing"
         raise IndexingError(f"cannot open database {shown_as}: {cause}; {advice}") from None
