@@ -34,6 +34,11 @@ def inspect_command(
     Example: pipeline inspect corpus/flat/lee-2022.md
     """
     loaded = load_rules(rules)
+    if file.is_dir():
+        raise PipelineError(
+            f"{file} is a folder; inspect takes one paper (a *.md or *.pdf file): pass the path of a paper in it, "
+            "or ingest the folder with `pipeline ingest`"
+        )
     if not file.is_file():
         raise PipelineError(f"{file}: no such file; pass the path of a paper")
     chunked = process_file(file, file.name, doc_id_for(file.name), loaded)
