@@ -143,3 +143,21 @@ def test_report_html_to_a_full_device_fails_naming_enospc_and_leaves_the_device(
         f"Error: cannot write {device}: No space left on device (ENOSPC); check the device or pipe it names, or pass a file path\n"
     )
     assert stat.S_ISCHR(os.lstat(device).st_mode)
+
+
+def test_export_to_a_name_of_standard_output_writes_through_it(db, tmp_path):
+    import subprocess
+    import sys
+
+    # As /dev/stdout is, made here: a pipeline that replaced it would not replace the machine's.
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    command = [sys.executable, "-m", "pipeline", "export", "--db", str(db), "--out", str(link), "--quiet"]
+    with open(tmp_path / "captured.jsonl", "a") as captured:
+        captured.write("kept\n")
+        captured.flush()
+        result = subprocess.run(command, stdout=captured, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink()
+    first, header, *records = (tmp_path / "captured.jsonl").read_text().splitlines()
+    assert (first, json.loads(header)["records"], len(records)) == ("kept", 1, 1)

@@ -25,7 +25,8 @@ def write_out(out: Path, write: Callable[[Path], None]) -> None:
 
     `-` is standard output, and a link is followed to its target. A regular file, or a new one,
     is written beside itself and moved into place, so a reader sees the last file or this one
-    whole, never half of one. Anything else there (a device, a FIFO) is written through.
+    whole, never half of one. Anything else there (a device, a FIFO), and a name of a descriptor
+    (/dev/stdout), is written through.
     """
     if str(out) == STANDARD_OUTPUT:
         _write_through(out, None, write)
@@ -33,8 +34,8 @@ def write_out(out: Path, write: Callable[[Path], None]) -> None:
     target = Path(os.path.realpath(out))
     if target.is_dir():
         raise PipelineError(f"{out} is a folder; pass the path of a file, in it or elsewhere")
-    if target.exists() and not target.is_file():
-        _write_through(out, target, write)
+    if (target.exists() and not target.is_file()) or _names_a_descriptor(out):
+        _write_through(out, out, write)
         return
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -73,10 +74,30 @@ def _write_through(out: Path, target: Path | None, write: Callable[[Path], None]
                     shutil.copyfileobj(source, sys.stdout.buffer)
                     sys.stdout.buffer.flush()
                 else:
-                    with open(target, "wb") as sink:
+                    # Appending truncates nothing: a descriptor's file holds what was written to it
+                    # before (`>>`, or a shell's `{ …; } >`), and a device or a pipe has no end to cut.
+                    with open(target, "ab") as sink:
                         shutil.copyfileobj(source, sink)
         except OSError as error:
             raise PipelineError(f"cannot write {out}: {_cause(error)}; check the device or pipe it names, or pass a file path") from None
+
+
+def _names_a_descriptor(out: Path) -> bool:
+    """Whether `out` names an open descriptor (/dev/stdout, /dev/fd/1, /proc/self/fd/1, or a link
+    to one). Its target may be a regular file, but the shell opened that one (`>>` to append, a
+    file another process reads): replaced, the output would miss the descriptor altogether."""
+    path = os.path.abspath(out)
+    for _ in range(_LINKS_FOLLOWED):
+        if path.startswith(("/proc/", "/dev/fd/")):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+    return False
+
+
+_LINKS_FOLLOWED = 40
+"""Links in a row followed before giving up, as Linux does (ELOOP past 40)."""
 
 
 def _cause(error: OSError) -> str:
