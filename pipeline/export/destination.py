@@ -1,8 +1,8 @@
 """Writing the file a user named (`export --out`, `report --html`, `show --out`) as a shell's `>`
 would: a regular file (or a new one) is replaced whole, and anything else is written through.
 
-Replaced in place, `--out /dev/null` would have put a regular file where the device was, and a
-symlink or a FIFO would have been swapped for a file that nothing reads.
+Replacing whatever is at the path would put a regular file where /dev/null was, and swap a link
+or a FIFO for a file that nothing reads.
 """
 
 from __future__ import annotations
