@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import IndexingError, PipelineError
+from pipeline.export.destination import write_bytes_out
 from pipeline.index.database import stored_schema_version
 from pipeline.index.schema import SCHEMA_VERSION
 from pipeline.models import Box, SourceFormat
@@ -141,11 +142,7 @@ def show_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str, out: Path |
     else:
         lines = file.read_bytes().decode(shown.encoding or "utf-8", errors="replace").splitlines()
         content = (_marked_lines_html(lines, shown) if shown_as is ShowFormat.html else _marked_lines_text(lines, shown)).encode()
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(content)
-    except OSError as error:
-        raise PipelineError(f"cannot write {out}: {error.strerror}; check that its folder is writable, or pass another --out") from None
+    write_bytes_out(out, content)
     return out
 
 

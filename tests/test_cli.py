@@ -208,3 +208,50 @@ def test_ingest_starts_the_workers_fork_server_before_importing_the_command_line
 
 def test_other_commands_start_no_worker_processes():
     assert not _fork_server_running_when_the_command_line_is_imported("sql")
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def test_sql_json_writes_null_for_nan_and_infinity(db):
+    statement = "SELECT 'nan'::DOUBLE AS a, 'inf'::DOUBLE AS b, [1.5, '-inf'::DOUBLE] AS c, {'x': 'nan'::FLOAT} AS d"
+    result = runner.invoke(app, ["sql", statement, "--db", str(db), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout, parse_constant=_refuse_constant) == [{"a": None, "b": None, "c": [1.5, None], "d": {"x": None}}]
+
+
+def test_sql_help_says_json_writes_null_for_nan():
+    result = runner.invoke(app, ["sql", "--help"], terminal_width=200)
+    assert "json writes null for NaN and Infinity" in " ".join(result.stdout.split())
+
+
+def test_a_tab_inside_a_value_is_shown_escaped_as_a_line_break_is(db):
+    result = runner.invoke(app, ["sql", "SELECT 'first' || chr(9) || 'second' AS text", "--db", str(db)])
+    assert result.stdout.splitlines() == ["text", "-------------", "first\\tsecond"]
+
+
+def test_ingest_into_a_file_that_is_no_database_says_so_and_leaves_nothing_beside_it(tmp_path):
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    (papers / "a.md").write_text("# A paper\n\n## Results\n\nSerum IL-6 rose.\n")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    result = runner.invoke(app, ["ingest", str(papers), "--db", str(notes)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: cannot open database {notes}: it is not a DuckDB database file (it does not start with DuckDB's header); "
+        "the file is damaged or no DuckDB database: move it aside and run `pipeline ingest`, which rebuilds it from the "
+        "papers, or pass another --db\n"
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["notes.txt", "papers"]
+    assert notes.read_text() == "my notes\n"
+
+
+def test_inspect_given_a_folder_says_it_takes_one_file(tmp_path):
+    result = runner.invoke(app, ["inspect", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {tmp_path} is a folder; inspect takes one paper (a *.md or *.pdf file): "
+        "pass the path of a paper in it, or ingest the folder with `pipeline ingest`\n"
+    )

@@ -73,6 +73,42 @@ def test_sql_that_reaches_for_a_file_is_told_it_reads_the_database_alone(publish
     assert "reads the database and nothing else" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "PRAGMA enable_profiling",
+        "SET profiling_output = 'x'",
+        "SET enable_profiling = 'json'",
+        "PRAGMA profiling_output = '{folder}/profile.txt'; PRAGMA enable_profiling; SELECT 1",
+        'SET "Enable_Profiling" /* quoted */ = \'json\'; SELECT 1',
+        "CALL enable_logging(storage = 'stdout')",
+    ],
+)
+def test_sql_refuses_profiling_and_logging_in_one_line(published, statement):
+    result = runner.invoke(app, ["sql", statement.format(folder=published.parent), "--db", str(published)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: the query failed: it sets DuckDB's profiling or logging (")
+    assert "reads the database and nothing else" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_sql_refuses_logging_to_a_file_instead_of_aborting(published):
+    import subprocess
+    import sys
+
+    statement = f"CALL enable_logging(storage = 'file', storage_path = '{published.parent}/logs'); SELECT 1"
+    result = subprocess.run(
+        [sys.executable, "-m", "pipeline", "sql", statement, "--db", str(published)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith("Error: the query failed: it sets DuckDB's profiling or logging (enable_logging)")
+    assert sorted(path.name for path in published.parent.iterdir()) == ["papers.duckdb", "papers.duckdb.lock"]
+
+
+def test_a_column_that_mentions_profiling_in_a_string_is_read(published):
+    result = runner.invoke(app, ["sql", "SELECT 'enable_profiling' AS setting -- enable_logging", "--db", str(published), "--format", "csv"])
+    assert (result.exit_code, result.stdout) == (0, "setting\nenable_profiling\n")
+
+
 @pytest.mark.parametrize("statement", ["", ";", "  ;\n "])
 def test_an_empty_query_is_a_one_line_error(published, statement):
     result = runner.invoke(app, ["sql", statement, "--db", str(published)])

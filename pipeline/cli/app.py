@@ -3,6 +3,9 @@ place a `PipelineError` becomes `Error: …` and an exit code."""
 
 from __future__ import annotations
 
+import json
+import math
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -100,3 +103,18 @@ def file_and_cause(path: str, cause: str) -> str:
     """A file and why it failed, the file named once: causes mostly start with it already."""
     return cause if cause.startswith(path) else f"{path}: {cause}"
 
+
+def json_text(value: object, default: Callable[[object], object] | None = None) -> str:
+    """`value` as indented JSON, every `--json` output's one way out: NaN and ±Infinity become
+    null, as JSON has no words for them (Python's `json` writes `NaN`, which parsers refuse)."""
+    return json.dumps(_finite(value), indent=2, ensure_ascii=False, allow_nan=False, default=default)
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value

@@ -3,7 +3,6 @@ and its summary on stdout."""
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 from collections.abc import Iterator
@@ -14,8 +13,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, QuietOption, RayAddressOption, RulesOption, app, layout_overrides
-from pipeline.cli.app import file_and_cause, one_line
+from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, QuietOption, RayAddressOption, RulesOption, app
+from pipeline.cli.app import file_and_cause, json_text, layout_overrides, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
 from pipeline.models import DocumentStatus
@@ -159,7 +158,7 @@ def ingest(
 
 def _print_summary(summary: RunSummary, quiet: bool, as_json: bool) -> None:
     if as_json:
-        typer.echo(json.dumps(summary.as_json(), indent=2, ensure_ascii=False))
+        typer.echo(json_text(summary.as_json()))
     else:
         typer.echo(summary.line())
         if not quiet:

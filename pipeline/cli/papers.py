@@ -35,6 +35,11 @@ def inspect_command(
     Example: pipeline inspect corpus/flat/lee-2022.md
     """
     loaded = load_rules(rules, layout_overrides(layout))
+    if file.is_dir():
+        raise PipelineError(
+            f"{file} is a folder; inspect takes one paper (a *.md or *.pdf file): pass the path of a paper in it, "
+            "or ingest the folder with `pipeline ingest`"
+        )
     if not file.is_file():
         raise PipelineError(f"{file}: no such file; pass the path of a paper")
     chunked = process_file(file, file.name, doc_id_for(file.name), loaded)
@@ -48,7 +53,7 @@ def inspect_command(
 
 @app.command("export")
 def export_command(
-    out: Annotated[Path, typer.Option("--out", help="File to write (replaced whole once written).")],
+    out: Annotated[Path, typer.Option("--out", help="File to write, replaced whole once written; a link is followed, and a device, a pipe or - (standard output) written through.")],
     export_format: Annotated[ExportFormat, typer.Option("--format", help="jsonl: a header line, then a record a line; parquet: a record a row.")] = ExportFormat.jsonl,
     db: DbOption = DEFAULT_DB,
     section_types: Annotated[

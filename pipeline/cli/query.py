@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -13,11 +12,11 @@ import duckdb
 import typer
 from rich.cells import cell_len, set_cell_size
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, OutputFormat, RulesOption, app, one_line
+from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, OutputFormat, RulesOption, app, json_text, one_line
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
 from pipeline.crosslingual.glossary import load_glossary
 from pipeline.errors import IndexingError, PipelineError
-from pipeline.index.database import open_readonly
+from pipeline.index.database import open_readonly, profiling_or_logging
 from pipeline.index.search import Unit, UnitFilters
 from pipeline.models import SectionType
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
@@ -71,7 +70,7 @@ def search_command(
     connection = open_readonly(db)
     results = run_search(connection, request, load_rules(rules).search, loaded)
     if as_json:
-        typer.echo(json.dumps(results.as_json(), indent=2, ensure_ascii=False))
+        typer.echo(json_text(results.as_json()))
     else:
         _print_results(results, request, mapped=glossary is not None or translate_cmd is not None)
     if show:
@@ -101,7 +100,7 @@ _SHOWN_QUERY = 80
 
 def _format_rows(columns: list[str], rows: list[tuple], output: OutputFormat) -> str:
     if output == OutputFormat.json:
-        return json.dumps([dict(zip(columns, row)) for row in rows], indent=2, default=str, ensure_ascii=False)
+        return json_text([dict(zip(columns, row)) for row in rows], default=str)
     if output == OutputFormat.csv:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
@@ -121,41 +120,51 @@ _CELL_WIDTH = 60
 
 
 def _cell(value: object) -> str:
-    """A value as one line of a table cell: NULL apart from an empty string, line breaks shown
-    as `\\n` so that a row stays one line."""
+    """A value as one line of a table cell: NULL apart from an empty string, line breaks and tabs
+    shown as `\\n` and `\\t` so that a row stays one line and its columns line up."""
     if value is None:
         return "NULL"
-    return str(value).replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n")
+    return str(value).replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+
+
+_READS_ALONE = (
+    "`pipeline sql` reads the database and nothing else (no files, other databases, extensions, profiling or logging): "
+    "export with `duckdb -readonly` on the file if that is what you need"
+)
 
 
 @app.command()
 def sql(
     statement: Annotated[str, typer.Argument(help="A SQL query over the database's tables.")],
     db: DbOption = DEFAULT_DB,
-    output: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
+    output: Annotated[
+        OutputFormat, typer.Option("--format", help="Output format; json writes null for NaN and Infinity, which JSON has no words for.")
+    ] = OutputFormat.table,
 ) -> None:
     """Run a SQL query against the chunks database, which it can read and nothing else.
 
-    The database is opened read-only, and files on disk (read_csv, COPY, ATTACH, EXPORT) and
-    extensions are out of the query's reach.
+    The database is opened read-only, and files on disk (read_csv, COPY, ATTACH, EXPORT),
+    extensions and DuckDB's profiling and logging are out of the query's reach.
 
     Example: pipeline sql "SELECT section_type, count(*) FROM chunks GROUP BY 1"
     """
     if not statement.strip(" \t\r\n;"):
         raise PipelineError('the query is empty; pass a SQL statement, e.g. pipeline sql "SELECT count(*) FROM chunks"')
+    setting = profiling_or_logging(statement)
+    if setting is not None:
+        raise IndexingError(
+            f"the query failed: it sets DuckDB's profiling or logging ({setting}), which write files or to the terminal; {_READS_ALONE}"
+        )
     connection = open_readonly(db)
     try:
         result = connection.execute(statement)
+        if result.description is None:
+            return
+        columns = [column[0] for column in result.description]
+        rows = result.fetchall()
     except duckdb.PermissionException as error:
-        raise IndexingError(
-            f"the query failed: {error}; `pipeline sql` reads the database and nothing else (no files, "
-            "other databases or extensions): export with `duckdb -readonly` on the file if that is what you need"
-        ) from None
+        raise IndexingError(f"the query failed: {error}; {_READS_ALONE}") from None
     except duckdb.Error as error:
         raise IndexingError(f"the query failed: {error}") from None
-    if result.description is None:
-        return
-    columns = [column[0] for column in result.description]
-    rows = result.fetchall()
     typer.echo(_format_rows(columns, rows, output))
 

@@ -1,5 +1,6 @@
 """Export files: JSONL (a header line, then a record a line) and Parquet (a record a row, the
-header as the file's key-value metadata), written apart and moved into place whole.
+header as the file's key-value metadata), written through `write_out`: a file is replaced whole,
+a device, a pipe or `-` written through.
 
 Parquet is written by DuckDB's own `COPY … (FORMAT parquet)`, from the records staged as JSONL,
 on an in-memory connection of its own: the database itself is only ever opened to be read.
@@ -8,7 +9,6 @@ on an in-memory connection of its own: the database itself is only ever opened t
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -17,6 +17,7 @@ import duckdb
 
 from pipeline import __version__
 from pipeline.errors import PipelineError
+from pipeline.export.destination import write_out
 from pipeline.export.records import ExportRecord, Selection, metadata_only_ids, metadata_type, read_records, removed_ids
 from pipeline.index.database import open_readonly, stored_schema_version
 from pipeline.index.schema import SCHEMA_VERSION
@@ -61,9 +62,9 @@ def export_database(db: Path, out: Path, export_format: ExportFormat, selection:
         connection.close()
     header["records"] = len(records)
     if export_format is ExportFormat.jsonl:
-        _write_apart(out, lambda staged: _write_jsonl(staged, header, records))
+        write_out(out, lambda staged: _write_jsonl(staged, header, records))
     else:
-        _write_apart(out, lambda staged: _write_parquet(staged, header, records, struct))
+        write_out(out, lambda staged: _write_parquet(staged, header, records, struct, out))
     return ExportSummary(str(out), len(records), len(header["removed_ids"]), header["run_id"])
 
 
@@ -105,7 +106,7 @@ def _write_jsonl(staged: Path, header: dict, records: list[ExportRecord]) -> Non
             file.write(record.as_json() + "\n")
 
 
-def _write_parquet(staged: Path, header: dict, records: list[ExportRecord], struct: str) -> None:
+def _write_parquet(staged: Path, header: dict, records: list[ExportRecord], struct: str, out: Path) -> None:
     lines = staged.with_name(staged.name + ".jsonl")
     try:
         with open(lines, "w", encoding="utf-8") as file:
@@ -125,6 +126,8 @@ def _write_parquet(staged: Path, header: dict, records: list[ExportRecord], stru
                 f"maximum_object_size = {max(16 * 2**20, 8 * longest)})) "
                 f"TO {_literal(str(staged))} (FORMAT parquet, KV_METADATA {{{pairs}}})"
             )
+        except duckdb.Error as error:
+            raise PipelineError(f"cannot write the Parquet file {out}: {error}") from None
         finally:
             converter.close()
     finally:
@@ -133,24 +136,3 @@ def _write_parquet(staged: Path, header: dict, records: list[ExportRecord], stru
 
 def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-def _write_apart(out: Path, write) -> None:
-    """Write `out` through `write(staged)` into a file beside it, then move it into place: a
-    reader of `out` sees the last export or this one whole, never half of one."""
-    if out.is_dir():
-        raise PipelineError(f"--out {out} is a folder; pass a file path such as {out / 'chunks.jsonl'}")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise PipelineError(f"cannot create the folder of {out}: {error.strerror}; check the path") from None
-    staged = out.with_name(f".{out.name}.{os.getpid()}.partial")
-    try:
-        write(staged)
-        os.replace(staged, out)
-    except OSError as error:
-        raise PipelineError(f"cannot write {out}: {error.strerror}; check that its folder is writable and has room") from None
-    except duckdb.Error as error:
-        raise PipelineError(f"cannot write the Parquet file {out}: {error}") from None
-    finally:
-        staged.unlink(missing_ok=True)

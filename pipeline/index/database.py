@@ -7,6 +7,7 @@ which says when it had to rebuild a database an older pipeline wrote.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -18,6 +19,13 @@ from pipeline.index.schema import SCHEMA, SCHEMA_VERSION
 
 # What DuckDB says of a file that is not, or no longer, a whole DuckDB database.
 _DAMAGED = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
+_NO_DATABASE_ADVICE = (
+    "the file is damaged or no DuckDB database: move it aside and run `pipeline ingest`, which rebuilds it from the papers, "
+    "or pass another --db"
+)
+# Every DuckDB database file, of any version, has these bytes after its header's checksum.
+_DUCKDB_MAGIC = b"DUCK"
+_DUCKDB_MAGIC_OFFSET = 8
 # Nothing is fetched or loaded behind the pipeline's back.
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 # A reader touches nothing but the database it reads: no file is written, attached, exported,
@@ -28,6 +36,31 @@ _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": F
 _READER_CONFIG = {**_CONFIG, "enable_external_access": False}
 
 
+# What the reader's config does not keep in: with file access off, DuckDB fails inside itself on
+# a profiler's output file (a traceback) and aborts the process when logging to a file. Named as
+# the statement may name them: the settings, and the pragmas and functions that set them.
+_PROFILING_AND_LOGGING = frozenset({
+    "custom_profiling_settings", "enable_profiling", "enable_profile", "disable_profiling", "disable_profile",
+    "profiling_output", "profile_output", "profiling_mode", "profiling_coverage", "all_profiling_output",
+    "enable_logging", "disable_logging", "logging_storage", "logging_level", "logging_mode", "enabled_log_types",
+    "disabled_log_types", "enable_http_logging", "http_logging_output", "log_query_path",
+})
+_IDENTIFIER = re.compile(r'"((?:[^"]|"")*)"|([^\W\d][\w$]*)')
+
+
+def profiling_or_logging(statement: str) -> str | None:
+    """The first of DuckDB's profiling or logging settings (or the pragmas and functions that set
+    them) that `statement` names, outside its strings and comments; None where it names none."""
+    for position, kind in duckdb.tokenize(statement):
+        if kind != duckdb.token_type.identifier:
+            continue
+        found = _IDENTIFIER.match(statement, position)
+        name = found and (found.group(2) or found.group(1).replace('""', '"'))
+        if name and name.lower() in _PROFILING_AND_LOGGING:
+            return name.lower()
+    return None
+
+
 def open_readonly(db: Path) -> duckdb.DuckDBPyConnection:
     """Open a published database for reading, and for nothing else (see `_READER_CONFIG`)."""
     if db.is_dir():
@@ -35,6 +68,22 @@ def open_readonly(db: Path) -> duckdb.DuckDBPyConnection:
     if not db.exists():
         raise IndexingError(f"no database at {db}; run `pipeline ingest` first or pass --db")
     return _open(db, read_only=True, shown_as=db)
+
+
+def refuse_non_database_file(db: Path) -> None:
+    """Refuse a file at `db` that is not a DuckDB database, before anything is written beside it
+    (DuckDB says so only once it is opened: after an ingest has made its lock file)."""
+    try:
+        with open(db, "rb") as file:
+            header = file.read(len(_DUCKDB_MAGIC) + _DUCKDB_MAGIC_OFFSET)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise IndexingError(f"cannot read {db}: {error.strerror}; check the path and its permissions") from None
+    if header[_DUCKDB_MAGIC_OFFSET:] != _DUCKDB_MAGIC:
+        raise IndexingError(
+            f"cannot open database {db}: it is not a DuckDB database file (it does not start with DuckDB's header); {_NO_DATABASE_ADVICE}"
+        )
 
 
 def open_for_writing(db: Path, shown_as: Path | None = None) -> duckdb.DuckDBPyConnection:
@@ -53,7 +102,7 @@ def _open(db: Path, read_only: bool, shown_as: Path) -> duckdb.DuckDBPyConnectio
     except (duckdb.Error, OSError) as error:
         cause = " ".join(str(error).split()).replace(str(db), str(shown_as))
         if any(sign in cause for sign in _DAMAGED):
-            advice = "the file is damaged or no DuckDB database: move it aside and run `pipeline ingest`, which rebuilds it from the papers"
+            advice = _NO_DATABASE_ADVICE
         else:
             advice = "check the path, or whether another process holds it open for writing"
         raise IndexingError(f"cannot open database {shown_as}: {cause}; {advice}") from None

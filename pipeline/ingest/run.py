@@ -35,6 +35,7 @@ from pipeline.index.database import (
     open_for_writing,
     open_readonly,
     read_extraction,
+    refuse_non_database_file,
     stored_documents,
     stored_extractions,
 )
@@ -192,6 +193,7 @@ def ingest_folder(
     # `os.replace` would put a file where the link was and leave the database as it was, and two
     # runs through two paths to one file would each hold a lock of their own.
     db = _database_file(db)
+    refuse_non_database_file(db)
     # The fork server imports the stages while this process hashes the files, copies the
     # database and plans the run; a run with nothing to do leaves it idle.
     context = start_fork_server() if options.engine is Engine.local else None

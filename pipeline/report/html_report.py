@@ -10,6 +10,7 @@ from statistics import median
 import duckdb
 
 from pipeline.errors import PipelineError
+from pipeline.export.destination import write_bytes_out
 from pipeline.report import data
 from pipeline.report.data import SECTION_TYPES, PaperRow, RunRow
 from pipeline.report.markup import href, metric, page, table, text
@@ -51,7 +52,7 @@ def write_html_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules, 
             target = folder.joinpath(*name.parts)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(render_paper_page(connection, paper, sizes, source_folder, back), encoding="utf-8")
-        out.write_text(render_html_report(connection, sizes, database, f"{folder.name}/", pages), encoding="utf-8")
+        write_bytes_out(out, render_html_report(connection, sizes, database, f"{folder.name}/", pages).encode())
     except OSError as error:
         raise PipelineError(f"cannot write the report at {error.filename or out}: {error.strerror}; check the path and its folder") from None
     return HtmlReport(out, folder, len(stored))

@@ -1,0 +1,106 @@
+"""Writing the file a user named (`export --out`, `report --html`, `show --out`) as a shell's `>`
+would: a regular file (or a new one) is replaced whole, and anything else is written through.
+
+Replacing whatever is at the path would put a regular file where /dev/null was, and swap a link
+or a FIFO for a file that nothing reads.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from pipeline.errors import PipelineError
+
+STANDARD_OUTPUT = "-"
+
+
+def write_out(out: Path, write: Callable[[Path], None]) -> None:
+    """Write `out` through `write(staged)`, which writes a whole file at the path it is given.
+
+    `-` is standard output, and a link is followed to its target. A regular file, or a new one,
+    is written beside itself and moved into place, so a reader sees the last file or this one
+    whole, never half of one. Anything else there (a device, a FIFO), and a name of a descriptor
+    (/dev/stdout), is written through.
+    """
+    if str(out) == STANDARD_OUTPUT:
+        _write_through(out, None, write)
+        return
+    target = Path(os.path.realpath(out))
+    if target.is_dir():
+        raise PipelineError(f"{out} is a folder; pass the path of a file, in it or elsewhere")
+    if (target.exists() and not target.is_file()) or _names_a_descriptor(out):
+        _write_through(out, out, write)
+        return
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise PipelineError(f"cannot create the folder of {out}: {error.strerror}; check the path") from None
+    staged = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        write(staged)
+        os.replace(staged, target)
+    except OSError as error:
+        raise PipelineError(f"cannot write {out}: {_cause(error)}; check that its folder is writable and has room") from None
+    finally:
+        staged.unlink(missing_ok=True)
+
+
+def write_bytes_out(out: Path, content: bytes) -> None:
+    """`write_out` for content already in memory."""
+    write_out(out, lambda staged: staged.write_bytes(content))
+
+
+def _write_through(out: Path, target: Path | None, write: Callable[[Path], None]) -> None:
+    """Write into a file of its own first (DuckDB's COPY writes Parquet to a path it can seek in),
+    then copy it to `target`, or to standard output where `target` is None."""
+    with tempfile.TemporaryDirectory(prefix="pipeline-out-") as folder:
+        staged = Path(folder) / f"staged{out.suffix}"
+        try:
+            write(staged)
+        except OSError as error:
+            raise PipelineError(
+                f"cannot stage {out} in {folder}: {_cause(error)}; free some room there or set TMPDIR to a folder that has it"
+            ) from None
+        try:
+            with open(staged, "rb") as source:
+                if target is None:
+                    sys.stdout.flush()
+                    shutil.copyfileobj(source, sys.stdout.buffer)
+                    sys.stdout.buffer.flush()
+                else:
+                    # Appending truncates nothing: a descriptor's file holds what was written to it
+                    # before (`>>`, or a shell's `{ …; } >`), and a device or a pipe has no end to cut.
+                    with open(target, "ab") as sink:
+                        shutil.copyfileobj(source, sink)
+        except OSError as error:
+            raise PipelineError(f"cannot write {out}: {_cause(error)}; check the device or pipe it names, or pass a file path") from None
+
+
+def _names_a_descriptor(out: Path) -> bool:
+    """Whether `out` names an open descriptor (/dev/stdout, /dev/fd/1, /proc/self/fd/1, or a link
+    to one). Its target may be a regular file, but the shell opened that one (`>>` to append, a
+    file another process reads): replaced, the output would miss the descriptor altogether."""
+    path = os.path.abspath(out)
+    for _ in range(_LINKS_FOLLOWED):
+        if path.startswith(("/proc/", "/dev/fd/")):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+    return False
+
+
+_LINKS_FOLLOWED = 40
+"""Links in a row followed before giving up, as Linux does (ELOOP past 40)."""
+
+
+def _cause(error: OSError) -> str:
+    """The error's reason with its errno's name, which a search for the failure finds (ENOSPC)."""
+    name = errno.errorcode.get(error.errno or 0)
+    return f"{error.strerror} ({name})" if name and error.strerror else str(error)
