@@ -162,6 +162,15 @@ def test_an_unknown_chunk_number_names_the_papers_first_and_last_chunk(ingested)
     assert result.stderr == f"Error: no chunk 'lee-2022.md:999' in the database: lee-2022.md's chunks are lee-2022.md:1 to lee-2022.md:{last}\n"
 
 
+def test_an_id_in_a_database_without_chunks_says_to_ingest_first(tmp_path, rules):
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "empty.md").write_text("")
+    ingest_folder(tmp_path / "papers", tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
+    result = _show(tmp_path / "papers.duckdb", "empty.md:1")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: no chunk 'empty.md:1': the database holds no chunks; run `pipeline ingest FOLDER` first\n"
+
+
 def test_the_help_example_is_a_chunk_id_that_can_exist():
     result = runner.invoke(app, ["show", "--help"], env={"COLUMNS": "200"})
     assert "(reviews/berek-2021.md:3)" in result.stdout and "berek-2021:" not in result.stdout
