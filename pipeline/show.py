@@ -1,7 +1,7 @@
 """Show where a chunk came from: its PDF pages with its boxes highlighted and its neighbours'
 outlined, or its Markdown source lines with the chunk's range marked.
 
-`read_shown_chunk` reads what the database holds of a chunk, `source_file` finds the file it was
+`read_shown_chunk` reads what the database holds of a chunk, `read_source` reads the file it was
 read from and refuses one that changed since (its boxes would be drawn on another text), and
 `show_chunk` renders it to a PNG (pages stacked under a caption), a self-contained HTML page
 (pages inline) or, for Markdown, text.
@@ -10,8 +10,10 @@ read from and refuses one that changed since (its boxes would be drawn on anothe
 from __future__ import annotations
 
 import base64
+import difflib
 import hashlib
 import html
+import math
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,16 +25,25 @@ from pipeline.errors import IndexingError, PipelineError
 from pipeline.export.destination import write_bytes_out
 from pipeline.index.database import stored_schema_version
 from pipeline.index.schema import SCHEMA_VERSION
+from pipeline.ingest.scan import doc_id_for, relative_path_of
 from pipeline.models import Box, SourceFormat
 
 DEFAULT_SHOW_FOLDER = Path("out/show")
 SHOW_DPI = 120
 """Pages are rendered at this resolution: body text of 9-10 pt stays readable, and a page is
 about a thousand pixels wide."""
+SHOW_MAX_PIXELS = 12_000_000
+"""The most pixels a chunk's pages take together, whatever their size: a PDF page may be 14,400 pt
+a side, 24,000 pixels at `SHOW_DPI`, which MuPDF refuses to allocate. Eight letter pages fit at
+`SHOW_DPI` (more than a chunk spans); the stacked picture is about 36 MB while it is drawn."""
 MARKDOWN_CONTEXT_LINES = 3
 """Source lines shown before and after a Markdown chunk's own."""
 _CAPTION_SIZE = 10.0
 """Points of the caption drawn above a PNG's pages."""
+_CAPTION_MIN_WIDTH = 400.0
+"""Points: a caption over a narrower page is wider than it, so its lines stay readable."""
+_CLOSEST_DOC_IDS = 3
+"""Doc_ids an unknown id's error names, those spelt most like it: enough to spot a typo, one line still."""
 _CHUNK_FILL = (1.0, 0.78, 0.0)
 _CHUNK_FILL_OPACITY = 0.35
 _NEIGHBOUR_OUTLINE = (0.1, 0.4, 0.9)
@@ -79,17 +90,16 @@ def read_shown_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> Sh
     """The chunk `chunk_id`, its boxes and its neighbours', as the database holds them."""
     if stored_schema_version(connection) != SCHEMA_VERSION:
         raise IndexingError("the database was written by an older pipeline and holds no chunk boxes; run `pipeline ingest`, which rebuilds it")
-    row = connection.execute(
-        """SELECT c.doc_id, c.ordinal, c.section_id, c.heading_path, c.line_start, c.line_end, c.pages,
-                  d.path, d.format, d.sha256, d.encoding
-           FROM chunks c JOIN documents d USING (doc_id) WHERE c.chunk_id = ?""",
-        [chunk_id],
-    ).fetchone()
+    # The id as the file is named (`Berek 2021.md:3`, or with bytes that are not UTF-8) is found
+    # too, by the doc_id's spelling of the name (`Berek%202021.md:3`).
+    name, colon, number = chunk_id.rpartition(":")
+    spelt = f"{doc_id_for(name)}:{number}" if colon else chunk_id
+    if not _is_text(chunk_id):
+        chunk_id = spelt  # no stored id holds such bytes, and DuckDB takes none
+    row = _chunk_row(connection, chunk_id) or _chunk_row(connection, spelt)
     if row is None:
-        raise PipelineError(
-            f"no chunk {chunk_id!r} in the database; take an id from `pipeline search` (e.g. reviews/berek-2021:3)"
-        )
-    doc_id, ordinal, section_id, heading_path, line_start, line_end, pages, path, source_format, sha256, encoding = row
+        raise PipelineError(_unknown_chunk(connection, chunk_id))
+    chunk_id, doc_id, ordinal, section_id, heading_path, line_start, line_end, pages, path, source_format, sha256, encoding = row
     neighbours = [
         neighbour
         for (neighbour,) in connection.execute(
@@ -105,42 +115,90 @@ def read_shown_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> Sh
     )
 
 
+def _chunk_row(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> tuple | None:
+    return connection.execute(
+        """SELECT c.chunk_id, c.doc_id, c.ordinal, c.section_id, c.heading_path, c.line_start, c.line_end, c.pages,
+                  d.path, d.format, d.sha256, d.encoding
+           FROM chunks c JOIN documents d USING (doc_id) WHERE c.chunk_id = ?""",
+        [chunk_id],
+    ).fetchone()
+
+
+def _is_text(text: str) -> bool:
+    """Whether `text` is Unicode text, not the bytes of a file name that are not UTF-8 (held as surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unknown_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> str:
+    """Why there is no chunk `chunk_id`, and the ids there are instead."""
+    doc_id = chunk_id.rpartition(":")[0] or chunk_id
+    first_last = connection.execute(
+        "SELECT min(ordinal), max(ordinal) FROM chunks WHERE doc_id = ? HAVING count(*) > 0", [doc_id]
+    ).fetchone()
+    if first_last is not None:
+        return f"no chunk {chunk_id!r} in the database: {doc_id}'s chunks are {doc_id}:{first_last[0]} to {doc_id}:{first_last[1]}"
+    stored = [stored_id for (stored_id,) in connection.execute("SELECT DISTINCT doc_id FROM chunks ORDER BY doc_id").fetchall()]
+    if not stored:
+        return f"no chunk {chunk_id!r}: the database holds no chunks; run `pipeline ingest FOLDER` first"
+    closest = difflib.get_close_matches(doc_id, stored, n=_CLOSEST_DOC_IDS) or stored[:_CLOSEST_DOC_IDS]
+    nearby = f"the closest doc_id{'s' if len(closest) > 1 else ''}: {', '.join(closest)}"
+    return (
+        f"no paper {doc_id!r} in the database ({nearby}); a chunk id is <doc_id>:<number>, as `pipeline search` prints it, "
+        f"e.g. {closest[0]}:1; list a paper's with `pipeline sql \"SELECT chunk_id FROM chunks WHERE doc_id = '{closest[0]}'\"`"
+    )
+
+
 def _boxes(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> list[Box]:
     rows = connection.execute("SELECT page, x0, y0, x1, y1 FROM chunk_boxes WHERE chunk_id = ? ORDER BY ALL", [chunk_id]).fetchall()
     return [Box(page=page, x0=x0, y0=y0, x1=x1, y1=y1) for page, x0, y0, x1, y1 in rows]
 
 
-def source_file(shown: ShownChunk, folder: Path | None = None) -> Path:
+def read_source(shown: ShownChunk, folder: Path | None = None) -> tuple[Path, bytes]:
     """The file the chunk was read from, below `folder` (default: the folder the last ingest
-    read), refused where it is missing or is no longer the file ingested."""
+    read), and its bytes; refused where it is missing or is no longer the file ingested."""
     where = folder if folder is not None else Path(shown.folder) if shown.folder else None
     if where is None:
         raise PipelineError(f"{shown.path}: the database records no ingested folder; pass --folder with where the papers are")
-    file = where / shown.path
-    if not file.is_file():
-        raise PipelineError(f"{shown.path}: not found in {where}; pass --folder with the folder the papers are in now")
-    if hashlib.sha256(file.read_bytes()).hexdigest() != shown.sha256:
+    # The path as stored is for reading (a name's bytes that are not UTF-8 written as `\xNN`); the doc_id is the name itself.
+    file = where / relative_path_of(shown.doc_id)
+    try:
+        content = file.read_bytes()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        raise PipelineError(f"{shown.path}: not found in {where}; pass --folder with the folder the papers are in now") from None
+    except OSError as error:
+        raise PipelineError(f"{_shown(file)}: cannot read it: {error.strerror}; check its permissions") from None
+    if hashlib.sha256(content).hexdigest() != shown.sha256:
+        stale = "the stored boxes" if shown.format is SourceFormat.pdf else "its stored line numbers"
         raise PipelineError(
-            f"{file}: changed since it was ingested (its sha256 is not the one stored), so the stored boxes may not fit it; "
+            f"{_shown(file)}: changed since it was ingested (its sha256 is not the one stored), so {stale} may not fit it; "
             f"run `pipeline ingest {where}` again, then show the chunk"
         )
-    return file
+    return file, content
+
+
+def _shown(file: Path) -> str:
+    """A path as text that prints: bytes of its name that are not UTF-8 as `\\xNN`."""
+    return str(file).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def show_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str, out: Path | None = None, folder: Path | None = None) -> Path:
     """Write a picture of where the chunk came from to `out` (`.png`, `.html`, or `.txt` for
     Markdown; default `default_out`) and return the path written."""
     shown = read_shown_chunk(connection, chunk_id)
-    out = out if out is not None else default_out(chunk_id, shown.format)
+    out = out if out is not None else default_out(shown.chunk_id, shown.format)
     shown_as = _format_of(out, shown)
-    file = source_file(shown, folder)
+    _, source = read_source(shown, folder)
     if shown.format is SourceFormat.pdf:
         if not shown.boxes:
-            raise PipelineError(f"{chunk_id}: the database holds no boxes for this PDF chunk, so there is nothing to highlight")
-        pages = _render_pages(file, shown)
+            raise PipelineError(f"{shown.chunk_id}: the database holds no boxes for this PDF chunk, so there is nothing to highlight")
+        pages = _render_pages(source, shown)
         content: bytes = _stacked_png(pages, _caption_lines(shown)) if shown_as is ShowFormat.png else _pages_html(pages, shown).encode()
     else:
-        lines = file.read_bytes().decode(shown.encoding or "utf-8", errors="replace").splitlines()
+        lines = source.decode(shown.encoding or "utf-8", errors="replace").splitlines()
         content = (_marked_lines_html(lines, shown) if shown_as is ShowFormat.html else _marked_lines_text(lines, shown)).encode()
     write_bytes_out(out, content)
     return out
@@ -173,14 +231,28 @@ def _caption_lines(shown: ShownChunk) -> list[str]:
 # ---------------------------------------------------------------- PDF
 
 
-def _render_pages(file: Path, shown: ShownChunk) -> list[tuple[int, bytes]]:
-    """Each page the chunk has boxes on, as PNG bytes at `SHOW_DPI`, its boxes filled and its
-    neighbours' outlined; the file is changed in memory only."""
+def zoom_within(sizes: list[tuple[float, float]], dpi: float, max_pixels: int) -> float:
+    """Pixels per point at which pages of `sizes` (width, height in points), stacked one under
+    the other, take at most `max_pixels`: `dpi` / 72 where they fit at `dpi`, less where not."""
+    width, height, count = max(w for w, _ in sizes), sum(h for _, h in sizes), len(sizes)
+    # A side of p points rounds up to at most p * zoom + 1 pixels, so the pages take at most
+    # (width * zoom + 1) * (height * zoom + count) pixels: the zoom is where that is max_pixels.
+    a, b, c = width * height, width * count + height, count - max_pixels
+    return min(dpi / 72, (-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))
+
+
+def _render_pages(pdf: bytes, shown: ShownChunk) -> list[tuple[int, bytes]]:
+    """Each page the chunk has boxes on, as PNG bytes at `SHOW_DPI` (less where the pages would
+    take more than `SHOW_MAX_PIXELS`), its boxes filled and its neighbours' outlined; the file is
+    changed in memory only."""
     import pymupdf  # here: search and sql load this module's caller, and need no PyMuPDF
 
     pages = sorted({box.page for box in shown.boxes})
     rendered = []
-    with pymupdf.open(file) as doc:
+    # Opened from the bytes whose hash was checked: the file may change meanwhile, and PyMuPDF
+    # cannot open a path whose name is not UTF-8.
+    with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+        zoom = zoom_within([(doc[number - 1].rect.width, doc[number - 1].rect.height) for number in pages], SHOW_DPI, SHOW_MAX_PIXELS)
         for number in pages:
             page = doc[number - 1]
             shape = page.new_shape()
@@ -195,7 +267,7 @@ def _render_pages(file: Path, shown: ShownChunk) -> list[tuple[int, bytes]]:
                     shape.draw_rect(pymupdf.Rect(box.x0, box.y0, box.x1, box.y1))
             shape.finish(color=_CHUNK_FILL, fill=_CHUNK_FILL, fill_opacity=_CHUNK_FILL_OPACITY, width=_OUTLINE_WIDTH)
             shape.commit()
-            rendered.append((number, page.get_pixmap(dpi=SHOW_DPI).tobytes("png")))
+            rendered.append((number, page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom)).tobytes("png")))
     return rendered
 
 
@@ -204,7 +276,7 @@ def _stacked_png(pages: list[tuple[int, bytes]], caption: list[str]) -> bytes:
     import pymupdf
 
     pixmaps = [pymupdf.Pixmap(png) for _, png in pages]
-    pixmaps.insert(0, _caption_pixmap(caption, max(pixmap.width for pixmap in pixmaps)))
+    pixmaps.insert(0, _caption_pixmap(caption, max(pixmap.width for pixmap in pixmaps) / (SHOW_DPI / 72)))
     size = pymupdf.IRect(0, 0, max(pixmap.width for pixmap in pixmaps), sum(pixmap.height for pixmap in pixmaps))
     stacked = pymupdf.Pixmap(pymupdf.csRGB, size, False)
     stacked.clear_with(255)
@@ -218,12 +290,11 @@ def _stacked_png(pages: list[tuple[int, bytes]], caption: list[str]) -> bytes:
     return stacked.tobytes("png")
 
 
-def _caption_pixmap(caption: list[str], width: int):
-    """The caption's lines drawn on a white strip `width` pixels wide."""
+def _caption_pixmap(caption: list[str], width: float):
+    """The caption's lines drawn on a white strip `width` points wide (`_CAPTION_MIN_WIDTH` at least) at `SHOW_DPI`."""
     import pymupdf
 
-    scale = SHOW_DPI / 72
-    page_width = width / scale
+    page_width = max(width, _CAPTION_MIN_WIDTH)
     margin = _CAPTION_SIZE
     height = margin * 2 + 1.5 * _CAPTION_SIZE * len(caption)
     while True:  # a long heading path wraps: the strip grows until the text fits

@@ -144,6 +144,17 @@ def test_a_failed_file_makes_ingest_exit_3(tmp_path):
     assert "failed: empty.md: the file is empty" in result.stderr
 
 
+def test_ingest_on_ray_without_ray_says_how_to_install_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # what Python does for a module that cannot be imported
+    (tmp_path / "a.md").write_text("# A paper\n\n## Results\n\nSerum IL-6 rose.\n")
+    result = runner.invoke(app, ["ingest", str(tmp_path), "--db", str(tmp_path / "x.duckdb"), "--engine", "ray", "--quiet"])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: --engine ray needs Ray, which is an optional extra: from the project folder, pip install -e '.[ray]'; "
+        "or run with the default --engine local\n"
+    )
+
+
 def test_every_command_is_summed_up_in_one_line_that_the_help_never_breaks():
     # The command list shows a docstring's first paragraph with its own line breaks kept.
     for command in app.registered_commands:

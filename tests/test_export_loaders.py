@@ -98,5 +98,6 @@ def test_llamaindex_embeds_the_text_with_title_and_headings_but_not_the_referenc
 )
 def test_without_the_library_a_loader_names_the_extra_to_install(sample_db, monkeypatch, loader, module, extra):
     monkeypatch.setitem(sys.modules, module, None)  # what Python does for a module that cannot be imported
-    with pytest.raises(PipelineError, match=rf"install the {extra} extra: pip install -e '\.\[{extra}\]'"):
+    with pytest.raises(PipelineError) as raised:
         loader(sample_db)
+    assert str(raised.value) == f"{module} is not installed; install the {extra} extra from the project folder: pip install -e '.[{extra}]'"

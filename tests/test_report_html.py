@@ -9,7 +9,9 @@ Run as a script, it makes the README's picture of the report from `corpus/` and 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import os
 import re
 import shutil
 import sys
@@ -27,7 +29,8 @@ from pipeline.index.database import open_for_writing, open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.report.html_report import write_html_report
 from pipeline.report.plots import size_figure
-from pipeline.report.thumbnails import render_thumbnails
+from pipeline.report import data
+from pipeline.report.thumbnails import THUMBNAIL_MAX_PIXELS, render_thumbnails, stored_source
 from pipeline.rules import load_rules
 
 
@@ -168,7 +171,7 @@ def test_a_box_on_a_rotated_page_is_drawn_where_the_rendered_page_shows_it(tmp_p
     document = pymupdf.open()
     document.new_page(width=600, height=800).set_rotation(90)
     document.save(tmp_path / "turned.pdf")
-    (thumbnail,) = render_thumbnails(tmp_path / "turned.pdf")
+    (thumbnail,) = render_thumbnails((tmp_path / "turned.pdf").read_bytes())
     assert (thumbnail.page_width, thumbnail.page_height) == (800, 600)
     # The unrotated page's top left corner turns to the rendered page's top right.
     assert thumbnail.shown(10, 20, 110, 40) == (760, 10, 780, 110)
@@ -185,6 +188,53 @@ def test_a_pdf_that_changed_since_its_ingest_shows_no_pages(rules, tmp_path):
     assert "scan.pdf changed since it was ingested; run `pipeline ingest` again to see its pages" in paper
 
 
+def test_a_pdf_whose_file_vanished_since_its_ingest_shows_no_pages(rules, tmp_path):
+    db = ingested_papers(tmp_path, {}, rules)
+    (tmp_path / "papers" / "scan.pdf").write_bytes(_pdf_bytes())
+    ingest_folder(tmp_path / "papers", db, rules, IngestOptions(workers=1))
+    (tmp_path / "papers" / "scan.pdf").unlink()
+    write_html_report(open_readonly(db), rules.chunk, tmp_path / "report.html", db)
+    paper = (tmp_path / "report_files" / "scan.pdf.html").read_text()
+    assert "<img" not in paper
+    assert f"No thumbnails: the source file is not at {tmp_path / 'papers' / 'scan.pdf'} (No such file or directory)" in paper
+
+
+def _encrypted_pdf_bytes() -> bytes:
+    document = pymupdf.open()
+    document.new_page().insert_text((72, 72), "Secret results", fontsize=12)
+    data = document.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="secret", owner_pw="owner")
+    document.close()
+    return data
+
+
+def test_a_pdf_that_failed_to_ingest_is_listed_and_never_opened(rules, tmp_path):
+    db = ingested_papers(tmp_path, {"good.md": PAPERS["good.md"]}, rules)
+    (tmp_path / "papers" / "locked.pdf").write_bytes(_encrypted_pdf_bytes())
+    ingest_folder(tmp_path / "papers", db, rules, IngestOptions(workers=1))
+    result = runner.invoke(app, ["report", "--db", str(db), "--html", str(tmp_path / "report.html")])
+    assert result.exit_code == 0, result.output
+    paper = (tmp_path / "report_files" / "locked.pdf.html").read_text()
+    assert "locked.pdf" in _section((tmp_path / "report.html").read_text(), "Failing files")
+    assert "<img" not in paper and "No thumbnails: it failed to ingest (the cause is above)." in paper
+
+
+def test_a_pdf_named_with_bytes_that_are_not_utf8_is_found_by_its_doc_id(tmp_path):
+    pdf = _pdf_bytes()
+    (tmp_path / os.fsdecode(b"scan\xff.pdf")).write_bytes(pdf)
+    paper = data.PaperRow(
+        doc_id="scan%FF.pdf", path="scan\\xff.pdf", format="pdf", sha256=hashlib.sha256(pdf).hexdigest(),
+        title=None, page_count=1, status="ingested", error=None,
+    )
+    assert stored_source(str(tmp_path), paper) == (pdf, "")
+
+
+def test_a_thumbnail_of_a_page_of_the_largest_size_fits_the_pixel_budget(tmp_path):
+    document = pymupdf.open()
+    document.new_page(width=14_400, height=14_400)
+    (thumbnail,) = render_thumbnails(document.tobytes())
+    assert thumbnail.pixel_width * thumbnail.pixel_height <= THUMBNAIL_MAX_PIXELS
+
+
 def test_report_html_says_where_it_wrote(small, tmp_path):
     out = tmp_path / "report.html"
     result = runner.invoke(app, ["report", "--db", str(small), "--html", str(out)])
@@ -197,7 +247,10 @@ def test_report_html_without_matplotlib_names_the_extra(small, tmp_path, monkeyp
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     result = runner.invoke(app, ["report", "--db", str(small), "--html", str(tmp_path / "report.html")])
     assert result.exit_code == 1
-    assert "matplotlib, which is not installed: pip install 'paper-pipeline[report]'" in result.stderr
+    assert result.stderr == (
+        "Error: report --html draws its plots with matplotlib, which is not installed: from the project folder, "
+        "pip install -e '.[report]' (or pip install 'matplotlib>=3.8')\n"
+    )
     assert not (tmp_path / "report.html").exists()
 
 

@@ -5,6 +5,7 @@ page with the pages inline, Markdown lines marked, and a file that moved or chan
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 from conftest import PROJECT, project_script
 from pipeline.cli import app
 from pipeline.ingest import IngestOptions, ingest_folder
-from pipeline.show import SHOW_DPI
+from pipeline.show import SHOW_DPI, SHOW_MAX_PIXELS
 
 runner = CliRunner()
 PDF_CHUNK_COLOURED = 0.5
@@ -142,11 +143,51 @@ def test_a_markdown_chunk_has_no_png(ingested, tmp_path):
     )
 
 
-def test_an_unknown_chunk_is_named_with_where_to_find_ids(ingested):
+def test_an_unknown_paper_is_named_with_the_closest_doc_ids_and_how_to_list_chunk_ids(ingested):
     db, _ = ingested
-    result = _show(db, "nothing:1")
+    result = _show(db, "two_colum.pdf:1")
     assert result.exit_code == 1
-    assert result.stderr == "Error: no chunk 'nothing:1' in the database; take an id from `pipeline search` (e.g. reviews/berek-2021:3)\n"
+    assert result.stderr == (
+        "Error: no paper 'two_colum.pdf' in the database (the closest doc_id: two_column.pdf); a chunk id is <doc_id>:<number>, "
+        "as `pipeline search` prints it, e.g. two_column.pdf:1; list a paper's with "
+        "`pipeline sql \"SELECT chunk_id FROM chunks WHERE doc_id = 'two_column.pdf'\"`\n"
+    )
+
+
+def test_an_unknown_chunk_number_names_the_papers_first_and_last_chunk(ingested):
+    db, _ = ingested
+    (last,) = _query(db, "SELECT max(ordinal) FROM chunks WHERE doc_id = 'lee-2022.md'")[0]
+    result = _show(db, "lee-2022.md:999")
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: no chunk 'lee-2022.md:999' in the database: lee-2022.md's chunks are lee-2022.md:1 to lee-2022.md:{last}\n"
+
+
+def test_an_id_in_a_database_without_chunks_says_to_ingest_first(tmp_path, rules):
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "empty.md").write_text("")
+    ingest_folder(tmp_path / "papers", tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
+    result = _show(tmp_path / "papers.duckdb", "empty.md:1")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: no chunk 'empty.md:1': the database holds no chunks; run `pipeline ingest FOLDER` first\n"
+
+
+def test_the_help_example_is_a_chunk_id_that_can_exist():
+    result = runner.invoke(app, ["show", "--help"], env={"COLUMNS": "200"})
+    assert "(reviews/berek-2021.md:3)" in result.stdout and "berek-2021:" not in result.stdout
+
+
+def test_a_markdown_file_changed_since_ingest_is_refused_without_talk_of_boxes(ingested, tmp_path):
+    db, folder = ingested
+    moved = tmp_path / "papers"
+    shutil.copytree(folder, moved)
+    with (moved / "lee-2022.md").open("a") as handle:
+        handle.write("\nA line added later.\n")
+    result = _show(db, "lee-2022.md:3", "--folder", str(moved), "--out", str(tmp_path / "chunk.txt"))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {moved / 'lee-2022.md'}: changed since it was ingested (its sha256 is not the one stored), so its stored "
+        f"line numbers may not fit it; run `pipeline ingest {moved}` again, then show the chunk\n"
+    )
 
 
 def test_a_file_changed_since_ingest_is_refused(ingested, tmp_path, rules):
@@ -181,3 +222,73 @@ def test_search_show_draws_every_hit_and_prints_where(ingested, tmp_path, monkey
     assert result.exit_code == 0 and hits
     assert shown == [f"out/show/{chunk_id.replace(':', '_')}.png" for chunk_id in hits]
     assert all((tmp_path / path).exists() for path in shown)
+
+
+def _one_page_pdf(width: float, height: float) -> bytes:
+    document = pymupdf.open()
+    page = document.new_page(width=width, height=height)
+    page.insert_text((20, 40), "Results", fontsize=16)
+    page.insert_text((20, 60), "The treated cohort improved over the study period.", fontsize=10)
+    data = document.tobytes()
+    document.close()
+    return data
+
+
+def test_a_page_of_the_largest_size_a_pdf_allows_is_drawn_within_the_pixel_budget(tmp_path, rules):
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "poster.pdf").write_bytes(_one_page_pdf(14_400, 14_400))
+    ingest_folder(tmp_path / "papers", tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
+    result = _show(tmp_path / "papers.duckdb", "poster.pdf:1", "--out", str(tmp_path / "chunk.png"))
+    assert result.exit_code == 0, result.output
+    picture = pymupdf.Pixmap(str(tmp_path / "chunk.png"))
+    assert picture.width * picture.height <= SHOW_MAX_PIXELS * 1.05  # the pages, and a caption strip above them
+
+
+def test_a_page_narrower_than_its_caption_is_drawn_under_the_whole_caption(tmp_path, rules):
+    document = pymupdf.open()
+    page = document.new_page(width=12, height=800)
+    for line, word in enumerate("Results of the strip".split()):
+        page.insert_text((1, 40 + 4 * line), word, fontsize=2)
+    (tmp_path / "papers").mkdir()
+    document.save(tmp_path / "papers" / "strip.pdf")
+    ingest_folder(tmp_path / "papers", tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
+    result = _show(tmp_path / "papers.duckdb", "strip.pdf:1", "--out", str(tmp_path / "chunk.png"))
+    assert result.exit_code == 0, result.output
+    assert pymupdf.Pixmap(str(tmp_path / "chunk.png")).width > 10 * 12 * SHOW_DPI / 72
+
+
+def _non_utf8_folder(tmp_path: Path) -> Path:
+    """A folder holding one Markdown paper whose file name has the byte 0xff, which no UTF-8 text holds."""
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / os.fsdecode(b"caf\xff.md")).write_bytes(b"# A paper\n\n## Results\n\nSerum IL-6 rose in the treated cohort.\n")
+    return folder
+
+
+def test_a_file_named_with_bytes_that_are_not_utf8_is_shown_by_its_doc_id(tmp_path, rules):
+    folder = _non_utf8_folder(tmp_path)
+    ingest_folder(folder, tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
+    chunk_id = _query(tmp_path / "papers.duckdb", "SELECT chunk_id FROM chunks")[0][0]
+    result = _show(tmp_path / "papers.duckdb", chunk_id, "--out", str(tmp_path / "chunk.txt"))
+    assert chunk_id == "caf%FF.md:1"
+    assert result.exit_code == 0, result.output
+    assert "> " in (tmp_path / "chunk.txt").read_text()
+
+
+def test_a_file_named_with_bytes_that_are_not_utf8_is_found_with_folder(tmp_path, rules):
+    folder = _non_utf8_folder(tmp_path)
+    ingest_folder(folder, tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
+    moved = shutil.move(folder, tmp_path / "moved")
+    result = _show(tmp_path / "papers.duckdb", "caf%FF.md:1", "--folder", str(moved), "--out", str(tmp_path / "chunk.txt"))
+    assert result.exit_code == 0, result.output
+
+
+def test_a_chunk_is_found_by_its_files_own_name_too(ingested, tmp_path, rules):
+    db, folder = ingested
+    spaced = tmp_path / "spaced"
+    spaced.mkdir()
+    shutil.copy(folder / "lee-2022.md", spaced / "lee 2022.md")
+    ingest_folder(spaced, tmp_path / "spaced.duckdb", rules, IngestOptions(workers=1))
+    result = _show(tmp_path / "spaced.duckdb", "lee 2022.md:3", "--out", str(tmp_path / "chunk.txt"))
+    assert result.exit_code == 0, result.output
+    assert "lee%202022.md:3" in (tmp_path / "chunk.txt").read_text()

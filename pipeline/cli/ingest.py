@@ -133,7 +133,7 @@ def ingest(
     (nothing published).
 
     Example: pipeline ingest /papers --db out/papers.duckdb --workers 2
-    (on Ray: --engine ray [--ray-address auto] [--shards-dir /shared/shards], with pip install '.[ray]';
+    (on Ray: --engine ray [--ray-address auto] [--shards-dir /shared/shards], with pip install -e '.[ray]';
     see docs/scaling.md)
     """
     if engine is not Engine.ray and (shards_dir is not None or files_per_task is not None):

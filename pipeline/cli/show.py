@@ -14,7 +14,7 @@ from pipeline.show import show_chunk
 
 @app.command("show")
 def show_command(
-    chunk_id: Annotated[str, typer.Argument(help="A chunk's id, as search prints it (reviews/berek-2021:3).")],
+    chunk_id: Annotated[str, typer.Argument(help="A chunk's id, <doc_id>:<number> as search prints it (reviews/berek-2021.md:3).")],
     db: DbOption = DEFAULT_DB,
     out: Annotated[
         Path | None,
@@ -30,4 +30,5 @@ def show_command(
 
     Example: pipeline show two_column.pdf:4 --out chunk.png
     """
-    typer.echo(str(show_chunk(open_readonly(db), chunk_id, out, folder)))
+    with open_readonly(db) as connection:
+        typer.echo(str(show_chunk(connection, chunk_id, out, folder)))

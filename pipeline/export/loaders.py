@@ -95,5 +95,5 @@ def _module(name: str, extra: str):
         return importlib.import_module(name)
     except ImportError:
         raise PipelineError(
-            f"{name} is not installed; install the {extra} extra: pip install -e '.[{extra}]' (or pip install 'paper-pipeline[{extra}]')"
+            f"{name} is not installed; install the {extra} extra from the project folder: pip install -e '.[{extra}]'"
         ) from None

@@ -150,8 +150,8 @@ def connected_to_ray(address: str | None, cpus: int) -> Iterator[int]:
         import ray
     except ImportError:
         raise PipelineError(
-            "--engine ray needs Ray, which is an optional extra: pip install 'paper-pipeline[ray]' "
-            "(or '.[ray]' in a checkout), or run with the default --engine local"
+            "--engine ray needs Ray, which is an optional extra: from the project folder, pip install -e '.[ray]'; "
+            "or run with the default --engine local"
         ) from None
     started_here = not ray.is_initialized()
     if started_here:

@@ -8,6 +8,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote_to_bytes
 
 from pipeline.extract import SUPPORTED_SUFFIXES
 
@@ -58,6 +59,12 @@ def doc_id_for(relative_path: str) -> str:
         else:
             parts.append("".join(f"%{byte:02X}" for byte in character.encode("utf-8", "surrogateescape")))
     return "".join(parts)
+
+
+def relative_path_of(doc_id: str) -> str:
+    """The relative path `doc_id_for` made `doc_id` of, as the file system names it: `shown_path`
+    cannot be turned back (a name may hold `\\xff` as four characters), a doc_id can."""
+    return os.fsdecode(unquote_to_bytes(doc_id))
 
 
 def find_papers(folder: Path, unlisted: dict[str, str] | None = None) -> list[Path]:

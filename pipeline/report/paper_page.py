@@ -9,7 +9,7 @@ import duckdb
 
 from pipeline.chunk.structure import structure_warning
 from pipeline.inspect import TYPE_TITLES, chunk_note, section_labels, section_where
-from pipeline.models import Chunk, Section
+from pipeline.models import Chunk, DocumentStatus, Section
 from pipeline.report import data
 from pipeline.report.data import PaperRow
 from pipeline.report.markup import attribute, href, page, table, text
@@ -130,6 +130,9 @@ def _span(chunk: Chunk) -> str:
 def _pages(connection: duckdb.DuckDBPyConnection, paper: PaperRow, chunks: list[Chunk], folder: str | None) -> str:
     if paper.format != "pdf":
         return '<p class="note">A Markdown paper has no pages: its chunks are the source lines in the table above.</p>'
+    if paper.status == DocumentStatus.failed:
+        # Never opened: what failed to ingest (encrypted, corrupt) fails to render too.
+        return '<p class="note">No thumbnails: it failed to ingest (the cause is above).</p>'
     source, why_not = stored_source(folder, paper)
     if source is None:
         return f'<p class="note">No thumbnails: {text(why_not)}.</p>'

@@ -42,7 +42,7 @@ def require_matplotlib() -> None:
     except ImportError:
         raise PipelineError(
             "report --html draws its plots with matplotlib, which is not installed: "
-            "pip install 'paper-pipeline[report]' (or pip install 'matplotlib>=3.8')"
+            "from the project folder, pip install -e '.[report]' (or pip install 'matplotlib>=3.8')"
         ) from None
 
 

@@ -7,10 +7,15 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.ingest.scan import relative_path_of
 from pipeline.report.data import PaperRow
+from pipeline.show import zoom_within
 
 THUMBNAIL_DPI = 40
 """Low enough that a paper's pages stay a few hundred kilobytes in its page, high enough to see the layout."""
+THUMBNAIL_MAX_PIXELS = 400_000
+"""The most pixels of a page's thumbnail, whatever the page's size: a letter or A3 page fits at
+`THUMBNAIL_DPI`, while a PDF page may be 14,400 pt a side, 64 million pixels (190 MB) at it."""
 
 
 @dataclass(frozen=True)
@@ -40,28 +45,33 @@ class Thumbnail:
         return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
 
 
-def stored_source(folder: str | None, paper: PaperRow) -> tuple[Path | None, str]:
-    """The paper's file where it is still as it was ingested, else None and why not."""
+def stored_source(folder: str | None, paper: PaperRow) -> tuple[bytes | None, str]:
+    """The paper's file's bytes where it is still as it was ingested, else None and why not."""
     if folder is None:
         return None, "the database records no run, so no folder to find the file in"
-    path = Path(folder) / paper.path
+    # By the doc_id, which spells the file's name: the stored path writes bytes that are not UTF-8 as `\xNN`.
+    path = Path(folder) / relative_path_of(paper.doc_id)
+    shown = str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     try:
         content = path.read_bytes()
     except OSError as error:
-        return None, f"the source file is not at {path} ({error.strerror}); run the report where the ingest ran"
+        return None, f"the source file is not at {shown} ({error.strerror}); run the report where the ingest ran"
     if hashlib.sha256(content).hexdigest() != paper.sha256:
-        return None, f"{path} changed since it was ingested; run `pipeline ingest` again to see its pages"
-    return path, ""
+        return None, f"{shown} changed since it was ingested; run `pipeline ingest` again to see its pages"
+    return content, ""
 
 
-def render_thumbnails(pdf: Path, dpi: int = THUMBNAIL_DPI) -> list[Thumbnail]:
-    """Every page of `pdf` as PyMuPDF renders it at `dpi`."""
+def render_thumbnails(pdf: bytes, dpi: int = THUMBNAIL_DPI) -> list[Thumbnail]:
+    """Every page of the PDF `pdf` as PyMuPDF renders it at `dpi` (less where a page would take
+    more than `THUMBNAIL_MAX_PIXELS`)."""
     import pymupdf
 
     thumbnails = []
-    with pymupdf.open(pdf) as document:
+    # From the bytes whose hash was checked: PyMuPDF cannot open a path whose name is not UTF-8.
+    with pymupdf.open(stream=pdf, filetype="pdf") as document:
         for number, page in enumerate(document, start=1):
-            pixmap = page.get_pixmap(dpi=dpi, alpha=False)
+            zoom = zoom_within([(page.rect.width, page.rect.height)], dpi, THUMBNAIL_MAX_PIXELS)
+            pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
             thumbnails.append(
                 Thumbnail(
                     number, pixmap.tobytes("png"), pixmap.width, pixmap.height, page.rect.width, page.rect.height,
