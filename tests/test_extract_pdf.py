@@ -6,6 +6,7 @@ papers live in `../shared/corpus/pdf` and are skipped where that folder is absen
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from pathlib import Path
@@ -324,3 +325,15 @@ def test_real_two_column_paper_reads_in_order(real, rules, pdf):
     print(f"{pdf.name}: {found}/{usable} ground-truth paragraphs found, {in_order} in sequence")
     assert found >= 0.8 * usable
     assert in_order >= 0.95 * found
+
+
+def test_a_pdf_whose_file_name_is_not_utf8_is_read(tmp_path, rules):
+    """PyMuPDF opens a path only as UTF-8 text; a name with the byte 0xff is read from its bytes."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Serum IL-6 rose in the treated cohort.", fontsize=11)
+    doc.save(tmp_path / "cafe.pdf")
+    file = (tmp_path / "cafe.pdf").rename(tmp_path / os.fsdecode(b"caf\xff.pdf"))
+
+    raw = extract_pdf(file, "caf%FF.pdf", rules)
+
+    assert "Serum IL-6 rose" in raw.blocks[0].segments[0].text

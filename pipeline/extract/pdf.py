@@ -90,6 +90,23 @@ def _said(messages: list[str]) -> str:
 # ---------------------------------------------------------------- open and read
 
 
+def _utf8_name(file: Path) -> bool:
+    try:
+        str(file).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _open_bytes(file: Path, path: str) -> pymupdf.Document:
+    """The PDF opened from its bytes: PyMuPDF takes a path only as UTF-8 text, and a file name
+    with bytes that are not (a Latin-1 name from an old archive) is no such text."""
+    try:
+        return pymupdf.open(stream=file.read_bytes(), filetype="pdf")
+    except OSError as error:
+        raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check that it exists and is readable") from None
+
+
 def _open(file: Path, path: str) -> pymupdf.Document:
     try:
         with file.open("rb") as handle:
@@ -107,7 +124,7 @@ def _open(file: Path, path: str) -> pymupdf.Document:
     if b"%%EOF" not in tail:
         raise ExtractError(f"{path}: the PDF is truncated (no %%EOF at its end); re-download or re-export it")
     try:
-        doc = pymupdf.open(file, filetype="pdf")
+        doc = pymupdf.open(file, filetype="pdf") if _utf8_name(file) else _open_bytes(file, path)
     except (pymupdf.FileDataError, RuntimeError, ValueError) as error:
         raise ExtractError(f"{path}: corrupt PDF that PyMuPDF cannot open ({error}); re-download or re-export it") from None
     if doc.needs_pass:
