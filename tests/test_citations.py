@@ -320,6 +320,11 @@ def test_any_long_list_is_cut_between_items_before_inside_one(rules):
     assert all(chunk.text.startswith("- Item") or chunk.text.startswith("Results") for chunk in chunked.chunks)
 
 
+def test_an_entry_labelled_with_superscript_digits_has_that_label_and_no_number(rules):
+    references = chunk_markdown("## References\n\n[²] Foo A. One. 2001\n\n[1] Bar B. Two. 2002\n", rules).references
+    assert [r.label for r in references] == ["²", "1"]
+
+
 # ---------------------------------------------------------------- numeric citations
 
 
