@@ -85,6 +85,7 @@ class _Bibliography:
         # How far each list numbers its entries: a number past `max_unlisted_number` is a marker
         # only up to there (`numbers_that_far`).
         self.highest = [max((int(label) for label in by_label if label.isdecimal()), default=0) for by_label in self.lists]
+        self.highest_of_all = max(self.highest)
         # Every label any list prints, for what is asked of the whole bibliography (is it
         # numbered?); a number is looked up in one list (`labels_for`).
         self.by_label = self.lists[0] if len(self.lists) == 1 else {label: entries for by_label in self.lists for label, entries in by_label.items()}
@@ -107,11 +108,11 @@ class _Bibliography:
         if all(int(member) <= rules.max_unlisted_number for member in members):
             return True
         if chunk is None:
-            highest = max(self.highest)
+            highest = self.highest_of_all
         elif self._before_unnumbered_list(chunk):
             return False
         else:
-            highest = self.highest[0] if len(self.lists) == 1 else self.highest[self._list_of(chunk)]
+            highest = self.highest[self._list_of(chunk)]
         return all(int(member) <= max(highest, rules.max_unlisted_number) for member in members)
 
     def _list_of(self, chunk: Chunk) -> int:
@@ -198,10 +199,11 @@ def cite(
 
 
 def _cites_in_brackets(paper_text: str, bibliography: _Bibliography, rules: CitationRules) -> bool:
-    """Whether the paper holds a numeric marker in brackets (`[2019]` past its numbering is none)."""
+    """Whether the paper writes numbers in brackets as markers: `[2019]` past its numbering does
+    not show it, `[95-2000]` (a range too long to cite) does."""
     for match in rules.brackets.finditer(paper_text):
         members = _members(match["members"], rules.max_range)
-        if members is not None and bibliography.numbers_that_far(members, None, rules):
+        if members is None or bibliography.numbers_that_far(members, None, rules):
             return True
     return False
 
