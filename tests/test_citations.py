@@ -320,6 +320,49 @@ def test_any_long_list_is_cut_between_items_before_inside_one(rules):
     assert all(chunk.text.startswith("- Item") or chunk.text.startswith("Results") for chunk in chunked.chunks)
 
 
+# ---------------------------------------------------------------- bibliographies past 999 entries
+
+
+def _long_bibliography(text: str, numbering: str = "{n}. ", entries: int = 1005) -> str:
+    """A paper whose numbered bibliography has `entries` entries (`1. Author1 A. Title 1. J 2001.`),
+    each number printed as `numbering` has it, citing them in `text`."""
+    listed = "".join(f"{numbering.format(n=n)}Author{n} A. Title {n}. J 2001.\n" for n in range(1, entries + 1))
+    return f"# T\n\n## Introduction\n\n{text}\n\n## References\n\n{listed}"
+
+
+@pytest.mark.parametrize("numbering", ["{n}. ", "({n}) ", "{n} "], ids=["list", "parentheses", "bare"])
+def test_a_bibliography_numbered_past_999_gives_every_entry_its_own_row_and_label(rules, numbering):
+    references = chunk_markdown(_long_bibliography("Text.", numbering), rules).references
+    assert [r.label for r in references] == [str(n) for n in range(1, 1006)]
+    assert references[999].text == f"{numbering.format(n=1000)}Author1000 A. Title 1000. J 2001."
+
+
+def test_an_entry_labelled_with_superscript_digits_has_that_label_and_no_number(rules):
+    references = chunk_markdown("## References\n\n[²] Foo A. One. 2001\n\n[1] Bar B. Two. 2002\n", rules).references
+    assert [r.label for r in references] == ["²", "1"]
+
+
+def test_markers_past_999_resolve_where_the_bibliography_numbers_that_far(rules):
+    chunked = chunk_markdown(_long_bibliography("As in [3], [999], [1000] and [1004], and [1000–1002]."), rules)
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [
+        ("[3]", "R3"), ("[999]", "R999"), ("[1000]", "R1000"), ("[1004]", "R1004"),
+        ("[1000–1002]", "R1000"), ("[1000–1002]", "R1001"), ("[1000–1002]", "R1002"),
+    ]
+
+
+def test_a_number_past_999_is_a_marker_only_within_the_bibliography_s_numbering(rules):
+    """`[1004]` cites an entry of a bibliography that numbers 1,005; `[2019]` there, or any
+    four-digit number in a paper that numbers three entries, is no marker (a year, a count)."""
+    chunked = chunk_markdown(_long_bibliography("As in [1004], not in [2019] or (2019)."), rules)
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("[1004]", "R1004")]
+    assert _cited("As in [1004] of [2019].", rules) == []
+
+
+def test_a_range_of_two_markers_ends_at_no_number_past_the_bibliography_s_numbering(rules):
+    chunked = chunk_markdown(_long_bibliography("As in [1003]–[1010]."), rules)
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("[1003]", "R1003")]
+
+
 # ---------------------------------------------------------------- numeric citations
 
 

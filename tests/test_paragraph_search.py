@@ -131,3 +131,14 @@ def test_a_window_asked_for_chunks_is_refused(database):
 def test_a_paragraph_search_that_finds_nothing_says_so_in_paragraphs(database):
     result = runner.invoke(app, ["search", "zzyzx", "--db", str(database), "--unit", "paragraph"])
     assert result.stderr.splitlines()[-1] == "No paragraphs match 'zzyzx': no paragraph holds any of its words."
+
+
+def test_a_citation_marker_is_no_index_term_of_its_paragraph(tmp_path, rules):
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    entries = "".join(f"{n}. Author{n} A. Title. J 2001.\n" for n in range(1, 7))
+    (folder / "cites.md").write_text(f"# E\n\n## Results\n\nCytokines rose, as reported before [6].\n\n## References\n\n{entries}")
+    (folder / "says.md").write_text("# F\n\n## Results\n\nSerum IL-6 rose.\n")
+    ingest_folder(folder, tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
+    hits = search_paragraphs(open_readonly(tmp_path / "papers.duckdb"), "IL-6")
+    assert [hit.doc_id for hit in hits] == ["says.md"]

@@ -82,3 +82,27 @@ def test_a_search_that_finds_nothing_says_why(database, query, why):
 def test_a_long_query_that_finds_nothing_is_not_repeated_whole(database):
     result = runner.invoke(app, ["search", "zzyzx " * 400, "--db", str(database)])
     assert len(result.stderr.splitlines()[-1]) < 200
+
+
+# ---------------------------------------------------------------- what the index leaves out
+
+ENTRIES = "".join(f"{n}. Author{n} A. Title. J 2001.\n" for n in range(1, 7))
+CITED = {
+    "cites.md": f"# E\n\n## Results\n\nCytokines rose, as reported before [6].\n\n## References\n\n{ENTRIES}",
+    "says.md": "# F\n\n## Results\n\nSerum IL-6 rose.\n",
+    "lists.md": f"# G\n\n## Results\n\nCytokines rose.\n\n## References\n\n{ENTRIES}",
+}
+
+
+@pytest.fixture(scope="module")
+def cited(tmp_path_factory, rules):
+    return ingested_papers(tmp_path_factory.mktemp("cited"), CITED, rules)
+
+
+def test_a_citation_marker_is_no_index_term_so_il_6_finds_the_chunk_that_says_it_not_the_one_citing_6(cited):
+    hits = search(open_readonly(cited), "IL-6", section_type="results")
+    assert [(hit.doc_id, hit.text) for hit in hits] == [("says.md", "Results\n\nSerum IL-6 rose.")]
+
+
+def test_an_entry_s_own_number_is_no_index_term(cited):
+    assert search(open_readonly(cited), "IL-6", doc_id="lists.md", bibliography=True) == []

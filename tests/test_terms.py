@@ -18,6 +18,9 @@ from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.index import terms
 from pipeline.index.terms import TermCounter, count_paper_terms, index_words, search_terms
 from pipeline.index.database import open_readonly
+from pipeline.index.unmarked import text_to_index
+from pipeline.ingest.scan import doc_id_for, find_papers
+from pipeline.ingest.task import process_file
 
 
 @pytest.mark.parametrize(
@@ -53,6 +56,16 @@ def test_the_text_the_index_reads_holds_compound_parts_and_bigrams():
 def test_a_chunk_counts_stemmed_terms_without_stopwords():
     counts = TermCounter().count("Results", "The mice were treated, and the treated mice worked.")
     assert counts == {"result": 1, "mice": 2, "treat": 2, "work": 1}
+
+
+def test_the_index_reads_a_paper_without_the_numbers_that_point_into_its_bibliography(rules):
+    paper = chunk_markdown(
+        "## Results\n\nIL-6 rose [2], [1–2] and [9] (Park, 2019).\n\n## References\n\n1. Park J. One. 2019\n2. Lee H. Two. 2020\n",
+        rules,
+    )
+    assert text_to_index(paper) == (
+        "Results\n\nIL-6 rose    ,       and [9] (Park, 2019).\n\nReferences\n\n . Park J. One. 2019\n . Lee H. Two. 2020"
+    )
 
 
 def test_a_paper_s_postings_do_not_depend_on_the_papers_counted_before_it(rules):
@@ -213,19 +226,34 @@ def _fts_or_skip(connection: duckdb.DuckDBPyConnection) -> None:
         pytest.skip(f"DuckDB's fts extension would not load ({error}): nothing to compare with")
 
 
+def _indexed_chunks(folder: Path, rules) -> list[tuple[str, str, str]]:
+    """Each chunk of the papers in `folder`: its id, heading path and text as the index reads it
+    (`text_to_index`: the citation markers and entries' numbers blanked)."""
+    rows = []
+    for path in find_papers(folder):
+        relative = path.relative_to(folder).as_posix()
+        chunked = process_file(path, relative, doc_id_for(relative), rules)
+        indexed = text_to_index(chunked)
+        rows += [(c.chunk_id, " ".join(c.heading_path), indexed[c.char_start : c.char_end]) for c in chunked.chunks]
+    return rows
+
+
 @pytest.fixture(scope="module")
 def fts_reference(tmp_path_factory, rules):
     """The sample corpus ingested, and beside it DuckDB fts' own index over the same chunks, built
-    as the pipeline used to build it (heading path and text, the same tokenizer settings)."""
+    as the pipeline used to build it (heading path and text as the index reads it, the same
+    tokenizer settings)."""
     db = tmp_path_factory.mktemp("fts") / "papers.duckdb"
     _ingest(PROJECT / "corpus", db, rules)
     connection = writable_database(db)
     _fts_or_skip(connection)
-    rows = connection.execute("SELECT chunk_id, heading_path, text FROM chunks").fetchall()
+    rows = _indexed_chunks(PROJECT / "corpus", rules)
+    ingested = connection.execute("SELECT chunk_id FROM chunks").fetchall()
+    assert sorted(chunk_id for chunk_id, _, _ in rows) == sorted(chunk_id for (chunk_id,) in ingested)
     connection.execute("CREATE TABLE fts_input (chunk_id VARCHAR, heading_terms VARCHAR, text_terms VARCHAR)")
     connection.executemany(
         "INSERT INTO fts_input VALUES (?, ?, ?)",
-        [(chunk_id, search_terms(" ".join(path)), search_terms(text)) for chunk_id, path, text in rows],
+        [(chunk_id, search_terms(path), search_terms(text)) for chunk_id, path, text in rows],
     )
     connection.execute(
         "PRAGMA create_fts_index('fts_input', 'chunk_id', 'heading_terms', 'text_terms', stemmer = 'porter', "

@@ -82,6 +82,10 @@ class _Bibliography:
                 self.list_starts.append(reference.char_start)
             lists[-1][label].append(reference)
         self.lists = [dict(by_label) for by_label in lists]
+        # How far each list numbers its entries: a number past `max_unlisted_number` is a marker
+        # only up to there (`numbers_that_far`).
+        self.highest = [max((int(label) for label in by_label if label.isdecimal()), default=0) for by_label in self.lists]
+        self.highest_of_all = max(self.highest)
         # Every label any list prints, for what is asked of the whole bibliography (is it
         # numbered?); a number is looked up in one list (`labels_for`).
         self.by_label = self.lists[0] if len(self.lists) == 1 else {label: entries for by_label in self.lists for label, entries in by_label.items()}
@@ -94,7 +98,26 @@ class _Bibliography:
             return {}
         if len(self.lists) == 1:
             return self.lists[0]
-        return self.lists[min(bisect.bisect_left(self.list_starts, chunk.char_start), len(self.lists) - 1)]
+        return self.lists[self._list_of(chunk)]
+
+    def numbers_that_far(self, members: list[str], chunk: Chunk | None, rules: CitationRules) -> bool:
+        """Whether a numeric marker's members are numbers it may name: up to the rules'
+        `max_unlisted_number` anywhere, past it only up to the highest number of the list that
+        `chunk` cites (of any list, for no chunk): `[1004]` cites an entry where the bibliography
+        numbers 1,005, and is elsewhere a year or a count (`[2019]`)."""
+        if all(int(member) <= rules.max_unlisted_number for member in members):
+            return True
+        if chunk is None:
+            highest = self.highest_of_all
+        elif self._before_unnumbered_list(chunk):
+            return False
+        else:
+            highest = self.highest[self._list_of(chunk)]
+        return all(int(member) <= max(highest, rules.max_unlisted_number) for member in members)
+
+    def _list_of(self, chunk: Chunk) -> int:
+        """The index of the list a number in `chunk` cites, of a bibliography of several."""
+        return min(bisect.bisect_left(self.list_starts, chunk.char_start), len(self.lists) - 1)
 
     def missing_because(self, chunk: Chunk) -> str:
         """Why a number in `chunk` that names no entry names none."""
@@ -160,7 +183,7 @@ def cite(
     # a literal, found fast, and most papers have them; the equations' pattern is tried at every
     # position of the text.
     numbered_in_parentheses = bool(bibliography.by_label) and (
-        not superscripted and not rules.brackets.search(paper_text) and search(rules.equations, paper_text) is None
+        not superscripted and not _cites_in_brackets(paper_text, bibliography, rules) and search(rules.equations, paper_text) is None
     )
     citations = []
     for chunk in chunks:
@@ -173,6 +196,16 @@ def cite(
         found += _author_year(chunk, bibliography, rules)
         citations.extend(sorted(found, key=lambda citation: citation.char_start))
     return citations
+
+
+def _cites_in_brackets(paper_text: str, bibliography: _Bibliography, rules: CitationRules) -> bool:
+    """Whether the paper writes numbers in brackets as markers: `[2019]` past its numbering does
+    not show it, `[95-2000]` (a range too long to cite) does."""
+    for match in rules.brackets.finditer(paper_text):
+        members = _members(match["members"], rules.max_range)
+        if members is None or bibliography.numbers_that_far(members, None, rules):
+            return True
+    return False
 
 
 def _members(written: str, limit: int) -> list[str] | None:
@@ -200,7 +233,7 @@ def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: _Bibliography
     missing = bibliography.missing_because(chunk) if matches else _NO_ENTRY
     for match, following in zip(matches, [*matches[1:], None]):
         members = _members(match["members"], rules.max_range)
-        if members is None:
+        if members is None or not bibliography.numbers_that_far(members, chunk, rules):
             continue
         start, end = match.span()
         for member in members:
@@ -217,6 +250,8 @@ def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliograp
     low, high = _members(first["members"], rules.max_range), _members(last["members"], rules.max_range)
     if not low or not high or not (low[-1].isdigit() and high[0].isdigit()) or not 0 < int(high[0]) - int(low[-1]) < rules.max_range:
         return []
+    if not bibliography.numbers_that_far(high, chunk, rules):
+        return []  # `[1004]–[1010]` of 1,005 entries: the second is no marker, and ends no range
     labels = bibliography.labels_for(chunk)
     missing = bibliography.missing_because(chunk)
     return [

@@ -286,7 +286,7 @@ def _starts_entry(item: str, rules: Rules) -> bool:
 def _number(label: str | None, item: str, numbered: re.Pattern[str]) -> int | None:
     """The number an entry starts with: its label, or one printed without brackets (`(12)`, `12`)."""
     if label is not None:
-        return int(label) if label.isdigit() else None
+        return int(label) if label.isdecimal() else None  # `[²]`: a digit to `isdigit`, and no number to `int`
     match = numbered.match(_without_leading_markup(item))
     return int(match["label"]) if match else None
 

@@ -53,7 +53,8 @@ def search_command(
 
     British and American spellings find each other (the rules' [search] pairs), and a "quoted
     phrase" must occur as written. The bibliography's entries are left out unless asked (--all,
-    --section-type meta). --unit paragraph ranks paragraphs, each with its parent chunk, and
+    --section-type meta). Numeric citation markers ([6], [3-5]) that cite an entry, and the
+    entries' own numbers, are not searched: IL-6 finds no chunk by its [6]. --unit paragraph ranks paragraphs, each with its parent chunk, and
     --window N adds N paragraphs on either side. --glossary maps a query in another language to the
     papers' terms, --translate-cmd asks a translator of yours (falling back to the glossary). With
     --json: the query as typed, the search query run, what mapped, and each hit with its text, its

@@ -20,6 +20,7 @@ from itertools import chain
 
 import Stemmer
 
+from pipeline.index.unmarked import text_to_index
 from pipeline.models import Chunk, ChunkedDocument, Paragraph
 
 # Every run of letters and digits of any script, `-` and `/`: fts with `ignore` set to
@@ -331,8 +332,9 @@ def paragraph_key(doc_id: str, paragraph_id: str) -> str:
 
 def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
     """The postings of every chunk of a paper (terms of its heading path and its text), and of
-    every paragraph (its section's heading path and its text)."""
-    text = chunked.document.text
+    every paragraph (its section's heading path and its text), the text as `text_to_index` gives
+    it: without the numbers that only point into the bibliography."""
+    text = text_to_index(chunked)
     section_paths = {section.section_id: tuple(section.heading_path) for section in chunked.sections}
     paragraphs = {p.paragraph_id: p for p in chunked.paragraphs}
     # A chunk's text is its paragraphs' and the headings between them: each paragraph's words are
@@ -363,19 +365,21 @@ def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
 
 
 def _chunk_pieces(chunk: Chunk, text: str, paragraphs: dict[str, Paragraph], of_paragraph: dict[str, WordLists]) -> list[WordLists]:
-    """The words of a chunk's text in pieces, whose lists `_in_joined_order` puts in the order of
-    `_lowered_words(chunk.text)`: its paragraphs' and those of the text between them (headings),
-    each read alone; the text in one piece where a cut would not separate its words
-    (`_separate_at`), or its paragraphs do not tile it in order."""
+    """The words of a chunk's text (its slice of `text`, the paper's as the index reads it) in
+    pieces, whose lists `_in_joined_order` puts in the order of `_lowered_words` of it whole: its
+    paragraphs' and those of the text between them (headings), each read alone; the text in one
+    piece where a cut would not separate its words (`_separate_at`), or its paragraphs do not
+    tile it in order."""
     pieces = []
     at = chunk.char_start
+    chunk_text = text[chunk.char_start : chunk.char_end]
     for paragraph_id in chunk.paragraph_ids:
         paragraph = paragraphs[paragraph_id]
         start, end = paragraph.char_start - chunk.char_start, paragraph.char_end - chunk.char_start
         if paragraph.char_start < at or paragraph.char_end > chunk.char_end or not (
-            _separate_at(chunk.text, start) and _separate_at(chunk.text, end)
+            _separate_at(chunk_text, start) and _separate_at(chunk_text, end)
         ):
-            return [_word_lists(chunk.text)]
+            return [_word_lists(chunk_text)]
         if paragraph.char_start > at:
             pieces.append(_word_lists(text[at : paragraph.char_start]))
         pieces.append(of_paragraph[paragraph_id])

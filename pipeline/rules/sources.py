@@ -56,7 +56,7 @@ class ReferenceRules(RulesModel):
     numbers are labels too."""
     first_author: Pattern
     """The first author's name as the entry writes it, in a group `author`."""
-    numbered: Pattern = Field(default=r"^\(?(?P<label>\d{1,3})[.)]?\s+(?=\S)")
+    numbered: Pattern = Field(default=r"^\(?(?P<label>\d{1,6})[.)]?\s+(?=\S)")
     """An entry's number printed without brackets (`(12)`, `12.`, `12 `), in a group `label`: a
     label only where the entries' numbers run 1, 2, 3, …, so that an entry that starts with a
     volume or a count is not taken for one."""
@@ -119,7 +119,7 @@ class CitationRules(RulesModel):
     """A citation of a parenthesis's list by an author of several words, an organisation
     (`World Health Organization, 2010`): groups `first`, `years`. Counted only where `first`,
     whole, is the first author of an entry of that year."""
-    superscript: Pattern = Field(default=r"(?P<members>\d{1,3}(?:\s*[-–—,]\s*\d{1,3})*)")
+    superscript: Pattern = Field(default=r"(?P<members>\d{1,6}(?:\s*[-–—,]\s*\d{1,6})*)")
     """A PDF's superscript that can be a citation, whole (`3`, `3,5`, `3–7`), its members in a
     group `members`; what else it may be is told by `superscript_not_after` and the bibliography."""
     superscript_not_after: Pattern = Field(default=r"(?:\d|\b\w)$")
@@ -127,6 +127,10 @@ class CitationRules(RulesModel):
     digit (`10⁵`), a one-letter symbol (`R²`, `x²`) or a unit (`cm²`)."""
     max_range: Annotated[int, Field(ge=1)] = 50
     """The most members a range (`[3-7]`) expands to; a longer one is no citation."""
+    max_unlisted_number: Annotated[int, Field(ge=1)] = 999
+    """The highest number a marker names whatever the bibliography numbers (`[9]` in a paper of
+    six entries: kept, unresolved); a higher one is a marker only where the bibliography numbers
+    that far, as it is elsewhere a year or a count (`[2019]`)."""
 
     @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", "organisation", "superscript", mode="before")
     @classmethod
