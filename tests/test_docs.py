@@ -34,6 +34,33 @@ def test_ci_runs_the_readmes_test_command():
     assert _setup_commands()[1] in ci_lines
 
 
+def _tour() -> str:
+    readme = (PROJECT / "README.md").read_text()
+    return readme.split("## A short tour", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_tour_audits_a_page_that_exists_and_cites_chunks_of_the_sample_papers(tmp_path):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+    from pipeline.ingest import IngestOptions, ingest_folder
+    from pipeline.rules import load_rules
+
+    page = re.search(r"pipeline audit (\S+)", _tour())[1]
+    ingest_folder(PROJECT / "corpus", tmp_path / "papers.duckdb", load_rules(), IngestOptions(workers=1))
+
+    result = CliRunner().invoke(app, ["audit", str(PROJECT / page), "--db", str(tmp_path / "papers.duckdb"), "--json"])
+
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    cited = [citation for sentence in report["sentences"] for citation in sentence["citations"]]
+    assert cited and all(citation["verdict"] != "unknown" for citation in cited)
+
+
+def test_the_tour_says_how_to_run_pipeline_from_the_venv():
+    assert ".venv/bin/activate" in _tour()
+
+
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
     """bench/run.py, loaded by path: it is a script beside its own modules, not a package."""
