@@ -213,6 +213,21 @@ def test_a_disk_too_full_to_copy_the_database_is_a_clear_error_and_leaves_no_hal
     assert list(db.parent.glob(db.name + ".building-*")) == []
 
 
+def test_a_disk_that_fills_up_during_a_first_ingest_says_no_database_was_created(tmp_path, rules, monkeypatch):
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "a.md").write_text(_paper(1))
+    db = tmp_path / "out" / "papers.duckdb"
+
+    def flush(self):
+        raise duckdb.IOException('Could not write file "papers.duckdb.building-1": No space left on device')
+
+    monkeypatch.setattr(run.DocumentWriter, "flush", flush)
+    with pytest.raises(IndexingError, match=r"No space left on device.*\. no database was created at .*papers\.duckdb; free space in"):
+        ingest_folder(folder, db, rules, IngestOptions(workers=1))
+    assert not db.exists()
+
+
 def test_a_disk_that_fills_up_while_writing_is_a_clear_error_and_changes_nothing(published, rules, monkeypatch):
     folder, db = published
     before = _digest(db)

@@ -199,7 +199,7 @@ def ingest_folder(
     context = start_fork_server() if options.engine is Engine.local else None
     scan = scan_folder(folder)
     summary.seen = len(scan.files)
-    with _writing_errors(db), Publication(db) as publication:
+    with _writing_errors(db, db.exists()), Publication(db) as publication:
         summary.leftovers_removed = publication.leftovers_removed
         plan, previous_run_id = _plan(publication.building, db, folder, scan, rules, options, summary)
         progress.start(len(scan.files), len(plan.to_process))
@@ -367,9 +367,10 @@ _STORAGE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.
 
 
 @contextmanager
-def _writing_errors(db: Path) -> Iterator[None]:
+def _writing_errors(db: Path, db_existed: bool) -> Iterator[None]:
     """A disk that cannot take the database's copy or its writes (full, read-only, not
-    permitted), as an error that says so, once `Publication` has removed the half-built copy."""
+    permitted), as an error that says so, once `Publication` has removed the half-built copy;
+    `db_existed` says whether there was a database to keep."""
     try:
         yield
     except (duckdb.Error, OSError) as error:
@@ -382,7 +383,8 @@ def _writing_errors(db: Path) -> Iterator[None]:
             else f"check that {db.parent} is writable and has room, and run again"
         )
         cause = " ".join(str(error).split())
-        raise IndexingError(f"could not write {db}: {cause}. {db} keeps its last complete state; {advice}") from None
+        kept = f"{db} keeps its last complete state" if db_existed else f"no database was created at {db}"
+        raise IndexingError(f"could not write {db}: {cause}. {kept}; {advice}") from None
 
 
 def _run_record(summary: RunSummary, started: datetime, rules: Rules) -> RunRecord:
