@@ -56,6 +56,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="runs of the pymupdf4llm recipe on PDFs (about 2 minutes each here; 0 skips it)",
     )
     parser.add_argument(
+        "--model-repeat", type=int, default=1,
+        help="runs of PDFs end to end with --layout model, the layout model on every page (0 skips it)",
+    )
+    parser.add_argument(
         "--search-chunks", type=int, nargs="+", default=[10_000, 100_000],
         help="chunk counts to grow the corpus's chunks to for search latency (the issue's 10k and 100k)",
     )
@@ -73,8 +77,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--_params", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--_result", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.scale < 1 or args.repeat < 1 or args.recipe_repeat < 0:
-        parser.error("--scale and --repeat must be at least 1, --recipe-repeat at least 0")
+    if args.scale < 1 or args.repeat < 1 or args.recipe_repeat < 0 or args.model_repeat < 0:
+        parser.error("--scale and --repeat must be at least 1, --recipe-repeat and --model-repeat at least 0")
     return args
 
 
@@ -242,8 +246,10 @@ def _measure_kind(
             _progress(f"  warning: {first['failed']} {kind} file(s) failed in the end-to-end run")
         rows[f"end_to_end_{workers}"] = {**_row(measured, amount, floor, recipe, first["chunks"]), "workers": workers, "failed": first["failed"]}
     if pdf:
+        rows["end_to_end_1"]["model_share"] = _model_share(side_by_side[f"{kind} end to end, 1 worker(s)"], corpus)
         measured = measure("cli", {"folder": str(folder), "workers": 1}, repeat, workdir, f"{kind} CLI, 1 worker")
         rows["cli_1"] = _row(measured, amount, floor, recipe)
+        rows.update(_layout_modes(folder, amount, floor, recipe, args, workdir, corpus))
     measured = measure("stages", {"folder": str(folder)}, repeat, workdir, f"{kind} stages in-process")
     results = measured["results"]
     rows["stages"] = _row(measured, amount, floor, recipe, results[0]["chunks"])
@@ -251,6 +257,38 @@ def _measure_kind(
     for name, seconds in rows["stages"]["stages"].items():
         rows[f"stage_{name}"] = {"label": name, "seconds": seconds, "throughput": amount / seconds if seconds else None, "runs": measured["runs"]}
     return {"amount": amount, "unit": "pages/s" if pdf else "MB/s", "rows": rows}
+
+
+def _model_share(measured: dict, corpus: Corpus) -> dict:
+    first = measured["results"][0]
+    return {"papers": first.get("model_papers", 0), "of_papers": len(corpus.pdfs),
+            "pages": first.get("model_pages", 0), "of_pages": corpus.pages}
+
+
+def _layout_modes(
+    folder: Path, amount: float, floor: dict, recipe: dict | None, args: argparse.Namespace, workdir: Path, corpus: Corpus
+) -> dict:
+    """PDFs end to end with one worker in each `--layout` mode, `rules` and `auto` side by side;
+    `model` reads every page with the model (about a tenth of the pages a second), so it runs
+    `--model-repeat` times on its own."""
+    side_by_side = measure_interleaved(
+        [("end_to_end", {"folder": str(folder), "workers": 1, "layout": mode}, f"pdf --layout {mode}, 1 worker") for mode in ("rules", "auto")],
+        args.repeat, workdir,
+    )
+    if args.model_repeat:
+        side_by_side.update(measure_interleaved(
+            [("end_to_end", {"folder": str(folder), "workers": 1, "layout": "model"}, "pdf --layout model, 1 worker")],
+            args.model_repeat, workdir,
+        ))
+    rows = {}
+    for mode in ("rules", "auto", "model"):
+        measured = side_by_side.get(f"pdf --layout {mode}, 1 worker")
+        if measured is not None:
+            rows[f"layout_{mode}_1"] = {**_row(measured, amount, floor, recipe, measured["results"][0]["chunks"]),
+                                        "model_share": _model_share(measured, corpus)}
+    if "layout_rules_1" in rows and "layout_auto_1" in rows:
+        rows["layout_auto_1"]["vs_rules"] = rows["layout_rules_1"]["seconds"] / rows["layout_auto_1"]["seconds"]
+    return rows
 
 
 def _incremental(folder: Path, args: argparse.Namespace, workdir: Path, label: str) -> dict:
@@ -557,7 +595,11 @@ def _kind_table(report: dict, kind: str) -> list[str]:
     names["floor_at_once"] = f"floor, {workers} processes at once (the machine's own ceiling)"
     order = ["floor"] + (["floor_at_once"] if workers > 1 else []) + ["recipe"]
     order += sorted((key for key in rows if key.startswith("end_to_end_")), key=lambda key: int(key.rsplit("_", 1)[1]))
-    order += ["cli_1"] if kind == "pdf" else []
+    order += ["cli_1", "layout_rules_1", "layout_auto_1", "layout_model_1"] if kind == "pdf" else []
+    for mode in ("rules", "auto", "model"):
+        share = (rows.get(f"layout_{mode}_1") or {}).get("model_share")
+        sent = f"; the model read {share['papers']} of {share['of_papers']} papers, {share['pages']} of {share['of_pages']} pages" if share else ""
+        names[f"layout_{mode}_1"] = f"`--layout {mode}`, 1 worker{sent}"
     lines = [f"| {title} | s (min–max) | {unit} | × floor | × recipe | peak RSS MiB |", "|---|---|---|---|---|---|"]
     for key in order:
         row = rows.get(key)

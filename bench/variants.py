@@ -222,12 +222,22 @@ def _ingest(folder: Path, db: Path, rules, workers: int) -> dict:
 
 
 def end_to_end(params: dict) -> dict:
-    """`ingest_folder` into a fresh database with N workers (copy, publish and index ordering included)."""
+    """`ingest_folder` into a fresh database with N workers (copy, publish and index ordering
+    included), PDFs read in the rules' layout mode or the one `layout` names; with the papers and
+    pages that PyMuPDF's layout model read."""
+    import duckdb
+
     from pipeline.rules import load_rules
 
-    result = _ingest(Path(params["folder"]), Path(params["db"]), load_rules(), params["workers"])
+    layout = params.get("layout")
+    rules = load_rules(overrides={"pdf": {"layout": {"mode": layout}}} if layout else None)
+    result = _ingest(Path(params["folder"]), Path(params["db"]), rules, params["workers"])
     _stop_forkserver()
-    return result
+    with duckdb.connect(params["db"], read_only=True) as connection:
+        papers, pages = connection.execute(
+            "SELECT count(*), coalesce(sum(page_count), 0) FROM documents WHERE layout = 'model'"
+        ).fetchone()
+    return {**result, "model_papers": papers, "model_pages": int(pages)}
 
 
 def incremental(params: dict) -> dict:
