@@ -63,15 +63,25 @@ _LINE_END_HYPHEN = re.compile(r"(?<![^\W\d_])([^\W\d_]+)-$")
 _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
 
 
+LONG_WORD_CHARS = 300
+"""A text counts at least one word for every full this many characters (spaces collapsed), so that
+the hard maximum in words bounds a chunk's characters too: a 2 MB base64 image or a run of
+symbols that holds no word is cut like any text. Longer than any token of the shared corpus
+(URLs, formulas and table rules reach 240), whose counts it leaves as they were."""
+
+
 def count_words(text: str) -> int:
-    """Words are whitespace-separated tokens holding at least one letter or digit."""
+    """Words are whitespace-separated tokens holding at least one letter or digit; a text counts
+    at least one word per full `LONG_WORD_CHARS` characters."""
     return _count_words_in_line(" ".join(text.split()))
 
 
 def _count_words_in_line(line: str) -> int:
     """`count_words` of a text whose tokens single spaces separate, with none at its ends: a
     paragraph, heading or caption as normalize leaves it."""
-    return line.count(" ") + 1 - len(_SYMBOLS_ONLY.findall(f" {line} ")) if line else 0
+    if not line:
+        return 0
+    return max(line.count(" ") + 1 - len(_SYMBOLS_ONLY.findall(f" {line} ")), len(line) // LONG_WORD_CHARS)
 
 
 def clean_characters(text: str) -> str:
