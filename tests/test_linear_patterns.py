@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from conftest import chunk_markdown
 from pipeline.cli import app
+from pipeline.index.terms import index_words
 from pipeline.normalize import heading_key
 
 runner = CliRunner()
@@ -68,3 +69,9 @@ def test_a_line_that_ends_in_a_hyphen_after_a_long_word_is_read_in_linear_time(r
     with finishes_within(BOUND):
         chunked = chunk_markdown("# T\n\n## Results\n\n" + _run("a") + ".-\nnext word.\n", rules)
     assert chunked.chunks[-1].text.endswith(".- next word.")
+
+
+def test_the_index_words_of_a_long_word_before_a_dash_and_a_slash_are_read_in_linear_time():
+    with finishes_within(BOUND):
+        found = index_words(_run("a") + "-/ fdg-pet/ct")
+    assert found[-3:] == ["fdg", "pet", "ct"]
