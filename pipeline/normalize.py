@@ -38,8 +38,11 @@ _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 # position (normalize's word counts, shared Markdown corpus: 0.30 s -> 0.13 s).
 _SYMBOLS_ONLY = re.compile(r" (?:[^\w\s]|_)+(?= )")
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_HEADING_MARKUP = re.compile(r"[*_`]+|<[^>]*>")
-_TRAILING_PUNCTUATION = re.compile(r"[\s:.;,—–-]+$")
+# A tag holds no `<`: with `<[^>]*>` every `<` of a long run of them scanned the rest of the heading.
+_HEADING_MARKUP = re.compile(r"[*_`]+|<[^<>]*>")
+# Stripped as characters, not by a pattern: `[\s:.;,—–-]+$`, tried at every start of a long run
+# of them not at the end (a heading of 160,000 dots and a word), took minutes.
+_TRAILING_PUNCTUATION = " :.;,—–-"
 # Typeset quotes as typed ones, so that a rule's `authors'` also matches the `Authors’` of a PDF.
 _TYPESET_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption, BlockKind.aside, BlockKind.footnote}
@@ -54,19 +57,31 @@ _LINK_TO_ANCHOR = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(#[^)\s]*\)")
 _TEXT_ORDER = {BlockKind.caption: 1, BlockKind.aside: 2}
 """Where a kind's blocks go in the text: the body (0) in reading order, then captions, then asides."""
 _KEPT_AS_WRITTEN = {BlockKind.code, BlockKind.front_matter, BlockKind.equation}
-_LINE_END_HYPHEN = re.compile(r"([^\W\d_]+)-$")
+# Tried only where a word starts: from inside one, `$` failed again at every later letter of a
+# long word before `.-` (minutes for one of 160,000 letters).
+_LINE_END_HYPHEN = re.compile(r"(?<![^\W\d_])([^\W\d_]+)-$")
 _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
 
 
+LONG_WORD_CHARS = 300
+"""A text counts at least one word for every full this many characters (spaces collapsed), so that
+the hard maximum in words bounds a chunk's characters too: a 2 MB base64 image or a run of
+symbols that holds no word is cut like any text. Longer than any token of the shared corpus
+(URLs, formulas and table rules reach 240), whose counts it leaves as they were."""
+
+
 def count_words(text: str) -> int:
-    """Words are whitespace-separated tokens holding at least one letter or digit."""
+    """Words are whitespace-separated tokens holding at least one letter or digit; a text counts
+    at least one word per full `LONG_WORD_CHARS` characters."""
     return _count_words_in_line(" ".join(text.split()))
 
 
 def _count_words_in_line(line: str) -> int:
     """`count_words` of a text whose tokens single spaces separate, with none at its ends: a
     paragraph, heading or caption as normalize leaves it."""
-    return line.count(" ") + 1 - len(_SYMBOLS_ONLY.findall(f" {line} ")) if line else 0
+    if not line:
+        return 0
+    return max(line.count(" ") + 1 - len(_SYMBOLS_ONLY.findall(f" {line} ")), len(line) // LONG_WORD_CHARS)
 
 
 def clean_characters(text: str) -> str:
@@ -139,8 +154,7 @@ def _heading_key(heading: str, numbering: re.Pattern[str]) -> str:
     key = _HEADING_MARKUP.sub("", heading).lower().translate(_TYPESET_QUOTES)
     key = " ".join(key.split())
     key = numbering.sub("", key)
-    key = _TRAILING_PUNCTUATION.sub("", key)
-    return key.strip()
+    return key.rstrip(_TRAILING_PUNCTUATION).strip()
 
 
 def _vocabulary(texts: list[str]) -> set[str]:
@@ -269,7 +283,7 @@ def _relative_levels(blocks: list[RawBlock], rules: Rules) -> tuple[int | None, 
 # `2`, `2.1`, `2.1.3.` before the heading text; parts of at most two digits, so `2020 in review`
 # is not read as section 2020.
 _SECTION_NUMBER = re.compile(r"^\s*[*_]*(\d{1,2}(?:\.\d{1,2})*)\.?[*_]*\s+[*_]*[^\W\d_]")
-_HTML_TAG = re.compile(r"<[^>]*>")
+_HTML_TAG = re.compile(r"<[^<>]*>")  # no `<` inside: see _HEADING_MARKUP
 
 
 def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: Rules) -> dict[int, int]:

@@ -6,6 +6,7 @@ import re
 
 from conftest import chunk_markdown, words
 from pipeline.inspect import render_tree
+from pipeline.normalize import LONG_WORD_CHARS, count_words
 
 
 def test_h2_at_800_words_with_h3_children_stays_one_chunk(rules):
@@ -165,3 +166,39 @@ def test_display_maths_stays_in_its_sections_chunk_with_its_lines_and_footnotes_
     (chunk,) = [c for c in chunk_markdown(source, rules).chunks if c.section_id == "S2"]
     assert "\n\n$$\nQ = a + b\\Delta P\n$$\n\n[^1]: " in chunk.text
     assert (chunk.line_start, chunk.line_end) == (3, 11)
+
+
+def _within_the_hard_max(chunked, rules) -> bool:
+    """Every chunk at or under the hard max and an exact slice of the document's text."""
+    text = chunked.document.text
+    return all(
+        chunk.word_count <= rules.chunk.hard_max_words and chunk.text == text[chunk.char_start : chunk.char_end]
+        for chunk in chunked.chunks
+    )
+
+
+def test_a_heading_over_the_hard_max_is_cut_like_a_paragraph(rules):
+    chunked = chunk_markdown("# T\n\n## " + words(10_000) + "\n\n" + words(100) + "\n", rules)
+    assert len(chunked.chunks) > 1 and _within_the_hard_max(chunked, rules)
+
+
+def test_a_heading_that_fits_but_not_with_its_paragraph_is_cut_from_it(rules):
+    chunked = chunk_markdown("# T\n\n## " + words(900) + "\n\n" + words(900) + "\n", rules)
+    assert _within_the_hard_max(chunked, rules)
+
+
+def test_a_text_counts_at_least_one_word_per_long_word_chars_characters():
+    assert count_words("x" * (3 * LONG_WORD_CHARS)) == 3
+
+
+def test_an_inline_base64_image_of_2_mb_is_cut_to_the_hard_max_in_words_and_characters(rules):
+    image = "![x](data:image/png;base64," + "iVBORw0KGgo" * 200_000 + ")"
+    chunked = chunk_markdown("# T\n\n## Results\n\nThe figure.\n\n" + image + "\n", rules)
+    assert _within_the_hard_max(chunked, rules)
+    assert max(len(chunk.text) for chunk in chunked.chunks) <= rules.chunk.hard_max_words * LONG_WORD_CHARS
+
+
+def test_a_run_of_symbols_that_holds_no_word_is_still_cut_by_its_length(rules):
+    chunked = chunk_markdown("# T\n\n## Results\n\n" + "- + " * 500_000 + "end\n", rules)
+    assert _within_the_hard_max(chunked, rules)
+    assert max(len(chunk.text) for chunk in chunked.chunks) <= rules.chunk.hard_max_words * LONG_WORD_CHARS

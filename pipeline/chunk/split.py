@@ -13,11 +13,12 @@ from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.list_items import list_item_spans
 from pipeline.chunk.plan import ChunkPlan, Decision, Piece
 from pipeline.models import BlockKind, ChunkSplit, Document
-from pipeline.normalize import count_words
+from pipeline.normalize import LONG_WORD_CHARS, count_words
 from pipeline.rules import Rules
 
 _SENTENCE_END = re.compile(r"[.!?][)\]\"'”’]*\s+(?=[A-Z0-9(\[\"“])")
 _INITIAL = re.compile(r"[a-z]\.")
+_NON_SPACE = re.compile(r"\S+")
 
 Unit = tuple[int, int, int]
 """A stretch of text that is not cut further: (char_start, char_end, words)."""
@@ -72,32 +73,46 @@ def _partition(units: list[Unit], parts: int) -> list[list[Unit]]:
 
 def _units(piece: Piece, document: Document, index: BlockIndex, rules: Rules) -> list[Unit]:
     """The piece cut at paragraph boundaries, an oversize paragraph at sentences, an oversize
-    sentence at words. A heading is glued to what follows."""
+    sentence at words. Headings are glued to what follows where the two fit under the hard max
+    together; else they are cut from it, and one over it is cut like a paragraph."""
     text = document.text
+    hard_max = rules.chunk.hard_max_words
     units: list[Unit] = []
-    glue_start: int | None = None
+    headings: list[tuple[int, int]] = []
     for block in index.overlapping(piece.char_start, piece.char_end):
         if block.kind == BlockKind.heading:
-            glue_start = block.char_start if glue_start is None else glue_start
+            headings.append((block.char_start, block.char_end))
             continue
-        if block.word_count > rules.chunk.hard_max_words and block.kind == BlockKind.list:
+        if block.word_count > hard_max and block.kind == BlockKind.list:
             spans = [
                 unit
                 for start, end in list_item_spans(text, block.char_start, block.char_end)
                 for unit in _sentence_units(text, start, end, rules)
             ]
-        elif block.word_count > rules.chunk.hard_max_words:
+        elif block.word_count > hard_max:
             spans = _sentence_units(text, block.char_start, block.char_end, rules)
         else:
             spans = [(block.char_start, block.char_end, block.word_count)]
         for start, end, words in spans:
-            if glue_start is not None:
-                start, glue_start = glue_start, None
-                words = count_words(text[start:end])
+            if headings:
+                units.extend(_glued(text, headings, end, rules))
+                headings = []
+                if units[-1][1] == end:
+                    continue
             units.append((start, end, words))
-    if glue_start is not None:  # headings with nothing after them
-        units.append((glue_start, piece.char_end, count_words(text[glue_start : piece.char_end])))
+    if headings:  # headings with nothing after them
+        units.extend(_glued(text, headings, piece.char_end, rules))
     return units
+
+
+def _glued(text: str, headings: list[tuple[int, int]], end: int, rules: Rules) -> list[Unit]:
+    """The headings and what follows them up to `end` as one unit where it fits under the hard
+    max; else each heading alone (cut at sentences and words where it is over the hard max
+    itself), and what follows them left out for the caller."""
+    words = count_words(text[headings[0][0] : end])
+    if words <= rules.chunk.hard_max_words:
+        return [(headings[0][0], end, words)]
+    return [unit for start, heading_end in headings for unit in _sentence_units(text, start, heading_end, rules)]
 
 
 def _whole_entries(units: list[Unit], entries: Sequence[tuple[int, int]], hard_max: int) -> list[Unit]:
@@ -153,8 +168,23 @@ def _sentence_spans(text: str, start: int, end: int, rules: Rules) -> list[tuple
 
 
 def _word_spans(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
-    words = [match.span() for match in re.finditer(r"\S+", text[start:end])]
-    return [
-        (start + words[index][0], start + words[min(index + size, len(words)) - 1][1])
-        for index in range(0, len(words), size)
+    """Runs of at most `size` words and `size` × `LONG_WORD_CHARS` characters, so that each
+    counts at most `size` words; a word longer than `LONG_WORD_CHARS` (a base64 image) is cut
+    into pieces of that many characters."""
+    pieces = [
+        (at, min(at + LONG_WORD_CHARS, word.end()))
+        for word in _NON_SPACE.finditer(text, start, end)
+        for at in range(word.start(), word.end(), LONG_WORD_CHARS)
     ]
+    spans: list[tuple[int, int]] = []
+    run_start, run_end, count = -1, -1, 0
+    for piece_start, piece_end in pieces:
+        if count and (count == size or piece_end - run_start > size * LONG_WORD_CHARS):
+            spans.append((run_start, run_end))
+            count = 0
+        if not count:
+            run_start = piece_start
+        run_end, count = piece_end, count + 1
+    if count:
+        spans.append((run_start, run_end))
+    return spans
