@@ -149,6 +149,38 @@ def test_the_layout_option_changes_the_rules_hash_so_that_a_run_reads_papers_aga
     assert rules_with("auto").sha256 != rules_with("rules").sha256
 
 
+@pytest.fixture
+def bold_lines(tmp_path) -> Path:
+    """Bold lines at body size on lines of their own: one numbered, one not (a table's header
+    row, say), each followed by text."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 100.0
+    for line in ("2 Patients and procedures", "Dose and schedule"):
+        page.insert_text((72, y), line, fontsize=10, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(72, y + 8, 523, y + 68), SENTENCE * 4, fontsize=10)
+        y += 100
+    path = tmp_path / "bold_lines.pdf"
+    doc.save(path)
+    return path
+
+
+class TextOnlyModel:
+    """Reads every line as text: no section headers at all."""
+
+    def regions(self, page: pymupdf.Page) -> list[Region]:
+        return [Region(box=tuple(block[:4]), label=LayoutLabel.text) for block in page.get_text("blocks")]
+
+
+def test_a_weak_heading_the_model_reads_as_text_is_not_one_but_a_numbered_one_stays(bold_lines, monkeypatch):
+    by_rules = headings(extract_pdf(bold_lines, "paper.pdf", rules_with("rules")))
+    monkeypatch.setattr(pdf_extract, "shared_model", TextOnlyModel)
+    by_model = headings(extract_pdf(bold_lines, "paper.pdf", rules_with("model")))
+
+    assert by_rules == ["2 Patients and procedures", "Dose and schedule"]
+    assert by_model == ["2 Patients and procedures"]
+
+
 # ---------------------------------------------------------------- what makes a reading doubtful
 
 

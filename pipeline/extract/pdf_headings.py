@@ -18,6 +18,7 @@ from pipeline.extract.pdf_heading_styles import (
     consistent_faces,
     heading_style,
     numbering_depth,
+    SECTION_HEADER,
     read_as_header,
     style_evidence,
     without_numbering,
@@ -26,6 +27,8 @@ from pipeline.extract.pdf_lines import HEADING_LINE_FILL, SAME_SIZE, TERMINAL, L
 from pipeline.models import BlockKind
 from pipeline.rules.pdf import PdfTitleRules
 
+_TITLE = "title"
+"""The layout model's label for a title (`pdf_layout_model.LayoutLabel.title`)."""
 _TOP_LEVEL = 2
 _DEEPEST_LEVEL = 4
 """Heading levels run from 2 (below the title's 1) to 4: a deeper number or outline entry is
@@ -313,6 +316,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
     # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
     roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= _ROMAN_SECTIONS_MIN
     found = consistent_faces(blocks, found, layout, rules)
+    found = [(index, style) for index, style in found if not _model_reads_body(blocks[index], style, roman, layout, rules)]
     candidates = [(index, style, numbering_depth(blocks[index].text, roman)) for index, style in found]
     levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
     deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)
@@ -327,6 +331,17 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
         evidence = style_evidence(style, depth is not None, read_as_header(blocks[index]), layout, rules)
         marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(_DEEPEST_LEVEL, max(_TOP_LEVEL, level)), evidence=evidence)
     return marked
+
+
+def _model_reads_body(block: PdfBlock, style: tuple, roman: bool, layout: Layout, rules: HeadingRules) -> bool:
+    """Whether the layout model reads a block that typography would make a heading as something
+    else (text, a list item, a caption, a table) while typography's case is weak: at body size
+    or under it, not numbered. A larger or numbered line stays a heading whatever the model says."""
+    labels = {row.label for row in block.rows}
+    if None in labels or labels & {SECTION_HEADER, _TITLE}:
+        return False
+    size = style[0]
+    return size < rules.typography.larger_size * layout.body_size and numbering_depth(block.text, roman) is None
 
 
 def _mark_opening_labels(blocks: list[PdfBlock], rules: HeadingRules) -> list[PdfBlock]:
