@@ -293,9 +293,9 @@ def _number(label: str | None, item: str, numbered: re.Pattern[str]) -> int | No
 
 def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules) -> list[EntrySpan]:
     """The run of entries that ends a paper whose bibliography has no heading (a heading the
-    converter or the PDF reader lost): the last blocks, read back from the end for as long as
-    every item in them reads as an entry, kept only when the run is long enough that a closing
-    list of findings cannot pass for it. Back matter after the run (`Cite this article as: …`
+    converter or the PDF reader lost, or a proceedings paper that prints none): the last blocks,
+    read back from the end for as long as every item in them reads as an entry, kept only when
+    the run holds enough entries that a closing list of findings cannot pass for it. Back matter after the run (`Cite this article as: …`
     and the publisher's notices after it: `_back_matter_start`) is read past."""
     text = document.text
     blocks = sorted((block for top in nodes for node in top.subtree() for block in node.body), key=lambda block: block.char_start)
@@ -305,9 +305,12 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
         if not ranges:
             break
         run[:0] = ranges
-    if len(run) < rules.references.trailing_min_entries:
+    # A PDF's numbered list comes as a paragraph a column, its entries cut where a line starts
+    # with the next number: it is counted by its entries, not by its paragraphs.
+    entries = in_number_order([EntrySpan(start, end, _label(text[start:end], rules)) for start, end in run], document, rules)
+    if len(entries) < rules.references.trailing_min_entries:
         return []
-    return [EntrySpan(start, end, _label(text[start:end], rules)) for start, end in run]
+    return entries
 
 
 def _back_matter_start(blocks: list[Block], document: Document, rules: Rules) -> int:

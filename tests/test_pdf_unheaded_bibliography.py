@@ -1,0 +1,63 @@
+"""A two-column proceedings paper whose reference list has no heading: the entries that end it
+are its bibliography, counted by entries (the PDF reader gives them as a paragraph a column),
+and its markers resolve to them. The fixture is written here with PyMuPDF, so its truth is known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pipeline.ingest.scan import doc_id_for
+from pipeline.ingest.task import process_file
+
+SENTENCE = "The method improves recall on every benchmark we tried and keeps precision high across the settings {}. "
+
+
+def entry(number: int) -> str:
+    return f'[{number}] A. Author{number} and B. Writer, "A study of topic {number}," in Proc. Conf. Examples, 20{number:02d}, pp. {number}-{number + 9}.\n'
+
+
+@pytest.fixture
+def proceedings_paper(tmp_path) -> Path:
+    """Two pages in two columns; page 2 ends its left column with Conclusions, Acknowledgements
+    and entries 1-12 set with no heading, and its right column holds entries 13-19."""
+    doc = pymupdf.open()
+    first = doc.new_page(width=595, height=842)
+    first.insert_text((150, 60), "Fast Extraction of Things from Papers", fontsize=16, fontname="hebo")
+    first.insert_text((40, 100), "1 Introduction", fontsize=11, fontname="hebo")
+    first.insert_textbox(pymupdf.Rect(40, 108, 280, 780), (SENTENCE.format("[1], [2]") + SENTENCE.format("[3]")) * 10, fontsize=9)
+    first.insert_text((310, 100), "2 Method", fontsize=11, fontname="hebo")
+    first.insert_textbox(pymupdf.Rect(310, 108, 555, 780), (SENTENCE.format("[4]-[6]") + SENTENCE.format("[3]")) * 10, fontsize=9)
+    second = doc.new_page(width=595, height=842)
+    second.insert_text((40, 60), "3 Conclusions", fontsize=11, fontname="hebo")
+    second.insert_textbox(pymupdf.Rect(40, 68, 280, 300), SENTENCE.format("[7]-[19]") * 5, fontsize=9)
+    second.insert_text((40, 320), "Acknowledgements", fontsize=11, fontname="hebo")
+    second.insert_textbox(pymupdf.Rect(40, 328, 280, 400), "We thank the reviewers for their comments and the funders for their support.", fontsize=9)
+    second.insert_textbox(pymupdf.Rect(40, 420, 280, 800), "".join(entry(n) for n in range(1, 13)), fontsize=8)
+    second.insert_textbox(pymupdf.Rect(310, 60, 555, 800), "".join(entry(n) for n in range(13, 20)), fontsize=8)
+    path = tmp_path / "proceedings.pdf"
+    doc.save(path)
+    return path
+
+
+@pytest.fixture
+def chunked(proceedings_paper, rules):
+    return process_file(proceedings_paper, "proceedings.pdf", doc_id_for("proceedings.pdf"), rules)
+
+
+def test_each_entry_of_a_bibliography_without_a_heading_is_one_entry(chunked):
+    assert [reference.label for reference in chunked.references] == [str(n) for n in range(1, 20)]
+    assert chunked.references[12].text.startswith("[13] A. Author13 and B. Writer")
+
+
+def test_every_marker_of_the_paper_resolves_to_an_entry(chunked):
+    assert chunked.citations
+    assert [citation.marker for citation in chunked.citations if citation.ref_id is None] == []
+
+
+def test_the_entries_own_labels_are_not_read_as_citations(chunked):
+    """The prose cites 3 entries in each of 10 sentence pairs of the introduction, 4 in each of 10
+    of the method (`[4]-[6]` is three) and 13 in each of 5 of the conclusions: 135 in all."""
+    assert len(chunked.citations) == 3 * 10 + 4 * 10 + 13 * 5
