@@ -116,3 +116,23 @@ def test_a_results_sibling_about_a_contribution_is_not_back_matter(rules):
     source = f"# T\n\n## Results\n\n{words(50)}\n\n## Estimating the relative contribution of DOC\n\n{words(50)}\n"
     sections = {s.heading: s for s in chunk_markdown(source, rules).sections}
     assert sections["Estimating the relative contribution of DOC"].absorbed_into == sections["Results"].section_id
+
+
+NUMBERED = (
+    "# A paper\n\n## 3 Results\n\nWe found it.\n\n## Cohort outcome\n\nThe cohort held 40 adults.\n\n"
+    "## 4 Ablation of the encoder\n\nRemoving it lowered accuracy.\n\n## 5 Related Work\n\nOthers did it before.\n"
+)
+
+
+def test_a_numbered_anchor_absorbs_unnumbered_siblings_but_not_one_numbered_beside_it(rules):
+    sections = {s.heading: s for s in chunk_markdown(NUMBERED, rules).sections}
+    results = sections["3 Results"]
+    assert [s.heading for s in sections.values() if s.absorbed_into == results.section_id] == ["Cohort outcome"]
+    assert sections["5 Related Work"].section_type.value == "other"
+    assert "stopped at '4 Ablation of the encoder' (numbered 4, a section beside 3)" in results.decisions[0]
+
+
+def test_roman_numbered_sections_stop_absorption_the_same_way(rules):
+    source = "# A paper\n\n## III. Results\n\nWe found it.\n\n## IV. Related Work\n\nOthers did it before.\n"
+    sections = {s.heading: s for s in chunk_markdown(source, rules).sections}
+    assert sections["IV. Related Work"].absorbed_into is None

@@ -3,6 +3,8 @@ the H2s after it as its children, with its type. Classify broadly, absorb narrow
 
 from __future__ import annotations
 
+import re
+
 from pipeline.chunk.classify import inherit_type
 from pipeline.chunk.sections import SectionNode
 from pipeline.models import TypeSource
@@ -33,10 +35,14 @@ def _siblings_to_absorb(anchor: SectionNode, following: list[SectionNode], caps:
     """The siblings after `anchor` it absorbs, why it stopped, and the words of the group."""
     words = anchor.subtree_words()
     taken: list[SectionNode] = []
+    own_number = _section_number(anchor.heading_text)
     for sibling in following:
         label = f"'{sibling.heading_text}'"
         if sibling.anchor is not None:
             return taken, f"{label} (strict anchor: {sibling.anchor})", words
+        number = _section_number(sibling.heading_text)
+        if caps.stop_at_numbered_sibling and own_number is not None and number is not None and number != own_number:
+            return taken, f"{label} (numbered {number}, a section beside {own_number})", words
         if sibling.broad_type in caps.stop_at_types and sibling.broad_type != anchor.section_type:
             return taken, f"{label} (classified {sibling.broad_type.value})", words
         if len(taken) + 1 > caps.max_siblings:
@@ -46,6 +52,15 @@ def _siblings_to_absorb(anchor: SectionNode, following: list[SectionNode], caps:
         words += sibling.subtree_words()
         taken.append(sibling)
     return taken, "end of paper", words
+
+
+_SECTION_NUMBER = re.compile(r"^\s*(?:(?P<arabic>\d{1,3})(?:\.\d{1,3})*\.?|(?P<roman>[IVXLC]{1,6})\.)\s+\S")
+
+
+def _section_number(heading: str | None) -> str | None:
+    """The top-level number a heading opens with (`3` of `3.2 Cohort`, `IV` of `IV. Results`), or None."""
+    match = _SECTION_NUMBER.match(heading or "")
+    return (match["arabic"] or match["roman"]) if match else None
 
 
 def _absorbed(anchor: SectionNode, taken: list[SectionNode], stop: str, words: int) -> SectionNode:

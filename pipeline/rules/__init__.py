@@ -46,6 +46,10 @@ class AbsorbRules(RulesModel):
     max_siblings: Annotated[int, Field(ge=0)]
     max_words: Annotated[int, Field(ge=0)]
     only_childless_anchor: bool = True
+    stop_at_numbered_sibling: bool = True
+    """An anchor numbered as a section of its own (`3 Results`) stops at a sibling with another
+    such number (`5 Related Work`): the author made it a section beside the anchor, not one of
+    its parts, which a converter that flattened the nesting numbers `3.1`."""
 
 
 class InheritRules(RulesModel):
