@@ -19,7 +19,8 @@ scan, both columns on one line grid), `headings_like_body` and `headings_in_bold
 whose headings cannot be seen, which the collapse guard must report, and the same with bold
 headings), `table_beside_text` (a small-print table with daggers and subscripts beside body
 lines), `type3_word_by_word` (Type3 bitmap fonts, every word placed on its own) and
-`headings_after_lead_ins` (headings of several words after sentences that lead in to a formula).
+`headings_after_lead_ins` (headings of several words after sentences that lead in to a formula)
+and `numbering_with_separators` (`2.1 | Plant material`, the bar in the regular face).
 Each fixture's truth may also say that the paper must be reported unstructured, and which rows
 are a table's.
 """
@@ -146,6 +147,37 @@ class Flow:
         self.y += space
         lines = wrap(text, style, self.width, indent)
         return [self.line(line, style, indent if i == 0 else 0.0) for i, line in enumerate(lines)]
+
+    def styled_paragraph(self, runs: list[tuple[str, Style]], indent: float = 12.0, space: float = 0.0) -> None:
+        """A paragraph whose runs of words each have their own style (a run-in heading in bold or
+        italic, then its text), wrapped greedily; a run's space before it is set in its style."""
+        self.y += space
+        lines: list[list[tuple[str, Style]]] = [[]]
+        x = indent
+        for text, style in runs:
+            for word in text.split():
+                width = pymupdf.get_text_length(word, style.font, style.size)
+                gap = pymupdf.get_text_length(" ", style.font, style.size) if lines[-1] else 0.0
+                if lines[-1] and x + gap + width > self.width:
+                    lines.append([])
+                    x, gap = 0.0, 0.0
+                lines[-1].append((word, style))
+                x += gap + width
+        for number, line in enumerate(lines):
+            self.styled_line(line, indent if number == 0 else 0.0)
+
+    def styled_line(self, words: list[tuple[str, Style]], indent: float = 0.0) -> None:
+        """Set one line of words in their styles, each run of one style as one piece of text."""
+        leading = max(style.leading for _, style in words)
+        if self.y + leading > BOTTOM:
+            self.next_column()
+        self.y += leading
+        x = self.x0 + indent
+        for index, (word, style) in enumerate(words):
+            text = word if index == 0 else f" {word}"
+            self.page.insert_text((x, self.y), text, fontname=style.font, fontsize=style.size)
+            x += pymupdf.get_text_length(text, style.font, style.size)
+        self.placed.append((self.page.number, self.x0, self.y))
 
     def heading(self, text: str, style: Style, space: float = 8.0) -> None:
         if self.y + 3 * style.leading + space > BOTTOM:
@@ -517,6 +549,28 @@ def headings_after_lead_ins(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def numbering_with_separators(doc: pymupdf.Document) -> Fixture:
+    """Bold headings whose number and title a separator in the regular face parts (`2.1 | Plant
+    material`), at body size: the separator belongs to the numbering, which gives the level."""
+    fixture = Fixture("numbering_with_separators")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Headings Numbered With a Bar Between Number and Title")
+    bold, bar = Style("hebo", 10.0, 13.0), Style("helv", 10.0, 13.0)
+    sections = [("1", "Introduction", 2), ("2", "Materials and methods", 1), ("2.1", "Plant material", 2),
+                ("2.2", "DNA isolation", 2), ("3", "Results", 1), ("3.1", "Performance of the markers", 2),
+                ("4", "Discussion", 2)]
+    for number, title, count in sections:
+        flow.y += 8.0
+        flow.styled_line([(number, bold), ("|", bar), *((word, bold) for word in title.split())])
+        flow.y += 2.0
+        fixture.headings.append((number.count(".") + 2, f"{number} | {title}"))
+        for n in range(count):
+            paragraph = sentences(1900 + len(fixture.paragraphs), 4 + (n * 3) % 5)
+            flow.paragraph(paragraph, BODY, indent=0.0 if n == 0 else 12.0)
+            fixture.paragraphs.append(paragraph)
+    return fixture
+
+
 _TYPE3_SCALE = 0.24
 """Points per glyph unit, as dvips writes a 300 dpi bitmap font: a unit a pixel, the size 1."""
 _TYPE3_WIDTHS = {**{c: 21 for c in "abcdeghknopqsuvxyz"}, **{c: 11 for c in "fijlrt.,;:'"}, "m": 35, "w": 31,
@@ -617,7 +671,7 @@ def type3_word_by_word(doc: pymupdf.Document) -> Fixture:
 
 FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_line_heights, line_numbers, ocr_layer,
             pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
-            type3_word_by_word, headings_after_lead_ins]
+            type3_word_by_word, headings_after_lead_ins, numbering_with_separators]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:

@@ -32,7 +32,8 @@ def layouts(tmp_path_factory):
 
 NAMES = ["margin_notes", "side_box", "font_face_headings", "larger_abstract", "column_line_heights",
          "line_numbers", "ocr_layer", "pull_quote_and_figure", "scanned_two_column", "headings_like_body",
-         "headings_in_bold", "table_beside_text", "type3_word_by_word", "headings_after_lead_ins"]
+         "headings_in_bold", "table_beside_text", "type3_word_by_word", "headings_after_lead_ins",
+         "numbering_with_separators"]
 HEADINGS_AT_THEIR_LEVEL = [name for name in NAMES if name != "scanned_two_column"]
 """An OCR layer stretches every word to its width on the scan, and PyMuPDF's size of a word grows
 with the square root of the stretch: the sizes of its headings no longer tell their levels apart,
