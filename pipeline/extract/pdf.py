@@ -203,7 +203,7 @@ def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[flo
     heights: list[float] = []
     labels: dict[int, str] = {}
     has_labels = bool(doc.get_page_labels())
-    styles: dict[str, tuple[bool, bool]] = {}
+    styles: dict[str, tuple[bool, bool, bool]] = {}
     for number, page in enumerate(doc, start=1):
         try:
             pieces, height = read_page(page, number, styles)
