@@ -18,6 +18,10 @@ geometry and typography on its lines, in passes (the module that holds each in b
    depth and distinct styles map to levels by prominence.
 7. `join_continuations` (`pdf_blocks`): a paragraph cut at the end of a column or page joins the
    one that carries on at the top of the next; captions, tables and footnotes between them move after it.
+8. `split_run_in_headings` (`pdf_run_in`): a paragraph that opens with a numbered or recurring lead
+   in bold or italic, closed by a full stop or colon (`Animal preparation. In total…`), is cut into
+   that heading and its text, the first line split where the lead ends; whole paragraphs, joined
+   across breaks, show whether a style heads sections of text or labels short entries.
 
 The thresholds a user may tune for their PDFs come from the rules (`[pdf]`, the caption start
 of `[captions]`, the anchors that open a paper's body), and each pass receives only its part;
@@ -41,6 +45,7 @@ from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuat
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
+from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_lines import (
     SAME_SIZE, Layout, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
 )
@@ -252,6 +257,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     blocks = group_blocks(rows, layout, block_rules)
     blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
     blocks = merge_lists(join_continuations(blocks, layout, block_rules))
+    blocks = split_run_in_headings(blocks, layout, RunInRules.from_rules(rules))
     return RawDocument(
         path=path,
         format=SourceFormat.pdf,
