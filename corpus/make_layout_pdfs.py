@@ -19,7 +19,11 @@ scan, both columns on one line grid), `headings_like_body` and `headings_in_bold
 whose headings cannot be seen, which the collapse guard must report, and the same with bold
 headings), `table_beside_text` (a small-print table with daggers and subscripts beside body
 lines), `type3_word_by_word` (Type3 bitmap fonts, every word placed on its own) and
-`headings_after_lead_ins` (headings of several words after sentences that lead in to a formula).
+`headings_after_lead_ins` (headings of several words after sentences that lead in to a formula)
+`numbering_with_separators` (`2.1 | Plant material`, the bar in the regular face),
+`run_in_headings_numbered_in_italic` and `run_in_headings_unnumbered_in_bold` (sub-headings at the
+start of their paragraphs, `2.3. Animal Preparation. Male rats…`) and `leads_that_head_no_section`
+(bold or italic openings that are no headings: abstract labels, a caption, emphasis, short entries).
 Each fixture's truth may also say that the paper must be reported unstructured, and which rows
 are a table's.
 """
@@ -146,6 +150,37 @@ class Flow:
         self.y += space
         lines = wrap(text, style, self.width, indent)
         return [self.line(line, style, indent if i == 0 else 0.0) for i, line in enumerate(lines)]
+
+    def styled_paragraph(self, runs: list[tuple[str, Style]], indent: float = 12.0, space: float = 0.0) -> None:
+        """A paragraph whose runs of words each have their own style (a run-in heading in bold or
+        italic, then its text), wrapped greedily; a run's space before it is set in its style."""
+        self.y += space
+        lines: list[list[tuple[str, Style]]] = [[]]
+        x = indent
+        for text, style in runs:
+            for word in text.split():
+                width = pymupdf.get_text_length(word, style.font, style.size)
+                gap = pymupdf.get_text_length(" ", style.font, style.size) if lines[-1] else 0.0
+                if lines[-1] and x + gap + width > self.width:
+                    lines.append([])
+                    x, gap = 0.0, 0.0
+                lines[-1].append((word, style))
+                x += gap + width
+        for number, line in enumerate(lines):
+            self.styled_line(line, indent if number == 0 else 0.0)
+
+    def styled_line(self, words: list[tuple[str, Style]], indent: float = 0.0) -> None:
+        """Set one line of words in their styles, each run of one style as one piece of text."""
+        leading = max(style.leading for _, style in words)
+        if self.y + leading > BOTTOM:
+            self.next_column()
+        self.y += leading
+        x = self.x0 + indent
+        for index, (word, style) in enumerate(words):
+            text = word if index == 0 else f" {word}"
+            self.page.insert_text((x, self.y), text, fontname=style.font, fontsize=style.size)
+            x += pymupdf.get_text_length(text, style.font, style.size)
+        self.placed.append((self.page.number, self.x0, self.y))
 
     def heading(self, text: str, style: Style, space: float = 8.0) -> None:
         if self.y + 3 * style.leading + space > BOTTOM:
@@ -517,6 +552,107 @@ def headings_after_lead_ins(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def numbering_with_separators(doc: pymupdf.Document) -> Fixture:
+    """Bold headings whose number and title a separator in the regular face parts (`2.1 | Plant
+    material`), at body size: the separator belongs to the numbering, which gives the level."""
+    fixture = Fixture("numbering_with_separators")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Headings Numbered With a Bar Between Number and Title")
+    bold, bar = Style("hebo", 10.0, 13.0), Style("helv", 10.0, 13.0)
+    sections = [("1", "Introduction", 2), ("2", "Materials and methods", 1), ("2.1", "Plant material", 2),
+                ("2.2", "DNA isolation", 2), ("3", "Results", 1), ("3.1", "Performance of the markers", 2),
+                ("4", "Discussion", 2)]
+    for number, title, count in sections:
+        flow.y += 8.0
+        flow.styled_line([(number, bold), ("|", bar), *((word, bold) for word in title.split())])
+        flow.y += 2.0
+        fixture.headings.append((number.count(".") + 2, f"{number} | {title}"))
+        for n in range(count):
+            paragraph = sentences(1900 + len(fixture.paragraphs), 4 + (n * 3) % 5)
+            flow.paragraph(paragraph, BODY, indent=0.0 if n == 0 else 12.0)
+            fixture.paragraphs.append(paragraph)
+    return fixture
+
+
+def _run_in_sections(flow: Flow, fixture: Fixture, seed: int, sections: list[tuple[str, list[str]]], heading: Style,
+                     lead: Style) -> None:
+    """Sections under `heading`, each paragraph opened by its run-in `lead` (a level below), then
+    body text: the lead is a heading, the text after it a paragraph."""
+    for title, leads in sections:
+        flow.heading(title, heading)
+        fixture.headings.append((2, title))
+        for text in leads:
+            paragraph = sentences(seed * 100 + len(fixture.paragraphs), 3)
+            flow.styled_paragraph([(text, lead), (paragraph, BODY)], space=4.0)
+            fixture.headings.append((3, text))
+            fixture.paragraphs.append(paragraph)
+
+
+def run_in_headings_numbered_in_italic(doc: pymupdf.Document) -> Fixture:
+    """Two columns; numbered sub-headings in italic at the start of their paragraphs, closed by a
+    full stop, the text after them upright (`2.1. Animal Preparation. Male rats…`), one of them
+    long enough to wrap onto a second line."""
+    fixture = Fixture("run_in_headings_numbered_in_italic")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Leaf Extracts Given to Rats: Numbered Run-in Headings")
+    middle = (LEFT + RIGHT) / 2
+    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    flow.top = flow.y
+    bold = Style("tibo", 12.0, 14.0)
+    _body(flow, fixture, 21, [(2, "1. Introduction", 2)], {2: bold})
+    _run_in_sections(flow, fixture, 22, [("2. Materials and Methods", [
+        "2.1. Extraction of the Leaves.", "2.2. Determination of the Total Phenolic Content in the Leaf Extracts of Each Sample.",
+        "2.3. Animal Preparation.", "2.4. Statistical Analysis."])], bold, Style("tiit", 10.0, 12.0))
+    _body(flow, fixture, 23, [(2, "3. Results", 3)], {2: bold})
+    return fixture
+
+
+def run_in_headings_unnumbered_in_bold(doc: pymupdf.Document) -> Fixture:
+    """Unnumbered sub-headings in bold at the start of their paragraphs, closed by a full stop or
+    a colon (`Animal preparation. In total…`): recurring, they head sections one level below the
+    heading above them."""
+    fixture = Fixture("run_in_headings_unnumbered_in_bold")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "A Trial Whose Methods Have Bold Run-in Headings")
+    heading = Style("hebo", 12.0, 14.0)
+    _body(flow, fixture, 24, [(2, "Introduction", 2)], {2: heading})
+    _run_in_sections(flow, fixture, 25, [("Methods", ["Animal preparation.", "Blood sampling:", "Statistical analysis."])],
+                     heading, Style("tibo", 10.0, 12.0))
+    _body(flow, fixture, 26, [(2, "Discussion", 2)], {2: heading})
+    return fixture
+
+
+def leads_that_head_no_section(doc: pymupdf.Document) -> Fixture:
+    """Bold or italic openings that are no headings: the labels of a structured abstract before the
+    first heading, a figure caption's label, one italic lead set for emphasis, and names in bold
+    italic that label short entries (who did what). Each kind has a style of its own, so that each
+    is told apart by its own rule."""
+    fixture = Fixture("leads_that_head_no_section")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Bold and Italic Openings That Head No Section")
+    bold, italic = Style("tibo", 10.0, 12.0), Style("tiit", 10.0, 12.0)
+    for label in ("Background:", "Methods:", "Results:"):
+        text = sentences(2700 + len(fixture.paragraphs), 3)
+        flow.styled_paragraph([(label, bold), (text, BODY)], indent=0.0, space=2.0)
+        fixture.paragraphs.append(f"{label} {text}")
+    heading = Style("hebo", 12.0, 14.0)
+    _body(flow, fixture, 27, [(2, "Introduction", 2)], {2: heading})
+    caption = "Weekly serum sodium of each cohort over the trial, by ward."
+    flow.styled_paragraph([("Figure 1.", bold), (caption, BODY)], indent=0.0, space=6.0)
+    fixture.paragraphs.append(f"Figure 1. {caption}")
+    emphasis = sentences(2750, 4)
+    flow.styled_paragraph([("Of note:", italic), (emphasis, BODY)], space=6.0)
+    fixture.paragraphs.append(f"Of note: {emphasis}")
+    flow.heading("Who did what", heading)
+    fixture.headings.append((2, "Who did what"))
+    for name, part in (("Ada Example:", "designed the trial and wrote the first draft."),
+                       ("Bob Sample:", "weighed the samples and checked every dose."),
+                       ("Cleo Third:", "ran the statistics and revised the text.")):
+        flow.styled_paragraph([(name, Style("tibi", 10.0, 12.0)), (part, BODY)], indent=0.0, space=2.0)
+        fixture.paragraphs.append(f"{name} {part}")
+    return fixture
+
+
 _TYPE3_SCALE = 0.24
 """Points per glyph unit, as dvips writes a 300 dpi bitmap font: a unit a pixel, the size 1."""
 _TYPE3_WIDTHS = {**{c: 21 for c in "abcdeghknopqsuvxyz"}, **{c: 11 for c in "fijlrt.,;:'"}, "m": 35, "w": 31,
@@ -617,7 +753,8 @@ def type3_word_by_word(doc: pymupdf.Document) -> Fixture:
 
 FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_line_heights, line_numbers, ocr_layer,
             pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
-            type3_word_by_word, headings_after_lead_ins]
+            type3_word_by_word, headings_after_lead_ins, numbering_with_separators, run_in_headings_numbered_in_italic,
+            run_in_headings_unnumbered_in_bold, leads_that_head_no_section]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:

@@ -64,7 +64,7 @@ def running_words(file: Path) -> dict[int, Counter[str]]:
     from pipeline.extract import pdf_lines, pdf_margins
     from pipeline.rules import load_rules
 
-    styles: dict[str, tuple[bool, bool]] = {}
+    styles: dict[str, tuple[bool, bool, bool]] = {}
     with pymupdf.open(file) as doc:
         read = [pdf_lines.read_page(page, number, styles) for number, page in enumerate(doc, start=1)]
     pages, heights = [pieces for pieces, _ in read], [height for _, height in read]

@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 
+import pymupdf
 import pytest
 
 from conftest import project_script
@@ -32,7 +33,9 @@ def layouts(tmp_path_factory):
 
 NAMES = ["margin_notes", "side_box", "font_face_headings", "larger_abstract", "column_line_heights",
          "line_numbers", "ocr_layer", "pull_quote_and_figure", "scanned_two_column", "headings_like_body",
-         "headings_in_bold", "table_beside_text", "type3_word_by_word", "headings_after_lead_ins"]
+         "headings_in_bold", "table_beside_text", "type3_word_by_word", "headings_after_lead_ins",
+         "numbering_with_separators", "run_in_headings_numbered_in_italic", "run_in_headings_unnumbered_in_bold",
+         "leads_that_head_no_section"]
 HEADINGS_AT_THEIR_LEVEL = [name for name in NAMES if name != "scanned_two_column"]
 """An OCR layer stretches every word to its width on the scan, and PyMuPDF's size of a word grows
 with the square root of the stretch: the sizes of its headings no longer tell their levels apart,
@@ -83,6 +86,24 @@ def test_a_scans_other_column_never_lands_inside_a_sentence(layouts):
     sentences = [sentence for paragraph in truth.paragraphs for sentence in re.split(r"(?<=\.) (?=Item)", paragraph)]
     assert len(sentences) > 100
     assert [sentence[:60] for sentence in sentences if not is_contiguous(sentence, stream)] == []
+
+
+@pytest.mark.parametrize("name", ["run_in_headings_numbered_in_italic", "run_in_headings_unnumbered_in_bold"])
+def test_a_run_in_heading_and_its_text_split_the_line_they_share(layouts, name):
+    """The heading ends its last line, the paragraph opens on that line, left to right on one
+    baseline, and the two together are the line as printed."""
+    path, _, document = layouts[name]
+    with pymupdf.open(path) as pdf:
+        printed = {" ".join("".join(span["text"] for span in line["spans"]).split())
+                   for page in pdf for block in page.get_text("dict")["blocks"] for line in block.get("lines", ())}
+    pairs = [(block, after) for block, after in zip(document.blocks, document.blocks[1:])
+             if block.kind is BlockKind.heading and block.level == 3]
+    assert len(pairs) >= 3
+    for heading, paragraph in pairs:
+        lead, rest = heading.segments[-1].text.split("\n")[-1], paragraph.segments[0].text.split("\n")[0]
+        (_, _, top, lead_x1, _), (_, rest_x0, rest_top, _, _) = heading.line_boxes[-1], paragraph.line_boxes[0]
+        assert (top, lead_x1 < rest_x0) == (rest_top, True)
+        assert f"{lead} {rest}" in printed
 
 
 def test_a_tables_rows_beside_the_text_stay_in_the_table(layouts):

@@ -18,6 +18,10 @@ geometry and typography on its lines, in passes (the module that holds each in b
    depth and distinct styles map to levels by prominence.
 7. `join_continuations` (`pdf_blocks`): a paragraph cut at the end of a column or page joins the
    one that carries on at the top of the next; captions, tables and footnotes between them move after it.
+8. `split_run_in_headings` (`pdf_run_in`): a paragraph that opens with a numbered or recurring lead
+   in bold or italic, closed by a full stop or colon (`Animal preparation. In total…`), is cut into
+   that heading and its text, the first line split where the lead ends; whole paragraphs, joined
+   across breaks, show whether a style heads sections of text or labels short entries.
 
 The thresholds a user may tune for their PDFs come from the rules (`[pdf]`, the caption start
 of `[captions]`, the anchors that open a paper's body), and each pass receives only its part;
@@ -43,6 +47,7 @@ from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_layout_choice import doubtful_reading
 from pipeline.extract.pdf_layout_model import LayoutModel, drop_model_furniture, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
+from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_lines import (
     SAME_SIZE, Layout, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
 )
@@ -223,7 +228,7 @@ def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[flo
     heights: list[float] = []
     labels: dict[int, str] = {}
     has_labels = bool(doc.get_page_labels())
-    styles: dict[str, tuple[bool, bool]] = {}
+    styles: dict[str, tuple[bool, bool, bool]] = {}
     for number, page in enumerate(doc, start=1):
         try:
             pieces, height = read_page(page, number, styles)
@@ -252,7 +257,9 @@ def _blocks(pages: list[list[Piece]], heights: list[float], toc: list[list], rul
     block_rules = BlockRules.from_rules(rules)
     blocks = group_blocks(rows, layout, block_rules)
     blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
-    return merge_lists(join_continuations(blocks, layout, block_rules)), len(removed) + len(furniture) + len(numbers)
+    blocks = merge_lists(join_continuations(blocks, layout, block_rules))
+    blocks = split_run_in_headings(blocks, layout, RunInRules.from_rules(rules))
+    return blocks, len(removed) + len(furniture) + len(numbers)
 
 
 def _labelled(doc: pymupdf.Document, pages: list[list[Piece]], model: LayoutModel) -> list[list[Piece]]:

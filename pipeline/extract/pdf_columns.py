@@ -10,8 +10,9 @@ belongs to.
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 
-from pipeline.extract.pdf_lines import NEARLY_ALL, SAME_LINE_OVERLAP, Piece, Row, joined_superscripts, union
+from pipeline.extract.pdf_lines import NEARLY_ALL, SAME_LINE_OVERLAP, Lead, Piece, Row, joined_superscripts, union
 from pipeline.rules.pdf import PdfColumnRules
 
 _LEAST_COVERED = 0.2
@@ -186,7 +187,7 @@ def _row(pieces: list[Piece], group: int) -> Row:
         return Row(
             page=p.page, group=group, x0=p.x0, y0=p.y0, x1=p.x1, y1=p.y1, text=p.text, size=p.size,
             font=p.font, bold=p.bold, small_caps=p.small_caps, chars=p.chars, cells=0, rotated=p.rotated, aside=p.aside, box=p.box,
-            superscripts=p.superscripts, label=p.label,
+            superscripts=p.superscripts, label=p.label, lead=p.lead,
         )
     chars = sum(p.chars for p in pieces)
     sizes: dict[float, int] = {}
@@ -218,7 +219,23 @@ def _row(pieces: list[Piece], group: int) -> Row:
         box=union([p.box for p in pieces]),
         superscripts=joined_superscripts([(p.text, p.superscripts) for p in pieces], " "),
         label=max(labels, key=labels.__getitem__),
+        lead=_row_lead(pieces),
     )
+
+
+def _row_lead(pieces: list[Piece]) -> Lead | None:
+    """The lead of a row of several pieces: the first piece's where lighter text follows inside it;
+    where it is all bold or italic, the row's if every piece is in that style, or its own where the
+    next piece opens in the regular face (a run-in heading PyMuPDF read as a line of its own)."""
+    first, second = pieces[0], pieces[1]
+    lead = first.lead
+    if lead is None or lead.end < len(first.text):
+        return lead
+    style = (lead.bold, lead.italic)
+    if all(p.lead is not None and p.lead.end == len(p.text) and (p.lead.bold, p.lead.italic) == style for p in pieces):
+        right = max(p.x1 for p in pieces)
+        return replace(lead, end=len(" ".join(p.text for p in pieces)), x1=right, rest_x0=right)
+    return replace(lead, rest_x0=second.x0) if second.lead is None else None
 
 
 def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRules) -> list[list[tuple[float, float]]]:

@@ -20,8 +20,10 @@ from pipeline.rules.pdf import PdfHeadingRules, PdfTitleRules
 
 NUMBERING = re.compile(
     r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"
-    r"\s+(?=\S)"
+    r"\s+(?:[|·•—–]\s+)?(?=\S)"
 )
+"""A heading's numbering and the space after it; a separator glyph set between the number and the
+title (`2.1 | Plant material`, `3 — Results`) belongs to the numbering, not to the title."""
 
 SECTION_HEADER = "section-header"
 """The layout model's label for a heading (`pdf_layout_model.LayoutLabel.section_header`)."""

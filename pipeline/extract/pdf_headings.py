@@ -29,8 +29,8 @@ from pipeline.rules.pdf import PdfTitleRules
 
 _TITLE = "title"
 """The layout model's label for a title (`pdf_layout_model.LayoutLabel.title`)."""
-_TOP_LEVEL = 2
-_DEEPEST_LEVEL = 4
+TOP_LEVEL = 2
+DEEPEST_LEVEL = 4
 """Heading levels run from 2 (below the title's 1) to 4: a deeper number or outline entry is
 set at 4, as a paper's fifth level is rare and the styles give no sure way to tell it."""
 _TITLE_MIN_LETTERS = 8
@@ -168,7 +168,7 @@ def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlo
             rows = _rows_matching(block, key)
             if rows:
                 depth = level - top + 1 + offset
-                blocks[index : index + 1] = _outline_heading(block, rows, min(_DEEPEST_LEVEL, max(_TOP_LEVEL, depth)))
+                blocks[index : index + 1] = _outline_heading(block, rows, min(DEEPEST_LEVEL, max(TOP_LEVEL, depth)))
                 cursor = index + 1
                 matched += 1
                 break
@@ -205,11 +205,11 @@ def _style_levels(
             continue
         twin = [levels[s] for s in fixed if s[:3] == style[:3]]
         above = [levels[s] for s in recurring[:position] if s in levels]
-        levels[style] = twin[0] if twin else min(_DEEPEST_LEVEL, (above[-1] + 1) if above else _TOP_LEVEL)
+        levels[style] = twin[0] if twin else min(DEEPEST_LEVEL, (above[-1] + 1) if above else TOP_LEVEL)
     for style in sorted(counts, key=rank, reverse=True):
         if style not in levels:
             below = [levels[s] for s in recurring if rank(s) < rank(style)]
-            levels[style] = below[0] if below else (max(levels.values()) if levels else _TOP_LEVEL)
+            levels[style] = below[0] if below else (max(levels.values()) if levels else TOP_LEVEL)
     return levels
 
 
@@ -294,7 +294,7 @@ def _fixed_levels(candidates: list[tuple[int, tuple, int | None]], outline_style
     numbered: dict[tuple, Counter[int]] = defaultdict(Counter)
     for _, style, depth in candidates:
         if depth is not None:
-            numbered[style][min(_DEEPEST_LEVEL, depth + 1)] += 1
+            numbered[style][min(DEEPEST_LEVEL, depth + 1)] += 1
     for style, counts in numbered.items():
         fixed.setdefault(style, counts.most_common(1)[0][0])
     return fixed
@@ -329,7 +329,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
         else:
             level = levels[style]
         evidence = style_evidence(style, depth is not None, read_as_header(blocks[index]), layout, rules)
-        marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(_DEEPEST_LEVEL, max(_TOP_LEVEL, level)), evidence=evidence)
+        marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(DEEPEST_LEVEL, max(TOP_LEVEL, level)), evidence=evidence)
     return marked
 
 
@@ -348,7 +348,7 @@ def _mark_opening_labels(blocks: list[PdfBlock], rules: HeadingRules) -> list[Pd
     """The blocks with a label that opens the body ("Abstract") alone on its line on page 1 made
     a heading: it opens the paper even where its font says nothing."""
     return [
-        replace(block, kind=BlockKind.heading, level=_TOP_LEVEL, evidence=("a label that opens the body, alone on its line",))
+        replace(block, kind=BlockKind.heading, level=TOP_LEVEL, evidence=("a label that opens the body, alone on its line",))
         if _is_opening_label(block, rules)
         else block
         for block in blocks

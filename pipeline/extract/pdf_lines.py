@@ -22,6 +22,7 @@ from pipeline.rules.pdf import PdfRunningLineRules
 _TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
 _SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
+_ITALIC_FONT = re.compile(r"italic|oblique|-it$|,it$|cmti|cmsl", re.IGNORECASE)
 TERMINAL = ".!?:"
 _MARGIN_NUMBER = re.compile(r"^\s*\d{1,5}\s*$")
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivx]{1,5})(?:\s+of\s+\d{1,4})?$", re.IGNORECASE)
@@ -72,6 +73,25 @@ def union(boxes: list[PageBox]) -> PageBox:
     return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
 
 
+@dataclass(frozen=True, slots=True)
+class Lead:
+    """A line's leading run of words set in bold or italic: the whole line, or a run that lighter
+    text follows on the line (a run-in heading, `Animal preparation. In total…`). Sought in
+    horizontal text only, where x along the line is the page's own x."""
+
+    end: int
+    """Characters of the line's text in the run; a full stop or colon set just after it, in the
+    lighter face, is counted in."""
+    x1: float
+    """Where the run ends along the line, in points."""
+    rest_x0: float
+    """Where the text after it starts, in points; `x1` where the run is the whole line."""
+    bold: bool
+    italic: bool
+    font: str
+    """The run's font."""
+
+
 @dataclass(slots=True)
 class Piece:
     """One PyMuPDF line, in the page's reading frame (x along the text, y down the page)."""
@@ -102,6 +122,8 @@ class Piece:
     label: str | None = None
     """What PyMuPDF's layout model calls the region the line is in (`section-header`, `text`,
     `page-footer`, …: `pdf_layout_model.LayoutLabel`); None where the model did not read the page."""
+    lead: Lead | None = None
+    """Its leading run in bold or italic, if it opens with one."""
 
 
 @dataclass(slots=True)
@@ -129,6 +151,8 @@ class Row:
     """Char ranges of `text` set as superscripts (see `Piece`)."""
     label: str | None = None
     """The layout model's label that most of its characters have (see `Piece`)."""
+    lead: Lead | None = None
+    """Its leading run in bold or italic, if it opens with one (see `Piece`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,11 +220,11 @@ def _from_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) 
     return v0, -u1, v1, -u0
 
 
-def _font_style(font: str, styles: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
-    """(bold, small caps) as the font name says; `styles` remembers fonts already seen in this document."""
+def _font_style(font: str, styles: dict[str, tuple[bool, bool, bool]]) -> tuple[bool, bool, bool]:
+    """(bold, small caps, italic) as the font name says; `styles` remembers fonts already seen in this document."""
     style = styles.get(font)
     if style is None:
-        style = styles[font] = (bool(_BOLD_FONT.search(font)), bool(_SMALL_CAPS_FONT.search(font)))
+        style = styles[font] = (bool(_BOLD_FONT.search(font)), bool(_SMALL_CAPS_FONT.search(font)), bool(_ITALIC_FONT.search(font)))
     return style
 
 
@@ -218,7 +242,7 @@ def font_family(font: str) -> str:
     return re.split(r"[-,+]", font.split("+")[-1], maxsplit=1)[0].casefold()
 
 
-def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tuple[bool, bool]]) -> Piece | None:
+def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tuple[bool, bool, bool]]) -> Piece | None:
     """One PyMuPDF line as a piece: its text, box and the size, font and weight most of its characters have."""
     spans = line["spans"]
     if len(spans) == 1:
@@ -230,15 +254,17 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
         chars = len(span["text"].strip())
         size = round(span["size"], 1)
         font = span["font"]
-        bold_name, caps_name = styles.get(font) or _font_style(font, styles)
+        bold_name, caps_name, italic_name = styles.get(font) or _font_style(font, styles)
         bold = bold_name or bool(span["flags"] & pymupdf.TEXT_FONT_BOLD)
         small_caps = caps_name
         superscripts = ()  # a line of one span has nothing raised above the rest
+        italic = italic_name or bool(span["flags"] & pymupdf.TEXT_FONT_ITALIC)
+        lead = Lead(len(text), line["bbox"][2], line["bbox"][2], bold, italic, font) if (bold or italic) and frame == (1, 0) else None
     else:
         summed = _summed_spans(spans, frame, styles)
         if summed is None:
             return None
-        text, chars, size, font, bold, small_caps, superscripts = summed
+        text, chars, size, font, bold, small_caps, superscripts, lead = summed
     x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else _to_frame(line["bbox"], frame)
     box = tuple(line["bbox"])
     if size < _TYPE3_MAX_SIZE:
@@ -253,21 +279,22 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
         return Piece(
             page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars, box=box, superscripts=superscripts, estimated_size=True
         )
-    return Piece(page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars, box=box, superscripts=superscripts)
+    return Piece(page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars, box=box, superscripts=superscripts, lead=lead)
 
 
 def _summed_spans(
-    spans: list[dict], frame: tuple[int, int], styles: dict[str, tuple[bool, bool]]
-) -> tuple[str, int, float, str, bool, bool, tuple[tuple[int, int], ...]] | None:
+    spans: list[dict], frame: tuple[int, int], styles: dict[str, tuple[bool, bool, bool]]
+) -> tuple[str, int, float, str, bool, bool, tuple[tuple[int, int], ...], Lead | None] | None:
     """A line's text from its spans, with a space where a visible gap parts two of them, and its
     characters, then the size and font most of them have, whether (nearly) all are bold, small
-    caps, and the char ranges of its superscripts (`_superscripts`)."""
+    caps, the char ranges of its superscripts (`_superscripts`) and its lead (`_lead`)."""
     parts: list[str] = []
     chars = bold = caps = 0
     sizes: dict[float, int] = {}
     fonts: dict[str, int] = {}
     last_end: float | None = None
     flagged: list[tuple[int, dict]] = []  # (where its text starts in the parts, span)
+    styled: list[_StyledSpan] = []
     c, s = frame
     for span in spans:
         text = span["text"]
@@ -282,8 +309,9 @@ def _summed_spans(
         # Spans set apart by a visible gap ("1" and "Introduction") are separate words.
         if last_end is not None and x0 - last_end > _WORD_GAP * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
             parts.append(" ")
+        start = sum(len(part) for part in parts)
         if span["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT:
-            flagged.append((sum(len(part) for part in parts), span))
+            flagged.append((start, span))
         parts.append(text)
         last_end = x1
         count = len(stripped)
@@ -292,18 +320,65 @@ def _summed_spans(
         sizes[size] = sizes.get(size, 0) + count
         font = span["font"]
         fonts[font] = fonts.get(font, 0) + count
-        bold_name, caps_name = styles.get(font) or _font_style(font, styles)
-        if bold_name or span["flags"] & pymupdf.TEXT_FONT_BOLD:
+        bold_name, caps_name, italic_name = styles.get(font) or _font_style(font, styles)
+        span_bold = bold_name or bool(span["flags"] & pymupdf.TEXT_FONT_BOLD)
+        if span_bold:
             bold += count
         if caps_name:
             caps += count
+        # Where its text starts and ends: a space at either end takes its share of the span's width.
+        lead_space, end = len(text) - len(text.lstrip()), len(text.rstrip())
+        advance = (x1 - x0) / len(text)
+        styled.append(_StyledSpan(
+            start + lead_space, start + end, x0 + lead_space * advance, x1 - (len(text) - end) * advance, span_bold,
+            italic_name or bool(span["flags"] & pymupdf.TEXT_FONT_ITALIC), font,
+        ))
     if not chars:
         return None
     written = "".join(parts)
     text = " ".join(written.split())
     size = max(sizes, key=sizes.__getitem__)
     superscripts = _superscripts(flagged, spans, size, frame, written, text) if flagged else ()
-    return text, chars, size, max(fonts, key=fonts.__getitem__), bold >= NEARLY_ALL * chars, caps >= NEARLY_ALL * chars, superscripts
+    lead = _lead(styled, written) if frame == (1, 0) else None
+    return text, chars, size, max(fonts, key=fonts.__getitem__), bold >= NEARLY_ALL * chars, caps >= NEARLY_ALL * chars, superscripts, lead
+
+
+@dataclass(frozen=True, slots=True)
+class _StyledSpan:
+    """A span with text: where its text starts and ends in the line's written text and along the
+    line, its weight, slant and font."""
+
+    start: int
+    end: int
+    x0: float
+    x1: float
+    bold: bool
+    italic: bool
+    font: str
+
+
+def _lead(spans: list[_StyledSpan], written: str) -> Lead | None:
+    """The run of spans in bold or italic a line opens with, where the whole line is in it or
+    lighter text follows (upright and regular after italic, regular after bold); None otherwise.
+
+    A full stop or colon that opens the lighter text (`**Animal preparation**. In total…`) closes
+    the run: its end is placed by the share of the span's characters before it.
+    """
+    first = spans[0]
+    if not (first.bold or first.italic):
+        return None
+    count = next((index for index, span in enumerate(spans) if (span.bold, span.italic) != (first.bold, first.italic)), len(spans))
+    last = spans[count - 1]
+    if count == len(spans):
+        return Lead(len(" ".join(written.split())), last.x1, last.x1, first.bold, first.italic, first.font)
+    after = spans[count]
+    if after.bold or (after.italic and not first.bold):
+        return None  # the text after is no lighter: a change of emphasis inside a heading
+    end, x1, rest_x0 = last.end, last.x1, after.x0
+    if written[end - 1] not in ".:" and written[after.start] in ".:":
+        end = after.start + 1
+        x1 = rest_x0 = after.x0 + (after.x1 - after.x0) / (after.end - after.start)
+    return Lead(len(" ".join(written[:end].split())), x1, rest_x0, first.bold, first.italic, first.font)
 
 
 def _superscripts(
@@ -350,7 +425,7 @@ def joined_superscripts(parts: list[tuple[str, tuple[tuple[int, int], ...]]], se
     return tuple(joined)
 
 
-def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool]]) -> tuple[list[Piece], float]:
+def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool, bool]]) -> tuple[list[Piece], float]:
     """Pieces of one page in its dominant writing direction; returns them and the page height in that frame.
 
     Lines in another direction (a rotated margin stamp) are marked `rotated` and keep their own frame.
