@@ -5,4 +5,4 @@ The four stages, each a plain function from one record to the next:
 `chunk(doc, rules) -> ChunkedDocument`, and `index` into DuckDB.
 """
 
-__version__ = "0.4.4"
+__version__ = "0.5.0"
