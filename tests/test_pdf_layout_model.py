@@ -181,6 +181,14 @@ def test_a_weak_heading_the_model_reads_as_text_is_not_one_but_a_numbered_one_st
     assert by_model == ["2 Patients and procedures"]
 
 
+def test_each_heading_shows_what_the_model_reads_it_as_beside_its_typography(bold_lines, monkeypatch):
+    monkeypatch.setattr(pdf_extract, "shared_model", TextOnlyModel)
+    raw = extract_pdf(bold_lines, "paper.pdf", rules_with("model"))
+
+    heading = next(block for block in raw.blocks if block.kind is BlockKind.heading)
+    assert heading.heading_evidence[-2:] == ["numbered", "the layout model reads text"]
+
+
 # ---------------------------------------------------------------- what makes a reading doubtful
 
 

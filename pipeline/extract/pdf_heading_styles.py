@@ -178,8 +178,16 @@ def consistent_faces(
     return [(index, style) for index, style in found if style in kept_styles or read_as_header(blocks[index])]
 
 
-def style_evidence(style: tuple, numbered: bool, model_header: bool, layout: Layout, rules: HeadingRules) -> tuple[str, ...]:
-    """What in a heading's style (and numbering, and the layout model's reading) made it one, in words."""
+def model_label(block: PdfBlock) -> str | None:
+    """The layout model's label that most of the block's characters have; None where the model did not read it."""
+    chars: dict[str | None, int] = {}
+    for row in block.rows:
+        chars[row.label] = chars.get(row.label, 0) + row.chars
+    return max(chars, key=chars.__getitem__)
+
+
+def style_evidence(style: tuple, numbered: bool, layout: Layout, rules: HeadingRules) -> tuple[str, ...]:
+    """What in a heading's style (and numbering) made it one, in words."""
     size, bold, caps, face = style
     evidence = []
     if size >= rules.typography.larger_size * layout.body_size:
@@ -187,8 +195,16 @@ def style_evidence(style: tuple, numbered: bool, model_header: bool, layout: Lay
     evidence.extend(name for name, shown in (("bold", bold), ("capitals", caps)) if shown)
     if face != layout.body_face:
         evidence.append(f"its own face ({face}, body {layout.body_face})")
-    evidence += ["numbered"] if numbered else []
-    return tuple(evidence + (["the layout model reads a section header"] if model_header else []))
+    return tuple(evidence + (["numbered"] if numbered else []))
+
+
+def model_evidence(block: PdfBlock) -> tuple[str, ...]:
+    """What the layout model reads a heading as, in words; nothing where the model did not read
+    it. Shown whatever it is: a heading it reads as text stands on typography or the outline alone."""
+    label = model_label(block)
+    if label is None:
+        return ()
+    return ("the layout model reads a section header",) if label == SECTION_HEADER else (f"the layout model reads {label}",)
 
 
 def _spaced_above(blocks: list[PdfBlock], index: int, layout: Layout) -> bool:

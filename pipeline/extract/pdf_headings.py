@@ -19,6 +19,7 @@ from pipeline.extract.pdf_heading_styles import (
     heading_style,
     numbering_depth,
     SECTION_HEADER,
+    model_evidence,
     read_as_header,
     style_evidence,
     without_numbering,
@@ -250,7 +251,8 @@ def mark_headings(
     blocks = _mark_title(blocks, layout, page_height, rules)
     blocks, trusted = _mark_outline(blocks, toc)
     blocks = _mark_typographic_headings(blocks, layout, trusted, rules)
-    return _mark_opening_labels(blocks, rules)
+    blocks = _mark_opening_labels(blocks, rules)
+    return [replace(block, evidence=block.evidence + model_evidence(block)) if block.kind is BlockKind.heading else block for block in blocks]
 
 
 def _outline_styles(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> dict[tuple, Counter[int]]:
@@ -328,7 +330,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
             level = deepest_outline + 1
         else:
             level = levels[style]
-        evidence = style_evidence(style, depth is not None, read_as_header(blocks[index]), layout, rules)
+        evidence = style_evidence(style, depth is not None, layout, rules)
         marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(DEEPEST_LEVEL, max(TOP_LEVEL, level)), evidence=evidence)
     return marked
 
