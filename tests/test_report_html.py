@@ -141,6 +141,11 @@ def test_a_paper_page_has_the_heading_tree_and_the_decisions(written):
     assert "Methods chunk group" in paper and '<a href="../report.html">' in paper
 
 
+def test_a_pdf_page_says_what_read_its_layout_and_why(written):
+    paper = (written.parent / "report_files" / "scan.pdf.html").read_text()
+    assert "layout read by rules (auto: the typographic reading shows no doubt)" in paper
+
+
 def test_a_pdf_page_shows_its_pages_without_boxes_and_says_why(small, rules, tmp_path):
     db = tmp_path / "older.duckdb"
     shutil.copy(small, db)

@@ -90,6 +90,9 @@ class PaperRow:
     page_count: int | None
     status: str
     error: str | None
+    layout: str | None = None
+    """A PDF's reading: rules or model (`documents.layout`)."""
+    layout_reason: str | None = None
 
 
 def chunks_per_paper(connection: duckdb.DuckDBPyConnection) -> dict[str, dict[str, int]]:
@@ -165,7 +168,7 @@ def word_counts_by_type(connection: duckdb.DuckDBPyConnection) -> dict[str, list
 def papers(connection: duckdb.DuckDBPyConnection) -> list[PaperRow]:
     """Every stored file, in path order."""
     rows = connection.execute(
-        "SELECT doc_id, path, format, sha256, title, page_count, status, error FROM documents ORDER BY path"
+        "SELECT doc_id, path, format, sha256, title, page_count, status, error, layout, layout_reason FROM documents ORDER BY path"
     ).fetchall()
     return [PaperRow(*row) for row in rows]
 

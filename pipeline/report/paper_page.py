@@ -54,9 +54,11 @@ def render_paper_page(
 
 def _facts(paper: PaperRow, sections: list[Section], chunks: list[Chunk]) -> str:
     pages = f", {paper.page_count} pages" if paper.page_count else ""
+    layout = f' · layout read by {text(paper.layout)} ({text(paper.layout_reason or "")})' if paper.layout else ""
     return (
         f"<code>{text(paper.doc_id)}</code> · {text(paper.format)}{text(pages)} · "
         f'<span data-metric="sections">{len(sections)}</span> sections, <span data-metric="chunks">{len(chunks)}</span> chunks'
+        f"{layout}"
     )
 
 
