@@ -134,6 +134,18 @@ def test_auto_without_the_model_installed_keeps_the_typographic_reading_and_says
     ]
 
 
+def test_auto_keeps_the_typographic_reading_of_a_document_longer_than_it_sends_to_the_model(body_type_headings, stand_in):
+    rules = load_rules(overrides={"pdf": {"layout": {"mode": "auto", "max_pages": 3}}})
+
+    raw = extract_pdf(body_type_headings, "paper.pdf", rules)
+
+    assert (raw.layout, stand_in.pages_read) == ("rules", 0)
+    assert raw.reading_notes == [
+        "the typographic reading is doubtful (0 heading(s) below the title in 4 pages), but 4 pages are more than auto "
+        "sends to the layout model ([pdf.layout] max_pages = 3); use --layout model to read it so"
+    ]
+
+
 def test_model_mode_without_the_model_installed_names_the_file_and_the_fix(body_type_headings, monkeypatch):
     def missing():
         raise ExtractError("PyMuPDF's layout model (pymupdf-layout) is not installed; reinstall the pipeline")

@@ -309,6 +309,12 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             if doubt is not None and not layout_model_installed():
                 notes.append(f"the typographic reading is doubtful ({doubt}), but PyMuPDF's layout model is not installed")
                 reason = f"auto: {doubt}; the layout model is not installed"
+            elif doubt is not None and page_count > rules.pdf.layout.max_pages:
+                notes.append(
+                    f"the typographic reading is doubtful ({doubt}), but {page_count} pages are more than auto sends to "
+                    f"the layout model ([pdf.layout] max_pages = {rules.pdf.layout.max_pages}); use --layout model to read it so"
+                )
+                reason = f"auto: {doubt}; longer than max_pages"
             elif doubt is not None:
                 reading, reason = LayoutMode.model, f"auto: {doubt}"
                 blocks, removed = _blocks(_labelled(doc, pages, _model(path)), heights, toc, rules)

@@ -169,6 +169,10 @@ class PdfLayoutRules(RulesModel):
     max_empty_sections: Annotated[int, Field(ge=1)] = 3
     """Headings in a row with no text between them from which a paper is doubtful (a table of
     contents read as headings)."""
+    max_pages: Annotated[int, Field(ge=1)] = 150
+    """Longest document `auto` sends to the model: the model reads about 6 pages a second on one
+    core, so 150 pages take under half a minute, well within `ingest --timeout`'s default; a
+    longer doubtful document (a thesis, a book) keeps its typographic reading and says so."""
 
 
 class PdfRules(RulesModel):
