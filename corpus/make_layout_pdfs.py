@@ -23,7 +23,8 @@ lines), `type3_word_by_word` (Type3 bitmap fonts, every word placed on its own) 
 `numbering_with_separators` (`2.1 | Plant material`, the bar in the regular face),
 `run_in_headings_numbered_in_italic` and `run_in_headings_unnumbered_in_bold` (sub-headings at the
 start of their paragraphs, `2.3. Animal Preparation. Male rats…`) and `leads_that_head_no_section`
-(bold or italic openings that are no headings: abstract labels, a caption, emphasis, short entries).
+(bold or italic openings that are no headings: abstract labels, a caption, emphasis, short entries),
+`top_headings_sharing_a_line` (`METHODS Search strategy We searched…` on one baseline).
 Each fixture's truth may also say that the paper must be reported unstructured, and which rows
 are a table's.
 """
@@ -653,6 +654,46 @@ def leads_that_head_no_section(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def top_headings_sharing_a_line(doc: pymupdf.Document) -> Fixture:
+    """Top-level headings in bold capitals set on the line of what follows them, in the same bold
+    face and size: a first sub-heading in bold and its text (`METHODS Search strategy We searched…`),
+    a sub-heading alone (`RESULTS Search results`, its text below), or a paragraph
+    (`DISCUSSION Our findings…`); other sub-headings stand on lines of their own."""
+    fixture = Fixture("top_headings_sharing_a_line")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Pooled Estimates From a Review Whose Sections Run In")
+    bold = Style("hebo", 10.0, 12.0)
+    flow.heading("ABSTRACT", bold)
+    fixture.headings.append((2, "ABSTRACT"))
+    abstract = sentences(2800, 5)
+    flow.paragraph(abstract, BODY, indent=0.0)
+    fixture.paragraphs.append(abstract)
+
+    def section(runs: list[tuple[str, int]], count: int) -> None:
+        """Headings (text, level) that share a line with the text after them, then paragraphs."""
+        for text, level in runs:
+            fixture.headings.append((level, text))
+        first = sentences(2800 + len(fixture.paragraphs) * 10, 4)
+        if count:
+            flow.styled_paragraph([*((text, bold) for text, _ in runs), (first, BODY)], indent=0.0, space=8.0)
+            fixture.paragraphs.append(first)
+        else:
+            flow.y += 8.0
+            flow.styled_line([(word, bold) for text, _ in runs for word in text.split()])
+        for _ in range(max(count - 1, 1 if not count else 0)):
+            paragraph = sentences(2800 + len(fixture.paragraphs) * 10, 5)
+            flow.paragraph(paragraph, BODY, indent=12.0 if count else 0.0)
+            fixture.paragraphs.append(paragraph)
+
+    section([("INTRODUCTION", 2)], 2)
+    section([("METHODS", 2), ("Search strategy", 3)], 2)
+    _body(flow, fixture, 28, [(3, "Data extraction", 2)], {3: bold})
+    section([("RESULTS", 2), ("Search results", 3)], 0)
+    _body(flow, fixture, 29, [(3, "Pooled estimates", 2)], {3: bold})
+    section([("DISCUSSION", 2)], 2)
+    return fixture
+
+
 _TYPE3_SCALE = 0.24
 """Points per glyph unit, as dvips writes a 300 dpi bitmap font: a unit a pixel, the size 1."""
 _TYPE3_WIDTHS = {**{c: 21 for c in "abcdeghknopqsuvxyz"}, **{c: 11 for c in "fijlrt.,;:'"}, "m": 35, "w": 31,
@@ -754,7 +795,8 @@ def type3_word_by_word(doc: pymupdf.Document) -> Fixture:
 FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_line_heights, line_numbers, ocr_layer,
             pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
             type3_word_by_word, headings_after_lead_ins, numbering_with_separators, run_in_headings_numbered_in_italic,
-            run_in_headings_unnumbered_in_bold, leads_that_head_no_section]
+            run_in_headings_unnumbered_in_bold, leads_that_head_no_section,
+            top_headings_sharing_a_line]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:
