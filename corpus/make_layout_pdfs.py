@@ -24,7 +24,8 @@ lines), `type3_word_by_word` (Type3 bitmap fonts, every word placed on its own) 
 `run_in_headings_numbered_in_italic` and `run_in_headings_unnumbered_in_bold` (sub-headings at the
 start of their paragraphs, `2.3. Animal Preparation. Male rats…`) and `leads_that_head_no_section`
 (bold or italic openings that are no headings: abstract labels, a caption, emphasis, short entries),
-`top_headings_sharing_a_line` (`METHODS Search strategy We searched…` on one baseline).
+`top_headings_sharing_a_line` (`METHODS Search strategy We searched…` on one baseline), and
+`contents_with_leaders` and `contents_without_leaders` (a report's table of contents, no headings).
 Each fixture's truth may also say that the paper must be reported unstructured, and which rows
 are a table's.
 """
@@ -84,6 +85,8 @@ class Fixture:
     """A long paper whose headings no reader of its typography can see: it must be reported."""
     table_rows: list[str] = field(default_factory=list)
     """Rows of a table set in small print beside the body: table text, never an aside."""
+    contents: list[str] = field(default_factory=list)
+    """Entries of a table of contents: one list block, none of them a heading."""
 
 
 def wrap(text: str, style: Style, width: float, indent: float = 0.0) -> list[str]:
@@ -694,6 +697,53 @@ def top_headings_sharing_a_line(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+_CONTENTS = [("1", "Introduction", 2), ("2", "Methods", 1), ("2.1", "Participants", 2), ("2.2", "Outcomes", 2),
+             ("3", "Results", 3), ("4", "Discussion", 2), ("4.1", "Limitations", 1)]
+
+
+def _contents_and_report(doc: pymupdf.Document, name: str, leaders: bool) -> Fixture:
+    """A report whose first page lists its sections (bold top-level entries, indented sub-entries,
+    page numbers set flush right, after dot leaders or not), then its numbered sections from page
+    2 on, one top-level section a page; the list makes no headings."""
+    fixture = Fixture(name)
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Annual Report of the Synthetic Trials Unit")
+    heading = Style("hebo", 12.0, 14.0)
+    flow.heading("Contents", heading)
+    fixture.headings.append((2, "Contents"))
+    page = 1
+    for number, title, _ in _CONTENTS:
+        top = "." not in number
+        page += top
+        style = Style("hebo" if top else "helv", 10.0, 14.0)
+        indent = 0.0 if top else 18.0
+        label = f"{number} {title}"
+        folio = str(page)
+        width = pymupdf.get_text_length(folio, style.font, style.size)
+        if leaders:
+            room = RIGHT - width - 4 - (LEFT + indent + pymupdf.get_text_length(label + " ", style.font, style.size))
+            label += " " + "." * int(room / pymupdf.get_text_length(".", style.font, style.size))
+        fixture.contents.append(f"{label} {folio}")
+        baseline = flow.line(label, style, indent)
+        flow.page.insert_text((RIGHT - width, baseline), folio, fontname=style.font, fontsize=style.size)
+    level = {2: Style("hebo", 12.0, 14.0), 3: Style("hebo", 10.5, 13.0)}
+    for number, title, count in _CONTENTS:
+        if "." not in number:
+            flow.next_column()
+        _body(flow, fixture, 30 + int(number[0]), [(number.count(".") + 2, f"{number} {title}", count)], level)
+    return fixture
+
+
+def contents_with_leaders(doc: pymupdf.Document) -> Fixture:
+    """A table of contents with dot leaders before its page numbers (`2.1 Participants ..... 3`)."""
+    return _contents_and_report(doc, "contents_with_leaders", leaders=True)
+
+
+def contents_without_leaders(doc: pymupdf.Document) -> Fixture:
+    """A table of contents whose page numbers stand flush right with nothing before them (`2 Methods      3`)."""
+    return _contents_and_report(doc, "contents_without_leaders", leaders=False)
+
+
 _TYPE3_SCALE = 0.24
 """Points per glyph unit, as dvips writes a 300 dpi bitmap font: a unit a pixel, the size 1."""
 _TYPE3_WIDTHS = {**{c: 21 for c in "abcdeghknopqsuvxyz"}, **{c: 11 for c in "fijlrt.,;:'"}, "m": 35, "w": 31,
@@ -796,7 +846,7 @@ FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_
             pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
             type3_word_by_word, headings_after_lead_ins, numbering_with_separators, run_in_headings_numbered_in_italic,
             run_in_headings_unnumbered_in_bold, leads_that_head_no_section,
-            top_headings_sharing_a_line]
+            top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:
