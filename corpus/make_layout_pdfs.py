@@ -25,7 +25,8 @@ lines), `type3_word_by_word` (Type3 bitmap fonts, every word placed on its own) 
 start of their paragraphs, `2.3. Animal Preparation. Male rats…`) and `leads_that_head_no_section`
 (bold or italic openings that are no headings: abstract labels, a caption, emphasis, short entries),
 `top_headings_sharing_a_line` (`METHODS Search strategy We searched…` on one baseline), and
-`contents_with_leaders` and `contents_without_leaders` (a report's table of contents, no headings).
+`contents_with_leaders` and `contents_without_leaders` (a report's table of contents, no headings),
+`report_code_and_folios` (lines of code in a monospaced face, front matter's pages numbered in roman).
 Each fixture's truth may also say that the paper must be reported unstructured, and which rows
 are a table's.
 """
@@ -87,6 +88,8 @@ class Fixture:
     """Rows of a table set in small print beside the body: table text, never an aside."""
     contents: list[str] = field(default_factory=list)
     """Entries of a table of contents: one list block, none of them a heading."""
+    code: list[str] = field(default_factory=list)
+    """Lines of code set apart in a monospaced face: paragraphs, never headings."""
 
 
 def wrap(text: str, style: Style, width: float, indent: float = 0.0) -> list[str]:
@@ -744,6 +747,43 @@ def contents_without_leaders(doc: pymupdf.Document) -> Fixture:
     return _contents_and_report(doc, "contents_without_leaders", leaders=False)
 
 
+def report_code_and_folios(doc: pymupdf.Document) -> Fixture:
+    """A technical report: front matter numbered in roman (`iii` in bold at the foot of its
+    pages), then sections whose text shows statements in a monospaced face, each on a line of its
+    own set apart by space (`CREATE PERMISSION <permission name>`, `GRANT SELECT ON VISITS`), and
+    pages numbered in arabic: neither a folio nor a line of code is a heading."""
+    fixture = Fixture("report_code_and_folios")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Permissions in the Synthetic Trials Database")
+    heading = {2: Style("hebo", 12.0, 14.0), 3: Style("hebo", 10.5, 13.0)}
+    code = Style("cour", 10.0, 12.0)
+    folio = Style("hebo", 10.0, 12.0)
+    front = 0
+    for number, (title, count) in enumerate([("Preface", 3), ("Summary", 4), ("Acknowledgements", 3)]):
+        if number:
+            flow.next_column()
+        _body(flow, fixture, 40 + number, [(2, title, count)], heading)
+        front = flow.page.number + 1
+    statements = iter(["CREATE PERMISSION <permission name>", "GRANT SELECT ON VISITS TO ANALYST",
+                       "REVOKE <permission name> FROM <role name>", "DROP PERMISSION <permission name>"])
+    for number, title in enumerate(["Introduction", "Permissions", "Roles", "Auditing"], start=1):
+        flow.next_column()
+        _body(flow, fixture, 44 + number, [(2, f"{number} {title}", 1)], heading)
+        flow.y += 6.0
+        fixture.code.append(flow_statement := next(statements))
+        flow.line(flow_statement, code, indent=12.0)
+        flow.y += 6.0
+        paragraph = sentences(4400 + number, 4)
+        flow.paragraph(paragraph, BODY, indent=0.0)
+        fixture.paragraphs.append(paragraph)
+    for page in doc:
+        roman = ["i", "ii", "iii", "iv", "v", "vi"]
+        label = roman[page.number] if page.number < front else str(page.number + 1 - front)
+        width = pymupdf.get_text_length(label, folio.font, folio.size)
+        page.insert_text(((PAGE.width - width) / 2, PAGE.height - 30), label, fontname=folio.font, fontsize=folio.size)
+    return fixture
+
+
 _TYPE3_SCALE = 0.24
 """Points per glyph unit, as dvips writes a 300 dpi bitmap font: a unit a pixel, the size 1."""
 _TYPE3_WIDTHS = {**{c: 21 for c in "abcdeghknopqsuvxyz"}, **{c: 11 for c in "fijlrt.,;:'"}, "m": 35, "w": 31,
@@ -846,7 +886,7 @@ FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_
             pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
             type3_word_by_word, headings_after_lead_ins, numbering_with_separators, run_in_headings_numbered_in_italic,
             run_in_headings_unnumbered_in_bold, leads_that_head_no_section,
-            top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders]
+            top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders, report_code_and_folios]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:

@@ -35,7 +35,8 @@ NAMES = ["margin_notes", "side_box", "font_face_headings", "larger_abstract", "c
          "line_numbers", "ocr_layer", "pull_quote_and_figure", "scanned_two_column", "headings_like_body",
          "headings_in_bold", "table_beside_text", "type3_word_by_word", "headings_after_lead_ins",
          "numbering_with_separators", "run_in_headings_numbered_in_italic", "run_in_headings_unnumbered_in_bold",
-         "leads_that_head_no_section", "top_headings_sharing_a_line", "contents_with_leaders", "contents_without_leaders"]
+         "leads_that_head_no_section", "top_headings_sharing_a_line", "contents_with_leaders", "contents_without_leaders",
+         "report_code_and_folios"]
 HEADINGS_AT_THEIR_LEVEL = [name for name in NAMES if name != "scanned_two_column"]
 """An OCR layer stretches every word to its width on the scan, and PyMuPDF's size of a word grows
 with the square root of the stretch: the sizes of its headings no longer tell their levels apart,
@@ -125,6 +126,17 @@ def test_a_table_of_contents_is_one_list_of_its_entries(layouts, name):
     holding = [block for block in document.blocks if word_stream(truth.contents[0]) in word_stream(block.text)]
     assert [block.kind for block in holding] == [BlockKind.list]
     assert word_stream(" ".join(truth.contents)) == word_stream(holding[0].text)
+
+
+def test_a_line_of_code_in_a_monospaced_face_is_a_paragraph(layouts):
+    _, truth, document = layouts["report_code_and_folios"]
+    kinds = {block.text: block.kind for block in document.blocks}
+    assert [kinds.get(line) for line in truth.code] == [BlockKind.paragraph] * len(truth.code)
+
+
+def test_page_numbers_in_roman_are_dropped_with_those_in_arabic(layouts):
+    _, _, document = layouts["report_code_and_folios"]
+    assert [block.text for block in document.blocks if block.text in ("i", "ii", "iii", "1", "2", "3", "4")] == []
 
 
 def test_a_tables_rows_beside_the_text_stay_in_the_table(layouts):
