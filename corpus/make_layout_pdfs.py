@@ -23,7 +23,10 @@ lines), `type3_word_by_word` (Type3 bitmap fonts, every word placed on its own) 
 `numbering_with_separators` (`2.1 | Plant material`, the bar in the regular face),
 `run_in_headings_numbered_in_italic` and `run_in_headings_unnumbered_in_bold` (sub-headings at the
 start of their paragraphs, `2.3. Animal Preparation. Male rats…`) and `leads_that_head_no_section`
-(bold or italic openings that are no headings: abstract labels, a caption, emphasis, short entries).
+(bold or italic openings that are no headings: abstract labels, a caption, emphasis, short entries),
+`top_headings_sharing_a_line` (`METHODS Search strategy We searched…` on one baseline), and
+`contents_with_leaders` and `contents_without_leaders` (a report's table of contents, no headings),
+`report_code_and_folios` (lines of code in a monospaced face, front matter's pages numbered in roman).
 Each fixture's truth may also say that the paper must be reported unstructured, and which rows
 are a table's.
 """
@@ -83,6 +86,10 @@ class Fixture:
     """A long paper whose headings no reader of its typography can see: it must be reported."""
     table_rows: list[str] = field(default_factory=list)
     """Rows of a table set in small print beside the body: table text, never an aside."""
+    contents: list[str] = field(default_factory=list)
+    """Entries of a table of contents: one list block, none of them a heading."""
+    code: list[str] = field(default_factory=list)
+    """Lines of code set apart in a monospaced face: paragraphs, never headings."""
 
 
 def wrap(text: str, style: Style, width: float, indent: float = 0.0) -> list[str]:
@@ -653,6 +660,130 @@ def leads_that_head_no_section(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def top_headings_sharing_a_line(doc: pymupdf.Document) -> Fixture:
+    """Top-level headings in bold capitals set on the line of what follows them, in the same bold
+    face and size: a first sub-heading in bold and its text (`METHODS Search strategy We searched…`),
+    a sub-heading alone (`RESULTS Search results`, its text below), or a paragraph
+    (`DISCUSSION Our findings…`); other sub-headings stand on lines of their own."""
+    fixture = Fixture("top_headings_sharing_a_line")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Pooled Estimates From a Review Whose Sections Run In")
+    bold = Style("hebo", 10.0, 12.0)
+    flow.heading("ABSTRACT", bold)
+    fixture.headings.append((2, "ABSTRACT"))
+    abstract = sentences(2800, 5)
+    flow.paragraph(abstract, BODY, indent=0.0)
+    fixture.paragraphs.append(abstract)
+
+    def section(runs: list[tuple[str, int]], count: int) -> None:
+        """Headings (text, level) that share a line with the text after them, then paragraphs."""
+        for text, level in runs:
+            fixture.headings.append((level, text))
+        first = sentences(2800 + len(fixture.paragraphs) * 10, 4)
+        if count:
+            flow.styled_paragraph([*((text, bold) for text, _ in runs), (first, BODY)], indent=0.0, space=8.0)
+            fixture.paragraphs.append(first)
+        else:
+            flow.y += 8.0
+            flow.styled_line([(word, bold) for text, _ in runs for word in text.split()])
+        for _ in range(max(count - 1, 1 if not count else 0)):
+            paragraph = sentences(2800 + len(fixture.paragraphs) * 10, 5)
+            flow.paragraph(paragraph, BODY, indent=12.0 if count else 0.0)
+            fixture.paragraphs.append(paragraph)
+
+    section([("INTRODUCTION", 2)], 2)
+    section([("METHODS", 2), ("Search strategy", 3)], 2)
+    _body(flow, fixture, 28, [(3, "Data extraction", 2)], {3: bold})
+    section([("RESULTS", 2), ("Search results", 3)], 0)
+    _body(flow, fixture, 29, [(3, "Pooled estimates", 2)], {3: bold})
+    section([("DISCUSSION", 2)], 2)
+    return fixture
+
+
+_CONTENTS = [("1", "Introduction", 2), ("2", "Methods", 1), ("2.1", "Participants", 2), ("2.2", "Outcomes", 2),
+             ("3", "Results", 3), ("4", "Discussion", 2), ("4.1", "Limitations", 1)]
+
+
+def _contents_and_report(doc: pymupdf.Document, name: str, leaders: bool) -> Fixture:
+    """A report whose first page lists its sections (bold top-level entries, indented sub-entries,
+    page numbers set flush right, after dot leaders or not), then its numbered sections from page
+    2 on, one top-level section a page; the list makes no headings."""
+    fixture = Fixture(name)
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Annual Report of the Synthetic Trials Unit")
+    heading = Style("hebo", 12.0, 14.0)
+    flow.heading("Contents", heading)
+    fixture.headings.append((2, "Contents"))
+    page = 1
+    for number, title, _ in _CONTENTS:
+        top = "." not in number
+        page += top
+        style = Style("hebo" if top else "helv", 10.0, 14.0)
+        indent = 0.0 if top else 18.0
+        label = f"{number} {title}"
+        folio = str(page)
+        width = pymupdf.get_text_length(folio, style.font, style.size)
+        if leaders:
+            room = RIGHT - width - 4 - (LEFT + indent + pymupdf.get_text_length(label + " ", style.font, style.size))
+            label += " " + "." * int(room / pymupdf.get_text_length(".", style.font, style.size))
+        fixture.contents.append(f"{label} {folio}")
+        baseline = flow.line(label, style, indent)
+        flow.page.insert_text((RIGHT - width, baseline), folio, fontname=style.font, fontsize=style.size)
+    level = {2: Style("hebo", 12.0, 14.0), 3: Style("hebo", 10.5, 13.0)}
+    for number, title, count in _CONTENTS:
+        if "." not in number:
+            flow.next_column()
+        _body(flow, fixture, 30 + int(number[0]), [(number.count(".") + 2, f"{number} {title}", count)], level)
+    return fixture
+
+
+def contents_with_leaders(doc: pymupdf.Document) -> Fixture:
+    """A table of contents with dot leaders before its page numbers (`2.1 Participants ..... 3`)."""
+    return _contents_and_report(doc, "contents_with_leaders", leaders=True)
+
+
+def contents_without_leaders(doc: pymupdf.Document) -> Fixture:
+    """A table of contents whose page numbers stand flush right with nothing before them (`2 Methods      3`)."""
+    return _contents_and_report(doc, "contents_without_leaders", leaders=False)
+
+
+def report_code_and_folios(doc: pymupdf.Document) -> Fixture:
+    """A technical report: front matter numbered in roman (`iii` in bold at the foot of its
+    pages), then sections whose text shows statements in a monospaced face, each on a line of its
+    own set apart by space (`CREATE PERMISSION <permission name>`, `GRANT SELECT ON VISITS`), and
+    pages numbered in arabic: neither a folio nor a line of code is a heading."""
+    fixture = Fixture("report_code_and_folios")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Permissions in the Synthetic Trials Database")
+    heading = {2: Style("hebo", 12.0, 14.0), 3: Style("hebo", 10.5, 13.0)}
+    code = Style("cour", 10.0, 12.0)
+    folio = Style("hebo", 10.0, 12.0)
+    front = 0
+    for number, (title, count) in enumerate([("Preface", 3), ("Summary", 4), ("Acknowledgements", 3)]):
+        if number:
+            flow.next_column()
+        _body(flow, fixture, 40 + number, [(2, title, count)], heading)
+        front = flow.page.number + 1
+    statements = iter(["CREATE PERMISSION <permission name>", "GRANT SELECT ON VISITS TO ANALYST",
+                       "REVOKE <permission name> FROM <role name>", "DROP PERMISSION <permission name>"])
+    for number, title in enumerate(["Introduction", "Permissions", "Roles", "Auditing"], start=1):
+        flow.next_column()
+        _body(flow, fixture, 44 + number, [(2, f"{number} {title}", 1)], heading)
+        flow.y += 6.0
+        fixture.code.append(flow_statement := next(statements))
+        flow.line(flow_statement, code, indent=12.0)
+        flow.y += 6.0
+        paragraph = sentences(4400 + number, 4)
+        flow.paragraph(paragraph, BODY, indent=0.0)
+        fixture.paragraphs.append(paragraph)
+    for page in doc:
+        roman = ["i", "ii", "iii", "iv", "v", "vi"]
+        label = roman[page.number] if page.number < front else str(page.number + 1 - front)
+        width = pymupdf.get_text_length(label, folio.font, folio.size)
+        page.insert_text(((PAGE.width - width) / 2, PAGE.height - 30), label, fontname=folio.font, fontsize=folio.size)
+    return fixture
+
+
 _TYPE3_SCALE = 0.24
 """Points per glyph unit, as dvips writes a 300 dpi bitmap font: a unit a pixel, the size 1."""
 _TYPE3_WIDTHS = {**{c: 21 for c in "abcdeghknopqsuvxyz"}, **{c: 11 for c in "fijlrt.,;:'"}, "m": 35, "w": 31,
@@ -754,7 +885,8 @@ def type3_word_by_word(doc: pymupdf.Document) -> Fixture:
 FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_line_heights, line_numbers, ocr_layer,
             pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
             type3_word_by_word, headings_after_lead_ins, numbering_with_separators, run_in_headings_numbered_in_italic,
-            run_in_headings_unnumbered_in_bold, leads_that_head_no_section]
+            run_in_headings_unnumbered_in_bold, leads_that_head_no_section,
+            top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders, report_code_and_folios]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:

@@ -30,6 +30,8 @@ from pdf_helpers import (
 )
 from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf import extract_pdf
+from pipeline.extract.pdf_heading_styles import HeadingRules, heading_style
+from pipeline.extract.pdf_lines import Layout, PdfBlock, Row
 from pipeline.models import BlockKind, RawDocument
 from pipeline.rules import Rules, load_rules
 
@@ -124,6 +126,15 @@ def test_a_title_must_be_as_large_as_the_rules_ask(generated, tmp_path):
 
 def test_papers_without_running_lines_lose_nothing(extracted):
     assert extracted["single_column"].removed_running_lines == 0
+
+
+@pytest.mark.parametrize("numeral", ["iii", "XII"])
+def test_a_lone_roman_numeral_in_bold_is_no_heading_but_a_page_number(numeral, rules):
+    """Bold, at body size, alone on its line: a heading's type, but front matter's page number."""
+    row = Row(page=3, group=0, x0=290, y0=800, x1=305, y1=812, text=numeral, size=10, font="Helvetica-Bold", bold=True,
+              small_caps=False, chars=len(numeral), cells=0, rotated=False)
+    layout = Layout(body_size=10, pitch=1.2, body_face="times-roman")
+    assert heading_style(PdfBlock(kind=BlockKind.paragraph, rows=(row,)), layout, HeadingRules.from_rules(rules)) is None
 
 
 def test_page_labels_come_from_the_pdf(extracted):

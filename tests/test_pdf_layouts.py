@@ -35,7 +35,8 @@ NAMES = ["margin_notes", "side_box", "font_face_headings", "larger_abstract", "c
          "line_numbers", "ocr_layer", "pull_quote_and_figure", "scanned_two_column", "headings_like_body",
          "headings_in_bold", "table_beside_text", "type3_word_by_word", "headings_after_lead_ins",
          "numbering_with_separators", "run_in_headings_numbered_in_italic", "run_in_headings_unnumbered_in_bold",
-         "leads_that_head_no_section"]
+         "leads_that_head_no_section", "top_headings_sharing_a_line", "contents_with_leaders", "contents_without_leaders",
+         "report_code_and_folios"]
 HEADINGS_AT_THEIR_LEVEL = [name for name in NAMES if name != "scanned_two_column"]
 """An OCR layer stretches every word to its width on the scan, and PyMuPDF's size of a word grows
 with the square root of the stretch: the sizes of its headings no longer tell their levels apart,
@@ -104,6 +105,38 @@ def test_a_run_in_heading_and_its_text_split_the_line_they_share(layouts, name):
         (_, _, top, lead_x1, _), (_, rest_x0, rest_top, _, _) = heading.line_boxes[-1], paragraph.line_boxes[0]
         assert (top, lead_x1 < rest_x0) == (rest_top, True)
         assert f"{lead} {rest}" in printed
+
+
+def test_a_top_heading_and_what_follows_it_split_the_line_they_share(layouts):
+    """`METHODS`, `Search strategy` and the text after them come out left to right on one
+    baseline, each with its own box, and together they are the line as printed."""
+    _, _, document = layouts["top_headings_sharing_a_line"]
+    blocks = document.blocks
+    start = next(index for index, block in enumerate(blocks) if block.text == "METHODS")
+    name, sub, text = blocks[start : start + 3]
+    boxes = [name.line_boxes[0], sub.line_boxes[0], text.line_boxes[0]]
+    assert len({box[2] for box in boxes}) == 1
+    assert boxes[0][3] < boxes[1][1] and boxes[1][3] < boxes[2][1]
+    assert f"{name.text} {sub.text} {text.text.splitlines()[0]}".startswith("METHODS Search strategy Item ")
+
+
+@pytest.mark.parametrize("name", ["contents_with_leaders", "contents_without_leaders"])
+def test_a_table_of_contents_is_one_list_of_its_entries(layouts, name):
+    _, truth, document = layouts[name]
+    holding = [block for block in document.blocks if word_stream(truth.contents[0]) in word_stream(block.text)]
+    assert [block.kind for block in holding] == [BlockKind.list]
+    assert word_stream(" ".join(truth.contents)) == word_stream(holding[0].text)
+
+
+def test_a_line_of_code_in_a_monospaced_face_is_a_paragraph(layouts):
+    _, truth, document = layouts["report_code_and_folios"]
+    kinds = {block.text: block.kind for block in document.blocks}
+    assert [kinds.get(line) for line in truth.code] == [BlockKind.paragraph] * len(truth.code)
+
+
+def test_page_numbers_in_roman_are_dropped_with_those_in_arabic(layouts):
+    _, _, document = layouts["report_code_and_folios"]
+    assert [block.text for block in document.blocks if block.text in ("i", "ii", "iii", "1", "2", "3", "4")] == []
 
 
 def test_a_tables_rows_beside_the_text_stay_in_the_table(layouts):

@@ -13,12 +13,17 @@ geometry and typography on its lines, in passes (the module that holds each in b
    abstract, wide figures and tables), which keep their place; pieces on one baseline become a row.
 5. `group_blocks` (`pdf_blocks`): rows → blocks, cut where the column changes, at a vertical gap,
    at a first-line indent after a finished line, at a change of size or weight, a bullet or a caption.
-6. `mark_headings` (`pdf_headings`): the title, then outline (`get_toc()`) titles found on their
+6. `mark_contents` (`pdf_contents`): runs of lines that end in rising page numbers after a dot leader
+   or a gap, whose titles the body goes on to use, are a table of contents: a list, no headings.
+7. `split_shared_lines` (`pdf_shared_lines`): a section's name in bold capitals that shares its line
+   with what follows (`METHODS Search strategy We searched…`) is cut off as a top-level heading, a
+   bold sub-heading after it as one a level below, each part of the line keeping its box.
+8. `mark_headings` (`pdf_headings`): the title, then outline (`get_toc()`) titles found on their
    pages, then typography: larger than body, or bold or capitals at body size; numbering gives the
    depth and distinct styles map to levels by prominence.
-7. `join_continuations` (`pdf_blocks`): a paragraph cut at the end of a column or page joins the
+9. `join_continuations` (`pdf_blocks`): a paragraph cut at the end of a column or page joins the
    one that carries on at the top of the next; captions, tables and footnotes between them move after it.
-8. `split_run_in_headings` (`pdf_run_in`): a paragraph that opens with a numbered or recurring lead
+10. `split_run_in_headings` (`pdf_run_in`): a paragraph that opens with a numbered or recurring lead
    in bold or italic, closed by a full stop or colon (`Animal preparation. In total…`), is cut into
    that heading and its text, the first line split where the lead ends; whole paragraphs, joined
    across breaks, show whether a style heads sections of text or labels short entries.
@@ -42,12 +47,14 @@ import pymupdf
 
 from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuations, merge_lists
+from pipeline.extract.pdf_contents import mark_contents
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_layout_choice import doubtful_reading
 from pipeline.extract.pdf_layout_model import LayoutModel, drop_model_furniture, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
 from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
+from pipeline.extract.pdf_shared_lines import split_shared_lines
 from pipeline.extract.pdf_lines import (
     SAME_SIZE, Layout, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
 )
@@ -255,10 +262,12 @@ def _blocks(pages: list[list[Piece]], heights: list[float], toc: list[list], rul
         rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
     layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows), body_face=_body_face(pages, body_size))
     block_rules = BlockRules.from_rules(rules)
-    blocks = group_blocks(rows, layout, block_rules)
+    run_in_rules = RunInRules.from_rules(rules)
+    blocks = mark_contents(group_blocks(rows, layout, block_rules))
+    blocks = split_shared_lines(blocks, layout, run_in_rules)
     blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
     blocks = merge_lists(join_continuations(blocks, layout, block_rules))
-    blocks = split_run_in_headings(blocks, layout, RunInRules.from_rules(rules))
+    blocks = split_run_in_headings(blocks, layout, run_in_rules)
     return blocks, len(removed) + len(furniture) + len(numbers)
 
 

@@ -39,6 +39,12 @@ _FACE_STYLE_MIN_BLOCKS = 2
 _FACE_SPACED_SHARE = 0.8
 """A face with no other sign of a heading marks headings where two lines or more, and nearly all
 of its lines, stand apart from the text above them: a heading style recurs, and is set off."""
+_MONOSPACED_FONT = re.compile(r"mono(?!type)|courier|consol|code|typewriter|cmtt|lmtt|txtt|menlo|monaco", re.IGNORECASE)
+"""Font names of monospaced faces (`Courier`, `Consolas`, `DejaVuSansMono`, `SourceCodePro`, TeX's
+`CMTT10`): text set in one apart from the body is code or a command, never a heading."""
+_ROMAN_NUMERAL = re.compile(r"(?:x{0,3}|xl|lx{0,3}|xc|c)(?:ix|iv|v?i{0,3})", re.IGNORECASE)
+"""A roman number up to c (100), as front matter's pages are numbered: alone on a line it is a
+page number that no running-line test caught, never a heading."""
 _SPACED_ABOVE = 1.15
 """Line pitches from the line above beyond which a line has space above it (a heading's)."""
 
@@ -99,7 +105,7 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
     if not 1 <= len(words) <= typography.max_words or letters < _HEADING_MIN_LETTERS:
         return None
     first = without_numbering(text)
-    if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i":
+    if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i" or _ROMAN_NUMERAL.fullmatch(text):
         return None
     if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
         return None
@@ -125,6 +131,8 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
     larger = size >= typography.larger_size * body
     face = font_face(rows[0].font)
     own_face = face != layout.body_face and all(font_face(row.font) == face for row in rows)
+    if own_face and _MONOSPACED_FONT.search(face):
+        return None  # code; where the body itself is monospaced (an OCR layer's stand-in face), its face says nothing
     if not (larger or bold or caps or own_face or model_header):
         return None
     return (half_point(size), bold, caps, face)

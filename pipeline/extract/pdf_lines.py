@@ -507,7 +507,10 @@ def _margin_numbers_apart(line: dict, frame: tuple[int, int]) -> list[dict]:
 
 
 def _running_key(text: str) -> str:
-    return re.sub(r"\d+", "#", " ".join(text.casefold().split()))
+    """A margin line's text as compared across pages: digits masked, and a page number in roman
+    masked whole (front matter's `iii` recurs with the body's `12` at the same height)."""
+    key = " ".join(text.casefold().split())
+    return "#" if _PAGE_NUMBER.match(key) else re.sub(r"\d+", "#", key)
 
 
 def _margin_lines(pieces: list[Piece], height: float, band: float) -> list[list[Piece]]:

@@ -63,11 +63,21 @@ class RunInRules:
     def heads_meta(self, heading: str) -> bool:
         """Whether a heading names a meta section, as normalize will type it: by the first anchor
         that matches its key whole, else by the first class found in it."""
-        key = " ".join(without_numbering(heading).casefold().replace("’", "'").split()).rstrip(".:;,—– ")
+        key = _key(heading)
         anchor = next((meta for pattern, meta in self.anchors if pattern.fullmatch(key)), None)
         if anchor is not None:
             return anchor
         return next((meta for pattern, meta in self.classes if pattern.search(key)), False)
+
+    def names_section(self, heading: str) -> bool:
+        """Whether a heading's key is one an anchor rule matches whole: the name of a part of a paper."""
+        key = _key(heading)
+        return any(pattern.fullmatch(key) for pattern, _ in self.anchors)
+
+
+def _key(heading: str) -> str:
+    """A heading as the anchor rules read it: numbering, case and closing punctuation aside."""
+    return " ".join(without_numbering(heading).casefold().replace("’", "'").split()).rstrip(".:;,—– ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +187,7 @@ def _under_a_body_heading(blocks: list[PdfBlock], index: int, rules: RunInRules)
 def _split(block: PdfBlock, candidate: _Candidate, level: int) -> list[PdfBlock]:
     """The heading block of the lead and the paragraph of the rest, the lead's last row split in two."""
     whole = candidate.whole_rows
-    head, rest = _split_row(block.rows[whole], candidate.lead)
+    head, rest = split_row(block.rows[whole], candidate.lead)
     style = "bold" if candidate.lead.bold else "italic"
     evidence = (f"a run-in lead in {style}, closed by '{candidate.text[-1]}', before its paragraph's text",)
     heading = PdfBlock(
@@ -187,8 +197,9 @@ def _split(block: PdfBlock, candidate: _Candidate, level: int) -> list[PdfBlock]
     return [heading, replace(block, rows=(rest, *block.rows[whole + 1 :]))]
 
 
-def _split_row(row: Row, lead: Lead) -> tuple[Row, Row]:
-    """`row` cut where its lead ends: the lead's row, and the row of the text after it."""
+def split_row(row: Row, lead: Lead) -> tuple[Row, Row]:
+    """`row` cut where `lead` (its own lead, or the opening part of it) ends: the lead's row, and
+    the row of the text after it, which keeps the rest of the row's lead where the cut falls inside it."""
     head_text = row.text[: lead.end]
     tail = row.text[lead.end :]
     start = lead.end + len(tail) - len(tail.lstrip())
@@ -200,7 +211,8 @@ def _split_row(row: Row, lead: Lead) -> tuple[Row, Row]:
     )
     rest = replace(
         row, x0=lead.rest_x0, text=rest_text, chars=_visible(rest_text), box=(lead.rest_x0, y0, x1, y1),
-        superscripts=tuple((a - start, b - start) for a, b in row.superscripts if a >= start), lead=None,
+        superscripts=tuple((a - start, b - start) for a, b in row.superscripts if a >= start),
+        lead=replace(row.lead, end=row.lead.end - start) if row.lead is not None and row.lead.end > start else None,
     )
     return head, rest
 
