@@ -24,6 +24,7 @@ from pipeline.rules.pdf import PdfLayoutRules
 
 SHARED_PDF_JATS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf_jats"
 HEADINGS = ["Background of the study", "Patients and procedures", "What the trial found", "What it means"]
+TITLE = "A study of examples"
 RUNNING_HEADS = ["spring issue", "trial reports", "clinic notes", "late results"]
 SENTENCE = "The trial enrolled adults from three clinics and followed them for two years after treatment. "
 
@@ -40,7 +41,7 @@ def body_type_headings(tmp_path) -> Path:
     for number, heading in enumerate(HEADINGS, start=1):
         page = doc.new_page(width=595, height=842)
         page.insert_text((72, 40), f"Journal of Examples: {RUNNING_HEADS[number - 1]}", fontsize=8)
-        page.insert_text((72, 100), "A study of examples" if number == 1 else heading, fontsize=16 if number == 1 else 10)
+        page.insert_text((72, 100), TITLE if number == 1 else heading, fontsize=16 if number == 1 else 10)
         y = 130.0
         if number == 1:
             page.insert_text((72, y), HEADINGS[0], fontsize=10)
@@ -56,7 +57,8 @@ def body_type_headings(tmp_path) -> Path:
 
 class StandInModel:
     """Labels as section headers the lines that read as one of `HEADINGS`, as page heads the
-    lines naming the journal, and everything else as text."""
+    lines naming the journal and the title (as the real model may, set large in the top band),
+    and everything else as text."""
 
     def __init__(self) -> None:
         self.pages_read = 0
@@ -68,7 +70,7 @@ class StandInModel:
             text = " ".join(text.split())
             label = (
                 LayoutLabel.section_header if text in HEADINGS
-                else LayoutLabel.page_header if text.startswith("Journal of Examples")
+                else LayoutLabel.page_header if text.startswith("Journal of Examples") or text == TITLE
                 else LayoutLabel.text
             )
             regions.append(Region(box=(x0, y0, x1, y1), label=label))
@@ -121,6 +123,13 @@ def test_a_page_head_the_model_finds_in_the_margin_leaves_the_text(body_type_hea
     assert "Journal of Examples" in text(by_rules)
     assert "Journal of Examples" not in text(by_model)
     assert by_model.removed_running_lines == 4
+
+
+def test_a_title_the_model_reads_as_a_page_head_stays_the_title(body_type_headings, stand_in):
+    raw = extract_pdf(body_type_headings, "paper.pdf", rules_with("model"))
+
+    title = next(block for block in raw.blocks if block.kind is BlockKind.heading and block.level == 1)
+    assert title.segments[0].text == TITLE
 
 
 def test_auto_without_the_model_installed_keeps_the_typographic_reading_and_says_so(body_type_headings, monkeypatch):

@@ -253,7 +253,7 @@ def _blocks(pages: list[list[Piece]], heights: list[float], toc: list[list], rul
     """The passes from running lines to joined paragraphs: the blocks in reading order, and how
     many lines of page furniture were dropped."""
     pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
-    pages, furniture = drop_model_furniture(pages, heights, rules.pdf.running_lines.margin)
+    pages, furniture = drop_model_furniture(pages, heights, rules.pdf.running_lines.margin, _body_size(pages))
     pages, numbers = drop_line_numbers(pages)
     body_size = _body_size(pages)
     mark_asides(pages, body_size, rules.pdf.asides)

@@ -109,8 +109,14 @@ def label_pieces(pieces: list[Piece], regions: list[Region]) -> list[Piece]:
 _FURNITURE = (LayoutLabel.page_header, LayoutLabel.page_footer)
 
 
+_FURNITURE_MAX_SIZE = 1.1
+"""Body sizes up to which a line may be page furniture: running heads and feet are set at body
+size or smaller, and the model reads a first page's title, set large in the top band beside the
+journal's line, as part of a page head."""
+
+
 def drop_model_furniture(
-    pages: list[list[Piece]], heights: list[float], margin: float
+    pages: list[list[Piece]], heights: list[float], margin: float, body_size: float
 ) -> tuple[list[list[Piece]], list[Piece]]:
     """Every page without the lines the model reads as a page head or foot within the margin
     bands (`[pdf.running_lines] margin`), and the pieces dropped.
@@ -118,7 +124,7 @@ def drop_model_furniture(
     Running lines that recur are dropped before this by their recurrence; this catches the ones
     that do not (a head that changes with every page, a first page's journal line). Inside the
     text block the model's word alone is not trusted: a table's header or a heading near a
-    page's top would be lost with it.
+    page's top would be lost with it; nor for a line larger than body text (`_FURNITURE_MAX_SIZE`).
     """
     kept: list[list[Piece]] = []
     dropped: list[Piece] = []
@@ -127,6 +133,7 @@ def drop_model_furniture(
         for piece in pieces:
             middle = (piece.y0 + piece.y1) / 2
             in_band = not piece.rotated and not margin * height <= middle <= (1 - margin) * height
-            (dropped if piece.label in _FURNITURE and in_band else page_kept).append(piece)
+            furniture = piece.label in _FURNITURE and in_band and piece.size <= _FURNITURE_MAX_SIZE * body_size
+            (dropped if furniture else page_kept).append(piece)
         kept.append(page_kept)
     return kept, dropped
