@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import bisect
 
-from pipeline.chunk.citations import _Bibliography, _members, _resolved
+from pipeline.chunk.citations import _members, _resolved
+from pipeline.chunk.cited_bibliography import Bibliography
 from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
 from pipeline.rules import CitationRules
 
@@ -27,7 +28,7 @@ def superscript_citations(
     runs = _superscript_runs(document)
     if not runs:
         return []
-    bibliography = _Bibliography(references, chunks)
+    bibliography = Bibliography(references, chunks)
     if not bibliography.by_label or not any(label.isdigit() for label in bibliography.by_label):
         return []
     starts = [start for start, _ in runs]
@@ -58,7 +59,7 @@ def _superscript_runs(document: Document) -> list[tuple[int, int]]:
     return runs
 
 
-def _citations_of(chunk: Chunk, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+def _citations_of(chunk: Chunk, start: int, end: int, bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
     text = chunk.text
     marker = rules.superscript.fullmatch(text[start:end])
     if marker is None or rules.superscript_not_after.search(text[max(0, start - 12) : start]):
