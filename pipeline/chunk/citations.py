@@ -24,6 +24,8 @@ _NARRATIVE_REACH = 100
 """Characters before `(2020)` searched for `Smith and Lee `: far more than any two surnames."""
 _YEARS_REACH = 60
 """Characters after the `(` searched for the years and the closing parenthesis."""
+_RELATION_REACH = 8
+"""Characters before a bracket searched for a relation sign and the spaces after it (`\\in `)."""
 
 
 def cite(
@@ -85,9 +87,10 @@ def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: Bibliography,
     matches = list(pattern.finditer(chunk.text))
     labels = bibliography.labels_for(chunk) if matches else {}
     missing = bibliography.missing_because(chunk) if matches else NO_ENTRY
+    highest = max((int(label) for label in labels if label.isdecimal()), default=0) if matches else 0
     for match, following in zip(matches, [*matches[1:], None]):
         members = _members(match["members"], rules.max_range)
-        if members is None or not bibliography.numbers_that_far(members, chunk, rules):
+        if members is None or not bibliography.numbers_that_far(members, chunk, rules) or _values(chunk.text, match, members, highest, rules):
             continue
         start, end = match.span()
         for member in members:
@@ -97,6 +100,20 @@ def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: Bibliography,
         if following is not None and _RANGE.fullmatch(chunk.text, end, following.start()):
             found += _between(chunk, match, following, bibliography, rules)
     return found
+
+
+def _values(text: str, match: re.Match[str], members: list[str], highest: int, rules: CitationRules) -> bool:
+    """Whether a list of numbers in brackets is values, not a marker: most of its numbers past
+    the numbering of a numbered bibliography and its largest far past it (`values_beyond`:
+    `[50, 100, 200]` of 30 entries is a grid; `[39, 40]` of 36 cites entries a bibliography cut
+    short has lost; one number past it, `[9]` of 6, is a marker whose entry is missing), or the
+    list after a relation sign (`k ∈ [5, 10, 15]`, `= [5, 10]`)."""
+    if not _MEMBERS.search(match["members"]):
+        return False  # one number, or a range: a marker as `numbers_that_far` allows
+    numbers = [int(member) for member in members]
+    if highest and 2 * sum(number > highest for number in numbers) > len(numbers) and max(numbers) > rules.values_beyond * highest:
+        return True
+    return rules.values_after.search(text, max(0, match.start() - _RELATION_REACH), match.start()) is not None
 
 
 def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliography: Bibliography, rules: CitationRules) -> list[Citation]:

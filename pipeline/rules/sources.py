@@ -125,6 +125,14 @@ class CitationRules(RulesModel):
     superscript_not_after: Pattern = Field(default=r"(?:\d|\b\w)$")
     """What ends the text right before a superscript that is an exponent, not a citation: a
     digit (`10⁵`), a one-letter symbol (`R²`, `x²`) or a unit (`cm²`)."""
+    values_after: Pattern = Field(default=r"(?:[=∈≤≥≈←]|\\in)\s*$")
+    """What ends the text before a list of numbers in brackets that is values, not a marker: a
+    relation sign (`k ∈ [5, 10, 15]`). A list most of whose numbers are past the numbering of a
+    numbered bibliography, its largest past `values_beyond` times that numbering, is values too."""
+    values_beyond: Annotated[float, Field(ge=1)] = 2.0
+    """How many times the bibliography's numbering the largest number of a list most of whose
+    numbers are past it must pass for the list to be values (`[50, 100, 200]` of 30 entries);
+    nearer, it cites entries a bibliography cut short has lost (`[39, 40]` of 36)."""
     max_range: Annotated[int, Field(ge=1)] = 50
     """The most members a range (`[3-7]`) expands to; a longer one is no citation."""
     superscript_markup: Pattern = Field(
