@@ -27,7 +27,7 @@ import pipeline
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
 RUNS = (".", " ", ". ", " .", "0", "0.", "0 ", "a", "A", "a ", "a.", "aA", "a-", "-", "- ", "[", "(", "[1", "(1",
-        "a,", ", ", "*", "_", "<", "/", "\n", "a\n", " \n", "Smith ", "A. ", "1-", "1,", "e.g. ", "Fig ")
+        "a,", ", ", "*", "_", "<", "/", "\n", "a\n", " \n", "Smith ", "A. ", "1-", "1,", "e.g. ", "Fig ", "a1,", "^1")
 """What the adversarial texts are runs of: each, and each pair, of the characters that the
 patterns' quantifiers take (`[\\s.]`, `\\d`, `\\w`, brackets, list markers)."""
 ENDINGS = ("", "!", "x", "\n")

@@ -393,6 +393,21 @@ def test_numbers_that_are_not_citations_stay_untouched(rules, text):
     assert _cited(text, rules) == []
 
 
+def test_a_list_of_numbers_mostly_past_the_bibliography_s_numbering_is_no_marker(rules):
+    """A grid of values (`[50, 100, 200]`) where the bibliography numbers three entries."""
+    assert _cited("Trained for [50, 100, 200] epochs with [5, 10, 15] heads, as in [2, 3].", rules) == [("[2, 3]", "R2"), ("[2, 3]", "R3")]
+
+
+def test_a_list_of_numbers_just_past_the_bibliography_s_numbering_stays_a_marker(rules):
+    """`[2, 4, 5]` of three entries cites entries a bibliography cut short has lost."""
+    assert _cited("As in [2, 4, 5].", rules) == [("[2, 4, 5]", "R2"), ("[2, 4, 5]", None), ("[2, 4, 5]", None)]
+
+
+@pytest.mark.parametrize("text", ["With k ∈ [1, 2, 3] held fixed.", "We set $k \\in [1, 2]$ and w = [2, 3] here."])
+def test_a_list_of_numbers_after_a_relation_sign_is_no_marker(rules, text):
+    assert _cited(text + " As [1] showed.", rules) == [("[1]", "R1")]
+
+
 def test_a_bracket_before_a_symbol_that_is_no_unit_is_a_citation(rules):
     assert _cited("The entropy is given by [2] S = k ln W.", rules) == [("[2]", "R2")]
 

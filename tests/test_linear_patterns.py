@@ -75,3 +75,9 @@ def test_the_index_words_of_a_long_word_before_a_dash_and_a_slash_are_read_in_li
     with finishes_within(BOUND):
         found = index_words(_run("a") + "-/ fdg-pet/ct")
     assert found[-3:] == ["fdg", "pet", "ct"]
+
+
+@pytest.mark.parametrize("fill", ["a1,", "a.1", "1,", "a1-", "<sup>1", "^1", "[^1"])
+def test_superscripts_flattened_or_written_out_are_read_in_linear_time_in_a_long_run(rules, fill):
+    with finishes_within(BOUND):
+        chunk_markdown("# T\n\n## Results\n\nAs trials" + _run(fill) + "x.\n\n## References\n\n1. Park J. One. 2019\n", rules)

@@ -13,6 +13,7 @@ from pipeline.chunk.absorb import absorb_siblings
 from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.boxes import chunk_boxes, section_boxes, usual_line_gap
 from pipeline.chunk.citations import cite
+from pipeline.chunk.citations_flattened import flattened_citations
 from pipeline.chunk.citations_superscript import merged, superscript_citations
 from pipeline.chunk.classify import classify_sections
 from pipeline.chunk.crossrefs import link
@@ -49,6 +50,7 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}
     unread = skip | {c.chunk_id for c in chunked.chunks if c.section_id in front}
     raised = superscript_citations(chunked.chunks, document, listed, unread, rules.citations)
+    raised += flattened_citations(chunked.chunks, document, listed, unread, rules.citations)
     cited = cite(chunked.chunks, listed, skip, document.text, rules.citations, superscripted=bool(raised))
     line_gap = usual_line_gap(index)
     return chunked.model_copy(

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
-from collections import defaultdict
-from functools import cached_property
 
+from pipeline.chunk.cited_bibliography import NO_ENTRY, Bibliography, surname_key
 from pipeline.chunk.matches import Matches, search
-from pipeline.models import Chunk, ChunkSplit, Citation, CitationResolution, Reference
+from pipeline.models import Chunk, Citation, CitationResolution, Reference
 from pipeline.rules import CitationRules
 
 _RANGE = re.compile(r"\s*[-–—]\s*")
@@ -19,8 +17,6 @@ _MEMBERS = re.compile(r"\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
 _CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
 _COMMA = re.compile(r",\s+")
-_PARTICLES = {"de", "van", "von", "der", "den", "du", "da", "di", "le", "la", "del", "dos", "ten", "ter"}
-"""Words that belong to the surname after them (as the `first_author` and `surname` rules have them)."""
 # Where a narrative citation can end: a parenthesis that opens on a year. The narrative pattern
 # is tried only in the stretch of text before each (see `_narrative`).
 _YEAR_IN_PARENTHESES = re.compile(r"\(\s*(?:1[89]|20)\d\d")
@@ -28,148 +24,8 @@ _NARRATIVE_REACH = 100
 """Characters before `(2020)` searched for `Smith and Lee `: far more than any two surnames."""
 _YEARS_REACH = 60
 """Characters after the `(` searched for the years and the closing parenthesis."""
-
-
-def surname_key(name: str) -> str:
-    """A surname as it is compared: lower case, accents and everything but letters dropped."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    return "".join(filter(str.isalpha, decomposed)).casefold()
-
-
-def entry_surname(author: str) -> str:
-    """The surname in an entry's first author as written: `Bosch, J.M.` → Bosch, `S. An` → An,
-    `Avery SV` → Avery, `De Iaco A` → De Iaco, `Nicolas Carion` → Carion."""
-    if "," in author:
-        return author.split(",", 1)[0]
-    words = author.split()
-    initials = [word for word in words if word.rstrip(".").isupper() and len(word.rstrip(".")) <= 3]
-    names = [word for word in words if word not in initials]
-    if not names:
-        return author
-    # `Avery SV`, `De Iaco A`: the initials follow the surname, all of it. `S. An`, `Nicolas
-    # Carion`, `Frank F Xu`: the surname is last, with the particles before it (`Laurens van der
-    # Maaten`, cited as `van der Maaten`).
-    if initials and words.index(initials[0]) > words.index(names[-1]):
-        return " ".join(names)
-    start = len(words) - 1
-    while start > 1 and words[start - 1].casefold() in _PARTICLES:
-        start -= 1
-    return " ".join(words[start:])
-
-
-_NO_ENTRY = "no entry of the bibliography matches"
-_UNNUMBERED_LIST_AFTER = (
-    "the bibliography after this chunk (a supplement's, say) prints no numbers, and an entry of another list is not guessed"
-)
-
-
-class _Bibliography:
-    """The entries by what a marker can name them by."""
-
-    def __init__(self, references: list[Reference], chunks: list[Chunk]) -> None:
-        self.references = references
-        self.unnumbered_after = _unnumbered_after(references, chunks)
-        # A paper may print several numbered lists (its own, then a supplement's, numbered from
-        # 1 again): a number cites an entry of the first list after the marker, or of the last.
-        lists: list[dict[str, list[Reference]]] = [defaultdict(list)]
-        self.list_starts = [references[0].char_start if references else 0]
-        for reference in references:
-            if not reference.label:
-                continue
-            label = reference.label.strip("[]().")
-            if label == "1" and lists[-1]:
-                lists.append(defaultdict(list))
-                self.list_starts.append(reference.char_start)
-            lists[-1][label].append(reference)
-        self.lists = [dict(by_label) for by_label in lists]
-        # How far each list numbers its entries: a number past `max_unlisted_number` is a marker
-        # only up to there (`numbers_that_far`).
-        self.highest = [max((int(label) for label in by_label if label.isdecimal()), default=0) for by_label in self.lists]
-        self.highest_of_all = max(self.highest)
-        # Every label any list prints, for what is asked of the whole bibliography (is it
-        # numbered?); a number is looked up in one list (`labels_for`).
-        self.by_label = self.lists[0] if len(self.lists) == 1 else {label: entries for by_label in self.lists for label, entries in by_label.items()}
-        self.by_id = {reference.ref_id: reference for reference in references}
-
-    def labels_for(self, chunk: Chunk) -> dict[str, list[Reference]]:
-        """The entries by label that a number in `chunk` cites: those of the first list after it;
-        none where the bibliography after it prints no numbers (`missing_because`)."""
-        if self._before_unnumbered_list(chunk):
-            return {}
-        if len(self.lists) == 1:
-            return self.lists[0]
-        return self.lists[self._list_of(chunk)]
-
-    def numbers_that_far(self, members: list[str], chunk: Chunk | None, rules: CitationRules) -> bool:
-        """Whether a numeric marker's members are numbers it may name: up to the rules'
-        `max_unlisted_number` anywhere, past it only up to the highest number of the list that
-        `chunk` cites (of any list, for no chunk): `[1004]` cites an entry where the bibliography
-        numbers 1,005, and is elsewhere a year or a count (`[2019]`)."""
-        if all(int(member) <= rules.max_unlisted_number for member in members):
-            return True
-        if chunk is None:
-            highest = self.highest_of_all
-        elif self._before_unnumbered_list(chunk):
-            return False
-        else:
-            highest = self.highest[self._list_of(chunk)]
-        return all(int(member) <= max(highest, rules.max_unlisted_number) for member in members)
-
-    def _list_of(self, chunk: Chunk) -> int:
-        """The index of the list a number in `chunk` cites, of a bibliography of several."""
-        return min(bisect.bisect_left(self.list_starts, chunk.char_start), len(self.lists) - 1)
-
-    def missing_because(self, chunk: Chunk) -> str:
-        """Why a number in `chunk` that names no entry names none."""
-        return _UNNUMBERED_LIST_AFTER if self._before_unnumbered_list(chunk) else _NO_ENTRY
-
-    def _before_unnumbered_list(self, chunk: Chunk) -> bool:
-        """Whether `chunk` lies between two parts of the bibliography, the next printing no numbers."""
-        return bool(self.unnumbered_after) and any(start <= chunk.char_start < end for start, end in self.unnumbered_after)
-
-    @cached_property
-    def by_author_year(self) -> dict[tuple[str, str], list[Reference]]:
-        """Entries by first author's surname and year: found only for a paper whose text has
-        something an author-year marker could be, as finding surnames costs more than the rest."""
-        by_author_year: dict[tuple[str, str], list[Reference]] = defaultdict(list)
-        for reference in self.references:
-            if reference.first_author and reference.year:
-                by_author_year[(surname_key(entry_surname(reference.first_author)), reference.year[:4])].append(reference)
-        return dict(by_author_year)
-
-    @cached_property
-    def by_whole_author_year(self) -> dict[tuple[str, str], list[Reference]]:
-        """Entries by the whole of a first author written without a comma (an organisation:
-        `World Health Organization`) and year."""
-        by_whole: dict[tuple[str, str], list[Reference]] = defaultdict(list)
-        for reference in self.references:
-            if reference.first_author and reference.year and "," not in reference.first_author and " " in reference.first_author:
-                by_whole[(surname_key(reference.first_author), reference.year[:4])].append(reference)
-        return dict(by_whole)
-
-    @cached_property
-    def surnames(self) -> set[str]:
-        return {surname for surname, _ in self.by_author_year}
-
-
-def _unnumbered_after(references: list[Reference], chunks: list[Chunk]) -> list[tuple[int, int]]:
-    """The stretches of text, between one part of the bibliography and the next, where the next
-    prints no numbers: a supplement printed after the paper's bibliography, with a list of its
-    own, unnumbered (its `[1]` is none of the paper's entries). Each part is a run of the
-    bibliography's chunks (`Chunk.in_bibliography`)."""
-    parts: list[list[int]] = []
-    previous_in_bibliography = False
-    for chunk in sorted((chunk for chunk in chunks if chunk.split is not ChunkSplit.caption), key=lambda chunk: chunk.char_start):
-        if chunk.in_bibliography and previous_in_bibliography:
-            parts[-1][1] = chunk.char_end
-        elif chunk.in_bibliography:
-            parts.append([chunk.char_start, chunk.char_end])
-        previous_in_bibliography = chunk.in_bibliography
-    stretches = []
-    for (_, before_end), (start, end) in zip(parts, parts[1:]):
-        if not any(reference.label for reference in references if start <= reference.char_start < end):
-            stretches.append((before_end, start))
-    return stretches
+_RELATION_REACH = 8
+"""Characters before a bracket searched for a relation sign and the spaces after it (`\\in `)."""
 
 
 def cite(
@@ -178,7 +34,7 @@ def cite(
     """The citation markers of every chunk but those in `skip` (the bibliography's own), in order.
     A paper that cites in superscripts (`superscripted`) numbers other things in parentheses:
     compounds, items."""
-    bibliography = _Bibliography(references, chunks)
+    bibliography = Bibliography(references, chunks)
     # Only a numbered bibliography is cited by numbers. Brackets first: their pattern starts with
     # a literal, found fast, and most papers have them; the equations' pattern is tried at every
     # position of the text.
@@ -198,7 +54,7 @@ def cite(
     return citations
 
 
-def _cites_in_brackets(paper_text: str, bibliography: _Bibliography, rules: CitationRules) -> bool:
+def _cites_in_brackets(paper_text: str, bibliography: Bibliography, rules: CitationRules) -> bool:
     """Whether the paper writes numbers in brackets as markers: `[2019]` past its numbering does
     not show it, `[95-2000]` (a range too long to cite) does."""
     for match in rules.brackets.finditer(paper_text):
@@ -226,14 +82,15 @@ def _members(written: str, limit: int) -> list[str] | None:
     return members
 
 
-def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
     found = []
     matches = list(pattern.finditer(chunk.text))
     labels = bibliography.labels_for(chunk) if matches else {}
-    missing = bibliography.missing_because(chunk) if matches else _NO_ENTRY
+    missing = bibliography.missing_because(chunk) if matches else NO_ENTRY
+    highest = max((int(label) for label in labels if label.isdecimal()), default=0) if matches else 0
     for match, following in zip(matches, [*matches[1:], None]):
         members = _members(match["members"], rules.max_range)
-        if members is None or not bibliography.numbers_that_far(members, chunk, rules):
+        if members is None or not bibliography.numbers_that_far(members, chunk, rules) or _values(chunk.text, match, members, highest, rules):
             continue
         start, end = match.span()
         for member in members:
@@ -245,7 +102,21 @@ def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: _Bibliography
     return found
 
 
-def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+def _values(text: str, match: re.Match[str], members: list[str], highest: int, rules: CitationRules) -> bool:
+    """Whether a list of numbers in brackets is values, not a marker: most of its numbers past
+    the numbering of a numbered bibliography and its largest far past it (`values_beyond`:
+    `[50, 100, 200]` of 30 entries is a grid; `[39, 40]` of 36 cites entries a bibliography cut
+    short has lost; one number past it, `[9]` of 6, is a marker whose entry is missing), or the
+    list after a relation sign (`k ∈ [5, 10, 15]`, `= [5, 10]`)."""
+    if not _MEMBERS.search(match["members"]):
+        return False  # one number, or a range: a marker as `numbers_that_far` allows
+    numbers = [int(member) for member in members]
+    if highest and 2 * sum(number > highest for number in numbers) > len(numbers) and max(numbers) > rules.values_beyond * highest:
+        return True
+    return rules.values_after.search(text, max(0, match.start() - _RELATION_REACH), match.start()) is not None
+
+
+def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
     """`[11]–[13]`: a range written as two markers joined by a dash cites the members between them too."""
     low, high = _members(first["members"], rules.max_range), _members(last["members"], rules.max_range)
     if not low or not high or not (low[-1].isdigit() and high[0].isdigit()) or not 0 < int(high[0]) - int(low[-1]) < rules.max_range:
@@ -260,7 +131,7 @@ def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliograp
     ]
 
 
-def _by_id(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+def _by_id(chunk: Chunk, bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
     found = []
     for match in rules.ref_ids.finditer(chunk.text):
         for ref_id in _MEMBERS.split(match["ids"]):
@@ -269,7 +140,7 @@ def _by_id(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules) -> l
     return found
 
 
-def _author_year(chunk: Chunk, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+def _author_year(chunk: Chunk, bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
     found = []
     # Most parentheses hold no citation: one search for what every citation holds (its year, in
     # the default rules) costs less than trying each of their parts.
@@ -302,7 +173,7 @@ def _holds_one(places: list[int], start: int, end: int) -> bool:
     return index < len(places) and places[index] < end
 
 
-def _by_organisation(chunk: Chunk, part: str, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+def _by_organisation(chunk: Chunk, part: str, start: int, end: int, bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
     """`World Health Organization, 2010`: the citation of an author of several words, where the
     whole of it is the first author of an entry of every year it names (a capitalised phrase
     before a year, `In March 2020`, is often none)."""
@@ -320,7 +191,7 @@ def _by_organisation(chunk: Chunk, part: str, start: int, end: int, bibliography
     ]
 
 
-def _after_prose(chunk: Chunk, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+def _after_prose(chunk: Chunk, start: int, end: int, bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
     """`(including work on adaptation, e.g., Daumé, 2007)`: the citation that ends a part of a
     parenthesis after a comma and some prose. As with a narrative citation, the surname must be
     a first author of the bibliography, and every year must name an entry of that author."""
@@ -350,7 +221,7 @@ def _narrative(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
     return found
 
 
-def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibliography: _Bibliography) -> list[Citation]:
+def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibliography: Bibliography) -> list[Citation]:
     first, second = surname_key(citation["first"]), citation["second"]
     found = []
     for year in _MEMBERS.split(citation["years"]):
@@ -383,7 +254,7 @@ def _second_author_is(entry: Reference, surname: str) -> bool:
 
 
 def _resolved(
-    chunk: Chunk, start: int, end: int, entries: list[Reference], how: CitationResolution, member: str, missing: str = _NO_ENTRY
+    chunk: Chunk, start: int, end: int, entries: list[Reference], how: CitationResolution, member: str, missing: str = NO_ENTRY
 ) -> Citation:
     """The citation of `member` by the marker at `chunk.text[start:end]`, given the entries that
     match it, and, where none does, why (`missing`)."""

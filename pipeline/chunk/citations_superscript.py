@@ -8,13 +8,19 @@ it sits outside the front matter and the bibliography; no digit, single letter o
 right before it, and no letter or digit right after; the bibliography is numbered and every
 number of the run labels one of its entries; and the paper cites in superscripts more often
 than in brackets (a paper cites one way; a few stray superscripts in a bracket-citing paper
-are residue numbers or exponents)."""
+are residue numbers or exponents).
+
+A Markdown text writes its superscripts out (`<sup>3</sup>` from publisher HTML, `^3^` in
+Pandoc's Markdown, `[^3]` a footnote reference): these are read as the PDF's are, the markup
+whole the marker, except a number the paper defines as a footnote of its own (`[^3]: …`, a line
+that starts `<sup>3</sup>`)."""
 
 from __future__ import annotations
 
 import bisect
 
-from pipeline.chunk.citations import _Bibliography, _members, _resolved
+from pipeline.chunk.citations import _members, _resolved
+from pipeline.chunk.cited_bibliography import Bibliography
 from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
 from pipeline.rules import CitationRules
 
@@ -25,14 +31,17 @@ def superscript_citations(
     """The superscript citations of every chunk but those in `skip` (the bibliography's own and
     the front matter's), in order; none where the paper does not cite in superscripts."""
     runs = _superscript_runs(document)
-    if not runs:
+    marked = [
+        (chunk, match) for chunk in chunks if chunk.chunk_id not in skip for match in rules.superscript_markup.finditer(chunk.text)
+    ]
+    if not runs and not marked:
         return []
-    bibliography = _Bibliography(references, chunks)
+    bibliography = Bibliography(references, chunks)
     if not bibliography.by_label or not any(label.isdigit() for label in bibliography.by_label):
         return []
     starts = [start for start, _ in runs]
     found: list[Citation] = []
-    for chunk in chunks:
+    for chunk in chunks if runs else ():
         if chunk.chunk_id in skip:
             continue
         first = bisect.bisect_left(starts, chunk.char_start)
@@ -40,10 +49,25 @@ def superscript_citations(
             if start >= chunk.char_end:
                 break
             if end <= chunk.char_end:
-                found += _citations_of(chunk, start - chunk.char_start, end - chunk.char_start, bibliography, rules)
+                written = chunk.text[start - chunk.char_start : end - chunk.char_start]
+                found += _citations_of(chunk, start - chunk.char_start, end - chunk.char_start, written, bibliography, rules)
+    footnotes = defined_footnotes(chunks, skip, rules) if marked else set()
+    for chunk, match in marked:
+        found += _citations_of(chunk, match.start(), match.end(), match[match.lastgroup], bibliography, rules, footnotes)
     bracketed = sum(len(rules.brackets.findall(chunk.text)) for chunk in chunks if chunk.chunk_id not in skip)
     markers = {(citation.chunk_id, citation.char_start) for citation in found}
     return found if len(markers) > bracketed else []
+
+
+def defined_footnotes(chunks: list[Chunk], skip: set[str], rules: CitationRules) -> set[str]:
+    """The numbers of the footnotes that the chunks but those in `skip` define (`[^3]: …`, a
+    line that starts `<sup>3</sup>`): a mark of one of them is that footnote's, not a citation."""
+    return {
+        match[match.lastgroup]
+        for chunk in chunks
+        if chunk.chunk_id not in skip
+        for match in rules.footnote_definition.finditer(chunk.text)
+    }
 
 
 def _superscript_runs(document: Document) -> list[tuple[int, int]]:
@@ -58,16 +82,21 @@ def _superscript_runs(document: Document) -> list[tuple[int, int]]:
     return runs
 
 
-def _citations_of(chunk: Chunk, start: int, end: int, bibliography: _Bibliography, rules: CitationRules) -> list[Citation]:
+def _citations_of(
+    chunk: Chunk, start: int, end: int, written: str, bibliography: Bibliography, rules: CitationRules, footnotes: set[str] = frozenset()
+) -> list[Citation]:
+    """The citations of the superscript at `chunk.text[start:end]` that reads `written` (itself,
+    or the numbers inside its markup), where it is one: none where a number is one of the
+    paper's `footnotes`."""
     text = chunk.text
-    marker = rules.superscript.fullmatch(text[start:end])
+    marker = rules.superscript.fullmatch(written)
     if marker is None or rules.superscript_not_after.search(text[max(0, start - 12) : start]):
         return []
     if end < len(text) and text[end].isalnum():
         return []  # `¹H`, `¹³C`: a prefix of the word it stands before
     members = _members(marker["members"], rules.max_range)
     labels = bibliography.labels_for(chunk)
-    if not members or not all(member in labels for member in members):
+    if not members or footnotes.intersection(members) or not all(member in labels for member in members):
         return []  # a number beyond the bibliography is an exponent or a residue number
     return [
         _resolved(chunk, start, end, labels[member], CitationResolution.number, f"superscript {member}")

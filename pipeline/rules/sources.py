@@ -125,14 +125,54 @@ class CitationRules(RulesModel):
     superscript_not_after: Pattern = Field(default=r"(?:\d|\b\w)$")
     """What ends the text right before a superscript that is an exponent, not a citation: a
     digit (`10⁵`), a one-letter symbol (`R²`, `x²`) or a unit (`cm²`)."""
+    values_after: Pattern = Field(default=r"(?:[=∈≤≥≈←]|\\in)\s*$")
+    """What ends the text before a list of numbers in brackets that is values, not a marker: a
+    relation sign (`k ∈ [5, 10, 15]`). A list most of whose numbers are past the numbering of a
+    numbered bibliography, its largest past `values_beyond` times that numbering, is values too."""
+    values_beyond: Annotated[float, Field(ge=1)] = 2.0
+    """How many times the bibliography's numbering the largest number of a list most of whose
+    numbers are past it must pass for the list to be values (`[50, 100, 200]` of 30 entries);
+    nearer, it cites entries a bibliography cut short has lost (`[39, 40]` of 36)."""
     max_range: Annotated[int, Field(ge=1)] = 50
     """The most members a range (`[3-7]`) expands to; a longer one is no citation."""
+    superscript_markup: Pattern = Field(
+        default=r"<sup>\s*(?P<html>{numbers})\s*</sup>|\^(?P<caret>{numbers})\^|\[\^(?P<reference>{numbers})\]", validate_default=True
+    )
+    """A superscript a Markdown text writes out (`<sup>12</sup>`, `^12^`, `[^12]`), its numbers
+    in a group named for its form (the only group that takes part in a match): read as a PDF's
+    superscript is, the markup whole the marker."""
+    footnote_definition: Pattern = Field(
+        default=r"(?m)^[ \t>]*(?:\[\^(?P<reference>\d{1,6})\]:|<sup>\s*(?P<html>\d{1,6})\.?\s*</sup>|\^(?P<caret>\d{1,6})\.?\^)"
+    )
+    """The start of a footnote the paper defines (`[^3]: …`, a line that starts `<sup>3</sup>`),
+    its number in a group named for its form: a superscript of that number is the footnote's mark."""
+    flattened: Pattern = Field(default=r"(?!)")
+    """Superscript numbers a conversion flattened into the text (`previously3,5–7`,
+    `administration.24–31`), in a group `members`; by default none is read."""
+    flattened_not_after: Pattern = Field(default=r"(?<![^\W\d_])[^\W\d_]$")
+    """What ends the text before flattened digits that are no citation: an abbreviation they
+    number (`Fig.2`), a symbol, unit, function, residue or formula they are glued to (`m2`,
+    `log2`, `Ser15`, `CO2`)."""
+    flattened_name_repeats: Annotated[int, Field(ge=2)] = 2
+    """How often a word written with the same number (`Cft1`, `Skp2`) makes it a name: a paper
+    cites an entry after a different word each time."""
+    flattened_min_markers: Annotated[int, Field(ge=1)] = 3
+    """The fewest flattened superscripts a paper must have for any to be read: a stray one or
+    two show no way of citing."""
+    flattened_in_order_share: Annotated[float, Field(gt=0, le=1)] = 0.8
+    """The least share of a paper's flattened superscripts that must fit its order of first
+    citation (their numbers first written in rising order) for those that fit to be read: where
+    fewer do, the digits are something else."""
+    flattened_min_coverage: Annotated[float, Field(ge=0, le=1)] = 0.5
+    """The least share of the bibliography's numbers that the flattened superscripts read must
+    name between them: a paper cites most of its entries, and a few numbers named over and over
+    are names with a number (`Skp2`, `Jag1`)."""
     max_unlisted_number: Annotated[int, Field(ge=1)] = 999
     """The highest number a marker names whatever the bibliography numbers (`[9]` in a paper of
     six entries: kept, unresolved); a higher one is a marker only where the bibliography numbers
     that far, as it is elsewhere a year or a count (`[2019]`)."""
 
-    @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", "organisation", "superscript", mode="before")
+    @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", "organisation", "superscript", "superscript_markup", mode="before")
     @classmethod
     def _fill_in_fragments(cls, template: object, info: ValidationInfo) -> object:
         return _filled_in(template, info, ("numbers", "surname", "year"))
