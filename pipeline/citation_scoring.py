@@ -69,7 +69,7 @@ def jats_gold(article: Path, rendered: str | None = None) -> tuple[Counter[int],
     for part in [*root.iter("abstract"), *root.iter("body")]:
         for paragraph in part.iter("p"):
             if shown is None or _opening(paragraph) in shown:
-                _count_xrefs(paragraph, positions, gold)
+                count_xrefs(paragraph, positions, gold)
     return gold, len(positions)
 
 
@@ -79,7 +79,9 @@ def _opening(paragraph: ElementTree.Element) -> str:
     return "".join("".join(paragraph.itertext()).split())[:40]
 
 
-def _count_xrefs(element: ElementTree.Element, positions: dict[str, int], gold: Counter[int]) -> None:
+def count_xrefs(element: ElementTree.Element, positions: dict[str, int], gold: Counter[int]) -> None:
+    """Add to `gold` every entry (by its position) the element's bibliography xrefs cite, a range of
+    two xrefs joined by a dash with every member, paragraphs nested inside it excepted."""
     children = list(element)
     for index, child in enumerate(children):
         if child.tag == "xref" and child.get("ref-type") == "bibr":
@@ -92,7 +94,7 @@ def _count_xrefs(element: ElementTree.Element, positions: dict[str, int], gold: 
                 if later:
                     gold.update(range(cited[-1] + 1, later[0]))  # the members between the two ends
         if child.tag != "p":  # a paragraph inside this one is counted on its own
-            _count_xrefs(child, positions, gold)
+            count_xrefs(child, positions, gold)
 
 
 def tei_gold(tei: Path) -> tuple[Counter[int], int]:

@@ -36,12 +36,12 @@ from xml.etree import ElementTree
 
 from score_pdf_headings import parse_jats
 
+from pipeline.citation_scoring import count_xrefs
 from pipeline.ingest.task import process_file
 from pipeline.models import ChunkedDocument, Reference
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-_DASHES = {"-", "–", "—"}
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
 _OPENING = 80
 """Characters of our entry's text searched for the gold first author's surname."""
@@ -83,23 +83,8 @@ def gold_citations(article: ElementTree.Element, positions: dict[str, int]) -> C
     gold: Counter[int] = Counter()
     body = article.find("body")
     for paragraph in body.iter("p") if body is not None else ():
-        _count_xrefs(paragraph, positions, gold)
+        count_xrefs(paragraph, positions, gold)
     return gold
-
-
-def _count_xrefs(element: ElementTree.Element, positions: dict[str, int], gold: Counter[int]) -> None:
-    children = list(element)
-    for index, child in enumerate(children):
-        if child.tag == "xref" and child.get("ref-type") == "bibr":
-            cited = [positions[rid] for rid in (child.get("rid") or "").split() if rid in positions]
-            gold.update(cited)
-            following = children[index + 1] if index + 1 < len(children) else None
-            if cited and following is not None and following.tag == "xref" and (child.tail or "").strip() in _DASHES:
-                later = [positions[rid] for rid in (following.get("rid") or "").split() if rid in positions]
-                if later:
-                    gold.update(range(cited[-1] + 1, later[0]))  # the members between the two ends
-        if child.tag != "p":  # a paragraph inside this one is counted on its own
-            _count_xrefs(child, positions, gold)
 
 
 def match_entries(gold: list[GoldEntry], ours: list[Reference]) -> dict[int, int]:
