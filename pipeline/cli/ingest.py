@@ -116,6 +116,9 @@ def ingest(
     layout: LayoutOption = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for extract/normalize/chunk; default: the CPUs this process may use.")] = available_cpus(),
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
+    memory_limit: Annotated[
+        str, typer.Option("--memory-limit", help="Most memory the database writer may hold (DuckDB's buffer pool, e.g. 4GB); past it, it spills to disk.")
+    ] = IngestOptions.memory_limit,
     allow_mass_removal: Annotated[bool, typer.Option("--allow-mass-removal", help="Let this run remove more than half of the stored papers.")] = False,
     quiet: QuietOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
@@ -144,6 +147,7 @@ def ingest(
     loaded = load_rules(rules, layout_overrides(layout))
     options = IngestOptions(
         workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address,
+        memory_limit=memory_limit,
         files_per_task=files_per_task or IngestOptions.files_per_task, shards_dir=shards_dir,
     )
     progress = None if quiet else (_BarProgress() if sys.stderr.isatty() else _LineProgress())

@@ -86,19 +86,22 @@ def refuse_non_database_file(db: Path) -> None:
         )
 
 
-def open_for_writing(db: Path, shown_as: Path | None = None) -> duckdb.DuckDBPyConnection:
+def open_for_writing(db: Path, shown_as: Path | None = None, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     """Open (or create) a database file for writing, its folder too; errors name `shown_as`
-    where `db` is a working copy of it. The schema is `ensure_schema`'s to set up."""
+    where `db` is a working copy of it. The schema is `ensure_schema`'s to set up. `memory_limit`
+    bounds DuckDB's buffer pool (`4GB`): past it DuckDB spills to a temporary folder beside the
+    file instead of growing the process."""
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise IndexingError(f"cannot create the folder of {shown_as or db}: {error.strerror}; check the path") from None
-    return _open(db, read_only=False, shown_as=shown_as or db)
+    config = {**_CONFIG, "memory_limit": memory_limit} if memory_limit else _CONFIG
+    return _open(db, read_only=False, shown_as=shown_as or db, config=config)
 
 
-def _open(db: Path, read_only: bool, shown_as: Path) -> duckdb.DuckDBPyConnection:
+def _open(db: Path, read_only: bool, shown_as: Path, config: dict | None = None) -> duckdb.DuckDBPyConnection:
     try:
-        connection = duckdb.connect(str(db), read_only=read_only, config=_READER_CONFIG if read_only else _CONFIG)
+        connection = duckdb.connect(str(db), read_only=read_only, config=_READER_CONFIG if read_only else (config or _CONFIG))
     except (duckdb.Error, OSError) as error:
         cause = " ".join(str(error).split()).replace(str(db), str(shown_as))
         if any(sign in cause for sign in _DAMAGED):

@@ -1,0 +1,49 @@
+"""The writer's memory is bounded: `ingest --memory-limit` (default 4GB) is DuckDB's memory_limit
+on every connection a run writes with, so its buffer pool no longer grows with the database."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import PROJECT
+from pipeline.cli import app
+from pipeline.errors import PipelineError
+from pipeline.index.database import open_for_writing
+from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.ingest import run
+
+
+def test_a_writer_opened_with_a_memory_limit_holds_duckdb_to_it(tmp_path):
+    with open_for_writing(tmp_path / "papers.duckdb", memory_limit="512MB") as connection:
+        assert connection.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "488.2 MiB"
+
+
+def test_every_connection_a_run_writes_with_has_the_runs_memory_limit(tmp_path, rules, monkeypatch):
+    limits = []
+
+    def spied(db, shown_as=None, memory_limit=None):
+        limits.append(memory_limit)
+        return open_for_writing(db, shown_as, memory_limit)
+
+    monkeypatch.setattr(run, "open_for_writing", spied)
+    ingest_folder(PROJECT / "corpus" / "flat", tmp_path / "papers.duckdb", rules, IngestOptions(workers=1, memory_limit="256MB"))
+
+    assert limits and set(limits) == {"256MB"}
+
+
+def test_the_default_limit_is_4gb():
+    assert IngestOptions(workers=1).memory_limit == "4GB"
+
+
+def test_a_memory_limit_that_is_no_size_is_refused_with_an_example():
+    with pytest.raises(PipelineError, match=r"^memory limit 'lots' is not a size; pass --memory-limit as a number and a unit, e\.g\. 4GB"):
+        IngestOptions(workers=1, memory_limit="lots")
+
+
+def test_ingest_names_a_bad_memory_limit_in_one_line(tmp_path):
+    result = CliRunner().invoke(app, ["ingest", str(PROJECT / "corpus"), "--db", str(tmp_path / "p.duckdb"), "--memory-limit", "lots"])
+
+    assert result.exit_code == 1
+    assert "Error: memory limit 'lots' is not a size" in result.output
+    assert not (tmp_path / "p.duckdb").exists()
