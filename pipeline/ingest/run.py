@@ -105,8 +105,8 @@ class IngestOptions:
     memory_limit: str = "4GB"
     """The most memory the writer's DuckDB may hold (its buffer pool); past it DuckDB spills to
     disk. The buffer pool otherwise grows with the database, up to 80% of the machine's memory;
-    4 GB leaves most of a 24 GB, 2-core machine to the workers and the page cache, and is well
-    above what the writer held at 60k chunks (1.3 GB)."""
+    4 GB leaves most of a 24 GB, 2-core machine to the workers and the page cache
+    (docs/performance.md has the writer's peak at 10x the shared corpus, with and without a limit)."""
 
     def __post_init__(self) -> None:
         if not _MEMORY_SIZE.fullmatch(self.memory_limit):
