@@ -35,6 +35,15 @@ def test_a_numbered_reference_list_gives_one_entry_per_item_with_its_label(rules
     ]
 
 
+@pytest.mark.parametrize(
+    "heading", ["Referências", "REFERÊNCIAS BIBLIOGRÁFICAS", "Referencias bibliográficas", "Literatura citada", "Bibliografía", "Références"]
+)
+def test_a_bibliography_headed_in_portuguese_spanish_or_french_is_the_bibliography(rules, heading):
+    chunked = chunk_markdown(NUMBERED.format(text="Text [2].").replace("References", heading), rules)
+    assert [r.first_author for r in chunked.references] == ["Park J", "Lee H", "Kim S"]
+    assert [c.ref_id for c in chunked.citations] == ["R2"]
+
+
 def test_an_entry_is_its_text_as_written_with_the_lines_it_stands_on(rules):
     chunked = chunk_markdown(NUMBERED.format(text="Text."), rules)
     second = chunked.references[1]
