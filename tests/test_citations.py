@@ -163,6 +163,16 @@ def test_a_second_bibliography_numbered_from_one_again_is_a_list_of_its_own(rule
     references = chunk_markdown(SUPPLEMENTED.format(second=second), rules).references
     assert [(r.ref_id, r.label, r.first_author) for r in references][3:] == [("R4", "1", "Wei, L."), ("R5", "2", "Bern, M.")]
 
+def test_a_heading_left_as_a_line_of_text_ends_the_bibliography(rules):
+    source = (
+        "## References\n\nSmith, J. 2019. One. Journal, 1: 1-2.\n\nLee, K. 2020. Two. Journal, 2: 3-4.\n\n"
+        "DATA AVAILABILITY\n\nThe data are available from the corresponding author.\n\n"
+        "1. Species richness (S) McIntosh (1967)\n\n2. Species density (Sd) Magurran (2012)\n\n3. Fisher's alpha Fisher (1943)\n"
+    )
+    references = chunk_markdown(source, rules).references
+    assert [r.text for r in references] == ["Smith, J. 2019. One. Journal, 1: 1-2.", "Lee, K. 2020. Two. Journal, 2: 3-4."]
+
+
 def test_a_paragraph_that_starts_with_no_name_in_an_author_year_bibliography_carries_on_the_entry_before(rules):
     source = (
         "## References\n\nKosiol C, Vinar T, Siepel A.\n\n2008. Patterns of selection. PLOS Genetics 4.\n\n"

@@ -17,6 +17,7 @@ from pipeline.chunk.list_items import list_item_spans
 from pipeline.chunk.matches import search
 from pipeline.chunk.sections import SectionNode
 from pipeline.models import Block, BlockKind, ChunkedDocument, ChunkSplit, Citation, Document, Reference
+from pipeline.normalize import heading_key
 from pipeline.rules import Rules
 
 # An item's number has at most three digits: `2008. Patterns of …` is an entry's year, carried
@@ -91,6 +92,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     blocks = sorted((block for node in sections for member in node.subtree() for block in member.body), key=lambda block: block.char_start)
     if not blocks:
         return trailing_entries(nodes, document, rules)
+    blocks = before_lost_heading(blocks, document, rules)
     # Where each bibliography section's text starts: a second one (a supplement's, a chapter's)
     # may number its entries from 1 again.
     list_starts = sorted({node.body[0].char_start for node in sections if node.body})
@@ -106,6 +108,20 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
     return before_own_citation(by_authors(in_number_order(entries, document, rules, list_starts), text, rules), document, list_starts)
+
+
+def before_lost_heading(blocks: list[Block], document: Document, rules: Rules) -> list[Block]:
+    """The bibliography's blocks up to a paragraph that is a heading the PDF reader left as text:
+    one line that another of the rules' anchors names whole (`DATA AVAILABILITY`,
+    `Acknowledgements`). What follows is back matter or a supplement, whose numbered table rows
+    and list of its own are no entries of the paper's bibliography."""
+    for index, block in enumerate(blocks[1:], start=1):
+        written = document.text[block.char_start : block.char_end]
+        if block.kind is BlockKind.paragraph and "\n" not in written:
+            anchor = rules.anchor_for(heading_key(written, rules))
+            if anchor is not None and anchor.name not in rules.references.anchors:
+                return blocks[:index]
+    return blocks
 
 
 def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> list[EntrySpan] | None:
