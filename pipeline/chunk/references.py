@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipeline.chunk.block_index import BlockIndex
-from pipeline.chunk.hanging_indent import lines_at_margin
+from pipeline.chunk.hanging_indent import lines_at_margin, lines_ending_short
 from pipeline.chunk.list_items import list_item_spans
 from pipeline.chunk.matches import search
 from pipeline.chunk.sections import SectionNode
@@ -101,7 +101,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
         return before_own_citation(in_number_order(by_layout, document, rules, list_starts), document, list_starts)
     entries: list[EntrySpan] = []
     for block in blocks:
-        for start, end in one_a_line(block, _entry_ranges(block, text), document, rules):
+        for start, end in at_short_line_ends(block, one_a_line(block, _entry_ranges(block, text), document, rules), document, rules):
             item = text[start:end]
             if entries and _carries_on(item, rules):
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
@@ -166,6 +166,28 @@ def one_a_line(block: Block, ranges: list[tuple[int, int]], document: Document, 
         text[end - 1 : end] in ".)" for _, end in lines[:-1]
     ):
         return lines
+    return ranges
+
+
+def at_short_line_ends(block: Block, ranges: list[tuple[int, int]], document: Document, rules: Rules) -> list[tuple[int, int]]:
+    """A paragraph of a PDF bibliography set flush (no hanging indent) into which the PDF reader
+    ran several entries, cut before each line that starts with an author's name after a line that
+    ends short of its column's edge (`lines_ending_short`), where every piece then reads as an
+    entry. A name after a line that reaches the edge carries the entry on (`… In: Biagioli, M.;`
+    wrapped before `Lippman, A. Gaming the metrics`)."""
+    if block.kind is not BlockKind.paragraph or len(ranges) != 1 or len(block.line_boxes) < 2:
+        return ranges
+    text, within = document.text, rules.references.year_within
+    short = lines_ending_short(block.line_boxes, rules.references.hanging_indent)
+    cuts = [
+        line.char_start
+        for ended, line in zip(short, block.line_boxes[1:])
+        if ended and _starts_entry(text[line.char_start : line.char_start + within], rules)
+    ]
+    bounds = [block.char_start, *cuts, block.char_end]
+    pieces = [(bounds[index], len(text[: bounds[index + 1]].rstrip())) for index in range(len(bounds) - 1)]
+    if len(pieces) > 1 and all(_reads_as_entry(text[start:end], rules) for start, end in pieces):
+        return pieces
     return ranges
 
 
