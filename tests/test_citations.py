@@ -173,6 +173,25 @@ def test_a_heading_left_as_a_line_of_text_ends_the_bibliography(rules):
     assert [r.text for r in references] == ["Smith, J. 2019. One. Journal, 1: 1-2.", "Lee, K. 2020. Two. Journal, 2: 3-4."]
 
 
+CONTINUED_AT_END = (
+    "## Introduction\n\nFlooding slows growth (Smith, 2019), as before (Adams, 2018).\n\n"
+    "## References\n\nAdams, J. (2018). One. J 1.\n\nBrown, K. (2017). Two. J 2.\n\n"
+    "## Future prospects\n\nMore work is needed.\n\n## Acknowledgments\n\nWe thank the funders.\n\n"
+    "Kim, H. (2016). Three. J 3.\n\nLee, S. (2015). Four.\n\nJ 4, 1-9.\n\nPark, J. (2014). Five. J 5.\n\n"
+    "Smith, J. (2019). Six. J 6.\n\nWei, L. (2015). Seven, after Lee, S. (2015). J 7.\n"
+)
+
+
+def test_entries_that_end_the_paper_after_later_sections_carry_the_bibliography_on(rules):
+    chunked = chunk_markdown(CONTINUED_AT_END, rules)
+    assert [r.first_author for r in chunked.references] == ["Adams, J.", "Brown, K.", "Kim, H.", "Lee, S.", "Park, J.", "Smith, J.", "Wei, L."]
+
+
+def test_entries_that_carry_the_bibliography_on_at_the_end_cite_nothing(rules):
+    chunked = chunk_markdown(CONTINUED_AT_END, rules)
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("Smith, 2019", "R6"), ("Adams, 2018", "R1")]
+
+
 def test_a_paragraph_that_starts_with_no_name_in_an_author_year_bibliography_carries_on_the_entry_before(rules):
     source = (
         "## References\n\nKosiol C, Vinar T, Siepel A.\n\n2008. Patterns of selection. PLOS Genetics 4.\n\n"

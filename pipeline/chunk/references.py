@@ -92,7 +92,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     blocks = sorted((block for node in sections for member in node.subtree() for block in member.body), key=lambda block: block.char_start)
     if not blocks:
         return trailing_entries(nodes, document, rules)
-    blocks = before_lost_heading(blocks, document, rules)
+    blocks = [*before_lost_heading(blocks, document, rules), *continued_at_end(nodes, blocks, document, rules)]
     # Where each bibliography section's text starts: a second one (a supplement's, a chapter's)
     # may number its entries from 1 again.
     list_starts = sorted({node.body[0].char_start for node in sections if node.body})
@@ -122,6 +122,26 @@ def before_lost_heading(blocks: list[Block], document: Document, rules: Rules) -
             if anchor is not None and anchor.name not in rules.references.anchors:
                 return blocks[:index]
     return blocks
+
+
+def continued_at_end(nodes: list[SectionNode], blocks: list[Block], document: Document, rules: Rules) -> list[Block]:
+    """The blocks that carry the bibliography (`blocks`) on at the paper's end, after sections
+    whose headings the PDF reader put after its first column (`FUTURE PROSPECTS`,
+    `ACKNOWLEDGMENTS` beside a bibliography that starts low on a page): the last section's blocks
+    from the first that reads as an entry to the last, where they are at least
+    `trailing_min_entries` entries and most of them read as one. A block between two of them that
+    reads as none (`acclimations and genetic diversity. Annu. Rev.`) is an entry's broken line."""
+    last = next(iter(reversed(nodes)), None)
+    while last is not None and last.children:
+        last = last.children[-1]
+    if last is None or not last.body or not blocks or last.body[0].char_start < blocks[-1].char_end:
+        return []
+    text = document.text
+    reads = [block.kind in _ENTRY_KINDS and _reads_as_entry(text[block.char_start : block.char_end], rules) for block in last.body]
+    if sum(reads) < rules.references.trailing_min_entries:
+        return []
+    first, end = reads.index(True), len(reads) - reads[::-1].index(True)
+    return list(last.body[first:end]) if 2 * sum(reads) > end - first else []
 
 
 def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> list[EntrySpan] | None:
@@ -471,11 +491,19 @@ def _first_author(body: str, rules: Rules) -> str | None:
     return None if any(word.isupper() and len(word) <= 3 for word in words[:-1]) else " ".join(words)
 
 
-def mark_unheaded_bibliography(chunked: ChunkedDocument, entries: list[tuple[int, int]], bibliography: set[str]) -> ChunkedDocument:
-    """Where the bibliography has no section of its own (`trailing_entries`), the chunks that
-    lie wholly inside its run of entries are the bibliography's; a chunk that also holds the
-    prose before the run is not."""
-    if bibliography or not entries:
+def beyond_sections(entries: list[EntrySpan], nodes: list[SectionNode], rules: Rules) -> list[tuple[int, int]]:
+    """The entries that lie after the text of the bibliography's sections: all of them where it
+    has none (`trailing_entries`), those that carry it on at the paper's end (`continued_at_end`)."""
+    ends = [block.char_end for node in bibliography_nodes(nodes, rules) for member in node.subtree() for block in member.body]
+    after = max(ends, default=-1)
+    return [(entry.char_start, entry.char_end) for entry in entries if entry.char_start >= after]
+
+
+def mark_unheaded_bibliography(chunked: ChunkedDocument, entries: list[tuple[int, int]]) -> ChunkedDocument:
+    """Where entries lie beyond the bibliography's sections (`beyond_sections`), the chunks that
+    lie wholly inside their run are the bibliography's; a chunk that also holds the prose before
+    the run is not."""
+    if not entries:
         return chunked
     start, end = entries[0][0], entries[-1][1]
     inside = [
@@ -487,14 +515,13 @@ def mark_unheaded_bibliography(chunked: ChunkedDocument, entries: list[tuple[int
     return chunked.model_copy(update={"chunks": inside})
 
 
-def outside(
-    citations: list[Citation], entries: list[tuple[int, int]], chunked: ChunkedDocument, bibliography: set[str]
-) -> list[Citation]:
-    """The citations that are not inside an unheaded bibliography (`trailing_entries`): a chunk
-    that ends in one holds entries whose years and names read like markers (`Smith J (2020)`),
-    and an entry cites no other entry. A bibliography with sections of its own is skipped whole,
-    chunk by chunk, and the text between two of its sections (an appendix) keeps its citations."""
-    if bibliography or not entries:
+def outside(citations: list[Citation], entries: list[tuple[int, int]], chunked: ChunkedDocument) -> list[Citation]:
+    """The citations that are not inside the run of entries beyond the bibliography's sections
+    (`beyond_sections`): a chunk that ends in one holds entries whose years and names read like
+    markers (`Smith J (2020)`), and an entry cites no other entry. A bibliography's sections are
+    skipped whole, chunk by chunk, and the text between two of them (an appendix) keeps its
+    citations."""
+    if not entries:
         return citations
     start_of: dict[str, int] = {chunk.chunk_id: chunk.char_start for chunk in chunked.chunks}
     first, last = entries[0][0], entries[-1][1]
