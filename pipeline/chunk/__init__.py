@@ -18,9 +18,10 @@ from pipeline.chunk.citations_superscript import merged, superscript_citations
 from pipeline.chunk.classify import classify_sections
 from pipeline.chunk.crossrefs import link
 from pipeline.chunk.ids import assign_ids
+from pipeline.chunk.loose_entries import beyond_sections, mark_unheaded_bibliography, outside
 from pipeline.chunk.plan import caption_chunks, drop_bare_headings, plan_chunks
 from pipeline.chunk.records import build_records
-from pipeline.chunk.references import beyond_sections, bibliography_nodes, entry_spans, mark_unheaded_bibliography, outside, references
+from pipeline.chunk.references import bibliography_nodes, entry_spans, references
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.chunk.structure import structure_warning
