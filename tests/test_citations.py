@@ -213,6 +213,16 @@ def test_an_entry_cut_off_inside_its_author_list_goes_on_in_the_next_paragraph(r
     ]
 
 
+def test_an_entry_cut_off_inside_a_hyphenated_name_goes_on_in_the_next_paragraph(rules):
+    source = (
+        "## References\n\nMohamed, M.S., Saleh, A.M. & El-\n\nNaggar, S.A. 2017. Growth of Fusarium. J 4.\n\n"
+        "Mukaka, M.M. 2012. Statistics corner. J 5.\n\nNeves, A.M. 2019. Perfil. J 6.\n"
+    )
+    assert [(r.first_author, r.year) for r in chunk_markdown(source, rules).references] == [
+        ("Mohamed, M.S.", "2017"), ("Mukaka, M.M.", "2012"), ("Neves, A.M.", "2019"),
+    ]
+
+
 def test_a_first_author_with_initials_between_given_name_and_surname_is_that_surname(rules):
     source = (
         "## Introduction\n\nAs (Xu et al., 2022) and Voorhees (1999) and (Park, 2019) say.\n\n## References\n\n"

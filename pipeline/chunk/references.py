@@ -38,8 +38,9 @@ _CAPITAL = "[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ]"
 _NAME_AND_YEAR = re.compile(
     rf"^(?P<name>{_CAPITAL}[\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+{_CAPITAL}[\w&.'’´¨˘ˆ˜ˇ˚`-]*){{0,5}})[.,]?\s+\(?(?:1[89]|20)\d\d"
 )
-# How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`.
-_UNFINISHED = re.compile(r"(?:[,;&]|\band)\s*$")
+# How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`, or inside a
+# hyphenated name (`& El-` before `Naggar, S.A. 2017.`): no entry ends in a hyphen.
+_UNFINISHED = re.compile(r"(?:[,;&]|\band|(?<=\w)-)\s*$")
 # The blocks a bibliography's entries are read from: a list's items, or the block whole.
 _ENTRY_KINDS = frozenset({BlockKind.list, BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote})
 # Markup a converter wraps around an entry's start, which is no part of its author.
