@@ -218,3 +218,46 @@ def test_a_flush_bibliography_run_into_one_paragraph_is_cut_after_each_line_that
     path = write_flush_paper(tmp_path / "flush.pdf", FLUSH_ENTRIES)
     chunked = process_file(path, path.name, "flush", rules)
     assert [" ".join(reference.text.split()) for reference in chunked.references] == [" ".join(entry) for entry in FLUSH_ENTRIES]
+
+
+# ---------------------------------------------------------------- a mark between the columns
+
+_RIGHT_COLUMN = 310.0
+
+
+def write_two_column_paper(path: Path, left: list[list[str]], right: list[list[str]], mark_at: float) -> Path:
+    """A one-page paper whose hanging-indent bibliography runs in two columns, `left` and `right`,
+    with a row of asterisks set alone below them at `mark_at`, in the gutter, as some journals print one."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    _write_line(page, _LEFT, 70.0, "Choline Transport in the Blood-Brain Barrier", _BOLD, 16.0)
+    _write_line(page, _LEFT, 110.0, "References", _BOLD, 12.0)
+    for x, entries in ((_LEFT, left), (_RIGHT_COLUMN, right)):
+        y = 128.0
+        for entry in entries:
+            for number, line in enumerate(entry):
+                _write_line(page, x + (_INDENT if number else 0.0), y, line)
+                y += _LEADING
+    _write_line(page, mark_at, 128.0 + 6 * _LEADING + 4.0, "********")
+    doc.save(path)
+    return path
+
+
+TWO_COLUMNS = (
+    [
+        ["Park J, Lee H. Choline uptake in the brain. J Neurochem", "12: 1-9 (2001)."],
+        ["Kim S. Transporters of the endothelium. Placenta", "26: 735-746 (2005)."],
+        ["Cho Y, Han M. The blood-brain barrier in culture.", "Brain Res 5: 1-8 (2010)."],
+    ],
+    [
+        ["Lips KS, Pfeil U. Choline transporter CHT1 in", "arteries. J Histochem 51: 1645 (2016)."],
+        ["Armstrong DM. Choline acetyltransferase in", "the forebrain. J Comp Neurol 250: 81 (1986)."],
+        ["Kirkpatrick CJ. The cholinergic system in the", "endothelium. Life Sci 72: 2111 (2003)."],
+    ],
+)
+
+
+def test_a_row_of_asterisks_between_the_columns_is_no_column_s_margin(tmp_path, rules):
+    path = write_two_column_paper(tmp_path / "asterisks.pdf", *TWO_COLUMNS, mark_at=_RIGHT_COLUMN - 38.0)
+    chunked = process_file(path, path.name, "asterisks", rules)
+    assert [reference.first_author for reference in chunked.references] == ["Park J", "Kim S", "Cho Y", "Lips KS", "Armstrong DM", "Kirkpatrick CJ"]

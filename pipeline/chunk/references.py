@@ -154,7 +154,12 @@ def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> 
     carries on the entry before it: page furniture after the last entry, a DOI, a footnote's
     last line (`See Wang et al. (2020) for details.`), as `by_authors` joins such paragraphs."""
     text = document.text
-    marked = lines_at_margin([block for block in blocks if block.kind in _ENTRY_KINDS], rules.references.hanging_indent)
+    # A block with no letter or digit (a row of asterisks set between the columns) holds no
+    # entry's text, and its line, alone far right of the column's, would pass for its margin.
+    worded = [
+        block for block in blocks if block.kind in _ENTRY_KINDS and any(map(str.isalnum, text[block.char_start : block.char_end]))
+    ]
+    marked = lines_at_margin(worded, rules.references.hanging_indent)
     if marked is None:
         return None
     opening = [text[line.char_start : line.char_start + rules.references.year_within] for line, _ in marked]
