@@ -35,6 +35,15 @@ def test_a_numbered_reference_list_gives_one_entry_per_item_with_its_label(rules
     ]
 
 
+@pytest.mark.parametrize(
+    "heading", ["Referências", "REFERÊNCIAS BIBLIOGRÁFICAS", "Referencias bibliográficas", "Literatura citada", "Bibliografía", "Références"]
+)
+def test_a_bibliography_headed_in_portuguese_spanish_or_french_is_the_bibliography(rules, heading):
+    chunked = chunk_markdown(NUMBERED.format(text="Text [2].").replace("References", heading), rules)
+    assert [r.first_author for r in chunked.references] == ["Park J", "Lee H", "Kim S"]
+    assert [c.ref_id for c in chunked.citations] == ["R2"]
+
+
 def test_an_entry_is_its_text_as_written_with_the_lines_it_stands_on(rules):
     chunked = chunk_markdown(NUMBERED.format(text="Text."), rules)
     second = chunked.references[1]
@@ -154,6 +163,35 @@ def test_a_second_bibliography_numbered_from_one_again_is_a_list_of_its_own(rule
     references = chunk_markdown(SUPPLEMENTED.format(second=second), rules).references
     assert [(r.ref_id, r.label, r.first_author) for r in references][3:] == [("R4", "1", "Wei, L."), ("R5", "2", "Bern, M.")]
 
+def test_a_heading_left_as_a_line_of_text_ends_the_bibliography(rules):
+    source = (
+        "## References\n\nSmith, J. 2019. One. Journal, 1: 1-2.\n\nLee, K. 2020. Two. Journal, 2: 3-4.\n\n"
+        "DATA AVAILABILITY\n\nThe data are available from the corresponding author.\n\n"
+        "1. Species richness (S) McIntosh (1967)\n\n2. Species density (Sd) Magurran (2012)\n\n3. Fisher's alpha Fisher (1943)\n"
+    )
+    references = chunk_markdown(source, rules).references
+    assert [r.text for r in references] == ["Smith, J. 2019. One. Journal, 1: 1-2.", "Lee, K. 2020. Two. Journal, 2: 3-4."]
+
+
+CONTINUED_AT_END = (
+    "## Introduction\n\nFlooding slows growth (Smith, 2019), as before (Adams, 2018).\n\n"
+    "## References\n\nAdams, J. (2018). One. J 1.\n\nBrown, K. (2017). Two. J 2.\n\n"
+    "## Future prospects\n\nMore work is needed.\n\n## Acknowledgments\n\nWe thank the funders.\n\n"
+    "Kim, H. (2016). Three. J 3.\n\nLee, S. (2015). Four.\n\nJ 4, 1-9.\n\nPark, J. (2014). Five. J 5.\n\n"
+    "Smith, J. (2019). Six. J 6.\n\nWei, L. (2015). Seven, after Lee, S. (2015). J 7.\n"
+)
+
+
+def test_entries_that_end_the_paper_after_later_sections_carry_the_bibliography_on(rules):
+    chunked = chunk_markdown(CONTINUED_AT_END, rules)
+    assert [r.first_author for r in chunked.references] == ["Adams, J.", "Brown, K.", "Kim, H.", "Lee, S.", "Park, J.", "Smith, J.", "Wei, L."]
+
+
+def test_entries_that_carry_the_bibliography_on_at_the_end_cite_nothing(rules):
+    chunked = chunk_markdown(CONTINUED_AT_END, rules)
+    assert [(c.marker, c.ref_id) for c in chunked.citations] == [("Smith, 2019", "R6"), ("Adams, 2018", "R1")]
+
+
 def test_a_paragraph_that_starts_with_no_name_in_an_author_year_bibliography_carries_on_the_entry_before(rules):
     source = (
         "## References\n\nKosiol C, Vinar T, Siepel A.\n\n2008. Patterns of selection. PLOS Genetics 4.\n\n"
@@ -172,6 +210,16 @@ def test_an_entry_cut_off_inside_its_author_list_goes_on_in_the_next_paragraph(r
     )
     assert [(r.first_author, r.year) for r in chunk_markdown(source, rules).references] == [
         ("Budas, G.", "1999"), ("Charles, E.", "2006"), ("Cohen, S.", "2007"),
+    ]
+
+
+def test_an_entry_cut_off_inside_a_hyphenated_name_goes_on_in_the_next_paragraph(rules):
+    source = (
+        "## References\n\nMohamed, M.S., Saleh, A.M. & El-\n\nNaggar, S.A. 2017. Growth of Fusarium. J 4.\n\n"
+        "Mukaka, M.M. 2012. Statistics corner. J 5.\n\nNeves, A.M. 2019. Perfil. J 6.\n"
+    )
+    assert [(r.first_author, r.year) for r in chunk_markdown(source, rules).references] == [
+        ("Mohamed, M.S.", "2017"), ("Mukaka, M.M.", "2012"), ("Neves, A.M.", "2019"),
     ]
 
 

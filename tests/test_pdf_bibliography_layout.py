@@ -162,3 +162,102 @@ def test_a_few_indented_lines_among_many_at_the_margin_show_no_hanging_indent():
 def test_blocks_without_printed_lines_have_no_layout_to_read():
     markdown = Block(kind=BlockKind.paragraph, char_start=0, char_end=10)
     assert _margins(_block(*[(1, 50), (1, 62)] * 4), markdown) is None
+
+
+# ---------------------------------------------------------------- a bibliography set flush
+
+_RIGHT = 535.0
+FLUSH_ENTRIES = [
+    ["Abadal, E. Ciencia abierta: un modelo con piezas por encajar. Arbor, v. 197, n. 799, p. a588,", "2021. Doi: https://doi.org/10.3989/arbor.2021.799003"],
+    # Its wrapped line starts with names, after a line that reaches the edge: it carries the entry on.
+    [
+        "Gingras, Y. The transformation of the scientific paper: from knowledge to accounting unit. In:",
+        "Biagioli, M.; Lippman, A. Gaming the metrics: misconduct and manipulation in academic research.",
+        "Cambridge: MIT Press, 2020. p. 43-55.",
+    ],
+    ["He, T.; Wang, W. Library and information science research in China: an international perspective.", "Library Review, v. 38, n. 4, p. 185-191, 2006. Doi: https://doi.org/10.1080/10572317.2006.10762721"],
+    ["Koshikawa, N. China passes US as world's top researcher. Nikkei Asia, 2020."],
+    ["Larivière, V.; Haustein, S.; Mongeon, P. The oligopoly of academic publishers in the digital era.", "PLoS ONE, v. 10, n. 6, 2015. Doi: https://doi.org/10.1371/journal.pone.0127502"],
+]
+"""Each entry's lines, all at the margin, every line but an entry's last justified to the right
+edge, with no space between the entries. Where an entry ends in a DOI, with no full stop, the
+PDF reader runs the next entry into its paragraph."""
+
+
+def _write_justified(page: pymupdf.Page, y: float, text: str) -> None:
+    """A line set word by word from the margin to `_RIGHT`, as a justified line is."""
+    words = text.split()
+    gap = (_RIGHT - _LEFT - sum(_FONT.text_length(word, _BODY) for word in words)) / (len(words) - 1)
+    x = _LEFT
+    for word in words:
+        _write_line(page, x, y, word)
+        x += _FONT.text_length(word, _BODY) + gap
+
+
+def write_flush_paper(path: Path, entries: list[list[str]]) -> Path:
+    """A one-page paper whose bibliography of `entries` is set flush and justified."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    _write_line(page, _LEFT, 70.0, "Brazilian and Chinese Publication in Information Science", _BOLD, 16.0)
+    _write_line(page, _LEFT, 110.0, "Introduction", _BOLD, 12.0)
+    y = 128.0
+    for n in range(12):
+        _write_line(page, _LEFT, y, f"Line {n} of the introduction compares the two countries' output (Koshikawa, 2020).")
+        y += _LEADING
+    _write_line(page, _LEFT, y + 20, "References", _BOLD, 12.0)
+    y += 38
+    for entry in entries:
+        for number, line in enumerate(entry):
+            (_write_justified if number < len(entry) - 1 else lambda page, y, text: _write_line(page, _LEFT, y, text))(page, y, line)
+            y += _LEADING
+    doc.save(path)
+    return path
+
+
+def test_a_flush_bibliography_run_into_one_paragraph_is_cut_after_each_line_that_ends_short(tmp_path, rules):
+    path = write_flush_paper(tmp_path / "flush.pdf", FLUSH_ENTRIES)
+    chunked = process_file(path, path.name, "flush", rules)
+    assert [" ".join(reference.text.split()) for reference in chunked.references] == [" ".join(entry) for entry in FLUSH_ENTRIES]
+
+
+# ---------------------------------------------------------------- a mark between the columns
+
+_RIGHT_COLUMN = 310.0
+
+
+def write_two_column_paper(path: Path, left: list[list[str]], right: list[list[str]], mark_at: float) -> Path:
+    """A one-page paper whose hanging-indent bibliography runs in two columns, `left` and `right`,
+    with a row of asterisks set alone below them at `mark_at`, in the gutter, as some journals print one."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    _write_line(page, _LEFT, 70.0, "Choline Transport in the Blood-Brain Barrier", _BOLD, 16.0)
+    _write_line(page, _LEFT, 110.0, "References", _BOLD, 12.0)
+    for x, entries in ((_LEFT, left), (_RIGHT_COLUMN, right)):
+        y = 128.0
+        for entry in entries:
+            for number, line in enumerate(entry):
+                _write_line(page, x + (_INDENT if number else 0.0), y, line)
+                y += _LEADING
+    _write_line(page, mark_at, 128.0 + 6 * _LEADING + 4.0, "********")
+    doc.save(path)
+    return path
+
+
+TWO_COLUMNS = (
+    [
+        ["Park J, Lee H. Choline uptake in the brain. J Neurochem", "12: 1-9 (2001)."],
+        ["Kim S. Transporters of the endothelium. Placenta", "26: 735-746 (2005)."],
+        ["Cho Y, Han M. The blood-brain barrier in culture.", "Brain Res 5: 1-8 (2010)."],
+    ],
+    [
+        ["Lips KS, Pfeil U. Choline transporter CHT1 in", "arteries. J Histochem 51: 1645 (2016)."],
+        ["Armstrong DM. Choline acetyltransferase in", "the forebrain. J Comp Neurol 250: 81 (1986)."],
+        ["Kirkpatrick CJ. The cholinergic system in the", "endothelium. Life Sci 72: 2111 (2003)."],
+    ],
+)
+
+
+def test_a_row_of_asterisks_between_the_columns_is_no_column_s_margin(tmp_path, rules):
+    path = write_two_column_paper(tmp_path / "asterisks.pdf", *TWO_COLUMNS, mark_at=_RIGHT_COLUMN - 38.0)
+    chunked = process_file(path, path.name, "asterisks", rules)
+    assert [reference.first_author for reference in chunked.references] == ["Park J", "Kim S", "Cho Y", "Lips KS", "Armstrong DM", "Kirkpatrick CJ"]

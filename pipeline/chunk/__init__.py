@@ -18,9 +18,10 @@ from pipeline.chunk.citations_superscript import merged, superscript_citations
 from pipeline.chunk.classify import classify_sections
 from pipeline.chunk.crossrefs import link
 from pipeline.chunk.ids import assign_ids
+from pipeline.chunk.loose_entries import beyond_sections, mark_unheaded_bibliography, outside
 from pipeline.chunk.plan import caption_chunks, drop_bare_headings, plan_chunks
 from pipeline.chunk.records import build_records
-from pipeline.chunk.references import bibliography_nodes, entry_spans, mark_unheaded_bibliography, outside, references
+from pipeline.chunk.references import bibliography_nodes, entry_spans, references
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.chunk.structure import structure_warning
@@ -43,7 +44,8 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     body = drop_bare_headings(enforce_max(plan_chunks(nodes, rules), document, index, rules, whole))
     captions = enforce_max(caption_chunks(nodes), document, index, rules)
     bibliography = {member.section_id for node in bibliography_nodes(nodes, rules) for member in node.subtree()}
-    chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), whole, bibliography)
+    loose = beyond_sections(entries, nodes, rules)
+    chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), loose)
     listed = references(entries, document, index, rules)
     skip = {c.chunk_id for c in chunked.chunks if c.in_bibliography}
     # The front matter's superscripts are the authors' affiliation marks.
@@ -56,7 +58,7 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     return chunked.model_copy(
         update={
             "references": listed,
-            "citations": outside(merged(cited, raised, chunked.chunks), whole, chunked, bibliography),
+            "citations": outside(merged(cited, raised, chunked.chunks), loose, chunked),
             "links": link(chunked.chunks, chunked.sections, skip, document.text, rules.links),
             "chunk_boxes": chunk_boxes(chunked.chunks, index, line_gap),
             "section_boxes": section_boxes(chunked.sections, index, line_gap),

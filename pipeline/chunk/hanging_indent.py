@@ -2,7 +2,8 @@
 set with a hanging indent: each entry's first line at the margin, the lines that carry it on
 indented. The PDF reader cuts paragraphs by the gaps between lines, and a bibliography set
 tight runs two entries into one paragraph, or breaks one where a line ends short; its indents
-show where each entry starts.
+show where each entry starts. A bibliography set flush, without one, shows it where a line
+ends short of its column's right edge: there an entry ended.
 """
 
 from __future__ import annotations
@@ -33,6 +34,20 @@ def lines_at_margin(blocks: list[Block], rules: HangingIndentRules) -> list[tupl
     if at_margin_count < 2 or 2 * (len(lines) - at_margin_count) < at_margin_count:
         return None
     return list(zip(lines, at_margin))
+
+
+def lines_ending_short(lines: list[TextBox], rules: HangingIndentRules) -> list[bool]:
+    """For each line, whether it ends short of its column's right edge (the furthest any of the
+    lines of that column on its page reaches) by more than `rules.short_end` line heights."""
+    if not lines:
+        return []
+    unit = statistics.median(line.y1 - line.y0 for line in lines)
+    indents = _indents(lines, rules.column_gap * unit)
+    columns = [(line.page, round(line.x0 - indent, 1)) for line, indent in zip(lines, indents)]
+    edges: dict[tuple[int, float], float] = defaultdict(float)
+    for line, column in zip(lines, columns):
+        edges[column] = max(edges[column], line.x1)
+    return [line.x1 < edges[column] - rules.short_end * unit for line, column in zip(lines, columns)]
 
 
 def _indents(lines: list[TextBox], column_gap: float) -> list[float]:

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipeline.chunk.block_index import BlockIndex
-from pipeline.chunk.hanging_indent import lines_at_margin
+from pipeline.chunk.hanging_indent import lines_at_margin, lines_ending_short
 from pipeline.chunk.list_items import list_item_spans
 from pipeline.chunk.matches import search
 from pipeline.chunk.sections import SectionNode
-from pipeline.models import Block, BlockKind, ChunkedDocument, ChunkSplit, Citation, Document, Reference
+from pipeline.models import Block, BlockKind, Document, Reference
+from pipeline.normalize import heading_key
 from pipeline.rules import Rules
 
 # An item's number has at most three digits: `2008. Patterns of …` is an entry's year, carried
@@ -37,8 +38,9 @@ _CAPITAL = "[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ]"
 _NAME_AND_YEAR = re.compile(
     rf"^(?P<name>{_CAPITAL}[\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+{_CAPITAL}[\w&.'’´¨˘ˆ˜ˇ˚`-]*){{0,5}})[.,]?\s+\(?(?:1[89]|20)\d\d"
 )
-# How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`.
-_UNFINISHED = re.compile(r"(?:[,;&]|\band)\s*$")
+# How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`, or inside a
+# hyphenated name (`& El-` before `Naggar, S.A. 2017.`): no entry ends in a hyphen.
+_UNFINISHED = re.compile(r"(?:[,;&]|\band|(?<=\w)-)\s*$")
 # The blocks a bibliography's entries are read from: a list's items, or the block whole.
 _ENTRY_KINDS = frozenset({BlockKind.list, BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote})
 # Markup a converter wraps around an entry's start, which is no part of its author.
@@ -91,6 +93,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     blocks = sorted((block for node in sections for member in node.subtree() for block in member.body), key=lambda block: block.char_start)
     if not blocks:
         return trailing_entries(nodes, document, rules)
+    blocks = [*before_lost_heading(blocks, document, rules), *continued_at_end(nodes, blocks, document, rules)]
     # Where each bibliography section's text starts: a second one (a supplement's, a chapter's)
     # may number its entries from 1 again.
     list_starts = sorted({node.body[0].char_start for node in sections if node.body})
@@ -99,13 +102,47 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
         return before_own_citation(in_number_order(by_layout, document, rules, list_starts), document, list_starts)
     entries: list[EntrySpan] = []
     for block in blocks:
-        for start, end in one_a_line(block, _entry_ranges(block, text), document, rules):
+        for start, end in at_short_line_ends(block, one_a_line(block, _entry_ranges(block, text), document, rules), document, rules):
             item = text[start:end]
             if entries and _carries_on(item, rules):
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
             entries.append(EntrySpan(start, end, _label(item, rules)))
     return before_own_citation(by_authors(in_number_order(entries, document, rules, list_starts), text, rules), document, list_starts)
+
+
+def before_lost_heading(blocks: list[Block], document: Document, rules: Rules) -> list[Block]:
+    """The bibliography's blocks up to a paragraph that is a heading the PDF reader left as text:
+    one line that another of the rules' anchors names whole (`DATA AVAILABILITY`,
+    `Acknowledgements`). What follows is back matter or a supplement, whose numbered table rows
+    and list of its own are no entries of the paper's bibliography."""
+    for index, block in enumerate(blocks[1:], start=1):
+        written = document.text[block.char_start : block.char_end]
+        if block.kind is BlockKind.paragraph and "\n" not in written:
+            anchor = rules.anchor_for(heading_key(written, rules))
+            if anchor is not None and anchor.name not in rules.references.anchors:
+                return blocks[:index]
+    return blocks
+
+
+def continued_at_end(nodes: list[SectionNode], blocks: list[Block], document: Document, rules: Rules) -> list[Block]:
+    """The blocks that carry the bibliography (`blocks`) on at the paper's end, after sections
+    whose headings the PDF reader put after its first column (`FUTURE PROSPECTS`,
+    `ACKNOWLEDGMENTS` beside a bibliography that starts low on a page): the last section's blocks
+    from the first that reads as an entry to the last, where they are at least
+    `trailing_min_entries` entries and most of them read as one. A block between two of them that
+    reads as none (`acclimations and genetic diversity. Annu. Rev.`) is an entry's broken line."""
+    last = next(iter(reversed(nodes)), None)
+    while last is not None and last.children:
+        last = last.children[-1]
+    if last is None or not last.body or not blocks or last.body[0].char_start < blocks[-1].char_end:
+        return []
+    text = document.text
+    reads = [block.kind in _ENTRY_KINDS and _reads_as_entry(text[block.char_start : block.char_end], rules) for block in last.body]
+    if sum(reads) < rules.references.trailing_min_entries:
+        return []
+    first, end = reads.index(True), len(reads) - reads[::-1].index(True)
+    return list(last.body[first:end]) if 2 * sum(reads) > end - first else []
 
 
 def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> list[EntrySpan] | None:
@@ -117,7 +154,12 @@ def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> 
     carries on the entry before it: page furniture after the last entry, a DOI, a footnote's
     last line (`See Wang et al. (2020) for details.`), as `by_authors` joins such paragraphs."""
     text = document.text
-    marked = lines_at_margin([block for block in blocks if block.kind in _ENTRY_KINDS], rules.references.hanging_indent)
+    # A block with no letter or digit (a row of asterisks set between the columns) holds no
+    # entry's text, and its line, alone far right of the column's, would pass for its margin.
+    worded = [
+        block for block in blocks if block.kind in _ENTRY_KINDS and any(map(str.isalnum, text[block.char_start : block.char_end]))
+    ]
+    marked = lines_at_margin(worded, rules.references.hanging_indent)
     if marked is None:
         return None
     opening = [text[line.char_start : line.char_start + rules.references.year_within] for line, _ in marked]
@@ -150,6 +192,28 @@ def one_a_line(block: Block, ranges: list[tuple[int, int]], document: Document, 
         text[end - 1 : end] in ".)" for _, end in lines[:-1]
     ):
         return lines
+    return ranges
+
+
+def at_short_line_ends(block: Block, ranges: list[tuple[int, int]], document: Document, rules: Rules) -> list[tuple[int, int]]:
+    """A paragraph of a PDF bibliography set flush (no hanging indent) into which the PDF reader
+    ran several entries, cut before each line that starts with an author's name after a line that
+    ends short of its column's edge (`lines_ending_short`), where every piece then reads as an
+    entry. A name after a line that reaches the edge carries the entry on (`… In: Biagioli, M.;`
+    wrapped before `Lippman, A. Gaming the metrics`)."""
+    if block.kind is not BlockKind.paragraph or len(ranges) != 1 or len(block.line_boxes) < 2:
+        return ranges
+    text, within = document.text, rules.references.year_within
+    short = lines_ending_short(block.line_boxes, rules.references.hanging_indent)
+    cuts = [
+        line.char_start
+        for ended, line in zip(short, block.line_boxes[1:])
+        if ended and _starts_entry(text[line.char_start : line.char_start + within], rules)
+    ]
+    bounds = [block.char_start, *cuts, block.char_end]
+    pieces = [(bounds[index], len(text[: bounds[index + 1]].rstrip())) for index in range(len(bounds) - 1)]
+    if len(pieces) > 1 and all(_reads_as_entry(text[start:end], rules) for start, end in pieces):
+        return pieces
     return ranges
 
 
@@ -431,35 +495,3 @@ def _first_author(body: str, rules: Rules) -> str | None:
         return None
     words = named["name"].rstrip(".,").split()
     return None if any(word.isupper() and len(word) <= 3 for word in words[:-1]) else " ".join(words)
-
-
-def mark_unheaded_bibliography(chunked: ChunkedDocument, entries: list[tuple[int, int]], bibliography: set[str]) -> ChunkedDocument:
-    """Where the bibliography has no section of its own (`trailing_entries`), the chunks that
-    lie wholly inside its run of entries are the bibliography's; a chunk that also holds the
-    prose before the run is not."""
-    if bibliography or not entries:
-        return chunked
-    start, end = entries[0][0], entries[-1][1]
-    inside = [
-        chunk.model_copy(update={"in_bibliography": True})
-        if start <= chunk.char_start and chunk.char_end <= end and chunk.split is not ChunkSplit.caption
-        else chunk
-        for chunk in chunked.chunks
-    ]
-    return chunked.model_copy(update={"chunks": inside})
-
-
-def outside(
-    citations: list[Citation], entries: list[tuple[int, int]], chunked: ChunkedDocument, bibliography: set[str]
-) -> list[Citation]:
-    """The citations that are not inside an unheaded bibliography (`trailing_entries`): a chunk
-    that ends in one holds entries whose years and names read like markers (`Smith J (2020)`),
-    and an entry cites no other entry. A bibliography with sections of its own is skipped whole,
-    chunk by chunk, and the text between two of its sections (an appendix) keeps its citations."""
-    if bibliography or not entries:
-        return citations
-    start_of: dict[str, int] = {chunk.chunk_id: chunk.char_start for chunk in chunked.chunks}
-    first, last = entries[0][0], entries[-1][1]
-    return [
-        citation for citation in citations if not first <= start_of[citation.chunk_id] + citation.char_start < last
-    ]

@@ -32,6 +32,9 @@ class HangingIndentRules(RulesModel):
     """Lines of a page that start further apart than this are in different columns."""
     min_lines: int = Field(default=6, ge=2)
     """Fewer lines than this show no layout to read."""
+    short_end: float = Field(default=1.0, gt=0)
+    """A line that ends further than this short of its column's right edge is an entry's last,
+    where the bibliography is set flush: justified lines that carry an entry on end at the edge."""
 
 
 _CAPITAL = "(?-i:[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ])"
