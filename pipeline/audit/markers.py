@@ -14,7 +14,8 @@ _INLINE = r"\[chunk:[^\]\n]*\]"
 # `[^label]`, not the `[^label]:` that starts a definition (those are taken out first).
 _FOOTNOTE = r"\[\^[^\]\s]+\](?!:)"
 # A marker and the spaces before it, which go with it: `effect [chunk:a].` reads `effect.`.
-MARKER = re.compile(rf"[ \t]*(?:{_INLINE}|{_FOOTNOTE})")
+# Only from where a run of spaces starts: tried inside a long run, each start would read it to its end.
+MARKER = re.compile(rf"(?<![ \t])[ \t]*(?:{_INLINE}|{_FOOTNOTE})")
 _DEFINITION = re.compile(r"^\[\^([^\]\s]+)\]:[ \t]?(.*)$")
 _CONTINUATION = re.compile(r"^(?: {2,}|\t)\S")
 # An id inside a footnote's text: no `:` in the doc_id, a number after the one `:`; not the tail

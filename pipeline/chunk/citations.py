@@ -12,8 +12,10 @@ from pipeline.chunk.matches import Matches, search
 from pipeline.models import Chunk, Citation, CitationResolution, Reference
 from pipeline.rules import CitationRules
 
-_RANGE = re.compile(r"\s*[-–—]\s*")
-_MEMBERS = re.compile(r"\s*[,;]\s*")
+# Separators with the spaces about them, matched from where the spaces start: tried inside a long
+# run of spaces, each start would read it to its end.
+_RANGE = re.compile(r"(?<!\s)\s*[-–—]\s*")
+_MEMBERS = re.compile(r"(?<!\s)\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
 _CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
 _COMMA = re.compile(r",\s+")

@@ -13,8 +13,9 @@ from pipeline.chunk.matches import Pieces
 from pipeline.models import Chunk, ChunkSplit, Link, LinkKind, Section
 from pipeline.rules import LinkRules
 
-_SEPARATORS = re.compile(r"\s*(?:,|and|&|to)\s*")
-_RANGE = re.compile(r"\s*[-–]\s*")
+# Matched from where the spaces before a separator start (see citations._RANGE).
+_SEPARATORS = re.compile(r"(?<!\s)\s*(?:,|and|&|to)\s*")
+_RANGE = re.compile(r"(?<!\s)\s*[-–]\s*")
 _SECTION_NUMBER = re.compile(r"^[\s*_]*(\d+(?:\.\d+)*)\.?[\s*_]")
 _APPENDIX_HEADING = re.compile(r"(?i)appendix\s+([A-Z]\d*)\b")
 _PANEL = re.compile(r"(?<=\d)[A-Za-z]$")

@@ -45,7 +45,9 @@ _UNFINISHED = re.compile(r"(?:[,;&]|\band|(?<=\w)-)\s*$")
 _ENTRY_KINDS = frozenset({BlockKind.list, BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote})
 # Markup a converter wraps around an entry's start, which is no part of its author.
 _LEADING_MARKUP = re.compile(r"[\s*_`]+")
-_PARAGRAPH_BREAK = re.compile(r"\s*\n\n\s*")
+_PARAGRAPH_BREAK = re.compile(r"(?<!\s)\s*\n\n\s*")
+"""A blank line and the spaces about it, matched from where the spaces start (tried inside a long
+run of spaces, each start would read it to its end)."""
 _TITLE_KEY_LENGTH = 30
 """Letters and digits of the paper's title looked for in the back matter: enough that no entry's
 text holds them by chance, few enough that a title the PDF reader broke off still matches."""

@@ -17,11 +17,13 @@ from pipeline.extract.pdf_heading_styles import without_numbering
 from pipeline.extract.pdf_lines import PdfBlock, Row
 from pipeline.models import BlockKind
 
-_ENTRY = re.compile(
-    r"^(?P<title>.*?[^\W\d_].*?)(?:\s*(?P<leader>(?:[.·_]\s*){3,}|(?:…\s*)+)|\s+)(?P<page>\d{1,4}|[ivxlc]{1,7})$"
-)
-"""An entry: a title with letters, a dot leader or not, then a page number (arabic, or roman in
-lower case as front matter is numbered)."""
+_PAGE_AT_END = re.compile(r"(?<!\w)(?:\d{1,4}|[ivxlc]{1,7})$")
+"""A contents entry's page number, arabic or roman in lower case (front matter is numbered so),
+a token of its own at the line's end."""
+_LEADER_CHARACTERS = ".·_…"
+_LEADER_MIN_DOTS = 3
+"""Dots (or `·`, `_`) that make a leader; an ellipsis character is one by itself."""
+_LETTER = re.compile(r"[^\W\d_]")
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 _MIN_ENTRIES = 4
 """Entries a run must hold: a contents list names the sections of a report, and two or three
@@ -103,11 +105,35 @@ def _runs(rows: list[Row]) -> list[list[_Entry]]:
 def _entry(row: Row, position: int) -> _Entry | None:
     """The row as an entry: a title, then its page number after a dot leader or a gap wider than
     a word space (the page number a cell of its own)."""
-    match = _ENTRY.match(row.text)
-    if match is None or row.rotated or not (match["leader"] or row.cells >= 1):
+    split = _title_leader_page(row.text)
+    if split is None or row.rotated:
         return None
-    page = match["page"]
-    return _Entry(position, match["title"], (1, int(page)) if page.isdigit() else (0, _roman(page)))
+    title, leader, page = split
+    if not (leader or row.cells >= 1):
+        return None
+    return _Entry(position, title, (1, int(page)) if page.isdigit() else (0, _roman(page)))
+
+
+def _title_leader_page(text: str) -> tuple[str, bool, str] | None:
+    """A line read from its end as an entry: its title (with a letter), whether a dot leader
+    stands before its page number, and the page number; None where it is no entry. Read with
+    string operations from the right, not one pattern from the left, whose lazy title tried at
+    every character against a long run of dots or spaces grows with the square of the line."""
+    text = text.rstrip()
+    page = _PAGE_AT_END.search(text)
+    if page is None:
+        return None
+    head = text[: page.start()]
+    stripped = head.rstrip()
+    title = stripped.rstrip(_LEADER_CHARACTERS + " \t")
+    leader_text = stripped[len(title) :]
+    leader = "…" in leader_text or sum(leader_text.count(character) for character in ".·_") >= _LEADER_MIN_DOTS
+    if not leader:
+        if len(stripped) == len(head):
+            return None  # the page number glued to the title: no gap, no leader
+        title = stripped
+    title = title.rstrip()
+    return (title, leader, page.group()) if _LETTER.search(title) else None
 
 
 def _roman(numeral: str) -> int:
