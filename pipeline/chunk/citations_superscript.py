@@ -24,6 +24,11 @@ from pipeline.chunk.cited_bibliography import Bibliography
 from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
 from pipeline.rules import CitationRules
 
+_REACH = 12
+"""Characters either side of a superscript that `superscript_not_after`, `superscript_not_before`
+and `superscript_maths_sign` are tried on: the longest unit or function they name, and the
+spaces a formula sets around a sign."""
+
 
 def superscript_citations(
     chunks: list[Chunk], document: Document, references: list[Reference], skip: set[str], rules: CitationRules
@@ -90,8 +95,11 @@ def _citations_of(
     paper's `footnotes`."""
     text = chunk.text
     marker = rules.superscript.fullmatch(written)
-    if marker is None or rules.superscript_not_after.search(text[max(0, start - 12) : start]):
+    before, after = text[max(0, start - _REACH) : start], text[end : end + _REACH]
+    if marker is None or rules.superscript_not_after.search(before) or rules.superscript_not_before.search(after):
         return []
+    if rules.superscript_maths_sign.search(before) and rules.superscript_maths_sign.search(after):
+        return []  # `fν ² F ν`: inside a formula
     if end < len(text) and text[end].isalnum():
         return []  # `¹H`, `¹³C`: a prefix of the word it stands before
     members = _members(marker["members"], rules.max_range)
