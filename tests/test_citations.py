@@ -448,6 +448,11 @@ def test_numbers_in_parentheses_are_citations_only_where_the_paper_cites_no_othe
     assert _cited("As shown (2) and [3].", rules) == [("[3]", "R3")]
 
 
+def test_a_number_in_parentheses_right_after_a_volume_is_its_issue_not_a_citation(rules):
+    assert _cited("As shown (2). Cite as: J Clin Dent. 2016;8(3):e230-5.", rules) == [("(2)", "R2")]
+
+
+
 # ---------------------------------------------------------------- the sample papers
 
 
