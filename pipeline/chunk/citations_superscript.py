@@ -4,8 +4,10 @@ digits in the text, and taken as citations only where nothing says they are some
 
 A superscript is also a footnote mark, an affiliation, an exponent (`10⁵`, `m²`, `R²`) or an
 isotope (`¹H`). So a run is a citation only where: it holds numbers, ranges and commas alone;
-it sits outside the front matter and the bibliography; no digit, single letter or unit comes
-right before it, and no letter or digit right after; the bibliography is numbered and every
+it sits outside the front matter and the bibliography; no digit, single letter, unit, function
+or sign of a formula comes right before it, and no letter, digit or operator right after; no
+sign of a formula stands on both sides of it (an exponent inside a run of maths, `|y|² + |z|²`,
+`fν ² F ν`, is set among them, a citation after prose); the bibliography is numbered and every
 number of the run labels one of its entries; and the paper cites in superscripts more often
 than in brackets (a paper cites one way; a few stray superscripts in a bracket-citing paper
 are residue numbers or exponents).
