@@ -295,6 +295,30 @@ def test_a_citation_that_ends_a_parenthesis_after_prose_is_read_where_it_names_a
     assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("e.g., Daumé, 2007", "R1")]
 
 
+def test_a_page_after_the_year_is_part_of_the_citation(rules):
+    source = "## Introduction\n\nAll take part (Rosenshine, 1987, p. 34).\n\n## References\n\nRosenshine, B. (1987). Explicit teaching. In Talks to teachers.\n"
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("Rosenshine, 1987, p. 34", "R1")]
+
+
+def test_initials_after_the_first_author_s_surname_are_read_past(rules):
+    source = (
+        "## Introduction\n\nAs found (Fraternali, F. et al., 2011; Karukes, E. V. et al., 2015).\n\n## References\n\n"
+        "Fraternali, F., Sancisi, R., & Kamphuis, P. (2011). A tale of two galaxies. A&A, 531.\n\n"
+        "Karukes, E. V., Salucci, P., & Gentile, G. (2015). The dark matter distribution. A&A, 578.\n"
+    )
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [
+        ("Fraternali, F. et al., 2011", "R1"), ("Karukes, E. V. et al., 2015", "R2"),
+    ]
+
+
+def test_a_surname_after_the_particle_do_is_cited_whole(rules):
+    source = (
+        "## Introduction\n\nStrata differ (Do Vale et al. 2017).\n\n## References\n\n"
+        "Do Vale, I.; Miranda, I.S.; Mitja, D. 2017. Tree crops in the Amazon. Revista Espacios, 38: 29-46.\n"
+    )
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("Do Vale et al. 2017", "R1")]
+
+
 UNHEADED = (
     "## Discussion\n\nAs Etzioni (2011) and Park and Lee (2019) argued.\n\n"
     + "".join(f"{name}. {year}. A title. In Proceedings.\n\n" for name, year in
@@ -470,6 +494,11 @@ def test_numbers_in_parentheses_are_citations_only_where_the_paper_cites_no_othe
     assert _cited("As shown (2).", rules) == [("(2)", "R2")]
     assert _cited("As shown (2), and by Eq. (3).", rules) == []  # numbered equations
     assert _cited("As shown (2) and [3].", rules) == [("[3]", "R3")]
+
+
+def test_a_number_in_parentheses_right_after_a_volume_is_its_issue_not_a_citation(rules):
+    assert _cited("As shown (2). Cite as: J Clin Dent. 2016;8(3):e230-5.", rules) == [("(2)", "R2")]
+
 
 
 # ---------------------------------------------------------------- the sample papers

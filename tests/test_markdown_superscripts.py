@@ -56,6 +56,25 @@ def test_an_exponent_written_out_as_markup_is_no_citation(rules, text):
     assert [marker for marker, _ in _cited(text, rules)] in (["<sup>1</sup>"], ["^1^"])
 
 
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "the sum 2s<sup>2</sup> of the spins",  # a one-letter symbol after a coefficient
+        "the cost (a + b)<sup>2</sup> − c of it",  # a sign right after it: `x² − y`
+        "the norm |y|<sup>2</sup>, summed",  # a closing bar right before it: `|y|²`
+        "the term 1/<sup>4</sup> of it",  # a fraction's slash right before it
+        "the angle cos<sup>2</sup>(x) of it",  # a function's power
+        "the mass fν <sup>4</sup> F ν of it",  # a sign of a formula on either side, set apart
+    ],
+)
+def test_an_exponent_in_a_formula_is_no_citation(rules, formula):
+    assert _cited(f"Known<sup>1</sup>, with {formula}.", rules) == [("<sup>1</sup>", "R1")]
+
+
+def test_a_greek_letter_on_one_side_of_a_superscript_is_prose(rules):
+    assert _cited("Known in γδ T cells<sup>1</sup>, and in rats.", rules) == [("<sup>1</sup>", "R1")]
+
+
 def test_a_footnote_the_paper_defines_is_no_citation(rules):
     text = "Known[^1] and more[^2] and[^3].\n\n[^2]: A note of the authors.\n\n<sup>3</sup> Another note."
     assert _cited(text, rules) == [("[^1]", "R1")]

@@ -4,8 +4,10 @@ digits in the text, and taken as citations only where nothing says they are some
 
 A superscript is also a footnote mark, an affiliation, an exponent (`10⁵`, `m²`, `R²`) or an
 isotope (`¹H`). So a run is a citation only where: it holds numbers, ranges and commas alone;
-it sits outside the front matter and the bibliography; no digit, single letter or unit comes
-right before it, and no letter or digit right after; the bibliography is numbered and every
+it sits outside the front matter and the bibliography; no digit, single letter, unit, function
+or sign of a formula comes right before it, and no letter, digit or operator right after; no
+sign of a formula stands on both sides of it (an exponent inside a run of maths, `|y|² + |z|²`,
+`fν ² F ν`, is set among them, a citation after prose); the bibliography is numbered and every
 number of the run labels one of its entries; and the paper cites in superscripts more often
 than in brackets (a paper cites one way; a few stray superscripts in a bracket-citing paper
 are residue numbers or exponents).
@@ -23,6 +25,11 @@ from pipeline.chunk.citations import _members, _resolved
 from pipeline.chunk.cited_bibliography import Bibliography
 from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
 from pipeline.rules import CitationRules
+
+_REACH = 12
+"""Characters either side of a superscript that `superscript_not_after`, `superscript_not_before`
+and `superscript_maths_sign` are tried on: the longest unit or function they name, and the
+spaces a formula sets around a sign."""
 
 
 def superscript_citations(
@@ -90,8 +97,11 @@ def _citations_of(
     paper's `footnotes`."""
     text = chunk.text
     marker = rules.superscript.fullmatch(written)
-    if marker is None or rules.superscript_not_after.search(text[max(0, start - 12) : start]):
+    before, after = text[max(0, start - _REACH) : start], text[end : end + _REACH]
+    if marker is None or rules.superscript_not_after.search(before) or rules.superscript_not_before.search(after):
         return []
+    if rules.superscript_maths_sign.search(before) and rules.superscript_maths_sign.search(after):
+        return []  # `fν ² F ν`: inside a formula
     if end < len(text) and text[end].isalnum():
         return []  # `¹H`, `¹³C`: a prefix of the word it stands before
     members = _members(marker["members"], rules.max_range)

@@ -125,9 +125,16 @@ class CitationRules(RulesModel):
     superscript: Pattern = Field(default=r"(?P<members>\d{1,6}(?:\s*[-–—,]\s*\d{1,6})*)")
     """A PDF's superscript that can be a citation, whole (`3`, `3,5`, `3–7`), its members in a
     group `members`; what else it may be is told by `superscript_not_after` and the bibliography."""
-    superscript_not_after: Pattern = Field(default=r"(?:\d|\b\w)$")
+    superscript_not_after: Pattern = Field(default=r"(?:\d|(?<![^\W\d_])[^\W\d_])$")
     """What ends the text right before a superscript that is an exponent, not a citation: a
-    digit (`10⁵`), a one-letter symbol (`R²`, `x²`) or a unit (`cm²`)."""
+    digit (`10⁵`), a one-letter symbol (`R²`, `2s²`), a unit (`cm²`), a function (`cos²`) or a
+    sign of the formula it raises (`|y|²`, `1/⁴`)."""
+    superscript_not_before: Pattern = Field(default=r"(?!)")
+    """What starts the text right after a superscript that is an exponent, not a citation: an
+    operator or relation (`(a + b)² − c`); by default nothing."""
+    superscript_maths_sign: Pattern = Field(default=r"(?!)")
+    """A sign of a formula (an operator, a bar, a Greek symbol): a superscript with one on
+    either side of it is inside a formula, an exponent; by default nothing is."""
     values_after: Pattern = Field(default=r"(?:[=∈≤≥≈←]|\\in)\s*$")
     """What ends the text before a list of numbers in brackets that is values, not a marker: a
     relation sign (`k ∈ [5, 10, 15]`). A list most of whose numbers are past the numbering of a
