@@ -348,3 +348,24 @@ def test_a_pdf_whose_file_name_is_not_utf8_is_read(tmp_path, rules):
     raw = extract_pdf(file, "caf%FF.pdf", rules)
 
     assert "Serum IL-6 rose" in raw.blocks[0].segments[0].text
+
+
+def test_sub_headings_numbered_in_parentheses_are_headings_below_their_section(tmp_path, rules):
+    """`(1) Study population` in bold on a line of its own, under `2 Methods`: its number in
+    parentheses says no depth, so its level is its style's, below the numbered section."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 70), "A Study of Examples", fontsize=16, fontname="hebo")
+    page.insert_text((72, 110), "2 Methods", fontsize=12, fontname="hebo")
+    y = 130.0
+    for number, heading in enumerate(["Study population", "Outcome measures", "Statistical analysis"], start=1):
+        page.insert_text((72, y), f"({number}) {heading}", fontsize=10, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(72, y + 6, 523, y + 66), "The trial enrolled adults from three clinics. " * 6, fontsize=10)
+        y += 86
+    doc.save(tmp_path / "paper.pdf")
+
+    raw = extract_pdf(tmp_path / "paper.pdf", "paper.pdf", rules)
+
+    headings = [(block.level, block.segments[0].text) for block in raw.blocks if block.kind is BlockKind.heading]
+    assert headings == [(1, "A Study of Examples"), (2, "2 Methods"), (3, "(1) Study population"),
+                        (3, "(2) Outcome measures"), (3, "(3) Statistical analysis")]

@@ -19,11 +19,14 @@ from pipeline.rules import Rules
 from pipeline.rules.pdf import PdfHeadingRules, PdfTitleRules
 
 NUMBERING = re.compile(
-    r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)]))"
+    r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)])"
+    r"|(?P<parenthesized>\((?:\d{1,2}|[a-z]|[ivx]{1,4})\)))"
     r"\s+(?:[|·•—–]\s+)?(?=\S)"
 )
 """A heading's numbering and the space after it; a separator glyph set between the number and the
-title (`2.1 | Plant material`, `3 — Results`) belongs to the numbering, not to the title."""
+title (`2.1 | Plant material`, `3 — Results`) belongs to the numbering, not to the title. A number
+in parentheses (`(1) Study population`, `(b)`) numbers sub-headings whose depth it does not say:
+their level comes from their style."""
 
 SECTION_HEADER = "section-header"
 """The layout model's label for a heading (`pdf_layout_model.LayoutLabel.section_header`)."""
@@ -87,6 +90,8 @@ def numbering_depth(text: str, roman_sections: bool) -> int | None:
         return match["arabic"].count(".") + 1
     if match["roman"]:
         return 1
+    if match["parenthesized"]:
+        return None
     depth = 1 + (match["sub"] or "").count(".")
     return depth + 1 if roman_sections else depth
 
