@@ -643,3 +643,10 @@ def test_a_capitalised_phrase_before_a_year_is_no_citation_where_no_entry_is_its
         "## References\n\nWorld Health Organization (2010) Global report. Geneva.\n\nPark, J. (2019) One.\n"
     )
     assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("World Health Organization, 2010", "R1")]
+
+
+def test_a_1500_entry_bibliography_keeps_every_entry_and_resolves_each_of_1000_to_1500(rules):
+    text = "As in " + ", ".join(f"[{n}]" for n in range(1000, 1501)) + "."
+    chunked = chunk_markdown(_long_bibliography(text, entries=1500), rules)
+    assert [r.label for r in chunked.references] == [str(n) for n in range(1, 1501)]
+    assert [c.ref_id for c in chunked.citations] == [f"R{n}" for n in range(1000, 1501)]
