@@ -650,3 +650,22 @@ def test_a_1500_entry_bibliography_keeps_every_entry_and_resolves_each_of_1000_t
     chunked = chunk_markdown(_long_bibliography(text, entries=1500), rules)
     assert [r.label for r in chunked.references] == [str(n) for n in range(1, 1501)]
     assert [c.ref_id for c in chunked.citations] == [f"R{n}" for n in range(1000, 1501)]
+
+
+ABNT = (
+    "## Introdução\n\nComo mostram (Rodrigues; Fachin, 2010) e (Zhao; Pan; Hua, 2021; Lopes, 2020), "
+    "e não (Lema SC, Dickey JT, dados não publicados; Lopes, 2020).\n\n"
+    "## Referências\n\n"
+    "Lopes, A. Um título. Revista, 2020.\n\n"
+    "Rodrigues, R. S.; Fachin, G. R. B. Outro título. Revista, 2010.\n\n"
+    "Zhao, L.; Pan, Y.; Hua, W. A third title. Journal, 2021.\n"
+)
+
+
+def test_authors_parted_by_semicolons_before_the_year_cite_one_work(rules):
+    """ABNT and some other styles part a work's authors with semicolons, and the works too: a
+    part that is only a name belongs to the work after it; a note stays apart."""
+    cited = [(c.marker, c.ref_id) for c in chunk_markdown(ABNT, rules).citations]
+    assert cited == [
+        ("Rodrigues; Fachin, 2010", "R2"), ("Zhao; Pan; Hua, 2021", "R3"), ("Lopes, 2020", "R1"), ("Lopes, 2020", "R1"),
+    ]

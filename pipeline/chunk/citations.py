@@ -19,6 +19,9 @@ _MEMBERS = re.compile(r"(?<!\s)\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
 _CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
 _COMMA = re.compile(r",\s+")
+_NAME_MAX_WORDS = 3
+"""Words of an author's name parted from the next by a semicolon (`Di Bitetti; Ferreras, 2017`):
+a surname with a particle or two; a longer part is a note, not a name."""
 # Where a narrative citation can end: a parenthesis that opens on a year. The narrative pattern
 # is tried only in the stretch of text before each (see `_narrative`).
 _YEAR_IN_PARENTHESES = re.compile(r"\(\s*(?:1[89]|20)\d\d")
@@ -151,12 +154,13 @@ def _author_year(chunk: Chunk, bibliography: Bibliography, rules: CitationRules)
         offset = group.start(1)
         if places is not None and not _holds_one(places, offset, group.end(1)):
             continue
-        for part in _CITATIONS_IN_PARENTHESIS.finditer(group.group(1)):
-            citation = rules.author_year.match(part.group().strip())
-            start = offset + part.start() + (len(part.group()) - len(part.group().lstrip()))
-            end = offset + part.start() + len(part.group().rstrip())
+        for part_start, part_end in _citations_in(group.group(1)):
+            part = group.group(1)[part_start:part_end]
+            citation = rules.author_year.match(part.strip())
+            start = offset + part_start + (len(part) - len(part.lstrip()))
+            end = offset + part_start + len(part.rstrip())
             if citation is None:
-                found += _by_organisation(chunk, part.group().strip(), start, end, bibliography, rules) or _after_prose(
+                found += _by_organisation(chunk, part.strip(), start, end, bibliography, rules) or _after_prose(
                     chunk, start, end, bibliography, rules
                 )
                 continue
@@ -167,6 +171,27 @@ def _author_year(chunk: Chunk, bibliography: Bibliography, rules: CitationRules)
         if surname_key(match["first"]) in bibliography.surnames:
             found += _by_author(chunk, match, match.start(), match.end(), bibliography)
     return found
+
+
+def _citations_in(inside: str) -> list[tuple[int, int]]:
+    """Where each citation a parenthesis holds starts and ends: its parts between semicolons,
+    a part that is only a name (no digit, no comma, a few words) joined to the next, for the
+    authors of one work that a style parts with semicolons (`Rodrigues; Fachin, 2010`, `Zhao;
+    Pan; Hua, 2021`) rather than the works; a note (`Lema SC, Dickey JT, unpublished data`)
+    stays apart."""
+    spans: list[tuple[int, int]] = []
+    pending: int | None = None
+    for part in _CITATIONS_IN_PARENTHESIS.finditer(inside):
+        start = part.start() if pending is None else pending
+        text = part.group()
+        if any(character.isdigit() for character in text) or "," in text or len(text.split()) > _NAME_MAX_WORDS:
+            spans.append((start, part.end()))
+            pending = None
+        else:
+            pending = start
+    if pending is not None:
+        spans.append((pending, len(inside)))
+    return spans
 
 
 def _holds_one(places: list[int], start: int, end: int) -> bool:
