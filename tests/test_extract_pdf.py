@@ -369,3 +369,26 @@ def test_sub_headings_numbered_in_parentheses_are_headings_below_their_section(t
     headings = [(block.level, block.segments[0].text) for block in raw.blocks if block.kind is BlockKind.heading]
     assert headings == [(1, "A Study of Examples"), (2, "2 Methods"), (3, "(1) Study population"),
                         (3, "(2) Outcome measures"), (3, "(3) Statistical analysis")]
+
+
+def test_running_heads_that_alternate_the_byline_and_the_title_are_dropped(tmp_path, rules):
+    """A four-page paper heads its even pages with its authors and its odd pages with its title:
+    each recurs on fewer pages than running lines must, but each spells a line of page 1's top."""
+    doc = pymupdf.open()
+    for number in range(1, 5):
+        page = doc.new_page(width=595, height=842)
+        if number == 1:
+            page.insert_text((72, 80), "Grassmannian models on a finite interval", fontsize=16, fontname="hebo")
+            page.insert_text((72, 104), "D. Writer and A. Reader", fontsize=11)
+        else:
+            head = "D. WRITER AND A. READER" if number % 2 == 0 else "GRASSMANNIAN MODELS ON A FINITE INTERVAL"
+            page.insert_text((72, 40), head, fontsize=9)
+        page.insert_text((72, 160), f"{number} Section {number}", fontsize=12, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(72, 170, 523, 700), "The models were solved on an interval of finite length. " * 20, fontsize=10)
+    doc.save(tmp_path / "paper.pdf")
+
+    raw = extract_pdf(tmp_path / "paper.pdf", "paper.pdf", rules)
+
+    text = " ".join(segment.text for block in raw.blocks for segment in block.segments)
+    assert "WRITER" not in text and "GRASSMANNIAN" not in text
+    assert "Grassmannian models on a finite interval" in text and "D. Writer and A. Reader" in text

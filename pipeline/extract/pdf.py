@@ -6,7 +6,9 @@ geometry and typography on its lines, in passes (the module that holds each in b
 1. `read_page` (`pdf_lines`): PyMuPDF lines → pieces with a box (in the page's writing
    direction), the size and font most of their characters have, bold and small caps.
 2. `drop_running_lines` (`pdf_lines`): margin lines whose text (digits masked) recurs at the same
-   height on other pages are journal heads, author lines and page numbers; they are dropped and counted.
+   height on other pages are journal heads, author lines and page numbers; they are dropped and counted,
+   and so are later margin lines that spell page 1's title or byline (`drop_heads_naming_the_paper`,
+   `pdf_margins`), and, in the layout model's reading, lines it reads as page heads or feet there.
 3. `find_columns` (`pdf_columns`): a gutter is a strip that lines of column width leave empty; a
    gutter found on several pages is also sought where one page's own evidence is weak.
 4. `order_page` (`pdf_columns`): a page is read column by column between full-width pieces (title,
@@ -52,7 +54,7 @@ from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_layout_choice import doubtful_reading
 from pipeline.extract.pdf_layout_model import LayoutModel, drop_model_furniture, label_pieces, layout_model_installed, shared_model
-from pipeline.extract.pdf_margins import drop_line_numbers, mark_asides
+from pipeline.extract.pdf_margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
 from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_shared_lines import split_shared_lines
 from pipeline.extract.pdf_lines import (
@@ -253,6 +255,7 @@ def _blocks(pages: list[list[Piece]], heights: list[float], toc: list[list], rul
     """The passes from running lines to joined paragraphs: the blocks in reading order, and how
     many lines of page furniture were dropped."""
     pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
+    pages, naming = drop_heads_naming_the_paper(pages, heights, rules.pdf.running_lines)
     pages, furniture = drop_model_furniture(pages, heights, rules.pdf.running_lines.margin, _body_size(pages))
     pages, numbers = drop_line_numbers(pages)
     body_size = _body_size(pages)
@@ -268,7 +271,7 @@ def _blocks(pages: list[list[Piece]], heights: list[float], toc: list[list], rul
     blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
     blocks = merge_lists(join_continuations(blocks, layout, block_rules))
     blocks = split_run_in_headings(blocks, layout, run_in_rules)
-    return blocks, len(removed) + len(furniture) + len(numbers)
+    return blocks, len(removed) + len(naming) + len(furniture) + len(numbers)
 
 
 def _labelled(doc: pymupdf.Document, pages: list[list[Piece]], model: LayoutModel) -> list[list[Piece]]:

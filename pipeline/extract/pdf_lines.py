@@ -513,7 +513,7 @@ def _running_key(text: str) -> str:
     return "#" if _PAGE_NUMBER.match(key) else re.sub(r"\d+", "#", key)
 
 
-def _margin_lines(pieces: list[Piece], height: float, band: float) -> list[list[Piece]]:
+def margin_lines(pieces: list[Piece], height: float, band: float) -> list[list[Piece]]:
     """Pieces in the top and bottom `band` (a share of the page height), gathered into lines across the page width."""
     margin = sorted(
         (p for p in pieces if not p.rotated and not band * height <= (p.y0 + p.y1) / 2 <= (1 - band) * height),
@@ -556,7 +556,7 @@ def drop_running_lines(
     seen: dict[str, list[tuple[int, float]]] = defaultdict(list)
     candidates: list[tuple[str, int, float, float, list[Piece]]] = []
     for index, (pieces, height) in enumerate(zip(pages, heights)):
-        for line in _margin_lines(pieces, height, rules.margin):
+        for line in margin_lines(pieces, height, rules.margin):
             line.sort(key=lambda p: p.x0)
             middle = sum(p.y0 + p.y1 for p in line) / (2 * len(line))
             keys = [(_running_key(" ".join(p.text for p in line)), line)]

@@ -1,4 +1,8 @@
-"""Text beside the body: line numbers in the margin, dropped, and asides, kept apart from the body.
+"""Text beside the body: line numbers in the margin and running heads that name the paper,
+dropped, and asides, kept apart from the body.
+
+`drop_heads_naming_the_paper` removes the margin lines of later pages that spell page 1's title or
+byline: a short paper's running heads, alternating too often to recur on enough pages.
 
 `drop_line_numbers` removes the numbers a review copy prints beside its lines: a column of bare
 numbers that rise down the page at the outer edge of the text. `mark_asides` marks the lines set
@@ -14,8 +18,8 @@ import re
 import statistics
 from collections import defaultdict
 
-from pipeline.extract.pdf_lines import SAME_LINE_OVERLAP, Piece
-from pipeline.rules.pdf import PdfAsideRules
+from pipeline.extract.pdf_lines import SAME_LINE_OVERLAP, Piece, margin_lines
+from pipeline.rules.pdf import PdfAsideRules, PdfRunningLineRules
 
 _LINE_NUMBER = re.compile(r"^\d{1,5}$")
 _SAME_EDGE = 3.0
@@ -175,3 +179,72 @@ def _near(body: list[Piece], tops: list[float], piece: Piece, reach: float) -> l
         if line.y1 >= piece.y0 - reach:
             near.append(line)
     return near
+
+
+_FRONT_TOP = 0.4
+"""Share of page 1's height from its top where the title and the byline are set."""
+_NAMING_MIN_LETTERS = 10
+"""Letters a page-1 line must hold for a later margin line spelling it to be a running head: a
+title or a byline; a shorter one (`Methods`) may be a heading that starts a page."""
+
+
+_NAMING_MIN_WORDS = 2
+"""Words of a running head that names the paper: a title or a byline; one word is a heading's."""
+_CONTENTS_ENTRY = re.compile(r"(?:\.\s*){3}|\d\s*$")
+"""A page-1 line with a dot leader or a page number at its end: a contents entry, no title."""
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^\w]|[\d_]", "", text.casefold())
+
+
+def drop_heads_naming_the_paper(
+    pages: list[list[Piece]], heights: list[float], rules: PdfRunningLineRules
+) -> tuple[list[list[Piece]], list[Piece]]:
+    """Every page after the first without the margin lines that spell, case and punctuation
+    aside, a line (or two lines together) of page 1's top set elsewhere on its page: the title or
+    the byline printed as a running head, which a short paper alternates page by page (authors on
+    one, title on the next) too seldom for its recurrence to show; and the pieces dropped. A line
+    at the same height as on page 1 is a running line whose recurrence `drop_running_lines`
+    judges by the rules."""
+    if len(pages) < 2:
+        return pages, []
+    top = sorted((p for p in pages[0] if not p.rotated and p.y1 <= _FRONT_TOP * heights[0]), key=lambda p: (p.y0, p.x0))
+    # A contents entry (`Methods ..... 3`) names a heading that may start a later page.
+    lines = [
+        (_letters(" ".join(p.text for p in line)), _middle(line))
+        for line in _lines_of(top)
+        if not _CONTENTS_ENTRY.search(" ".join(p.text for p in line))
+    ]
+    names: dict[str, list[float]] = defaultdict(list)
+    for key, middle in lines + [(a + b, (y + z) / 2) for (a, y), (b, z) in zip(lines, lines[1:])]:
+        if len(key) >= _NAMING_MIN_LETTERS:
+            names[key].append(middle)
+    dropped: set[int] = set()
+    for pieces, height in zip(pages[1:], heights[1:]):
+        tolerance = max(rules.min_height_tolerance, rules.height_tolerance * height)
+        for line in margin_lines(pieces, height, rules.margin):
+            text = " ".join(p.text for p in sorted(line, key=lambda p: p.x0))
+            # A numbered line is a heading that starts the page, never a running head.
+            if len(text.split()) < _NAMING_MIN_WORDS or text[:1].isdigit():
+                continue
+            places = names.get(_letters(text), [])
+            if places and all(abs(_middle(line) - place) > tolerance for place in places):
+                dropped.update(id(p) for p in line)
+    removed = [p for pieces in pages for p in pieces if id(p) in dropped]
+    return [[p for p in pieces if id(p) not in dropped] for pieces in pages], removed
+
+
+def _middle(line: list[Piece]) -> float:
+    return sum(p.y0 + p.y1 for p in line) / (2 * len(line))
+
+
+def _lines_of(pieces: list[Piece]) -> list[list[Piece]]:
+    """Pieces sorted top to bottom, gathered into lines across the page."""
+    lines: list[list[Piece]] = []
+    for piece in pieces:
+        if lines and piece.y0 < max(p.y1 for p in lines[-1]) - SAME_LINE_OVERLAP * (piece.y1 - piece.y0):
+            lines[-1].append(piece)
+        else:
+            lines.append([piece])
+    return [sorted(line, key=lambda p: p.x0) for line in lines]
