@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pymupdf
@@ -515,12 +516,14 @@ def _running_key(text: str) -> str:
 
 def margin_lines(pieces: list[Piece], height: float, band: float) -> list[list[Piece]]:
     """Pieces in the top and bottom `band` (a share of the page height), gathered into lines across the page width."""
-    margin = sorted(
-        (p for p in pieces if not p.rotated and not band * height <= (p.y0 + p.y1) / 2 <= (1 - band) * height),
-        key=lambda p: p.y0,
-    )
+    return gathered_lines(p for p in pieces if not p.rotated and not band * height <= (p.y0 + p.y1) / 2 <= (1 - band) * height)
+
+
+def gathered_lines(pieces: Iterable[Piece]) -> list[list[Piece]]:
+    """Pieces gathered into lines across the page width, top to bottom (each line's pieces in the
+    order they come: sorted by their tops)."""
     lines: list[list[Piece]] = []
-    for piece in margin:
+    for piece in sorted(pieces, key=lambda p: p.y0):
         if lines and piece.y0 < max(p.y1 for p in lines[-1]) - SAME_LINE_OVERLAP * (piece.y1 - piece.y0):
             lines[-1].append(piece)
         else:

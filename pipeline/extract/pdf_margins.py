@@ -18,7 +18,7 @@ import re
 import statistics
 from collections import defaultdict
 
-from pipeline.extract.pdf_lines import SAME_LINE_OVERLAP, Piece, margin_lines
+from pipeline.extract.pdf_lines import SAME_LINE_OVERLAP, Piece, gathered_lines, margin_lines
 from pipeline.rules.pdf import PdfAsideRules, PdfRunningLineRules
 
 _LINE_NUMBER = re.compile(r"^\d{1,5}$")
@@ -209,11 +209,11 @@ def drop_heads_naming_the_paper(
     judges by the rules."""
     if len(pages) < 2:
         return pages, []
-    top = sorted((p for p in pages[0] if not p.rotated and p.y1 <= _FRONT_TOP * heights[0]), key=lambda p: (p.y0, p.x0))
+    top = (p for p in pages[0] if not p.rotated and p.y1 <= _FRONT_TOP * heights[0])
     # A contents entry (`Methods ..... 3`) names a heading that may start a later page.
     lines = [
         (_letters(" ".join(p.text for p in line)), _middle(line))
-        for line in _lines_of(top)
+        for line in (sorted(line, key=lambda p: p.x0) for line in gathered_lines(top))
         if not _CONTENTS_ENTRY.search(" ".join(p.text for p in line))
     ]
     names: dict[str, list[float]] = defaultdict(list)
@@ -237,14 +237,3 @@ def drop_heads_naming_the_paper(
 
 def _middle(line: list[Piece]) -> float:
     return sum(p.y0 + p.y1 for p in line) / (2 * len(line))
-
-
-def _lines_of(pieces: list[Piece]) -> list[list[Piece]]:
-    """Pieces sorted top to bottom, gathered into lines across the page."""
-    lines: list[list[Piece]] = []
-    for piece in pieces:
-        if lines and piece.y0 < max(p.y1 for p in lines[-1]) - SAME_LINE_OVERLAP * (piece.y1 - piece.y0):
-            lines[-1].append(piece)
-        else:
-            lines.append([piece])
-    return [sorted(line, key=lambda p: p.x0) for line in lines]
