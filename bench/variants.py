@@ -227,10 +227,9 @@ def end_to_end(params: dict) -> dict:
     pages that PyMuPDF's layout model read."""
     import duckdb
 
-    from pipeline.rules import load_rules
+    from pipeline.rules import layout_overrides, load_rules
 
-    layout = params.get("layout")
-    rules = load_rules(overrides={"pdf": {"layout": {"mode": layout}}} if layout else None)
+    rules = load_rules(overrides=layout_overrides(params.get("layout")))
     result = _ingest(Path(params["folder"]), Path(params["db"]), rules, params["workers"])
     _stop_forkserver()
     with duckdb.connect(params["db"], read_only=True) as connection:

@@ -24,7 +24,7 @@ from xml.etree import ElementTree
 
 from pipeline.extract import extract
 from pipeline.models import BlockKind
-from pipeline.rules import DEFAULT_RULES_PATH, load_rules
+from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 _XML_ENTITIES = {"amp", "lt", "gt", "quot", "apos"}
@@ -117,8 +117,7 @@ def main() -> None:
     parser.add_argument("--layout", choices=["rules", "model", "auto"], help="override [pdf.layout] mode")
     parser.add_argument("--explain", action="store_true")
     arguments = parser.parse_args()
-    overrides = {"pdf": {"layout": {"mode": arguments.layout}}} if arguments.layout else None
-    rules = load_rules(arguments.rules, overrides)
+    rules = load_rules(arguments.rules, layout_overrides(arguments.layout))
     folder = arguments.corpus / "pdf_jats"
     total = PaperScore()
     collapsed = 0

@@ -19,7 +19,7 @@ from pipeline.extract.pdf_layout_choice import doubtful_reading
 from pipeline.extract.pdf_layout_model import LayoutLabel, Region, shared_model
 from pipeline.extract.pdf_lines import PdfBlock, Row
 from pipeline.models import BlockKind
-from pipeline.rules import load_rules
+from pipeline.rules import layout_overrides, load_rules
 from pipeline.rules.pdf import PdfLayoutRules
 
 SHARED_PDF_JATS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf_jats"
@@ -30,7 +30,7 @@ SENTENCE = "The trial enrolled adults from three clinics and followed them for t
 
 
 def rules_with(mode: str):
-    return load_rules(overrides={"pdf": {"layout": {"mode": mode}}})
+    return load_rules(overrides=layout_overrides(mode))
 
 
 @pytest.fixture

@@ -73,11 +73,6 @@ LayoutOption = Annotated[
         "auto (the model where typography's reading is doubtful); default: the rules' [pdf.layout] mode, auto.",
     ),
 ]
-
-
-def layout_overrides(layout: LayoutMode | None) -> dict | None:
-    """The rules keys `--layout` sets, for `load_rules`."""
-    return {"pdf": {"layout": {"mode": layout.value}}} if layout is not None else None
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or status on stderr.")]
 FolderOption = Annotated[
     Path | None, typer.Option("--folder", help="Where the papers are now, if not in the folder the last ingest read.")

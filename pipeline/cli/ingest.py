@@ -14,11 +14,11 @@ import typer
 from rich.markup import escape
 
 from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, QuietOption, RayAddressOption, RulesOption, app
-from pipeline.cli.app import file_and_cause, json_text, layout_overrides, one_line
+from pipeline.cli.app import file_and_cause, json_text, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
 from pipeline.models import DocumentStatus
-from pipeline.rules import DEFAULT_RULES_PATH, load_rules
+from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
 
 
 FilesPerTaskOption = Annotated[

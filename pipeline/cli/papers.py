@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, LayoutOption, QuietOption, RulesOption, app, layout_overrides
+from pipeline.cli.app import DEFAULT_DB, DbOption, LayoutOption, QuietOption, RulesOption, app
 from pipeline.errors import PipelineError
 from pipeline.export import ExportFormat, Selection, export_database
 from pipeline.export import Unit as ExportUnit
@@ -19,7 +19,7 @@ from pipeline.inspect import render_links, render_tree
 from pipeline.models import SectionType
 from pipeline.report import render_report
 from pipeline.report.html_report import write_html_report
-from pipeline.rules import DEFAULT_RULES_PATH, load_rules
+from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
 
 
 @app.command("inspect")

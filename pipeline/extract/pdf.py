@@ -53,7 +53,7 @@ from pipeline.extract.pdf_contents import mark_contents
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_layout_choice import doubtful_reading
-from pipeline.extract.pdf_layout_model import LayoutModel, drop_model_furniture, label_pieces, layout_model_installed, shared_model
+from pipeline.extract.pdf_layout_model import drop_model_furniture, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf_margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
 from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_shared_lines import split_shared_lines
@@ -251,12 +251,16 @@ def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[flo
     return pages, heights, labels
 
 
-def _blocks(pages: list[list[Piece]], heights: list[float], toc: list[list], rules: Rules) -> tuple[list[PdfBlock], int]:
+def _blocks(
+    pages: list[list[Piece]], heights: list[float], toc: list[list], rules: Rules, labelled: bool
+) -> tuple[list[PdfBlock], int]:
     """The passes from running lines to joined paragraphs: the blocks in reading order, and how
-    many lines of page furniture were dropped."""
+    many lines of page furniture were dropped; `labelled` where the layout model read the pages."""
     pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
     pages, naming = drop_heads_naming_the_paper(pages, heights, rules.pdf.running_lines)
-    pages, furniture = drop_model_furniture(pages, heights, rules.pdf.running_lines.margin, _body_size(pages))
+    furniture: list[Piece] = []
+    if labelled:
+        pages, furniture = drop_model_furniture(pages, heights, rules.pdf.running_lines.margin, _body_size(pages))
     pages, numbers = drop_line_numbers(pages)
     body_size = _body_size(pages)
     mark_asides(pages, body_size, rules.pdf.asides)
@@ -274,16 +278,16 @@ def _blocks(pages: list[list[Piece]], heights: list[float], toc: list[list], rul
     return blocks, len(removed) + len(naming) + len(furniture) + len(numbers)
 
 
-def _labelled(doc: pymupdf.Document, pages: list[list[Piece]], model: LayoutModel) -> list[list[Piece]]:
-    """Every page's pieces with the layout model's labels."""
-    return [label_pieces(pieces, model.regions(page)) for page, pieces in zip(doc, pages)]
-
-
-def _model(path: str) -> LayoutModel:
+def _blocks_by_model(
+    doc: pymupdf.Document, pages: list[list[Piece]], heights: list[float], toc: list[list], rules: Rules, path: str
+) -> tuple[list[PdfBlock], int]:
+    """`_blocks` of every page's pieces labelled by the layout model."""
     try:
-        return shared_model()
+        model = shared_model()
     except ExtractError as error:
         raise ExtractError(f"{path}: {error}") from None
+    labelled = [label_pieces(pieces, model.regions(page)) for page, pieces in zip(doc, pages)]
+    return _blocks(labelled, heights, toc, rules, labelled=True)
 
 
 def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
@@ -314,9 +318,9 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
         reading, reason = LayoutMode.rules, "asked for (--layout rules)"
         if mode is LayoutMode.model:
             reading, reason = LayoutMode.model, "asked for (--layout model)"
-            blocks, removed = _blocks(_labelled(doc, pages, _model(path)), heights, toc, rules)
+            blocks, removed = _blocks_by_model(doc, pages, heights, toc, rules, path)
         else:
-            blocks, removed = _blocks(pages, heights, toc, rules)
+            blocks, removed = _blocks(pages, heights, toc, rules, labelled=False)
             doubt = doubtful_reading(blocks, page_count, rules.pdf.layout) if mode is LayoutMode.auto else None
             if doubt is not None and not layout_model_installed():
                 notes.append(f"the typographic reading is doubtful ({doubt}), but PyMuPDF's layout model is not installed")
@@ -329,7 +333,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
                 reason = f"auto: {doubt}; longer than max_pages"
             elif doubt is not None:
                 reading, reason = LayoutMode.model, f"auto: {doubt}"
-                blocks, removed = _blocks(_labelled(doc, pages, _model(path)), heights, toc, rules)
+                blocks, removed = _blocks_by_model(doc, pages, heights, toc, rules, path)
             elif mode is LayoutMode.auto:
                 reason = "auto: the typographic reading shows no doubt"
     return RawDocument(

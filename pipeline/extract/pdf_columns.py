@@ -192,13 +192,12 @@ def _row(pieces: list[Piece], group: int) -> Row:
     chars = sum(p.chars for p in pieces)
     sizes: dict[float, int] = {}
     fonts: dict[str, int] = {}
+    labels: dict[str | None, int] = {}
     for p in pieces:
         sizes[p.size] = sizes.get(p.size, 0) + p.chars
         fonts[p.font] = fonts.get(p.font, 0) + p.chars
-    size = max(sizes, key=sizes.__getitem__)
-    labels: dict[str | None, int] = {}
-    for p in pieces:
         labels[p.label] = labels.get(p.label, 0) + p.chars
+    size = max(sizes, key=sizes.__getitem__)
     cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > _CELL_GAP * size)
     return Row(
         page=pieces[0].page,

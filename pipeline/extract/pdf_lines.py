@@ -519,6 +519,11 @@ def margin_lines(pieces: list[Piece], height: float, band: float) -> list[list[P
     return gathered_lines(p for p in pieces if not p.rotated and not band * height <= (p.y0 + p.y1) / 2 <= (1 - band) * height)
 
 
+def line_middle(line: list[Piece]) -> float:
+    """The height of a line's middle, its pieces' middles averaged."""
+    return sum(p.y0 + p.y1 for p in line) / (2 * len(line))
+
+
 def gathered_lines(pieces: Iterable[Piece]) -> list[list[Piece]]:
     """Pieces gathered into lines across the page width, top to bottom (each line's pieces in the
     order they come: sorted by their tops)."""
@@ -561,7 +566,7 @@ def drop_running_lines(
     for index, (pieces, height) in enumerate(zip(pages, heights)):
         for line in margin_lines(pieces, height, rules.margin):
             line.sort(key=lambda p: p.x0)
-            middle = sum(p.y0 + p.y1 for p in line) / (2 * len(line))
+            middle = line_middle(line)
             keys = [(_running_key(" ".join(p.text for p in line)), line)]
             if len(line) > 1:
                 keys += [(_running_key(p.text), [p]) for p in _separate_pieces(line)]

@@ -18,7 +18,7 @@ import re
 import statistics
 from collections import defaultdict
 
-from pipeline.extract.pdf_lines import SAME_LINE_OVERLAP, Piece, gathered_lines, margin_lines
+from pipeline.extract.pdf_lines import SAME_LINE_OVERLAP, Piece, gathered_lines, line_middle, margin_lines
 from pipeline.rules.pdf import PdfAsideRules, PdfRunningLineRules
 
 _LINE_NUMBER = re.compile(r"^\d{1,5}$")
@@ -210,12 +210,9 @@ def drop_heads_naming_the_paper(
     if len(pages) < 2:
         return pages, []
     top = (p for p in pages[0] if not p.rotated and p.y1 <= _FRONT_TOP * heights[0])
+    texts = [(_text_of(line), line_middle(line)) for line in gathered_lines(top)]
     # A contents entry (`Methods ..... 3`) names a heading that may start a later page.
-    lines = [
-        (_letters(" ".join(p.text for p in line)), _middle(line))
-        for line in (sorted(line, key=lambda p: p.x0) for line in gathered_lines(top))
-        if not _CONTENTS_ENTRY.search(" ".join(p.text for p in line))
-    ]
+    lines = [(_letters(text), middle) for text, middle in texts if not _CONTENTS_ENTRY.search(text)]
     names: dict[str, list[float]] = defaultdict(list)
     for key, middle in lines + [(a + b, (y + z) / 2) for (a, y), (b, z) in zip(lines, lines[1:])]:
         if len(key) >= _NAMING_MIN_LETTERS:
@@ -224,16 +221,16 @@ def drop_heads_naming_the_paper(
     for pieces, height in zip(pages[1:], heights[1:]):
         tolerance = max(rules.min_height_tolerance, rules.height_tolerance * height)
         for line in margin_lines(pieces, height, rules.margin):
-            text = " ".join(p.text for p in sorted(line, key=lambda p: p.x0))
+            text = _text_of(line)
             # A numbered line is a heading that starts the page, never a running head.
             if len(text.split()) < _NAMING_MIN_WORDS or text[:1].isdigit():
                 continue
             places = names.get(_letters(text), [])
-            if places and all(abs(_middle(line) - place) > tolerance for place in places):
+            if places and all(abs(line_middle(line) - place) > tolerance for place in places):
                 dropped.update(id(p) for p in line)
     removed = [p for pieces in pages for p in pieces if id(p) in dropped]
     return [[p for p in pieces if id(p) not in dropped] for pieces in pages], removed
 
 
-def _middle(line: list[Piece]) -> float:
-    return sum(p.y0 + p.y1 for p in line) / (2 * len(line))
+def _text_of(line: list[Piece]) -> str:
+    return " ".join(p.text for p in sorted(line, key=lambda p: p.x0))

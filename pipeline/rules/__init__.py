@@ -239,6 +239,12 @@ def load_rules(path: Path | str = DEFAULT_RULES_PATH, overrides: dict | None = N
     return rules.model_copy(update={"source": str(path), "sha256": _ingest_rules_sha256(data)})
 
 
+def layout_overrides(mode: str | None) -> dict | None:
+    """The rules keys that choose how PDF layout is read (`--layout`), for `load_rules`; None
+    where no mode is given and the rules file's own holds."""
+    return {"pdf": {"layout": {"mode": str(mode)}}} if mode is not None else None
+
+
 def _merged(data: dict, overrides: dict) -> dict:
     merged = dict(data)
     for key, value in overrides.items():
