@@ -57,6 +57,7 @@ from pipeline.extract.pdf_layout_model import drop_model_furniture, label_pieces
 from pipeline.extract.pdf_margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
 from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_shared_lines import split_shared_lines
+from pipeline.extract.pdf_tables import find_pdf_tables
 from pipeline.extract.pdf_lines import (
     SAME_SIZE, Layout, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
 )
@@ -314,6 +315,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
                 "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
             )
         notes = [f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else []
+        tables = find_pdf_tables(doc, pages, _body_size(pages), rules.pdf.tables)
         mode = rules.pdf.layout.mode
         reading, reason = LayoutMode.rules, "asked for (--layout rules)"
         if mode is LayoutMode.model:
@@ -347,6 +349,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             )
             for block in blocks
         ],
+        tables=tables,
         page_count=page_count,
         page_labels=labels,
         removed_running_lines=removed,

@@ -1,0 +1,169 @@
+"""An unruled table's grid from where its words stand: rows are lines, columns the gaps no line crosses.
+
+PyMuPDF's own `text` strategy draws a column edge wherever three words line up, and on the
+development PDFs it cut words in two (`Nor | mal`) about as often as it parted cells. Here a
+line's words are first joined into phrases (words closer than a column gap), then a column gap
+is an x-interval that the phrases of nearly every line leave empty; a phrase is a cell of the
+column it stands in, or spans the columns whose gaps it covers (a header over two columns).
+
+A line that only carries on cells of the line above (it starts lower case or with a bracket, or
+the cell above ends with a hyphen or comma) joins it: a cell wrapped onto two lines is one cell.
+Lines under the table's last rule, or one-phrase lines after the last row of several cells, are
+its notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pymupdf
+
+from pipeline.extract.pdf_lines import PageBox
+from pipeline.extract.tables import Grid
+
+_COLUMN_GAP = 0.9
+"""Words further apart than this many of their heights are in different cells: a word space is
+about a quarter of the font size, a column gap wider than the size."""
+_CROSSING_SHARE = 0.15
+"""Share of the lines that may cross a column gap: spanning headers and notes do."""
+_MIN_GAP = 0.5
+"""Narrowest column gap, in the table's median word heights."""
+_SAME_LINE = 0.5
+"""Words whose vertical middles are closer than this share of their height are on one line."""
+_CONTINUES = "-,"
+
+
+@dataclass(frozen=True, slots=True)
+class WordGrid:
+    grid: Grid
+    box: PageBox
+    row_tops: list[float]
+    """Where each row of the grid starts (y of its first line)."""
+    notes: list[str]
+
+
+@dataclass(slots=True)
+class _Phrase:
+    x0: float
+    x1: float
+    text: str
+
+
+@dataclass(slots=True)
+class _Line:
+    y0: float
+    y1: float
+    phrases: list[_Phrase]
+
+
+def _lines(words: list[tuple]) -> list[_Line]:
+    lines: list[list[tuple]] = []
+    for word in sorted(words, key=lambda w: ((w[1] + w[3]) / 2, w[0])):
+        middle, height = (word[1] + word[3]) / 2, word[3] - word[1]
+        if lines:
+            last = lines[-1]
+            last_middle = sum((w[1] + w[3]) / 2 for w in last) / len(last)
+            if abs(middle - last_middle) < _SAME_LINE * height:
+                last.append(word)
+                continue
+        lines.append([word])
+    result = []
+    for members in lines:
+        members.sort(key=lambda w: w[0])
+        phrases: list[_Phrase] = []
+        for word in members:
+            height = word[3] - word[1]
+            if phrases and word[0] - phrases[-1].x1 < _COLUMN_GAP * height:
+                phrases[-1].x1 = max(phrases[-1].x1, word[2])
+                phrases[-1].text += " " + word[4]
+            else:
+                phrases.append(_Phrase(word[0], word[2], word[4]))
+        result.append(_Line(min(w[1] for w in members), max(w[3] for w in members), phrases))
+    return result
+
+
+def _gaps(lines: list[_Line], left: float, right: float, min_gap: float) -> list[float]:
+    """The middles of the column gaps: x-intervals inside the table that few lines cross."""
+    edges = sorted({round(x, 1) for line in lines for phrase in line.phrases for x in (phrase.x0, phrase.x1)})
+    allowed = int(_CROSSING_SHARE * len(lines))
+    middles = []
+    start = None
+    for a, b in zip(edges, edges[1:]):
+        middle = (a + b) / 2
+        crossing = sum(1 for line in lines if any(p.x0 < middle < p.x1 for p in line.phrases))
+        if crossing <= allowed and left < middle < right:
+            start = a if start is None else start
+            end = b
+        elif start is not None:
+            if end - start >= min_gap:
+                middles.append((start + end) / 2)
+            start = None
+    if start is not None and end - start >= min_gap:
+        middles.append((start + end) / 2)
+    return middles
+
+
+def _row(line: _Line, gaps: list[float]) -> list[str | None]:
+    """The line's cells by column; a phrase over a gap spans the columns after it (None)."""
+    row: list[str | None] = [""] * (len(gaps) + 1)
+    for phrase in line.phrases:
+        first = sum(1 for gap in gaps if gap < phrase.x0)
+        last = sum(1 for gap in gaps if gap < phrase.x1)
+        row[first] = f"{row[first]} {phrase.text}".strip() if row[first] else phrase.text
+        for col in range(first + 1, last + 1):
+            row[col] = None
+    return row
+
+
+def _filled(row: list[str | None]) -> set[int]:
+    return {col for col, value in enumerate(row) if value}
+
+
+def _continues(row: list[str | None], above: list[str | None]) -> bool:
+    filled = _filled(row)
+    if not filled or not filled <= _filled(above):
+        return False
+    return all(
+        (row[col][0].islower() or row[col][0] in "([") or above[col].endswith(tuple(_CONTINUES)) for col in filled
+    )
+
+
+def words_grid(page: pymupdf.Page, region: pymupdf.Rect, rules_y: list[float]) -> WordGrid | None:
+    """The grid of the words inside `region`, or None where they make no two columns; `rules_y`
+    are the heights of the horizontal rules drawn across the region."""
+    words = [w for w in page.get_text("words", clip=region) if w[4].strip()]
+    if not words:
+        return None
+    lines = _lines(words)
+    heights = sorted(w[3] - w[1] for w in words)
+    median = heights[len(heights) // 2]
+    left, right = min(w[0] for w in words), max(w[2] for w in words)
+    below_last_rule = [line for line in lines if rules_y and line.y0 >= max(rules_y) - 0.5]
+    body_lines = [line for line in lines if line not in below_last_rule] if len(below_last_rule) < len(lines) else lines
+    gaps = _gaps(body_lines, left, right, _MIN_GAP * median)
+    if not gaps:
+        return None
+    rows: list[list[str | None]] = []
+    tops: list[float] = []
+    bottoms: list[float] = []
+    for line in body_lines:
+        row = _row(line, gaps)
+        if rows and _continues(row, rows[-1]):
+            for col in _filled(row):
+                joiner = "" if rows[-1][col].endswith("-") else " "
+                rows[-1][col] = rows[-1][col] + joiner + row[col]
+            bottoms[-1] = line.y1
+            continue
+        rows.append(row)
+        tops.append(line.y0)
+        bottoms.append(line.y1)
+    notes = [" ".join(p.text for p in line.phrases) for line in lines if line not in body_lines]
+    # Rows of one phrase after the last row of several cells are the notes under an unruled table.
+    trailing: list[str] = []
+    while len(rows) > 1 and len(_filled(rows[-1])) <= 1:
+        trailing.insert(0, " ".join(value for value in rows.pop() if value))
+        tops.pop()
+        bottoms.pop()
+    if len(rows) < 2:
+        return None
+    return WordGrid(grid=rows, box=(left, tops[0], right, bottoms[-1]), row_tops=tops, notes=trailing + notes)

@@ -1,0 +1,279 @@
+"""A PDF's tables as cells: PyMuPDF's table finder, run beside each table caption.
+
+A table is found from its caption: a line that opens like one (`[pdf.tables] caption`) says a
+table is printed next to it, in the caption's column, below it or else above it. Only those
+pages are handed to PyMuPDF's finder (`page.find_tables`), which is what keeps its cost off a
+paper's other pages. The finder is run as `[pdf.tables] strategy` says: ruling lines, the words'
+alignment inside the region the caption opens (from the caption to the next caption or the first
+line of running text), or lines first and alignment where no ruled grid is there.
+
+What is read: the label and caption (the caption line and the rest of its PyMuPDF block), the
+grid as cells with their spans, header rows (those above the first rule drawn across the grid,
+else the first row), and the notes in small print right under the grid. A caption beside which
+no grid of at least `min_rows` × `min_columns` is found is recorded with `parse = text`: its lines
+stay in the text as they are, and no half-read grid is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pymupdf
+
+from pipeline.extract.pdf_lines import PageBox, Piece
+from pipeline.extract.pdf_table_words import words_grid
+from pipeline.extract.tables import Grid, grid_cells, render_markdown
+from pipeline.models import Box, Table, TableParse
+from pipeline.rules.pdf import PdfTableRules, TableStrategy
+
+_SIDE_BY_SIDE = 0.5
+"""A grid and a caption overlap along x by this share of the narrower: they share a column."""
+_COLUMN_SIDE = 0.55
+"""A caption that stays left (or right) of this share of the page width is in the left (right) column."""
+_PROSE_WIDTH = 0.6
+"""A line at body size this wide (a share of the column's width) with many words is running
+text: the region a caption opens ends there. Table rows come as a line a cell, and in smaller print."""
+_PROSE_MIN_WORDS = 8
+_SMALL_PRINT = 0.95
+"""Lines under this share of the body size are small print: a table's notes are set so."""
+_RULE_MIN_WIDTH = 0.6
+"""A horizontal rule inside a grid that spans this share of its width parts the header from the body."""
+_RULE_MAX_HEIGHT = 2.0
+"""A drawn rectangle at most this tall, in points, is a rule."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Caption:
+    page: int
+    label: str
+    text: str
+    box: PageBox
+
+
+def _overlap(a: PageBox, b: PageBox) -> float:
+    """How much of the narrower of two boxes the other covers along x."""
+    width = min(a[2] - a[0], b[2] - b[0])
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) / width if width > 0 else 0.0
+
+
+def _captions(pieces: list[Piece], rules: PdfTableRules) -> list[_Caption]:
+    """The page's table captions: a line that opens like one, with the lines after it in its
+    PyMuPDF block."""
+    captions = []
+    for piece in pieces:
+        if piece.rotated or piece.box is None or not (match := rules.caption.match(piece.text.strip())):
+            continue
+        lines = sorted(
+            (other for other in pieces if other.block == piece.block and other.box is not None and other.y0 >= piece.y0 - 0.5),
+            key=lambda other: (round(other.y0), other.x0),
+        )
+        boxes = [other.box for other in lines]
+        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        text = " ".join(" ".join(other.text.split()) for other in lines)
+        captions.append(_Caption(page=piece.page, label=" ".join(match["label"].split()), text=text, box=box))
+    return captions
+
+
+def _column(caption: _Caption, pieces: list[Piece], page_rect: pymupdf.Rect, body_size: float) -> tuple[float, float]:
+    """Left and right of the column the caption is set in: the page's half it stays in where
+    the page's running text keeps to halves, else the page."""
+    middle = page_rect.x0 + page_rect.width / 2
+    if any(
+        piece.box is not None and piece.box[0] < middle < piece.box[2] and _is_prose(piece, page_rect.width / 2, body_size)
+        for piece in pieces
+    ):
+        return page_rect.x0, page_rect.x1
+    if caption.box[2] <= page_rect.x0 + page_rect.width * _COLUMN_SIDE:
+        return page_rect.x0, middle
+    if caption.box[0] >= page_rect.x0 + page_rect.width * (1 - _COLUMN_SIDE):
+        return middle, page_rect.x1
+    return page_rect.x0, page_rect.x1
+
+
+def _is_prose(piece: Piece, width: float, body_size: float) -> bool:
+    return (
+        piece.size >= _SMALL_PRINT * body_size
+        and piece.x1 - piece.x0 >= _PROSE_WIDTH * width
+        and len(piece.text.split()) >= _PROSE_MIN_WORDS
+    )
+
+
+def _region(
+    caption: _Caption, pieces: list[Piece], stops: list[PageBox], page_rect: pymupdf.Rect, body_size: float, below: bool
+) -> pymupdf.Rect:
+    """Where the caption's table may be: in its column, from the caption down (or up) to the next
+    caption or the first line of running text."""
+    left, right = _column(caption, pieces, page_rect, body_size)
+    width = right - left
+    ends = [box for box in stops if box != caption.box and _overlap(box, (left, 0, right, 0)) > 0]
+    ends += [piece.box for piece in pieces if piece.box is not None and _is_prose(piece, width, body_size) and _overlap(piece.box, (left, 0, right, 0)) > 0.5]
+    if below:
+        bottom = min((box[1] for box in ends if box[1] >= caption.box[3] - 0.5), default=page_rect.y1)
+        return pymupdf.Rect(left, caption.box[3], right, bottom)
+    top = max((box[3] for box in ends if box[3] <= caption.box[1] + 0.5), default=page_rect.y0)
+    return pymupdf.Rect(left, top, right, caption.box[1])
+
+
+def _grid_size(table: pymupdf.table.Table) -> tuple[int, int]:
+    return table.row_count, table.col_count
+
+
+def _usable(table: pymupdf.table.Table, rules: PdfTableRules) -> bool:
+    rows, columns = _grid_size(table)
+    if rows < rules.min_rows or columns < rules.min_columns:
+        return False
+    grid = table.extract()
+    # A grid whose every row has one filled cell is text in one column, not a table.
+    return sum(1 for row in grid if sum(1 for value in row if value) >= 2) >= rules.min_rows
+
+
+def _nearest(tables: list, caption: _Caption, gap: float) -> pymupdf.table.Table | None:
+    """The table just below the caption, else just above it, within `gap` points and sharing its column."""
+    below = [t for t in tables if 0 <= t.bbox[1] - caption.box[3] + 0.5 <= gap + 0.5 and _overlap(t.bbox, caption.box) >= _SIDE_BY_SIDE]
+    if below:
+        return min(below, key=lambda t: t.bbox[1])
+    above = [t for t in tables if 0 <= caption.box[1] - t.bbox[3] + 0.5 <= gap + 0.5 and _overlap(t.bbox, caption.box) >= _SIDE_BY_SIDE]
+    return max(above, key=lambda t: t.bbox[3]) if above else None
+
+
+def _header_rows(table: pymupdf.table.Table, rules_drawn: list[PageBox]) -> int:
+    """Rows above the first rule drawn across the grid inside it; the first row where none is."""
+    x0, y0, x1, y1 = table.bbox
+    rows = [row.bbox for row in table.rows]
+    inside = sorted(
+        rule[1] for rule in rules_drawn
+        if (min(rule[2], x1) - max(rule[0], x0)) >= _RULE_MIN_WIDTH * (x1 - x0) and rows[0][3] - 1 <= rule[1] <= rows[-1][1] + 1
+    )
+    if inside:
+        above = sum(1 for row in rows if row[3] <= inside[0] + 1)
+        if 0 < above < len(rows):
+            return above
+    return 1
+
+
+def _drawn_rules(page: pymupdf.Page) -> list[PageBox]:
+    """Horizontal rules drawn on the page: lines and flat rectangles."""
+    found = []
+    for path in page.get_drawings():
+        for item in path["items"]:
+            if item[0] == "l" and abs(item[1].y - item[2].y) <= _RULE_MAX_HEIGHT:
+                found.append((min(item[1].x, item[2].x), item[1].y, max(item[1].x, item[2].x), item[2].y))
+            elif item[0] == "re" and item[1].height <= _RULE_MAX_HEIGHT:
+                found.append((item[1].x0, item[1].y0, item[1].x1, item[1].y1))
+    return found
+
+
+def _footnotes(table_box: PageBox, pieces: list[Piece], region: pymupdf.Rect, body_size: float, rules: PdfTableRules) -> str | None:
+    """The lines of small print right under the grid, in the caption's column."""
+    under = sorted(
+        (
+            piece for piece in pieces
+            if piece.box is not None and not piece.rotated and piece.box[1] >= table_box[3] - 0.5
+            and _overlap(piece.box, (region.x0, 0, region.x1, 0)) > 0.5
+        ),
+        key=lambda piece: (round(piece.box[1]), piece.box[0]),
+    )
+    lines: list[str] = []
+    bottom = table_box[3]
+    for piece in under:
+        if piece.box[1] - bottom > rules.footnote_gap * piece.size:
+            break
+        if piece.size >= _SMALL_PRINT * body_size or rules.caption.match(piece.text.strip()):
+            break
+        if lines and abs(piece.box[1] - last_top) < 0.5 * piece.size:
+            lines[-1] += " " + " ".join(piece.text.split())
+        else:
+            lines.append(" ".join(piece.text.split()))
+        last_top = piece.box[1]
+        bottom = max(bottom, piece.box[3])
+    return "\n".join(lines) or None
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    grid: Grid
+    box: PageBox
+    header_rows: int
+    notes: str | None
+
+
+def _from_finder(table: pymupdf.table.Table, pieces: list[Piece], region: pymupdf.Rect, body_size: float,
+                 rules: PdfTableRules, drawn: list[PageBox]) -> _Found:
+    # The alignment strategy leaves a row between rows where their lines are far apart.
+    grid = [row for row in table.extract() if any(value for value in row)]
+    box = tuple(table.bbox)
+    return _Found(grid, box, _header_rows(table, drawn), _footnotes(box, pieces, region, body_size, rules))
+
+
+def _from_words(page: pymupdf.Page, caption: _Caption, region: pymupdf.Rect, pieces: list[Piece], body_size: float,
+                rules: PdfTableRules, drawn: list[PageBox], below: bool) -> _Found | None:
+    across = [rule[1] for rule in drawn if _overlap(rule, (region.x0, 0, region.x1, 0)) > 0 and region.y0 <= rule[1] <= region.y1]
+    found = words_grid(page, region, across)
+    if found is None or len(found.grid) < rules.min_rows or len(found.grid[0]) < rules.min_columns:
+        return None
+    gap = rules.max_gap * body_size
+    if (found.box[1] - caption.box[3] if below else caption.box[1] - found.box[3]) > gap:
+        return None
+    inside = sorted(y for y in across if found.box[1] + 1 < y < found.box[3] - 1)
+    header_rows = sum(1 for top in found.row_tops if inside and top < inside[0]) or 1
+    if header_rows >= len(found.grid):
+        header_rows = 1
+    notes = "\n".join(found.notes) or _footnotes(found.box, pieces, region, body_size, rules)
+    return _Found(found.grid, found.box, header_rows, notes)
+
+
+def _find(page: pymupdf.Page, caption: _Caption, pieces: list[Piece], stops: list[PageBox], body_size: float,
+          rules: PdfTableRules, ruled: list | None, drawn: list[PageBox]) -> _Found | None:
+    """The grid beside the caption, as the strategy reads it."""
+    gap = rules.max_gap * body_size
+    below = _region(caption, pieces, stops, page.rect, body_size, below=True)
+    if ruled is not None:
+        table = _nearest([t for t in ruled if _usable(t, rules)], caption, gap)
+        if table is not None:
+            return _from_finder(table, pieces, below, body_size, rules, drawn)
+    if rules.strategy is TableStrategy.lines:
+        return None
+    for is_below in (True, False):
+        region = below if is_below else _region(caption, pieces, stops, page.rect, body_size, below=False)
+        if region.height <= 0 or region.width <= 0:
+            continue
+        if rules.strategy is TableStrategy.text:
+            found = page.find_tables(clip=region, strategy="text", use_layout=False)
+            table = _nearest([t for t in found.tables if _usable(t, rules)], caption, gap)
+            if table is not None:
+                return _from_finder(table, pieces, region, body_size, rules, drawn)
+        elif (result := _from_words(page, caption, region, pieces, body_size, rules, drawn, is_below)) is not None:
+            return result
+    return None
+
+
+def find_pdf_tables(doc: pymupdf.Document, pages: list[list[Piece]], body_size: float, rules: PdfTableRules) -> list[Table]:
+    """Every table whose caption a page prints, in page order, its grid read where one is found."""
+    tables: list[Table] = []
+    for number, pieces in enumerate(pages, start=1):
+        captions = _captions(pieces, rules)
+        if not captions:
+            continue
+        page = doc[number - 1]
+        ruled = None
+        if rules.strategy in (TableStrategy.lines, TableStrategy.lines_then_words):
+            ruled = page.find_tables(strategy="lines", use_layout=False).tables
+        stops = [caption.box for caption in captions]
+        drawn = _drawn_rules(page)
+        for caption in captions:
+            found = _find(page, caption, pieces, stops, body_size, rules, ruled, drawn)
+            table_id = f"T{len(tables) + 1}"
+            if found is None:
+                tables.append(Table(table_id=table_id, label=caption.label, caption=caption.text, parse=TableParse.text, pages=[number]))
+                continue
+            cells = grid_cells(found.grid, found.header_rows)
+            x0, y0, x1, y1 = found.box
+            tables.append(
+                Table(
+                    table_id=table_id, label=caption.label, caption=caption.text, footnotes=found.notes,
+                    parse=TableParse.cells, pages=[number],
+                    boxes=[Box(page=number, x0=round(x0, 1), y0=round(y0, 1), x1=round(x1, 1), y1=round(y1, 1))],
+                    header_rows=found.header_rows, cells=cells, markdown=render_markdown(cells, len(found.grid[0])),
+                )
+            )
+    return tables

@@ -1,0 +1,121 @@
+"""PDF tables as cells: fixtures written with PyMuPDF, each with the cells it prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pipeline.extract.pdf import extract_pdf
+from pipeline.extract.tables import markdown_rows
+from pipeline.models import Table, TableParse
+from pipeline.rules import Rules, load_rules
+
+BODY = (
+    "The trial enrolled adults from three clinics and followed them for a year; every visit "
+    "recorded weight, blood pressure and serum lipids as the protocol required. "
+)
+COLUMNS = (72, 200, 300, 400)
+"""Left edge of each column of the fixture tables, in points."""
+
+
+@pytest.fixture(scope="module")
+def rules() -> Rules:
+    return load_rules(overrides={"pdf": {"layout": {"mode": "rules"}}})
+
+
+def _row(page: pymupdf.Page, y: float, cells: list[str], size: float = 9) -> None:
+    for x, text in zip(COLUMNS, cells):
+        if text:
+            page.insert_text((x, y), text, fontsize=size)
+
+
+def _rule(page: pymupdf.Page, y: float, x0: float = 70, x1: float = 480) -> None:
+    page.draw_line((x0, y), (x1, y), width=0.6)
+
+
+def _paper(tmp_path: Path, draw) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "A Trial of Examples", fontsize=16, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 80, 523, 180), BODY * 4, fontsize=10)
+    draw(page)
+    page.insert_textbox(pymupdf.Rect(72, 560, 523, 760), BODY * 5, fontsize=10)
+    path = tmp_path / "paper.pdf"
+    doc.save(path)
+    return path
+
+
+def _only_table(path: Path, rules: Rules) -> Table:
+    tables = extract_pdf(path, path.name, rules).tables
+    assert len(tables) == 1
+    return tables[0]
+
+
+def test_an_unruled_table_under_its_caption_keeps_every_body_row_apart(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 210), "Table 2 Serum lipids by diet group.", fontsize=9)
+        _row(page, 235, ["Lipid", "Normal", "HC", "HC + OS"])
+        _row(page, 255, ["Total cholesterol", "38 ± 2a", "133 ± 5b", "96 ± 9c"])
+        _row(page, 270, ["Triglyceride", "25 ± 1a", "50 ± 7b", "26 ± 4a"])
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert (table.label, table.parse) == ("Table 2", TableParse.cells)
+    assert table.caption == "Table 2 Serum lipids by diet group."
+    assert markdown_rows(table.markdown) == [
+        ["Total cholesterol", "38 ± 2a", "133 ± 5b", "96 ± 9c"],
+        ["Triglyceride", "25 ± 1a", "50 ± 7b", "26 ± 4a"],
+    ]
+    assert table.markdown.splitlines()[0] == "| Lipid | Normal | HC | HC + OS |"
+
+
+def test_rules_across_a_table_part_a_two_row_header_that_is_joined_per_column(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 210), "Table 1. Outcomes at one year.", fontsize=9)
+        _rule(page, 222)
+        _row(page, 235, ["", "Treated", "", "Control"])
+        _row(page, 248, ["Outcome", "n", "%", "n"])
+        _rule(page, 253)
+        _row(page, 268, ["Death", "3", "1.5", "9"])
+        _row(page, 283, ["Stroke", "5", "2.5", "4"])
+        _rule(page, 290)
+        page.insert_text((72, 302), "n: number of patients.", fontsize=7)
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert table.header_rows == 2
+    assert table.markdown.splitlines()[0] == "| Outcome | Treated n | % | Control n |"
+    assert markdown_rows(table.markdown) == [["Death", "3", "1.5", "9"], ["Stroke", "5", "2.5", "4"]]
+    assert table.footnotes == "n: number of patients."
+
+
+def test_a_fully_ruled_grid_is_read_by_its_lines(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 210), "Table 3 Doses.", fontsize=9)
+        for y in (220, 240, 260, 280):
+            _rule(page, y, 70, 330)
+        for x in (70, 198, 298, 330):
+            page.draw_line((x, 220), (x, 280), width=0.6)
+        _row(page, 234, ["Drug", "Dose", ""])
+        _row(page, 254, ["Aspirin", "75 mg", ""])
+        _row(page, 274, ["Statin", "20 mg", ""])
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert table.parse is TableParse.cells
+    assert [row[:2] for row in markdown_rows(table.markdown)] == [["Aspirin", "75 mg"], ["Statin", "20 mg"]]
+    assert table.boxes[0].page == 1 and table.boxes[0].y0 == pytest.approx(220, abs=1)
+
+
+def test_a_caption_with_no_grid_beside_it_is_recorded_as_text(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 210), "Table 4 Not reproduced here.", fontsize=9)
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert (table.parse, table.cells, table.markdown) == (TableParse.text, [], None)
+
+
+def test_a_sentence_that_opens_with_table_is_no_caption(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 210), "Table 2 shows the lipids of each group.", fontsize=10)
+
+    assert extract_pdf(_paper(tmp_path, draw), "paper.pdf", rules).tables == []
