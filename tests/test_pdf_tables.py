@@ -89,7 +89,9 @@ def test_rules_across_a_table_part_a_two_row_header_that_is_joined_per_column(tm
     assert table.footnotes == "n: number of patients."
 
 
-def test_a_fully_ruled_grid_is_read_by_its_lines(tmp_path: Path, rules: Rules) -> None:
+def test_lines_then_words_reads_a_fully_ruled_grid_by_its_lines(tmp_path: Path) -> None:
+    rules = load_rules(overrides={"pdf": {"layout": {"mode": "rules"}, "tables": {"strategy": "lines_then_words"}}})
+
     def draw(page: pymupdf.Page) -> None:
         page.insert_text((72, 210), "Table 3 Doses.", fontsize=9)
         for y in (220, 240, 260, 280):

@@ -31,6 +31,8 @@ _MIN_GAP = 0.5
 _SAME_LINE = 0.5
 """Words whose vertical middles are closer than this share of their height are on one line."""
 _CONTINUES = "-,"
+_NOTE_GAP = 1.0
+"""A line under a table more than this many of its heights below the line above is not its note."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,13 +159,20 @@ def words_grid(page: pymupdf.Page, region: pymupdf.Rect, rules_y: list[float]) -
         rows.append(row)
         tops.append(line.y0)
         bottoms.append(line.y1)
-    notes = [" ".join(p.text for p in line.phrases) for line in lines if line not in body_lines]
-    # Rows of one phrase after the last row of several cells are the notes under an unruled table.
-    trailing: list[str] = []
+    # Rows of one phrase after the last row of several cells are the notes under an unruled table,
+    # as far as they run on without a gap; what follows a gap (a running foot, a heading) is not the table's.
+    notes: list[str] = []
     while len(rows) > 1 and len(_filled(rows[-1])) <= 1:
-        trailing.insert(0, " ".join(value for value in rows.pop() if value))
+        rows.pop()
         tops.pop()
         bottoms.pop()
+    under = [line for line in lines if line.y0 >= bottoms[-1] - 0.5] if bottoms else []
+    bottom = bottoms[-1] if bottoms else region.y0
+    for line in under:
+        if line.y0 - bottom > _NOTE_GAP * (line.y1 - line.y0):
+            break
+        notes.append(" ".join(phrase.text for phrase in line.phrases))
+        bottom = line.y1
     if len(rows) < 2:
         return None
-    return WordGrid(grid=rows, box=(left, tops[0], right, bottoms[-1]), row_tops=tops, notes=trailing + notes)
+    return WordGrid(grid=rows, box=(left, tops[0], right, bottoms[-1]), row_tops=tops, notes=notes)

@@ -198,7 +198,7 @@ class PdfTableRules(RulesModel):
     """A line that opens a table's caption, matched case-insensitively; group `label` is the
     label. The finder runs only on pages with such a line (or, in the model's reading, a block
     the model calls a table), which keeps its cost off the other pages."""
-    strategy: TableStrategy = TableStrategy.lines_then_words
+    strategy: TableStrategy = TableStrategy.words
     max_gap: Annotated[float, Field(gt=0, le=50)] = 4.0
     """Most space between a caption and its table's grid, in body font sizes."""
     min_rows: Annotated[int, Field(ge=1)] = 2
