@@ -22,7 +22,7 @@ import pymupdf
 
 from pipeline.extract.pdf_lines import PageBox, Piece
 from pipeline.extract.pdf_table_words import words_grid
-from pipeline.extract.tables import Grid, grid_cells, render_markdown
+from pipeline.extract.tables import Grid, cell_text, grid_cells, render_markdown
 from pipeline.models import Box, Table, TableParse
 from pipeline.rules.pdf import PdfTableRules, TableStrategy
 
@@ -200,7 +200,7 @@ class _Found:
 def _from_finder(table: pymupdf.table.Table, pieces: list[Piece], region: pymupdf.Rect, body_size: float,
                  rules: PdfTableRules, drawn: list[PageBox]) -> _Found:
     # The alignment strategy leaves a row between rows where their lines are far apart.
-    grid = [row for row in table.extract() if any(value for value in row)]
+    grid = [[None if value is None else cell_text(value) for value in row] for row in table.extract() if any(value for value in row)]
     box = tuple(table.bbox)
     return _Found(grid, box, _header_rows(table, drawn), _footnotes(box, pieces, region, body_size, rules))
 

@@ -18,7 +18,8 @@ def cell_text(text: str | None) -> str:
 
 
 def grid_cells(grid: Grid, header_rows: int) -> list[TableCell]:
-    """The grid's cells, row by row, each once where it starts, with the rows and columns it spans.
+    """The grid's cells, row by row, each once where it starts, with the rows and columns it spans;
+    their text as the grid gives it (a reader makes it one line).
 
     A covered slot belongs to the cell on its left in the same row where there is one, else to the
     cell above it: a merged header (`Group A` over `n` and `%`) spans columns, a merged first
@@ -47,14 +48,14 @@ def grid_cells(grid: Grid, header_rows: int) -> list[TableCell]:
     return [
         TableCell(
             row=row, col=col, row_span=spans[row, col][0], col_span=spans[row, col][1],
-            header=row < header_rows, text=cell_text(grid[row][col]),
+            header=row < header_rows, text=grid[row][col] or "",
         )
         for row, col in sorted(spans)
     ]
 
 
 def _escaped(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|")
+    return text.replace("|", "\\|")
 
 
 def render_markdown(cells: list[TableCell], columns: int) -> str:
