@@ -51,6 +51,8 @@ class SectionType(StrEnum):
     conclusion = "conclusion"
     meta = "meta"
     figure_caption = "figure_caption"
+    table = "table"
+    """A table's caption chunk: the paper's `tables` row of the same chunk holds its cells."""
     other = "other"
 
 
@@ -303,6 +305,8 @@ class Document(SourceFacts):
     """In reading order (a caption stands where the paper put it, though its text is at the end)."""
     superscripts: list[tuple[int, int]] = Field(default_factory=list)
     """The blocks' superscripts (`RawBlock.superscripts`) as char ranges of `text`, in text order."""
+    tables: list[Table] = Field(default_factory=list)
+    """The paper's tables as extract found them (`RawDocument.tables`)."""
     line_starts: list[int] = Field(default_factory=list)
     """Where a line of a joined block (a paragraph, heading, …) other than its first began in
     the source, as offsets into `text`, in order: normalize joins the lines, and a bibliography
@@ -502,5 +506,7 @@ class ChunkedDocument(Record):
     """Where each chunk's text is printed, chunk by chunk in text order (PDF only)."""
     section_boxes: list[SectionBox] = Field(default_factory=list)
     """Where each section's own text is printed, in document order (PDF only)."""
+    tables: list[Table] = Field(default_factory=list)
+    """The paper's tables, each with the chunk of its caption where it has one."""
     structure_warning: str | None = None
     """Why the paper's structure looks collapsed (a long paper without section headings), or None."""

@@ -25,6 +25,7 @@ from pipeline.chunk.references import bibliography_nodes, entry_spans, reference
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.chunk.structure import structure_warning
+from pipeline.chunk.tables import attach_tables
 from pipeline.models import ChunkedDocument, Document, TypeSource
 from pipeline.rules import Rules
 
@@ -46,6 +47,8 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     bibliography = {member.section_id for node in bibliography_nodes(nodes, rules) for member in node.subtree()}
     loose = beyond_sections(entries, nodes, rules)
     chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), loose)
+    table_chunks, tables = attach_tables(chunked.chunks, document.tables, rules.pdf.tables.caption)
+    chunked = chunked.model_copy(update={"chunks": table_chunks, "tables": tables})
     listed = references(entries, document, index, rules)
     skip = {c.chunk_id for c in chunked.chunks if c.in_bibliography}
     # The front matter's superscripts are the authors' affiliation marks.

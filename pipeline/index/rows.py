@@ -16,7 +16,7 @@ from pydantic_core import to_json
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES
 from pipeline.index.terms import PaperTerms
 from pipeline.chunk.crossrefs import BROKEN_WHEN_MISSING
-from pipeline.models import ChunkedDocument, Citation, DocumentStatus, Link, Reference, SourceFormat
+from pipeline.models import ChunkedDocument, Citation, DocumentStatus, Link, Reference, SourceFormat, Table
 
 
 @dataclass(frozen=True)
@@ -181,6 +181,7 @@ RECORD_TABLES = {
     "bibliography": (Reference, "references"),
     "chunk_citations": (Citation, "citations"),
     "chunk_links": (Link, "links"),
+    "paper_tables": (Table, "tables"),
 }
 
 

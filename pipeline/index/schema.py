@@ -10,7 +10,7 @@ import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
@@ -117,6 +117,25 @@ CREATE TABLE IF NOT EXISTS bibliography (
     doi VARCHAR,                       -- only where the entry shows one
     year VARCHAR,                      -- the first year the entry shows (2020a)
     first_author VARCHAR               -- as the entry writes the name
+);
+-- The paper's tables as data (not named `tables`, which DuckDB's DESCRIBE reads as a command): a row per table (pipeline.models.Table), its cells as JSON. A table
+-- with a caption chunk (chunks.section_type = 'table') names it; parse = 'text' where no grid of
+-- cells was found beside the caption, and its lines stay in the text as printed.
+CREATE TABLE IF NOT EXISTS paper_tables (
+    doc_id VARCHAR NOT NULL,
+    table_id VARCHAR NOT NULL,         -- T1, T2, ... in the paper's order
+    label VARCHAR,                     -- as its caption writes it: Table 2; NULL without caption
+    caption VARCHAR,                   -- the caption as printed, label included
+    footnotes VARCHAR,                 -- the notes printed under it, a line each
+    parse VARCHAR NOT NULL,            -- cells | text
+    pages INTEGER[] NOT NULL,          -- physical pages (PDF)
+    boxes JSON NOT NULL,               -- [{page, x0, y0, x1, y1}]: where its grid is printed (PDF)
+    line_start INTEGER,                -- source Markdown lines, inclusive; NULL for PDF
+    line_end INTEGER,
+    header_rows INTEGER NOT NULL,      -- rows of the grid that are header rows
+    cells JSON NOT NULL,               -- [{row, col, row_span, col_span, header, text}], 0-based
+    markdown VARCHAR,                  -- GitHub Markdown: one header row, every body row's cells apart
+    chunk_id VARCHAR                   -- the table's chunk (its caption's); NULL where it has no caption chunk
 );
 -- In-text citations: a marker (or a member of a range) in a chunk, and the entry it names.
 CREATE TABLE IF NOT EXISTS chunk_citations (
@@ -245,7 +264,7 @@ POSTINGS_TABLES = {
 
 TABLES_BY_DOCUMENT = (
     "chunk_postings", "paragraph_postings", "chunk_boxes", "chunk_citations", "chunk_links", "section_boxes", "chunks", "paragraphs",
-    "sections", "bibliography", "extractions", "documents",
+    "sections", "bibliography", "paper_tables", "extractions", "documents",
 )
 # Tables without a doc_id column, and the key that finds a paper's rows in them through its
 # chunks or paragraphs (so they go before those tables in TABLES_BY_DOCUMENT).
