@@ -57,13 +57,14 @@ from pipeline.extract.pdf_layout_model import drop_model_furniture, label_pieces
 from pipeline.extract.pdf_margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
 from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_shared_lines import split_shared_lines
-from pipeline.extract.pdf_tables import find_pdf_tables
+from pipeline.extract.pdf_table_words import Word, page_words
+from pipeline.extract.pdf_tables import find_pdf_tables, has_table_caption
 from pipeline.extract.pdf_lines import (
-    SAME_SIZE, Layout, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
+    SAME_SIZE, TEXT_FLAGS, Layout, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
 )
 from pipeline.models import LineBox, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
-from pipeline.rules.pdf import LayoutMode
+from pipeline.rules.pdf import LayoutMode, PdfTableRules
 
 _SNIFF_BYTES = 1024
 """Bytes read at each end of the file to find `%PDF-` and `%%EOF`: writers put a little junk
@@ -232,16 +233,23 @@ def _edges(rows: list[Row]) -> dict[int, tuple[float, float]]:
     return edges
 
 
-def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[float], dict[int, str]]:
-    """Pieces and frame height of every page, and the page labels the PDF defines."""
+def _read(
+    doc: pymupdf.Document, path: str, tables: PdfTableRules
+) -> tuple[list[list[Piece]], list[float], dict[int, str], dict[int, list[Word]]]:
+    """Pieces and frame height of every page, the page labels the PDF defines, and the words of
+    each page that prints a table caption (read from the page's one text extraction)."""
     pages: list[list[Piece]] = []
     heights: list[float] = []
     labels: dict[int, str] = {}
+    words: dict[int, list[Word]] = {}
     has_labels = bool(doc.get_page_labels())
     styles: dict[str, tuple[bool, bool, bool]] = {}
     for number, page in enumerate(doc, start=1):
         try:
-            pieces, height = read_page(page, number, styles)
+            textpage = page.get_textpage(flags=TEXT_FLAGS)
+            pieces, height = read_page(page, number, styles, textpage)
+            if has_table_caption(pieces, tables):
+                words[number] = page_words(textpage)
             label = page.get_label() if has_labels else ""
         except RuntimeError as error:
             raise ExtractError(f"{path}: page {number} cannot be read ({error}); the PDF is damaged, re-export it") from None
@@ -249,7 +257,7 @@ def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[flo
         heights.append(height)
         if label:
             labels[number] = label
-    return pages, heights, labels
+    return pages, heights, labels, words
 
 
 def _blocks(
@@ -296,7 +304,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     messages, and `rules.pdf`, the caption start and the anchors that open a paper's body tune it."""
     _mupdf_messages()  # what earlier files made it say is theirs
     with _open(file, path) as doc:
-        pages, heights, labels = _read(doc, path)
+        pages, heights, labels, words = _read(doc, path, rules.pdf.tables)
         try:
             toc = doc.get_toc(simple=True)
         except RuntimeError:
@@ -315,7 +323,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
                 "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
             )
         notes = [f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else []
-        tables = find_pdf_tables(doc, pages, _body_size(pages), rules.pdf.tables)
+        tables = find_pdf_tables(doc, pages, words, _body_size(pages), rules.pdf.tables)
         mode = rules.pdf.layout.mode
         reading, reason = LayoutMode.rules, "asked for (--layout rules)"
         if mode is LayoutMode.model:

@@ -20,7 +20,7 @@ import pymupdf
 from pipeline.models import BlockKind
 from pipeline.rules.pdf import PdfRunningLineRules
 
-_TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
 _SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
 _ITALIC_FONT = re.compile(r"italic|oblique|-it$|,it$|cmti|cmsl", re.IGNORECASE)
@@ -426,14 +426,17 @@ def joined_superscripts(parts: list[tuple[str, tuple[tuple[int, int], ...]]], se
     return tuple(joined)
 
 
-def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool, bool]]) -> tuple[list[Piece], float]:
+def read_page(
+    page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool, bool]], textpage: pymupdf.TextPage | None = None
+) -> tuple[list[Piece], float]:
     """Pieces of one page in its dominant writing direction; returns them and the page height in that frame.
 
     Lines in another direction (a rotated margin stamp) are marked `rotated` and keep their own frame.
+    `textpage` is the page's text extraction where the caller reads more from it (made with `TEXT_FLAGS`).
     """
     lines = []
     blocks = []
-    for index, block in enumerate(page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]):
+    for index, block in enumerate(page.get_text("dict", flags=TEXT_FLAGS, textpage=textpage)["blocks"]):
         for line in block.get("lines", ()):
             lines.append(line)
             blocks.append(index)

@@ -14,6 +14,7 @@ its notes.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import pymupdf
@@ -33,6 +34,15 @@ _SAME_LINE = 0.5
 _CONTINUES = "-,"
 _NOTE_GAP = 1.0
 """A line under a table more than this many of its heights below the line above is not its note."""
+
+
+Word = tuple[float, float, float, float, str, int, int, int]
+"""A word as PyMuPDF gives it: x0, y0, x1, y1, text, block, line, word number."""
+
+
+def page_words(textpage: pymupdf.TextPage) -> list[Word]:
+    """The page's words, from the text extraction its lines were read from."""
+    return [word for word in textpage.extractWORDS() if word[4].strip()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,17 +68,18 @@ class _Line:
     phrases: list[_Phrase]
 
 
-def _lines(words: list[tuple]) -> list[_Line]:
-    lines: list[list[tuple]] = []
+def _lines(words: list[Word]) -> list[_Line]:
+    """The words in lines, top to bottom, each line's words joined into phrases."""
+    lines: list[list[Word]] = []
+    middle_sum = 0.0  # of the last line's words' middles, whose mean the next word is held to
     for word in sorted(words, key=lambda w: ((w[1] + w[3]) / 2, w[0])):
         middle, height = (word[1] + word[3]) / 2, word[3] - word[1]
-        if lines:
-            last = lines[-1]
-            last_middle = sum((w[1] + w[3]) / 2 for w in last) / len(last)
-            if abs(middle - last_middle) < _SAME_LINE * height:
-                last.append(word)
-                continue
+        if lines and abs(middle - middle_sum / len(lines[-1])) < _SAME_LINE * height:
+            lines[-1].append(word)
+            middle_sum += middle
+            continue
         lines.append([word])
+        middle_sum = middle
     result = []
     for members in lines:
         members.sort(key=lambda w: w[0])
@@ -87,13 +98,20 @@ def _lines(words: list[tuple]) -> list[_Line]:
 def _gaps(lines: list[_Line], left: float, right: float, min_gap: float) -> list[float]:
     """The middles of the column gaps: x-intervals inside the table that few lines cross."""
     edges = sorted({round(x, 1) for line in lines for phrase in line.phrases for x in (phrase.x0, phrase.x1)})
+    # Every phrase starts and ends on an edge, so it covers whole segments between edges: count
+    # the phrases over each segment with a difference array (a line's phrases never overlap).
+    crossing = [0] * len(edges)
+    for line in lines:
+        for phrase in line.phrases:
+            crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
+            crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1
     allowed = int(_CROSSING_SHARE * len(lines))
     middles = []
-    start = None
-    for a, b in zip(edges, edges[1:]):
-        middle = (a + b) / 2
-        crossing = sum(1 for line in lines if any(p.x0 < middle < p.x1 for p in line.phrases))
-        if crossing <= allowed and left < middle < right:
+    start = end = None
+    covered = 0
+    for index, (a, b) in enumerate(zip(edges, edges[1:])):
+        covered += crossing[index]
+        if covered <= allowed and left < (a + b) / 2 < right:
             start = a if start is None else start
             end = b
         elif start is not None:
@@ -130,10 +148,13 @@ def _continues(row: list[str | None], above: list[str | None]) -> bool:
     )
 
 
-def words_grid(page: pymupdf.Page, region: pymupdf.Rect, rules_y: list[float]) -> WordGrid | None:
-    """The grid of the words inside `region`, or None where they make no two columns; `rules_y`
-    are the heights of the horizontal rules drawn across the region."""
-    words = [w for w in page.get_text("words", clip=region) if w[4].strip()]
+def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float]) -> WordGrid | None:
+    """The grid of the page's words inside `region` (by their middles), or None where they make no
+    two columns; `rules_y` are the heights of the horizontal rules drawn across the region."""
+    words = [
+        w for w in page_words
+        if region.x0 <= (w[0] + w[2]) / 2 <= region.x1 and region.y0 <= (w[1] + w[3]) / 2 <= region.y1
+    ]
     if not words:
         return None
     lines = _lines(words)

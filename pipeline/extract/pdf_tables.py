@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import pymupdf
 
 from pipeline.extract.pdf_lines import PageBox, Piece
-from pipeline.extract.pdf_table_words import words_grid
+from pipeline.extract.pdf_table_words import Word, words_grid
 from pipeline.extract.tables import Grid, cell_text, grid_cells, render_markdown
 from pipeline.models import Box, Table, TableParse
 from pipeline.rules.pdf import PdfTableRules, TableStrategy
@@ -54,6 +54,11 @@ def _overlap(a: PageBox, b: PageBox) -> float:
     """How much of the narrower of two boxes the other covers along x."""
     width = min(a[2] - a[0], b[2] - b[0])
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) / width if width > 0 else 0.0
+
+
+def has_table_caption(pieces: list[Piece], rules: PdfTableRules) -> bool:
+    """Whether a line of the page opens like a table caption: only such pages are read for tables."""
+    return any(not piece.rotated and rules.caption.match(piece.text.strip()) for piece in pieces)
 
 
 def _captions(pieces: list[Piece], rules: PdfTableRules) -> list[_Caption]:
@@ -152,14 +157,16 @@ def _header_rows(table: pymupdf.table.Table, rules_drawn: list[PageBox]) -> int:
 
 
 def _drawn_rules(page: pymupdf.Page) -> list[PageBox]:
-    """Horizontal rules drawn on the page: lines and flat rectangles."""
+    """Horizontal rules drawn on the page: lines and flat rectangles (`get_cdrawings`, PyMuPDF's
+    drawings as plain tuples, a few times faster than `get_drawings`)."""
     found = []
-    for path in page.get_drawings():
+    for path in page.get_cdrawings():
         for item in path["items"]:
-            if item[0] == "l" and abs(item[1].y - item[2].y) <= _RULE_MAX_HEIGHT:
-                found.append((min(item[1].x, item[2].x), item[1].y, max(item[1].x, item[2].x), item[2].y))
-            elif item[0] == "re" and item[1].height <= _RULE_MAX_HEIGHT:
-                found.append((item[1].x0, item[1].y0, item[1].x1, item[1].y1))
+            if item[0] == "l" and abs(item[1][1] - item[2][1]) <= _RULE_MAX_HEIGHT:
+                found.append((min(item[1][0], item[2][0]), item[1][1], max(item[1][0], item[2][0]), item[2][1]))
+            elif item[0] == "re" and abs(item[1][3] - item[1][1]) <= _RULE_MAX_HEIGHT:
+                x0, y0, x1, y1 = item[1]
+                found.append((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
     return found
 
 
@@ -205,10 +212,10 @@ def _from_finder(table: pymupdf.table.Table, pieces: list[Piece], region: pymupd
     return _Found(grid, box, _header_rows(table, drawn), _footnotes(box, pieces, region, body_size, rules))
 
 
-def _from_words(page: pymupdf.Page, caption: _Caption, region: pymupdf.Rect, pieces: list[Piece], body_size: float,
+def _from_words(words: list[Word], caption: _Caption, region: pymupdf.Rect, pieces: list[Piece], body_size: float,
                 rules: PdfTableRules, drawn: list[PageBox], below: bool) -> _Found | None:
     across = [rule[1] for rule in drawn if _overlap(rule, (region.x0, 0, region.x1, 0)) > 0 and region.y0 <= rule[1] <= region.y1]
-    found = words_grid(page, region, across)
+    found = words_grid(words, region, across)
     if found is None or len(found.grid) < rules.min_rows or len(found.grid[0]) < rules.min_columns:
         return None
     gap = rules.max_gap * body_size
@@ -222,7 +229,7 @@ def _from_words(page: pymupdf.Page, caption: _Caption, region: pymupdf.Rect, pie
     return _Found(found.grid, found.box, header_rows, notes)
 
 
-def _find(page: pymupdf.Page, caption: _Caption, pieces: list[Piece], stops: list[PageBox], body_size: float,
+def _find(page: pymupdf.Page, words: list[Word], caption: _Caption, pieces: list[Piece], stops: list[PageBox], body_size: float,
           rules: PdfTableRules, ruled: list | None, drawn: list[PageBox]) -> _Found | None:
     """The grid beside the caption, as the strategy reads it."""
     gap = rules.max_gap * body_size
@@ -242,16 +249,19 @@ def _find(page: pymupdf.Page, caption: _Caption, pieces: list[Piece], stops: lis
             table = _nearest([t for t in found.tables if _usable(t, rules)], caption, gap)
             if table is not None:
                 return _from_finder(table, pieces, region, body_size, rules, drawn)
-        elif (result := _from_words(page, caption, region, pieces, body_size, rules, drawn, is_below)) is not None:
+        elif (result := _from_words(words, caption, region, pieces, body_size, rules, drawn, is_below)) is not None:
             return result
     return None
 
 
-def find_pdf_tables(doc: pymupdf.Document, pages: list[list[Piece]], body_size: float, rules: PdfTableRules) -> list[Table]:
-    """Every table whose caption a page prints, in page order, its grid read where one is found."""
+def find_pdf_tables(
+    doc: pymupdf.Document, pages: list[list[Piece]], words: dict[int, list[Word]], body_size: float, rules: PdfTableRules
+) -> list[Table]:
+    """Every table whose caption a page prints, in page order, its grid read where one is found;
+    `words` are the words of the pages with a table caption (`has_table_caption`)."""
     tables: list[Table] = []
     for number, pieces in enumerate(pages, start=1):
-        captions = _captions(pieces, rules)
+        captions = _captions(pieces, rules) if number in words else []
         if not captions:
             continue
         page = doc[number - 1]
@@ -261,7 +271,7 @@ def find_pdf_tables(doc: pymupdf.Document, pages: list[list[Piece]], body_size: 
         stops = [caption.box for caption in captions]
         drawn = _drawn_rules(page)
         for caption in captions:
-            found = _find(page, caption, pieces, stops, body_size, rules, ruled, drawn)
+            found = _find(page, words.get(number, []), caption, pieces, stops, body_size, rules, ruled, drawn)
             table_id = f"T{len(tables) + 1}"
             if found is None:
                 tables.append(Table(table_id=table_id, label=caption.label, caption=caption.text, parse=TableParse.text, pages=[number]))
