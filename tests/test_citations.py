@@ -10,11 +10,15 @@ from typer.testing import CliRunner
 
 from conftest import PROJECT, chunk_markdown, shared_corpus, words
 from pipeline.cli import app
+from pipeline.chunk import chunk
 from pipeline.citation_scoring import score_jats_md
+from pipeline.extract.markdown import extract_markdown_text
 from pipeline.index.database import open_readonly
 from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest.task import process_file
+from pipeline.link import link
+from pipeline.normalize import normalize
 
 runner = CliRunner()
 NUMBERED = "## Introduction\n\n{text}\n\n## References\n\n1. Park J. One. 2019\n2. Lee H. Two. 2020\n3. Kim S. Three. 2021\n"
@@ -26,6 +30,19 @@ def _cited(text: str, rules) -> list[tuple[str, str | None]]:
 
 
 # ---------------------------------------------------------------- the bibliography
+
+
+def test_the_chunk_stage_finds_the_entries_and_the_link_stage_reads_them_changing_no_chunk(rules):
+    raw = extract_markdown_text(NUMBERED.format(text="As shown [2]."), "paper.md", rules.page_markers)
+    chunked = chunk(normalize(raw, "paper", rules), rules)
+    assert [(chunked.document.text[e.char_start : e.char_end], e.label) for e in chunked.entry_spans] == [
+        ("1. Park J. One. 2019", "1"), ("2. Lee H. Two. 2020", "2"), ("3. Kim S. Three. 2021", "3"),
+    ]
+    assert chunked.references == [] and chunked.citations == [] and chunked.links == []
+    linked = link(chunked, rules)
+    assert [r.ref_id for r in linked.references] == ["R1", "R2", "R3"]
+    assert [(c.marker, c.ref_id) for c in linked.citations] == [("[2]", "R2")]
+    assert (linked.sections, linked.paragraphs, linked.chunks) == (chunked.sections, chunked.paragraphs, chunked.chunks)
 
 
 def test_a_numbered_reference_list_gives_one_entry_per_item_with_its_label(rules):

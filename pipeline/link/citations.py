@@ -7,9 +7,9 @@ from __future__ import annotations
 import bisect
 import re
 
-from pipeline.chunk.cited_bibliography import NO_ENTRY, Bibliography, surname_key
-from pipeline.chunk.matches import Matches, search
-from pipeline.models import Chunk, Citation, CitationResolution, Reference
+from pipeline.link.cited_bibliography import NO_ENTRY, Bibliography, surname_key
+from pipeline.link.matches import Matches, search
+from pipeline.models import Chunk, Citation, CitationResolution, EntrySpan, Reference
 from pipeline.rules import CitationRules
 
 # Separators with the spaces about them, matched from where the spaces start: tried inside a long
@@ -296,3 +296,19 @@ def _resolved(
         chunk_id=chunk.chunk_id, ref_id=ref_id, marker=chunk.text[start:end], char_start=start, char_end=end,
         resolution=resolution, detail=detail,
     )
+
+
+def outside_entries(citations: list[Citation], entries: list[EntrySpan], chunks: list[Chunk]) -> list[Citation]:
+    """The citations that are not inside the run of entries beyond the bibliography's sections
+    (`EntrySpan.beyond_sections`): a chunk that ends in one holds entries whose years and names
+    read like markers (`Smith J (2020)`), and an entry cites no other entry. A bibliography's
+    sections are skipped whole, chunk by chunk, and the text between two of them (an appendix)
+    keeps its citations."""
+    beyond = [entry for entry in entries if entry.beyond_sections]
+    if not beyond:
+        return citations
+    start_of: dict[str, int] = {chunk.chunk_id: chunk.char_start for chunk in chunks}
+    first, last = beyond[0].char_start, beyond[-1].char_end
+    return [
+        citation for citation in citations if not first <= start_of[citation.chunk_id] + citation.char_start < last
+    ]

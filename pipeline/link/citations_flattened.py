@@ -25,9 +25,9 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
-from pipeline.chunk.cited_bibliography import Bibliography
-from pipeline.chunk.citations import _members, _resolved
-from pipeline.chunk.citations_superscript import defined_footnotes
+from pipeline.link.cited_bibliography import Bibliography
+from pipeline.link.citations import _members, _resolved
+from pipeline.link.citations_superscript import defined_footnotes
 from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
 from pipeline.rules import CitationRules
 
