@@ -686,3 +686,35 @@ def test_authors_parted_by_semicolons_before_the_year_cite_one_work(rules):
     assert cited == [
         ("Rodrigues; Fachin, 2010", "R2"), ("Zhao; Pan; Hua, 2021", "R3"), ("Lopes, 2020", "R1"), ("Lopes, 2020", "R1"),
     ]
+
+
+def test_works_parted_by_commas_after_their_years_are_each_a_citation(rules):
+    source = (
+        "## Introduction\n\nPhenolic compounds explain it (Coelho et al. 2017, Ita & Ndukwe 2017; Rhee et al. 2001), "
+        "as reported (Park 2019, 2020).\n\n"
+        "## References\n\n"
+        "Coelho, A. 2017. One. Journal.\n\nIta, B. & Ndukwe, G. 2017. Two. Journal.\n\nPark, J. 2019. Three.\n\n"
+        "Park, J. 2020. Four.\n\nRhee, I.K. 2001. Five.\n"
+    )
+    cited = [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations]
+    assert cited == [
+        ("Coelho et al. 2017", "R1"), ("Ita & Ndukwe 2017", "R2"), ("Rhee et al. 2001", "R5"),
+        ("Park 2019, 2020", "R3"), ("Park 2019, 2020", "R4"),
+    ]
+
+
+def test_a_year_a_title_prints_before_the_entrys_own_does_not_hide_the_entry(rules):
+    """ABNT prints the year last: `Produção … entre 1994 e 2013 … v. 10, p. 51-61, 2016.` The
+    entry's first year is its title's; a citation of the year it prints later still finds it,
+    where no entry of that author has it first and only one prints it."""
+    source = (
+        "## Introdução\n\nComo mostram (Pinto; Matias, 2016) e (Silva, 2022), não (Silva, 2021).\n\n"
+        "## Referências\n\n"
+        "Pinto, A. L.; Matias, M. Produção da ciência na Web of Science entre 1994 e 2013. Ibersid, v. 10, p. 51-61, 2016.\n\n"
+        "Silva, S. M. Análise do período de 2010 a 2020. Pesquisa, v. 16, p. 1-14, 2021.\n\n"
+        "Silva, S. M. Outro estudo de 2010 a 2021. Pesquisa, v. 17, p. 1-14, 2022.\n"
+    )
+    cited = [(c.marker, c.ref_id, c.resolution.value) for c in chunk_markdown(source, rules).citations]
+    assert cited == [
+        ("Pinto; Matias, 2016", "R1", "author_year"), ("Silva, 2022", "R3", "author_year"), ("Silva, 2021", None, "ambiguous"),
+    ]

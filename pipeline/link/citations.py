@@ -19,6 +19,10 @@ _MEMBERS = re.compile(r"(?<!\s)\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
 _CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
 _COMMA = re.compile(r",\s+")
+# Where a style parts the works of a parenthesis with commas (`Coelho et al. 2017, Ita & Ndukwe
+# 2017`): a comma after a year (with its letter) and before a capital. Another year (`2019,
+# 2020`) or a page (`2019, p. 5`) after the comma is the same work's.
+_WORK_AFTER_YEAR = re.compile(r"(?<=\d\d\d\d)[a-z]?\s*,\s+(?=[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ])")
 _NAME_MAX_WORDS = 3
 """Words of an author's name parted from the next by a semicolon (`Di Bitetti; Ferreras, 2017`):
 a surname with a particle or two; a longer part is a note, not a name."""
@@ -185,13 +189,23 @@ def _citations_in(inside: str) -> list[tuple[int, int]]:
         start = part.start() if pending is None else pending
         text = part.group()
         if any(character.isdigit() for character in text) or "," in text or len(text.split()) > _NAME_MAX_WORDS:
-            spans.append((start, part.end()))
+            spans += _works_of(inside, start, part.end())
             pending = None
         else:
             pending = start
     if pending is not None:
         spans.append((pending, len(inside)))
     return spans
+
+
+def _works_of(inside: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The part `inside[start:end]` cut after each year that a comma and a capital follow
+    (`_WORK_AFTER_YEAR`), where the piece after the comma is a citation of its own."""
+    cuts = [(comma.start(), comma.end()) for comma in _WORK_AFTER_YEAR.finditer(inside, start, end)]
+    if not cuts:
+        return [(start, end)]
+    bounds = [start, *(at for cut in cuts for at in cut), end]
+    return [(bounds[index], bounds[index + 1]) for index in range(0, len(bounds), 2)]
 
 
 def _holds_one(places: list[int], start: int, end: int) -> bool:
@@ -252,7 +266,9 @@ def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibl
     first, second = surname_key(citation["first"]), citation["second"]
     found = []
     for year in _MEMBERS.split(citation["years"]):
-        entries = bibliography.by_author_year.get((first, year[:4]), [])
+        # An entry whose title prints a year before its own (ABNT prints the year last) is found
+        # by the year it prints later, where no entry of the author has that year first.
+        entries = bibliography.by_author_year.get((first, year[:4])) or bibliography.by_author_later_year.get((first, year[:4]), [])
         if year[4:]:  # `2020a`: that entry, of the author's 2020 ones
             entries = [entry for entry in entries if entry.year == year]
         if len(entries) > 1 and second:
