@@ -306,21 +306,55 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
     converter or the PDF reader lost, or a proceedings paper that prints none): the last blocks,
     read back from the end for as long as every item in them reads as an entry, kept only when
     the run holds enough entries that a closing list of findings cannot pass for it. Back matter after the run (`Cite this article as: …`
-    and the publisher's notices after it: `_back_matter_start`) is read past."""
+    and the publisher's notices after it: `_back_matter_start`) is read past. A block that opens
+    with the end of an entry broken across a column, and one that prints the number before the
+    run's first but breaks off before its year, belong to the run (`_carried_over`)."""
     text = document.text
     blocks = sorted((block for top in nodes for node in top.subtree() for block in node.body), key=lambda block: block.char_start)
     run: list[tuple[int, int]] = []
+    first_number: int | None = None
     for block in reversed(blocks[: _back_matter_start(blocks, document, rules)]):
         ranges = _entries_of(block, text, rules)
+        number = _number_at(text, ranges[0][0], rules) if ranges else None
+        if not ranges:
+            ranges, number = _carried_over(block, document, rules, first_number)
         if not ranges:
             break
         run[:0] = ranges
+        first_number = number
     # A PDF's numbered list comes as a paragraph a column, its entries cut where a line starts
     # with the next number: it is counted by its entries, not by its paragraphs.
     entries = in_number_order([EntrySpan(start, end, entry_label(text[start:end], rules)) for start, end in run], document, rules)
     if len(entries) < rules.references.trailing_min_entries:
         return []
     return entries
+
+
+def _number_at(text: str, start: int, rules: Rules) -> int | None:
+    """The number of the entry that starts at `start`, if it prints one."""
+    item = text[start : start + rules.references.year_within]
+    return entry_number(entry_label(item, rules), item, rules.references.numbered)
+
+
+def _carried_over(block: Block, document: Document, rules: Rules, next_number: int | None) -> tuple[list[tuple[int, int]], int | None]:
+    """The block whole, with the number of the first entry it starts, where it belongs to a
+    numbered run of entries though not every item of it reads as one: one of its lines starts a
+    labelled entry (`(Amsterdam) 324, 30 (2009). [10] A. Milekhin, …`, the end of an entry broken
+    across a column, then the next ones: `in_number_order` joins the end to its entry), or it
+    prints the number before the run's first (`next_number`) and breaks off before its year
+    (`[9] D. Tong, Quantum vortex strings: A review, Ann. Phys.`)."""
+    text = document.text
+    if block.kind not in _ENTRY_KINDS:
+        return [], None
+    whole = [(block.char_start, block.char_end)]
+    number = _number_at(text, block.char_start, rules)
+    if next_number is not None and number is not None and number == next_number - 1:
+        return whole, number
+    for start in _line_starts_inside(document, block.char_start, block.char_end):
+        item = text[start : block.char_end]
+        if entry_label(item, rules) is not None and reads_as_entry(item, rules):
+            return whole, _number_at(text, start, rules)
+    return [], None
 
 
 def _back_matter_start(blocks: list[Block], document: Document, rules: Rules) -> int:
