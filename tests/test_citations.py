@@ -718,3 +718,23 @@ def test_a_year_a_title_prints_before_the_entrys_own_does_not_hide_the_entry(rul
     assert cited == [
         ("Pinto; Matias, 2016", "R1", "author_year"), ("Silva, 2022", "R3", "author_year"), ("Silva, 2021", None, "ambiguous"),
     ]
+
+
+@pytest.mark.parametrize("conjunction", ["and", "e", "y", "et", "und"])
+def test_a_narrative_citation_joins_its_last_author_with_the_papers_own_word_for_and(rules, conjunction):
+    source = (
+        f"## Introdução\n\nPara Arboit, Bufrem {conjunction} Gonzáles (2011, p. 77), e segundo Babini {conjunction} Rovelli (2020).\n\n"
+        "## Referências\n\n"
+        "Arboit, A. E.; Bufrem, L. S.; González, J. A. M. A produção brasileira. Perspectivas, v. 16, p. 75-92, 2011.\n\n"
+        "Babini, D.; Rovelli, L. Tendencias recientes. Buenos Aires: CLACSO, 2020.\n"
+    )
+    cited = [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations]
+    assert cited == [(f"Arboit, Bufrem {conjunction} Gonzáles (2011, p. 77)", "R1"), (f"Babini {conjunction} Rovelli (2020)", "R2")]
+
+
+def test_a_capitalised_word_before_a_narrative_citation_does_not_hide_it(rules):
+    source = (
+        "## Introduction\n\nRecently, Smith, Jones and Lee (2019) showed it.\n\n"
+        "## References\n\nSmith, J., Jones, K. and Lee, H. (2019) One. Journal.\n"
+    )
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("Smith, Jones and Lee (2019)", "R1")]

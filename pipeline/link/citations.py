@@ -169,11 +169,8 @@ def _author_year(chunk: Chunk, bibliography: Bibliography, rules: CitationRules)
                 )
                 continue
             found += _by_author(chunk, citation, start, end, bibliography)
-    for match in _narrative(chunk.text, rules.narrative):
-        # A capitalised word before a year in parentheses is often no author: counted only where
-        # it is the first author of an entry.
-        if surname_key(match["first"]) in bibliography.surnames:
-            found += _by_author(chunk, match, match.start(), match.end(), bibliography)
+    for match in _narrative(chunk.text, rules.narrative, bibliography.surnames):
+        found += _by_author(chunk, match, match.start(), match.end(), bibliography)
     return found
 
 
@@ -246,19 +243,26 @@ def _after_prose(chunk: Chunk, start: int, end: int, bibliography: Bibliography,
     return []
 
 
-def _narrative(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
-    """`pattern.finditer(text)`, searched only near each `(` that opens on a year. A case-blind
-    pattern that starts with a name cannot skip ahead to a literal, so scanning all the text
-    with it tries every position of the text; each narrative citation holds such a `(`."""
+def _narrative(text: str, pattern: re.Pattern[str], surnames: set[str]) -> list[re.Match[str]]:
+    """The matches of `pattern` whose first author is one of the bibliography's `surnames`, left
+    to right, searched only near each `(` that opens on a year. A case-blind pattern that starts
+    with a name cannot skip ahead to a literal, so scanning all the text with it tries every
+    position of the text; each narrative citation holds such a `(`. A capitalised word before
+    a year in parentheses is often no author (`Recently, Smith and Lee (2019)`): where the first
+    is none, the search goes on from the word after it."""
     found: list[re.Match[str]] = []
     searched_to = 0
     for year in _YEAR_IN_PARENTHESES.finditer(text):
         start = max(searched_to, year.start() - _NARRATIVE_REACH)
-        match = pattern.search(text, start, min(len(text), year.start() + _YEARS_REACH))
+        end = min(len(text), year.start() + _YEARS_REACH)
+        match = pattern.search(text, start, end)
         while match is not None:
-            found.append(match)
-            searched_to = match.end()
-            match = pattern.search(text, searched_to, min(len(text), year.start() + _YEARS_REACH))
+            if surname_key(match["first"]) in surnames:
+                found.append(match)
+                searched_to = match.end()
+                match = pattern.search(text, searched_to, end)
+            else:
+                match = pattern.search(text, match.end("first"), end)
     return found
 
 
