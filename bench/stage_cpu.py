@@ -1,4 +1,4 @@
-"""CPU seconds of a worker's stages (extract, normalize, chunk, index terms, rows) over the shared
+"""CPU seconds of a worker's stages (extract, normalize, chunk, link, index terms, rows) over the shared
 corpus, for one or more source trees side by side, in one run.
 
     .venv/bin/python bench/stage_cpu.py [--corpus ../shared/corpus] [--kind markdown pdf] [--repeat 3] [TREE ...]
@@ -28,7 +28,7 @@ from pathlib import Path
 from corpus import MARKDOWN_FOLDERS
 
 PROJECT = Path(__file__).resolve().parent.parent
-STAGES = ("extract", "normalize", "chunk", "terms", "rows")
+STAGES = ("extract", "normalize", "chunk", "link", "terms", "rows")
 KINDS = ("markdown", "pdf")
 
 
@@ -43,6 +43,13 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
     """Each stage's CPU seconds over `files`, in this process, with the default rules."""
     import pipeline
     from pipeline.chunk import chunk
+
+    try:
+        from pipeline.link import link
+    except ImportError:  # trees before 0.5.0 ran the link passes inside `chunk`
+        def link(chunked, rules):
+            return chunked
+
     from pipeline.extract import extract, extraction_key
     from pipeline.index import terms as index_terms
     from pipeline.index.rows import paper_rows
@@ -69,6 +76,8 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
         normalized = clock()
         chunked = chunk(document, rules)
         chunked_at = clock()
+        chunked = link(chunked, rules)
+        linked = clock()
         terms = count_terms(chunked)
         counted = clock()
         paper_rows(row, chunked, (key, raw.model_dump_json()), terms)
@@ -76,7 +85,8 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
         seconds["extract"] += extracted - at
         seconds["normalize"] += normalized - extracted
         seconds["chunk"] += chunked_at - normalized
-        seconds["terms"] += counted - chunked_at
+        seconds["link"] += linked - chunked_at
+        seconds["terms"] += counted - linked
         seconds["rows"] += built - counted
     return {**seconds, "files": len(files), "pipeline": str(Path(pipeline.__file__).parent.parent)}
 
