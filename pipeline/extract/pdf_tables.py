@@ -34,6 +34,9 @@ _PROSE_WIDTH = 0.6
 """A line at body size this wide (a share of the column's width) with many words is running
 text: the region a caption opens ends there. Table rows come as a line a cell, and in smaller print."""
 _PROSE_MIN_WORDS = 8
+_BESIDE = 6.0
+"""How far from the caption, in body font sizes, running text in the other half of the page
+shows that the table keeps to the caption's column."""
 _SMALL_PRINT = 0.95
 """Lines under this share of the body size are small print: a table's notes are set so."""
 _RULE_MIN_WIDTH = 0.6
@@ -107,11 +110,20 @@ def _region(
     caption: _Caption, pieces: list[Piece], stops: list[PageBox], page_rect: pymupdf.Rect, body_size: float, below: bool
 ) -> pymupdf.Rect:
     """Where the caption's table may be: in its column, from the caption down (or up) to the next
-    caption or the first line of running text."""
+    caption or the first line of running text. A table may be wider than its caption's column:
+    where no running text nor another table's caption stands in the other half of the page beside
+    the table's first lines, the region spans the page."""
+    half = page_rect.width / 2
+    prose = [piece.box for piece in pieces if piece.box is not None and _is_prose(piece, half, body_size)]
     left, right = _column(caption, pieces, page_rect, body_size)
-    width = right - left
+    if right - left < page_rect.width:
+        other = (page_rect.x0, 0, left, 0) if left > page_rect.x0 else (right, 0, page_rect.x1, 0)
+        near = (caption.box[3], caption.box[3] + _BESIDE * body_size) if below else (caption.box[1] - _BESIDE * body_size, caption.box[1])
+        beside = prose + [box for box in stops if box != caption.box]
+        if not any(_overlap(box, other) > 0.5 and box[1] < near[1] and box[3] > near[0] for box in beside):
+            left, right = page_rect.x0, page_rect.x1
     ends = [box for box in stops if box != caption.box and _overlap(box, (left, 0, right, 0)) > 0]
-    ends += [piece.box for piece in pieces if piece.box is not None and _is_prose(piece, width, body_size) and _overlap(piece.box, (left, 0, right, 0)) > 0.5]
+    ends += [box for box in prose if _overlap(box, (left, 0, right, 0)) > 0.5]
     if below:
         bottom = min((box[1] for box in ends if box[1] >= caption.box[3] - 0.5), default=page_rect.y1)
         return pymupdf.Rect(left, caption.box[3], right, bottom)
