@@ -15,6 +15,7 @@ its notes.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 
 import pymupdf
@@ -31,6 +32,9 @@ _MIN_GAP = 0.5
 """Narrowest column gap, in the table's median word heights."""
 _SAME_LINE = 0.5
 """Words whose vertical middles are closer than this share of their height are on one line."""
+_NUMBER = re.compile(r"^[-+−–]?\d+(?:[.,]\d+)*%?$")
+"""A number alone: two of them side by side are two cells (a dense table of counts sets its
+columns a word space apart), where words of text, or a number and its unit, are one."""
 _CONTINUES = "-,"
 _NOTE_GAP = 1.0
 """A line under a table more than this many of its heights below the line above is not its note."""
@@ -86,7 +90,8 @@ def _lines(words: list[Word]) -> list[_Line]:
         phrases: list[_Phrase] = []
         for word in members:
             height = word[3] - word[1]
-            if phrases and word[0] - phrases[-1].x1 < _COLUMN_GAP * height:
+            apart = bool(phrases) and bool(_NUMBER.match(word[4])) and bool(_NUMBER.match(phrases[-1].text.rsplit(" ", 1)[-1]))
+            if phrases and word[0] - phrases[-1].x1 < _COLUMN_GAP * height and not apart:
                 phrases[-1].x1 = max(phrases[-1].x1, word[2])
                 phrases[-1].text += " " + word[4]
             else:

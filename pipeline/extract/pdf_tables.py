@@ -119,8 +119,11 @@ def _region(
     if right - left < page_rect.width:
         other = (page_rect.x0, 0, left, 0) if left > page_rect.x0 else (right, 0, page_rect.x1, 0)
         near = (caption.box[3], caption.box[3] + _BESIDE * body_size) if below else (caption.box[1] - _BESIDE * body_size, caption.box[1])
-        beside = prose + [box for box in stops if box != caption.box]
-        if not any(_overlap(box, other) > 0.5 and box[1] < near[1] and box[3] > near[0] for box in beside):
+        # A caption set level with this one heads a table of its own in the other half.
+        level = (caption.box[1] - _BESIDE * body_size, caption.box[3] + _BESIDE * body_size)
+        if not any(_overlap(box, other) > 0.5 and box[1] < near[1] and box[3] > near[0] for box in prose) and not any(
+            _overlap(box, other) > 0.5 and box[1] < level[1] and box[3] > level[0] for box in stops if box != caption.box
+        ):
             left, right = page_rect.x0, page_rect.x1
     ends = [box for box in stops if box != caption.box and _overlap(box, (left, 0, right, 0)) > 0]
     ends += [box for box in prose if _overlap(box, (left, 0, right, 0)) > 0.5]
