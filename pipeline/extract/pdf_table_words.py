@@ -28,6 +28,8 @@ _COLUMN_GAP = 0.9
 about a quarter of the font size, a column gap wider than the size."""
 _CROSSING_SHARE = 0.15
 """Share of the lines that may cross a column gap: spanning headers and notes do."""
+_CROSSING_MIN = 1
+"""Lines that may cross a column gap however short the table: a small table's header does."""
 _MIN_GAP = 0.5
 """Narrowest column gap, in the table's median word heights."""
 _SAME_LINE = 0.5
@@ -36,6 +38,9 @@ _NUMBER = re.compile(r"^[-+−–]?\d+(?:[.,]\d+)*%?$")
 """A number alone: two of them side by side are two cells (a dense table of counts sets its
 columns a word space apart), where words of text, or a number and its unit, are one."""
 _CONTINUES = "-,"
+_WRAP_GAP = 0.5
+"""A cell's wrapped line follows the line above within this many of its heights; a note set
+further below (a table's DOI, a source line) is no part of the last row."""
 _NOTE_GAP = 1.0
 """A line under a table more than this many of its heights below the line above is not its note."""
 
@@ -110,7 +115,7 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float) -> list
         for phrase in line.phrases:
             crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
             crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1
-    allowed = int(_CROSSING_SHARE * len(lines))
+    allowed = max(_CROSSING_MIN, int(_CROSSING_SHARE * len(lines)))
     middles = []
     start = end = None
     covered = 0
@@ -125,7 +130,10 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float) -> list
             start = None
     if start is not None and end - start >= min_gap:
         middles.append((start + end) / 2)
-    return middles
+    # A gap with no phrase beginning after it (or ending before it) parts no columns: it is the
+    # run of a header wider than the body beneath it.
+    phrases = [phrase for line in lines for phrase in line.phrases]
+    return [m for m in middles if any(p.x0 > m for p in phrases) and any(p.x1 < m for p in phrases)]
 
 
 def _row(line: _Line, gaps: list[float]) -> list[str | None]:
@@ -176,7 +184,8 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
     bottoms: list[float] = []
     for line in body_lines:
         row = _row(line, gaps)
-        if rows and _continues(row, rows[-1]):
+        close = bool(bottoms) and line.y0 - bottoms[-1] <= _WRAP_GAP * (line.y1 - line.y0)
+        if rows and close and _continues(row, rows[-1]):
             for col in _filled(row):
                 joiner = "" if rows[-1][col].endswith("-") else " "
                 rows[-1][col] = rows[-1][col] + joiner + row[col]
