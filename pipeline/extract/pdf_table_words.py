@@ -37,7 +37,7 @@ _SAME_LINE = 0.5
 _NUMBER = re.compile(r"^[-+−–]?\d+(?:[.,]\d+)*%?$")
 """A number alone: two of them side by side are two cells (a dense table of counts sets its
 columns a word space apart), where words of text, or a number and its unit, are one."""
-_CONTINUES = "-,"
+_CONTINUES = "-–,"
 _WRAP_GAP = 0.5
 """A cell's wrapped line follows the line above within this many of its heights; a note set
 further below (a table's DOI, a source line) is no part of the last row."""
@@ -175,7 +175,9 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
     median = heights[len(heights) // 2]
     left, right = min(w[0] for w in words), max(w[2] for w in words)
     below_last_rule = [line for line in lines if rules_y and line.y0 >= max(rules_y) - 0.5]
-    body_lines = [line for line in lines if line not in below_last_rule] if len(below_last_rule) < len(lines) else lines
+    # The last rule closes the table where fewer lines follow it than precede it; a table that
+    # runs on to the next page has its header's rule last, and the rows below it.
+    body_lines = [line for line in lines if line not in below_last_rule] if 2 * len(below_last_rule) < len(lines) else lines
     gaps = _gaps(body_lines, left, right, _MIN_GAP * median)
     if not gaps:
         return None

@@ -16,11 +16,11 @@ stay in the text as they are, and no half-read grid is kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pymupdf
 
-from pipeline.extract.pdf_lines import PageBox, Piece
+from pipeline.extract.pdf_lines import PageBox, Piece, from_frame, to_frame
 from pipeline.extract.pdf_table_words import Word, words_grid
 from pipeline.extract.tables import Grid, cell_text, grid_cells, render_markdown
 from pipeline.models import Box, Table, TableParse
@@ -80,6 +80,12 @@ def _captions(pieces: list[Piece], rules: PdfTableRules) -> list[_Caption]:
         text = " ".join(" ".join(other.text.split()) for other in lines)
         captions.append(_Caption(page=piece.page, label=" ".join(match["label"].split()), text=text, box=box))
     return captions
+
+
+def _holds(box: PageBox, word: tuple) -> bool:
+    """Whether the word's middle lies inside the box."""
+    x, y = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
 def _column(caption: _Caption, pieces: list[Piece], page_rect: pymupdf.Rect, body_size: float) -> tuple[float, float]:
@@ -171,17 +177,24 @@ def _header_rows(table: pymupdf.table.Table, rules_drawn: list[PageBox]) -> int:
     return 1
 
 
-def _drawn_rules(page: pymupdf.Page) -> list[PageBox]:
-    """Horizontal rules drawn on the page: lines and flat rectangles (`get_cdrawings`, PyMuPDF's
-    drawings as plain tuples, a few times faster than `get_drawings`)."""
+def _drawn_rules(page: pymupdf.Page, frame: tuple[int, int]) -> list[PageBox]:
+    """The rules drawn on the page that run along the text (in its frame): lines and flat
+    rectangles (`get_cdrawings`, PyMuPDF's drawings as plain tuples, a few times faster than
+    `get_drawings`)."""
     found = []
     for path in page.get_cdrawings():
         for item in path["items"]:
-            if item[0] == "l" and abs(item[1][1] - item[2][1]) <= _RULE_MAX_HEIGHT:
-                found.append((min(item[1][0], item[2][0]), item[1][1], max(item[1][0], item[2][0]), item[2][1]))
-            elif item[0] == "re" and abs(item[1][3] - item[1][1]) <= _RULE_MAX_HEIGHT:
-                x0, y0, x1, y1 = item[1]
-                found.append((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
+            if item[0] == "l":
+                (xa, ya), (xb, yb) = item[1], item[2]
+                box = (min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb))
+            elif item[0] == "re":
+                xa, ya, xb, yb = item[1]
+                box = (min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb))
+            else:
+                continue
+            framed = to_frame(box, frame)
+            if framed[3] - framed[1] <= _RULE_MAX_HEIGHT:
+                found.append(framed)
     return found
 
 
@@ -244,11 +257,11 @@ def _from_words(words: list[Word], caption: _Caption, region: pymupdf.Rect, piec
     return _Found(found.grid, found.box, header_rows, notes)
 
 
-def _find(page: pymupdf.Page, words: list[Word], caption: _Caption, pieces: list[Piece], stops: list[PageBox], body_size: float,
-          rules: PdfTableRules, ruled: list | None, drawn: list[PageBox]) -> _Found | None:
-    """The grid beside the caption, as the strategy reads it."""
+def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _Caption, pieces: list[Piece], stops: list[PageBox],
+          body_size: float, rules: PdfTableRules, ruled: list | None, drawn: list[PageBox]) -> _Found | None:
+    """The grid beside the caption, as the strategy reads it; `rect` is the page in its text's frame."""
     gap = rules.max_gap * body_size
-    below = _region(caption, pieces, stops, page.rect, body_size, below=True)
+    below = _region(caption, pieces, stops, rect, body_size, below=True)
     if ruled is not None:
         table = _nearest([t for t in ruled if _usable(t, rules)], caption, gap)
         if table is not None:
@@ -256,10 +269,10 @@ def _find(page: pymupdf.Page, words: list[Word], caption: _Caption, pieces: list
     if rules.strategy is TableStrategy.lines:
         return None
     for is_below in (True, False):
-        region = below if is_below else _region(caption, pieces, stops, page.rect, body_size, below=False)
+        region = below if is_below else _region(caption, pieces, stops, rect, body_size, below=False)
         if region.height <= 0 or region.width <= 0:
             continue
-        if rules.strategy is TableStrategy.text:
+        if rules.strategy is TableStrategy.text and ruled is not None:
             found = page.find_tables(clip=region, strategy="text", use_layout=False)
             table = _nearest([t for t in found.tables if _usable(t, rules)], caption, gap)
             if table is not None:
@@ -280,19 +293,34 @@ def find_pdf_tables(
         if not captions:
             continue
         page = doc[number - 1]
+        # The finder and the words are read in the frame of the page's text: a table printed
+        # sideways (its lines running up the page) is read as it is meant to be read.
+        frame = next((piece.frame for piece in pieces if not piece.rotated), (1, 0))
+        rect = pymupdf.Rect(to_frame(tuple(page.rect * page.derotation_matrix), frame))
+        page_words = words.get(number, [])
+        # Words of lines set across the text (a running head beside a table printed sideways,
+        # a stamp up the margin) are none of a table's cells.
+        across_text = [piece.box for piece in pieces if piece.rotated and piece.box is not None]
+        if across_text:
+            page_words = [word for word in page_words if not any(_holds(box, word) for box in across_text)]
+        if frame != (1, 0):
+            pieces = [replace(piece, box=to_frame(piece.box, frame)) for piece in pieces if piece.box is not None]
+            page_words = [(*to_frame(word[:4], frame), *word[4:]) for word in page_words]
+            captions = [replace(caption, box=to_frame(caption.box, frame)) for caption in captions]
         ruled = None
-        if rules.strategy in (TableStrategy.lines, TableStrategy.lines_then_words):
-            ruled = page.find_tables(strategy="lines", use_layout=False).tables
+        # PyMuPDF's finder reads the page in its own coordinates: only where they are the text's.
+        if frame == (1, 0) and rules.strategy in (TableStrategy.lines, TableStrategy.lines_then_words, TableStrategy.text):
+            ruled = page.find_tables(strategy="lines", use_layout=False).tables if rules.strategy is not TableStrategy.text else []
         stops = [caption.box for caption in captions]
-        drawn = _drawn_rules(page)
+        drawn = _drawn_rules(page, frame)
         for caption in captions:
-            found = _find(page, words.get(number, []), caption, pieces, stops, body_size, rules, ruled, drawn)
+            found = _find(page, rect, page_words, caption, pieces, stops, body_size, rules, ruled, drawn)
             table_id = f"T{len(tables) + 1}"
             if found is None:
                 tables.append(Table(table_id=table_id, label=caption.label, caption=caption.text, parse=TableParse.text, pages=[number]))
                 continue
             cells = grid_cells(found.grid, found.header_rows)
-            x0, y0, x1, y1 = found.box
+            x0, y0, x1, y1 = from_frame(found.box, frame)
             tables.append(
                 Table(
                     table_id=table_id, label=caption.label, caption=caption.text, footnotes=found.notes,
