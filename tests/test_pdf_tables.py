@@ -121,3 +121,52 @@ def test_a_sentence_that_opens_with_table_is_no_caption(tmp_path: Path, rules: R
         page.insert_text((72, 210), "Table 2 shows the lipids of each group.", fontsize=10)
 
     assert extract_pdf(_paper(tmp_path, draw), "paper.pdf", rules).tables == []
+
+
+def test_a_table_wider_than_its_captions_column_is_read_across_the_page(tmp_path: Path, rules: Rules) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for left in (50, 310):
+        page.insert_textbox(pymupdf.Rect(left, 60, left + 235, 300), BODY * 3, fontsize=10)
+    page.insert_text((50, 330), "Table 1. Sites.", fontsize=9)
+    for y, cells in ((350, ["Site", "Country", "Adults", "Visits"]), (365, ["North", "Chile", "120", "4"]), (380, ["South", "Peru", "118", "5"])):
+        for x, text in zip((50, 200, 380, 480), cells):
+            page.insert_text((x, y), text, fontsize=9)
+    for left in (50, 310):
+        page.insert_textbox(pymupdf.Rect(left, 420, left + 235, 760), BODY * 4, fontsize=10)
+    path = tmp_path / "two_columns.pdf"
+    doc.save(path)
+    table = _only_table(path, rules)
+    assert markdown_rows(table.markdown) == [["North", "Chile", "120", "4"], ["South", "Peru", "118", "5"]]
+
+
+def test_a_table_printed_sideways_is_read_along_its_lines(tmp_path: Path, rules: Rules) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    # Every line runs up the page (rotate=90): the reader turns the page to read the table.
+    lines = [(60, "Table 3. Doses by arm.", []), (90, "", ["Drug", "Dose", "Arm"]), (110, "", ["Aspirin", "75 mg", "A"]), (130, "", ["Statin", "20 mg", "B"])]
+    for x, caption, cells in lines:
+        if caption:
+            page.insert_text((x, 760), caption, fontsize=9, rotate=90)
+        for y, text in zip((760, 600, 450), cells):
+            page.insert_text((x, y), text, fontsize=9, rotate=90)
+    page.insert_textbox(pymupdf.Rect(160, 60, 560, 780), BODY * 12, fontsize=10, rotate=90)
+    path = tmp_path / "sideways.pdf"
+    doc.save(path)
+    table = _only_table(path, rules)
+    assert markdown_rows(table.markdown) == [["Aspirin", "75 mg", "A"], ["Statin", "20 mg", "B"]]
+    box = table.boxes[0]
+    assert box.x0 < 90 and box.x1 > 130  # the box in the page's own coordinates: the rows side by side
+
+
+def test_a_table_continued_on_the_next_page_keeps_its_rows_under_the_header_rule(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 210), "Table 5 (continued). Adverse events.", fontsize=9)
+        _rule(page, 222)
+        _row(page, 235, ["Event", "Treated", "Control"])
+        _rule(page, 240)
+        for index, y in enumerate(range(255, 520, 15)):
+            _row(page, y, [f"Event {index + 1}", str(index), str(index + 2)])
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert len(markdown_rows(table.markdown)) == 18
