@@ -61,3 +61,44 @@ def test_ingest_stores_a_paper_tables_row_beside_the_tables_chunk(tmp_path: Path
     assert (label, section_type) == ("Table 2", "table")
     assert markdown.splitlines()[2] == "| Total cholesterol | 38 ± 2 | 133 ± 5 |"
     assert {"row": 1, "col": 1, "row_span": 1, "col_span": 1, "header": False, "text": "38 ± 2"} in json.loads(cells)
+
+
+def test_a_pdf_table_chunks_boxes_take_in_its_grid_so_show_draws_the_table(tmp_path: Path) -> None:
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 60, 523, 180), "The trial enrolled adults from three clinics. " * 12, fontsize=10)
+    page.insert_text((72, 210), "Table 1. Doses by arm.", fontsize=9)
+    for y, cells in ((235, ["Drug", "Dose", "Arm"]), (250, ["Aspirin", "75 mg", "A"]), (265, ["Statin", "20 mg", "B"])):
+        for x, text in zip((72, 220, 360), cells):
+            page.insert_text((x, y), text, fontsize=9)
+    page.insert_textbox(pymupdf.Rect(72, 300, 523, 700), "The doses were kept through the year. " * 20, fontsize=10)
+    file = tmp_path / "paper.pdf"
+    doc.save(file)
+    rules = load_rules(overrides={"pdf": {"layout": {"mode": "rules"}}})
+    chunked = process_file(file, "paper.pdf", "paper.pdf", rules)
+    (table,) = chunked.tables
+    grid = table.boxes[0]
+    drawn = [box for box in chunked.chunk_boxes if box.chunk_id == table.chunk_id]
+    assert any((box.x0, box.y0, box.x1, box.y1) == (grid.x0, grid.y0, grid.x1, grid.y1) for box in drawn)
+    assert drawn[0].y1 <= grid.y0  # the caption's line first, then the grid under it
+
+
+def test_search_finds_a_table_chunk_by_what_its_cells_hold(tmp_path: Path) -> None:
+    from pipeline.index.database import open_readonly
+    from pipeline.index.search import search
+
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "paper.md").write_text(PAPER.replace("| Total cholesterol |", "| Triglyceride |"), encoding="utf-8")
+    ingest_folder(folder, tmp_path / "papers.duckdb", load_rules())
+    connection = open_readonly(tmp_path / "papers.duckdb")
+    hits = search(connection, "triglyceride", limit=5)
+    connection.close()
+    assert any(hit.chunk_id == _table_chunk_id(tmp_path / "papers.duckdb") for hit in hits)
+
+
+def _table_chunk_id(db: Path) -> str:
+    with duckdb.connect(str(db), read_only=True) as connection:
+        return connection.execute("SELECT chunk_id FROM paper_tables").fetchone()[0]
