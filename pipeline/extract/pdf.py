@@ -53,14 +53,14 @@ from pipeline.extract.pdf_contents import mark_contents
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_layout_choice import doubtful_reading
-from pipeline.extract.pdf_layout_model import drop_model_furniture, label_pieces, layout_model_installed, shared_model
+from pipeline.extract.pdf_layout_model import LayoutLabel, drop_model_furniture, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf_margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
 from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_shared_lines import split_shared_lines
 from pipeline.extract.pdf_table_words import Word, page_words
 from pipeline.extract.pdf_tables import find_pdf_tables, has_table_caption
 from pipeline.extract.pdf_lines import (
-    SAME_SIZE, TEXT_FLAGS, Layout, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
+    SAME_SIZE, TEXT_FLAGS, Layout, PageBox, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
 )
 from pipeline.models import LineBox, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
@@ -290,14 +290,21 @@ def _blocks(
 
 def _blocks_by_model(
     doc: pymupdf.Document, pages: list[list[Piece]], heights: list[float], toc: list[list], rules: Rules, path: str
-) -> tuple[list[PdfBlock], int]:
-    """`_blocks` of every page's pieces labelled by the layout model."""
+) -> tuple[list[PdfBlock], int, dict[int, list[PageBox]]]:
+    """`_blocks` of every page's pieces labelled by the layout model, and the boxes of the
+    regions it calls tables, by page."""
     try:
         model = shared_model()
     except ExtractError as error:
         raise ExtractError(f"{path}: {error}") from None
-    labelled = [label_pieces(pieces, model.regions(page)) for page, pieces in zip(doc, pages)]
-    return _blocks(labelled, heights, toc, rules, labelled=True)
+    regions = [model.regions(page) for page in doc]
+    labelled = [label_pieces(pieces, page_regions) for pieces, page_regions in zip(pages, regions)]
+    table_boxes = {
+        number: boxes
+        for number, page_regions in enumerate(regions, start=1)
+        if (boxes := [region.box for region in page_regions if region.label is LayoutLabel.table])
+    }
+    return *_blocks(labelled, heights, toc, rules, labelled=True), table_boxes
 
 
 def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
@@ -324,12 +331,12 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
                 "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
             )
         notes = [f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else []
-        tables = find_pdf_tables(doc, pages, words, _body_size(pages), rules.pdf.tables)
         mode = rules.pdf.layout.mode
+        model_tables: dict[int, list[PageBox]] = {}
         reading, reason = LayoutMode.rules, "asked for (--layout rules)"
         if mode is LayoutMode.model:
             reading, reason = LayoutMode.model, "asked for (--layout model)"
-            blocks, removed = _blocks_by_model(doc, pages, heights, toc, rules, path)
+            blocks, removed, model_tables = _blocks_by_model(doc, pages, heights, toc, rules, path)
         else:
             blocks, removed = _blocks(pages, heights, toc, rules, labelled=False)
             doubt = doubtful_reading(blocks, page_count, rules.pdf.layout) if mode is LayoutMode.auto else None
@@ -344,9 +351,10 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
                 reason = f"auto: {doubt}; longer than max_pages"
             elif doubt is not None:
                 reading, reason = LayoutMode.model, f"auto: {doubt}"
-                blocks, removed = _blocks_by_model(doc, pages, heights, toc, rules, path)
+                blocks, removed, model_tables = _blocks_by_model(doc, pages, heights, toc, rules, path)
             elif mode is LayoutMode.auto:
                 reason = "auto: the typographic reading shows no doubt"
+        tables = find_pdf_tables(doc, pages, words, _body_size(pages), rules.pdf.tables, model_tables)
     return RawDocument(
         path=path,
         format=SourceFormat.pdf,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from pipeline.extract.pdf_lines import PageBox
+from pipeline.extract.pdf_lines import TEXT_FLAGS, PageBox
 from pipeline.extract.tables import Grid
 
 _COLUMN_GAP = 0.9
@@ -52,6 +52,11 @@ Word = tuple[float, float, float, float, str, int, int, int]
 def page_words(textpage: pymupdf.TextPage) -> list[Word]:
     """The page's words, from the text extraction its lines were read from."""
     return [word for word in textpage.extractWORDS() if word[4].strip()]
+
+
+def read_page_words(page: pymupdf.Page) -> list[Word]:
+    """The page's words, read afresh (a page whose lines gave no reason to keep them)."""
+    return page_words(page.get_textpage(flags=TEXT_FLAGS))
 
 
 @dataclass(frozen=True, slots=True)

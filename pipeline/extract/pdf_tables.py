@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 import pymupdf
 
 from pipeline.extract.pdf_lines import PageBox, Piece, from_frame, to_frame
-from pipeline.extract.pdf_table_words import Word, words_grid
+from pipeline.extract.pdf_table_words import Word, read_page_words, words_grid
 from pipeline.extract.tables import Grid, cell_text, grid_cells, render_markdown
 from pipeline.models import Box, Table, TableParse
 from pipeline.rules.pdf import PdfTableRules, TableStrategy
@@ -41,6 +41,8 @@ _SMALL_PRINT = 0.95
 """Lines under this share of the body size are small print: a table's notes are set so."""
 _RULE_MIN_WIDTH = 0.6
 """A horizontal rule inside a grid that spans this share of its width parts the header from the body."""
+_MODEL_BOX_MARGIN = 2.0
+"""Points a layout model's table box is widened by on every side: its edge may cut a glyph."""
 _RULE_MAX_HEIGHT = 2.0
 """A drawn rectangle at most this tall, in points, is a rule."""
 
@@ -240,14 +242,14 @@ def _from_finder(table: pymupdf.table.Table, pieces: list[Piece], region: pymupd
     return _Found(grid, box, _header_rows(table, drawn), _footnotes(box, pieces, region, body_size, rules))
 
 
-def _from_words(words: list[Word], caption: _Caption, region: pymupdf.Rect, pieces: list[Piece], body_size: float,
+def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rect, pieces: list[Piece], body_size: float,
                 rules: PdfTableRules, drawn: list[PageBox], below: bool) -> _Found | None:
     across = [rule[1] for rule in drawn if _overlap(rule, (region.x0, 0, region.x1, 0)) > 0 and region.y0 <= rule[1] <= region.y1]
     found = words_grid(words, region, across)
     if found is None or len(found.grid) < rules.min_rows or len(found.grid[0]) < rules.min_columns:
         return None
     gap = rules.max_gap * body_size
-    if (found.box[1] - caption.box[3] if below else caption.box[1] - found.box[3]) > gap:
+    if caption is not None and (found.box[1] - caption.box[3] if below else caption.box[1] - found.box[3]) > gap:
         return None
     inside = sorted(y for y in across if found.box[1] + 1 < y < found.box[3] - 1)
     header_rows = sum(1 for top in found.row_tops if inside and top < inside[0]) or 1
@@ -282,22 +284,56 @@ def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _C
     return None
 
 
+def _steered(caption: _Caption, boxes: list[PageBox], gap: float) -> tuple[PageBox, bool] | None:
+    """The layout model's table box just below the caption (else just above it), sharing its
+    column, and whether it is below."""
+    below = [box for box in boxes if -gap <= box[1] - caption.box[3] <= gap and _overlap(box, caption.box) >= _SIDE_BY_SIDE]
+    if below:
+        return min(below, key=lambda box: box[1]), True
+    above = [box for box in boxes if -gap <= caption.box[1] - box[3] <= gap and _overlap(box, caption.box) >= _SIDE_BY_SIDE]
+    return (max(above, key=lambda box: box[3]), False) if above else None
+
+
+def _widened(box: PageBox) -> pymupdf.Rect:
+    return pymupdf.Rect(box[0] - _MODEL_BOX_MARGIN, box[1] - _MODEL_BOX_MARGIN, box[2] + _MODEL_BOX_MARGIN, box[3] + _MODEL_BOX_MARGIN)
+
+
+def _record(table_id: str, number: int, caption: _Caption | None, found: _Found | None, frame: tuple[int, int]) -> Table:
+    label, text = (caption.label, caption.text) if caption is not None else (None, None)
+    if found is None:
+        return Table(table_id=table_id, label=label, caption=text, parse=TableParse.text, pages=[number])
+    cells = grid_cells(found.grid, found.header_rows)
+    x0, y0, x1, y1 = from_frame(found.box, frame)
+    return Table(
+        table_id=table_id, label=label, caption=text, footnotes=found.notes, parse=TableParse.cells, pages=[number],
+        boxes=[Box(page=number, x0=round(x0, 1), y0=round(y0, 1), x1=round(x1, 1), y1=round(y1, 1))],
+        header_rows=found.header_rows, cells=cells, markdown=render_markdown(cells, len(found.grid[0])),
+    )
+
+
 def find_pdf_tables(
-    doc: pymupdf.Document, pages: list[list[Piece]], words: dict[int, list[Word]], body_size: float, rules: PdfTableRules
+    doc: pymupdf.Document, pages: list[list[Piece]], words: dict[int, list[Word]], body_size: float, rules: PdfTableRules,
+    model_tables: dict[int, list[PageBox]],
 ) -> list[Table]:
     """Every table whose caption a page prints, in page order, its grid read where one is found;
-    `words` are the words of the pages with a table caption (`has_table_caption`)."""
+    `words` are the words of the pages with a table caption (`has_table_caption`).
+
+    `model_tables` are the boxes the layout model calls tables, by page, where it read the paper:
+    a caption beside which its region shows no grid is read inside the box beside it, and a box
+    no caption's table covers is a table without label or caption where a grid is found in it."""
     tables: list[Table] = []
+    gap = rules.max_gap * body_size
     for number, pieces in enumerate(pages, start=1):
         captions = _captions(pieces, rules) if number in words else []
-        if not captions:
+        boxes = model_tables.get(number, [])
+        if not captions and not boxes:
             continue
         page = doc[number - 1]
         # The finder and the words are read in the frame of the page's text: a table printed
         # sideways (its lines running up the page) is read as it is meant to be read.
         frame = next((piece.frame for piece in pieces if not piece.rotated), (1, 0))
         rect = pymupdf.Rect(to_frame(tuple(page.rect * page.derotation_matrix), frame))
-        page_words = words.get(number, [])
+        page_words = words[number] if number in words else read_page_words(page)
         # Words of lines set across the text (a running head beside a table printed sideways,
         # a stamp up the margin) are none of a table's cells.
         across_text = [piece.box for piece in pieces if piece.rotated and piece.box is not None]
@@ -307,26 +343,26 @@ def find_pdf_tables(
             pieces = [replace(piece, box=to_frame(piece.box, frame)) for piece in pieces if piece.box is not None]
             page_words = [(*to_frame(word[:4], frame), *word[4:]) for word in page_words]
             captions = [replace(caption, box=to_frame(caption.box, frame)) for caption in captions]
+        unclaimed = [to_frame(box, frame) for box in boxes]
         ruled = None
         # PyMuPDF's finder reads the page in its own coordinates: only where they are the text's.
-        if frame == (1, 0) and rules.strategy in (TableStrategy.lines, TableStrategy.lines_then_words, TableStrategy.text):
+        if captions and frame == (1, 0) and rules.strategy in (TableStrategy.lines, TableStrategy.lines_then_words, TableStrategy.text):
             ruled = page.find_tables(strategy="lines", use_layout=False).tables if rules.strategy is not TableStrategy.text else []
         stops = [caption.box for caption in captions]
         drawn = _drawn_rules(page, frame)
+        grids: list[PageBox] = []
         for caption in captions:
             found = _find(page, rect, page_words, caption, pieces, stops, body_size, rules, ruled, drawn)
-            table_id = f"T{len(tables) + 1}"
-            if found is None:
-                tables.append(Table(table_id=table_id, label=caption.label, caption=caption.text, parse=TableParse.text, pages=[number]))
-                continue
-            cells = grid_cells(found.grid, found.header_rows)
-            x0, y0, x1, y1 = from_frame(found.box, frame)
-            tables.append(
-                Table(
-                    table_id=table_id, label=caption.label, caption=caption.text, footnotes=found.notes,
-                    parse=TableParse.cells, pages=[number],
-                    boxes=[Box(page=number, x0=round(x0, 1), y0=round(y0, 1), x1=round(x1, 1), y1=round(y1, 1))],
-                    header_rows=found.header_rows, cells=cells, markdown=render_markdown(cells, len(found.grid[0])),
-                )
-            )
+            # The model's box beside a caption is sought only where the caption's own region gave
+            # no grid: on the development PDFs its boxes cut more tables short than they saved.
+            if found is None and (steer := _steered(caption, unclaimed, gap)) is not None:
+                found = _from_words(page_words, caption, _widened(steer[0]), pieces, body_size, rules, drawn, steer[1])
+            if found is not None:
+                grids.append(found.box)
+            tables.append(_record(f"T{len(tables) + 1}", number, caption, found, frame))
+        for box in unclaimed:
+            if any(_overlap(box, grid) > 0 and box[1] < grid[3] and grid[1] < box[3] for grid in grids):
+                continue  # a captioned table's, read already
+            if (found := _from_words(page_words, None, _widened(box), pieces, body_size, rules, drawn, True)) is not None:
+                tables.append(_record(f"T{len(tables) + 1}", number, None, found, frame))
     return tables
