@@ -8,6 +8,7 @@ import pymupdf
 import pytest
 
 from pipeline.extract.pdf import extract_pdf
+from pipeline.extract.pdf_layout_model import layout_model_installed
 from pipeline.extract.tables import markdown_rows
 from pipeline.models import Table, TableParse
 from pipeline.rules import Rules, load_rules
@@ -170,3 +171,21 @@ def test_a_table_continued_on_the_next_page_keeps_its_rows_under_the_header_rule
 
     table = _only_table(_paper(tmp_path, draw), rules)
     assert len(markdown_rows(table.markdown)) == 18
+
+
+@pytest.mark.skipif(not layout_model_installed(), reason="PyMuPDF's layout model (pymupdf-layout) is not installed")
+def test_in_the_models_reading_a_table_without_caption_is_found_by_its_table_box(tmp_path: Path) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        _rule(page, 222)
+        rows = [["Lipid", "Normal", "HC", "HC + OS"], ["Total cholesterol", "38 ± 2a", "133 ± 5b", "96 ± 9c"],
+                ["Triglyceride", "25 ± 1a", "50 ± 7b", "26 ± 4a"], ["HDL-C", "20 ± 0a", "17 ± 1b", "20 ± 1a"]]
+        _rule(page, 240)
+        for index, cells in enumerate(rows):
+            _row(page, 235 + index * 15, cells)
+        _rule(page, 287)
+
+    path = _paper(tmp_path, draw)
+    assert extract_pdf(path, path.name, load_rules(overrides={"pdf": {"layout": {"mode": "rules"}}})).tables == []
+    table = _only_table(path, load_rules(overrides={"pdf": {"layout": {"mode": "model"}}}))
+    assert (table.label, table.caption) == (None, None)
+    assert markdown_rows(table.markdown)[0] == ["Total cholesterol", "38 ± 2a", "133 ± 5b", "96 ± 9c"]
