@@ -63,8 +63,11 @@ def test_ingest_stores_a_paper_tables_row_beside_the_tables_chunk(tmp_path: Path
     assert {"row": 1, "col": 1, "row_span": 1, "col_span": 1, "header": False, "text": "38 ± 2"} in json.loads(cells)
 
 
-def test_a_pdf_table_chunks_boxes_take_in_its_grid_so_show_draws_the_table(tmp_path: Path) -> None:
+def test_show_draws_a_pdf_table_chunks_grid_beside_its_captions_lines(tmp_path: Path) -> None:
     import pymupdf
+
+    from pipeline.index.database import open_readonly
+    from pipeline.show import read_shown_chunk
 
     doc = pymupdf.open()
     page = doc.new_page()
@@ -74,15 +77,17 @@ def test_a_pdf_table_chunks_boxes_take_in_its_grid_so_show_draws_the_table(tmp_p
         for x, text in zip((72, 220, 360), cells):
             page.insert_text((x, y), text, fontsize=9)
     page.insert_textbox(pymupdf.Rect(72, 300, 523, 700), "The doses were kept through the year. " * 20, fontsize=10)
-    file = tmp_path / "paper.pdf"
-    doc.save(file)
-    rules = load_rules(overrides={"pdf": {"layout": {"mode": "rules"}}})
-    chunked = process_file(file, "paper.pdf", "paper.pdf", rules)
-    (table,) = chunked.tables
-    grid = table.boxes[0]
-    drawn = [box for box in chunked.chunk_boxes if box.chunk_id == table.chunk_id]
-    assert any((box.x0, box.y0, box.x1, box.y1) == (grid.x0, grid.y0, grid.x1, grid.y1) for box in drawn)
-    assert drawn[0].y1 <= grid.y0  # the caption's line first, then the grid under it
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    doc.save(folder / "paper.pdf")
+    ingest_folder(folder, tmp_path / "papers.duckdb", load_rules(overrides={"pdf": {"layout": {"mode": "rules"}}}))
+    connection = open_readonly(tmp_path / "papers.duckdb")
+    chunk_id, boxes = connection.execute("SELECT chunk_id, boxes FROM paper_tables").fetchone()
+    shown = read_shown_chunk(connection, chunk_id)
+    connection.close()
+    grid = json.loads(boxes)[0]
+    assert shown.boxes[-1].model_dump() == grid
+    assert shown.boxes[0].y1 <= grid["y0"]  # the caption's line, then the grid under it
 
 
 def test_search_finds_a_table_chunk_by_what_its_cells_hold(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from pipeline.chunk.records import build_records
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.chunk.structure import structure_warning
-from pipeline.chunk.tables import attach_tables, with_table_boxes
+from pipeline.chunk.tables import attach_tables
 from pipeline.models import ChunkedDocument, Document
 from pipeline.rules import Rules
 
@@ -50,7 +50,7 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
             "entry_spans": entries,
             "chunks": table_chunks,
             "tables": tables,
-            "chunk_boxes": with_table_boxes(chunk_boxes(chunked.chunks, index, line_gap), tables),
+            "chunk_boxes": chunk_boxes(chunked.chunks, index, line_gap),
             "section_boxes": section_boxes(chunked.sections, index, line_gap),
             "structure_warning": structure_warning(chunked.sections, rules.chunk),
         }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.models import Chunk, ChunkBox, ChunkSplit, SectionType, Table
+from pipeline.models import Chunk, ChunkSplit, SectionType, Table
 
 _EMPHASIS = re.compile(r"^[*_\s]+")
 _LABEL_PARTS = re.compile(r"[\W_]+")
@@ -37,20 +37,3 @@ def attach_tables(chunks: list[Chunk], tables: list[Table], caption: re.Pattern[
         attached.append(table.model_copy(update={"chunk_id": chunks[position].chunk_id}))
     return chunks, attached
 
-
-def with_table_boxes(boxes: list[ChunkBox], tables: list[Table]) -> list[ChunkBox]:
-    """The chunks' boxes with each table's grid after its chunk's own (PDF only: Markdown has none)."""
-    grids: dict[str, list[ChunkBox]] = {}
-    for table in tables:
-        if table.chunk_id is not None:
-            grids.setdefault(table.chunk_id, []).extend(
-                ChunkBox(chunk_id=table.chunk_id, **box.model_dump()) for box in table.boxes
-            )
-    if not grids:
-        return boxes
-    result: list[ChunkBox] = []
-    for index, box in enumerate(boxes):
-        result.append(box)
-        if box.chunk_id in grids and (index + 1 == len(boxes) or boxes[index + 1].chunk_id != box.chunk_id):
-            result.extend(grids.pop(box.chunk_id))
-    return result + [box for grid in grids.values() for box in grid]

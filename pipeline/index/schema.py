@@ -162,7 +162,6 @@ CREATE TABLE IF NOT EXISTS chunk_links (
 -- Where a PDF chunk's text is printed (`pipeline show` draws them): a box a line, or a run of
 -- lines of one column merged where they touch, in points, in PyMuPDF's page coordinates (origin
 -- at the top left, y down; of the page as stored, before any /Rotate). Markdown chunks have none.
--- A table chunk's boxes take in its table's grid (paper_tables.boxes) after its caption's lines.
 CREATE TABLE IF NOT EXISTS chunk_boxes (
     chunk_id VARCHAR NOT NULL,
     page INTEGER NOT NULL,             -- physical, 1-based
