@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS paragraphs (
     word_count INTEGER NOT NULL,
     paragraph_key VARCHAR NOT NULL,    -- {doc_id}:{paragraph_id}, unique across papers: the key of paragraph_postings
     chunk_id VARCHAR,                  -- the chunk that holds the paragraph's start (its parent); NULL for none
-    section_type VARCHAR NOT NULL,     -- its parent chunk's (figure_caption for a caption), else its section's
+    section_type VARCHAR NOT NULL,     -- its parent chunk's (figure_caption or table for a caption), else its section's
     term_count INTEGER NOT NULL,       -- terms BM25 counts in its section's heading path and its text
     in_bibliography BOOLEAN NOT NULL   -- part of the paper's own References, as its parent chunk
 );
