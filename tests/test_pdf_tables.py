@@ -189,3 +189,15 @@ def test_in_the_models_reading_a_table_without_caption_is_found_by_its_table_box
     table = _only_table(path, load_rules(overrides={"pdf": {"layout": {"mode": "model"}}}))
     assert (table.label, table.caption) == (None, None)
     assert markdown_rows(table.markdown)[0] == ["Total cholesterol", "38 ± 2a", "133 ± 5b", "96 ± 9c"]
+
+
+def test_a_caption_given_in_two_languages_heads_one_table(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 200), "Tabela 1. Doses por grupo.", fontsize=9)
+        page.insert_text((72, 212), "Table 1. Doses by arm.", fontsize=9)
+        _row(page, 235, ["Drug", "Dose", "Arm"])
+        _row(page, 250, ["Aspirin", "75 mg", "A"])
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert table.caption == "Tabela 1. Doses por grupo. Table 1. Doses by arm."
+    assert markdown_rows(table.markdown) == [["Aspirin", "75 mg", "A"]]

@@ -16,6 +16,7 @@ stay in the text as they are, and no half-read grid is kept.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import pymupdf
@@ -26,6 +27,9 @@ from pipeline.extract.tables import Grid, cell_text, grid_cells, render_markdown
 from pipeline.models import Box, Table, TableParse
 from pipeline.rules.pdf import PdfTableRules, TableStrategy
 
+_CAPTION_LINES = 2.5
+"""A second caption of the same number that starts within this many of its font sizes under the
+first is the same table's (a caption given in two languages)."""
 _SIDE_BY_SIDE = 0.5
 """A grid and a caption overlap along x by this share of the narrower: they share a column."""
 _COLUMN_SIDE = 0.55
@@ -80,8 +84,22 @@ def _captions(pieces: list[Piece], rules: PdfTableRules) -> list[_Caption]:
         boxes = [other.box for other in lines]
         box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
         text = " ".join(" ".join(other.text.split()) for other in lines)
-        captions.append(_Caption(page=piece.page, label=" ".join(match["label"].split()), text=text, box=box))
+        label = " ".join(match["label"].split())
+        previous = captions[-1] if captions else None
+        if previous is not None and _number(previous.label) == _number(label) and box[1] <= previous.box[3] + _CAPTION_LINES * piece.size:
+            # The same table's caption again, right under the first: in a second language
+            # (`Tabela 4.` then `Table 4.`), or a line of the first's block read on its own.
+            merged = previous.text if text in previous.text else f"{previous.text} {text}"
+            outer = (min(box[0], previous.box[0]), previous.box[1], max(box[2], previous.box[2]), max(box[3], previous.box[3]))
+            captions[-1] = replace(previous, text=merged, box=outer)
+            continue
+        captions.append(_Caption(page=piece.page, label=label, text=text, box=box))
     return captions
+
+
+def _number(label: str) -> str:
+    """A caption label's number and letters (`S1`, `4`): what a second language's label shares."""
+    return re.sub(r"^\D*?(?=[A-Z]?\d)", "", label, flags=re.IGNORECASE).casefold()
 
 
 def _holds(box: PageBox, word: tuple) -> bool:
