@@ -463,6 +463,48 @@ def pull_quote_and_figure(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def side_panel_in_a_sentence(doc: pymupdf.Document) -> Fixture:
+    """Two columns; a shaded panel in small print under a bold title of its own (a journal's
+    `Research in context`) set inside a paragraph's run: the panel is asides, its title heads no
+    section, and the sentence it breaks comes out whole."""
+    fixture = Fixture("side_panel_in_a_sentence")
+    middle = (LEFT + RIGHT) / 2
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Side Panels in the Methods of a Two-Column Trial Report")
+    flow.top = flow.y
+    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    body = Style("tiro", 9.5, 11.5)
+    bold = {2: Style("hebo", 11.0, 13.0), 3: Style("hebo", 9.5, 12.0)}
+    _body(flow, fixture, 11, _SECTIONS[:3], bold, body)
+    first = sentences(9950, 6)
+    lines = wrap(first, body, flow.width)
+    title, small = Style("hebo", 9.5, 12.0), Style("helv", 8.0, 10.0)
+    panel = sentences(9951, 4)
+    panel_lines = wrap(panel, small, flow.width - 12)
+    height = title.leading + len(panel_lines) * small.leading + 10
+    if flow.y + 3 * body.leading + height + len(lines) * body.leading > BOTTOM:
+        flow.next_column()
+    for line in lines[:3]:
+        flow.line(line, body)
+    top = flow.y + 8
+    flow.page.draw_rect(pymupdf.Rect(flow.x0 - 3, top, flow.x0 + flow.width + 3, top + height), color=None, fill=(0.9, 0.9, 0.95))
+    flow.y = top
+    flow.line("Research in context", title, indent=6)
+    for line in panel_lines:
+        flow.line(line, small, indent=6)
+    flow.y = top + height + 4
+    for line in lines[3:]:
+        flow.line(line, body)
+    fixture.paragraphs.append(first)
+    fixture.asides += ["Research in context", panel]
+    for seed in range(9952, 9955):
+        paragraph = sentences(seed, 5)
+        flow.paragraph(paragraph, body)
+        fixture.paragraphs.append(paragraph)
+    _body(flow, fixture, 12, _SECTIONS[4:], bold, body)
+    return fixture
+
+
 def _long_paper(doc: pymupdf.Document, name: str, heading: Style | None) -> Fixture:
     """Some 2,000 words in sections; with `heading` None the headings are set exactly like the
     body (its face, size and leading, no space above), so only their words say they are headings."""
@@ -886,7 +928,8 @@ FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_
             pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
             type3_word_by_word, headings_after_lead_ins, numbering_with_separators, run_in_headings_numbered_in_italic,
             run_in_headings_unnumbered_in_bold, leads_that_head_no_section,
-            top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders, report_code_and_folios]
+            top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders, report_code_and_folios,
+            side_panel_in_a_sentence]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:
