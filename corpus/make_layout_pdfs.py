@@ -793,7 +793,8 @@ def report_code_and_folios(doc: pymupdf.Document) -> Fixture:
     """A technical report: front matter numbered in roman (`iii` in bold at the foot of its
     pages), then sections whose text shows statements in a monospaced face, each on a line of its
     own set apart by space (`CREATE PERMISSION <permission name>`, `GRANT SELECT ON VISITS`), and
-    pages numbered in arabic: neither a folio nor a line of code is a heading."""
+    pages numbered in arabic, and a back cover of short centred lines in bold (the publisher, an
+    address, an ISBN): neither a folio, a line of code nor a line of the back cover is a heading."""
     fixture = Fixture("report_code_and_folios")
     flow = Flow(doc, [(LEFT, RIGHT)])
     _title(flow, fixture, "Permissions in the Synthetic Trials Database")
@@ -818,7 +819,16 @@ def report_code_and_folios(doc: pymupdf.Document) -> Fixture:
         paragraph = sentences(4400 + number, 4)
         flow.paragraph(paragraph, BODY, indent=0.0)
         fixture.paragraphs.append(paragraph)
+    cover = doc.new_page(width=PAGE.width, height=PAGE.height)
+    y = PAGE.height - 220
+    for line, size in [("Synthetic Trials Institute", 12.0), ("PO Box 4404 Nydalen", 9.0), ("NO-0403 Oslo, Norway", 9.0),
+                       ("www.example.org", 9.0), ("ISBN 978-82-8082-000-0", 9.0)]:
+        width = pymupdf.get_text_length(line, "hebo", size)
+        cover.insert_text(((PAGE.width - width) / 2, y), line, fontname="hebo", fontsize=size)
+        y += 1.6 * size
     for page in doc:
+        if page.number == cover.number:
+            continue  # a back cover prints no folio
         roman = ["i", "ii", "iii", "iv", "v", "vi"]
         label = roman[page.number] if page.number < front else str(page.number + 1 - front)
         width = pymupdf.get_text_length(label, folio.font, folio.size)
