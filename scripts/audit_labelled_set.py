@@ -99,9 +99,9 @@ def verdict_of(judged: JudgedSentence) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--judge", default="lexical")
+    parser.add_argument("--judge", default="rules")
     parser.add_argument("--threshold", type=float, default=None)
-    parser.add_argument("--show-misses", action="store_true", help="print each sentence whose verdict is not the expected one")
+    parser.add_argument("--show-misses", action="store_true", help="print each tuning sentence whose verdict is not the expected one (never a held-out one)")
     options = parser.parse_args()
     if not PAPERS.is_dir():
         raise SystemExit(f"{PAPERS} is absent: the labelled set's papers are in ../shared/corpus/jats_md/nested")
@@ -119,12 +119,12 @@ def main() -> None:
         report = audit_page(page_of(labelled), "labelled set", connection, judge)
     if len(report.sentences) != len(labelled):
         raise SystemExit(f"the page split into {len(report.sentences)} sentences, not {len(labelled)}: a labelled sentence was split in two")
-    print(f"judge: {report.judge.name} {report.judge.version if hasattr(report.judge, 'version') else ''} ({report.judge.measures})\n")
+    print(f"judge: {report.judge.name} {report.judge.version} ({report.judge.measures})\n")
     print_table(labelled, list(report.sentences))
     print_scores(labelled, list(report.sentences), report)
     if options.show_misses:
         for item, judged in zip(labelled, report.sentences):
-            if (verdict_of(judged) == "supported") != (item.expected == "supported"):
+            if not item.held_out and (verdict_of(judged) == "supported") != (item.expected == "supported"):
                 note = judged.joint.note if judged.joint else ""
                 print(f"MISS {item.kind:18} {verdict_of(judged):20} {item.text}\n     {note}")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pipeline.audit.records import JudgeDescription, Judgement
+from pipeline.audit.records import JudgeDescription, Judgement, Passage
 from pipeline.errors import AuditError
 from pipeline.index.terms import TermCounter
 from pipeline.user_command import OutputTooLarge, TimedOut, run_user_command
@@ -34,8 +34,13 @@ _DIGITS = re.compile(r"[\d.,]+")
 
 @dataclass(frozen=True)
 class Pair:
-    premise: str
+    passages: tuple[Passage, ...]
     hypothesis: str
+
+    @property
+    def premise(self) -> str:
+        """What a judge that reads text alone gets: the passages' texts in citation order, a blank line apart."""
+        return "\n\n".join(passage.text for passage in self.passages)
 
 
 class Judge(Protocol):
@@ -45,10 +50,21 @@ class Judge(Protocol):
         """A judgement for each pair, in order."""
 
 
-def make_judge(spec: str, threshold: float | None, window: int | None, timeout: float) -> Judge:
-    """The judge `--judge` names; `threshold` None for the judge's own default."""
+def make_judge(spec: str, threshold: float | None, window: int | None, timeout: float, audit_rules: Path | None = None) -> Judge:
+    """The judge `--judge` names; `threshold` None for the judge's own default; `audit_rules`
+    the rules judge's rules file (rules/audit.toml where None)."""
     if window is not None and not spec.startswith("cmd:"):
-        raise AuditError(f"--window is for a cmd: judge; the lexical judge reads whole passages and an hf: model its own window, not {spec!r}")
+        raise AuditError(f"--window is for a cmd: judge; the rules and lexical judges read whole passages and an hf: model its own window, not {spec!r}")
+    if audit_rules is not None and spec != "rules":
+        raise AuditError(f"--audit-rules is for the rules judge, not {spec!r}; leave it out or pass --judge rules")
+    if spec == "rules":
+        from pipeline.audit.rules import load_audit_rules
+        from pipeline.audit.rules_judge import RulesJudge
+
+        rules = load_audit_rules(audit_rules)
+        if threshold is not None:
+            rules = rules.model_copy(update={"thresholds": rules.thresholds.model_copy(update={"min_coverage": threshold})})
+        return RulesJudge(rules, audit_rules)
     if spec == "lexical":
         return LexicalJudge(LEXICAL_THRESHOLD if threshold is None else threshold)
     if spec.startswith("cmd:") and spec[4:].strip():
@@ -57,7 +73,7 @@ def make_judge(spec: str, threshold: float | None, window: int | None, timeout: 
         from pipeline.audit.nli_model import NliModelJudge
 
         return NliModelJudge(Path(spec[3:]), MODEL_THRESHOLD if threshold is None else threshold)
-    raise AuditError(f"unknown judge {spec!r}; pass --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL")
+    raise AuditError(f"unknown judge {spec!r}; pass --judge rules, --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL")
 
 
 def normalized_number(written: str) -> str:
@@ -78,7 +94,7 @@ class LexicalJudge:
 
     def __init__(self, threshold: float) -> None:
         self.description = JudgeDescription(
-            name="lexical", measures="lexical overlap", threshold=threshold, window="unlimited",
+            name="lexical", version="1.0", measures="lexical overlap", threshold=threshold, window="unlimited",
             detail="share of the sentence's content words (Porter stems, stopwords out) and numbers found in the passages; every number must be found",
         )
         self._counter = TermCounter()
@@ -118,7 +134,7 @@ class CommandJudge:
         self.window = window
         self.timeout = timeout
         self.description = JudgeDescription(
-            name="cmd", measures="entailment", detail=command, threshold=threshold,
+            name="cmd", version=command, measures="the command's score", detail=command, threshold=threshold,
             window=f"{window} words" if window else "unlimited",
         )
 
@@ -154,7 +170,7 @@ class CommandJudge:
             raise AuditError(f"judge command {shown} wrote {len(answers)} lines for {len(pairs)} pairs; it must write one JSON line per input line")
         threshold = self.description.threshold
         return [
-            Judgement(score=score, supported=score >= threshold, truncated=truncated)
+            Judgement(score=score, supported=score >= threshold, rule="threshold", truncated=truncated)
             for score, (_, truncated) in zip((_entailment(answer, number, shown) for number, answer in enumerate(answers, 1)), premises)
         ]
 
