@@ -185,6 +185,9 @@ class Reader:
     def is_direction(self, word: Word) -> bool:
         return word.written.lower() in self._directions
 
+    def direction_family(self, word: Word) -> str:
+        return self._directions[word.written.lower()][1]
+
     def is_key_term(self, word: Word) -> bool:
         """A word a claim cannot do without: a noun and nothing else, a word the lexicon does not
         know (a drug, a gene, an acronym), or one written with a digit or an inner capital."""

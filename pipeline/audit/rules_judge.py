@@ -77,14 +77,17 @@ class RulesJudge:
         keys = keys_of([word for sentence in chosen for word in sentence.words])
         missing = [word for word in words if not found_in(word, keys)]
         coverage = round(1 - len(missing) / len(words), 4) if words else 1.0
-        # A direction the evidence lacks is as missing as a key term: `decreased` is the claim.
-        missing_keys = [word.written for word in missing if self.reader.is_key_term(word) or self.reader.is_direction(word)]
+        # A direction the evidence says nothing of is as missing as a key term (`decreased` is
+        # the claim); one whose opposite it says is for the direction rule to read.
+        families = {self.reader.direction_family(word) for sentence in chosen for word in sentence.words if self.reader.is_direction(word)}
+        missing_keys = [word.written for word in missing if self.reader.is_key_term(word)
+                        or (self.reader.is_direction(word) and self.reader.direction_family(word) not in families)]
         if missing_keys:
             return self._verdict(coverage, "key term", f"key term(s) not in the passages: {', '.join(missing_keys)}", chosen, words, numbers)
         if coverage < thresholds.min_coverage:
             return self._verdict(coverage, "coverage", f"{coverage:.2f} of its words in the passages (not in them: {', '.join(w.written for w in missing)})",
                                  chosen, words, numbers)
-        conflict = self._clause_conflict(claim, sentences, chosen) or self._number_conflict(numbers, chosen)
+        conflict = self._clause_conflict(claim, sentences, chosen) or self._number_conflict(words, numbers, chosen)
         if conflict:
             evidence = [conflict.sentence] + [sentence for sentence in chosen if sentence != conflict.sentence]
             return self._verdict(coverage, conflict.rule, f"{conflict.rule}: {'; '.join(conflict.what)}", evidence, words, numbers,
@@ -154,7 +157,7 @@ class RulesJudge:
                 return _Conflict("direction", sentence, (f"{direction.written} ≠ {opposite[0].written}",))
         return None
 
-    def _number_conflict(self, numbers: list[Quantity], chosen: list[PassageSentence]) -> _Conflict | None:
+    def _number_conflict(self, claim_words: list[Word], numbers: list[Quantity], chosen: list[PassageSentence]) -> _Conflict | None:
         for quantity in numbers:
             if any(quantity.same_value(p) and quantity.same_unit(p) for s in chosen for p in s.quantities):
                 continue
@@ -162,9 +165,12 @@ class RulesJudge:
                 other_unit = [p for p in sentence.quantities if quantity.same_value(p) and quantity.conflicting_unit(p)]
                 if other_unit:
                     return _Conflict("unit", sentence, (f"{quantity.written} ≠ {other_unit[0].written}",))
+            near = _surroundings(claim_words, quantity)
             for sentence in chosen:
+                # Another number of the same unit, said of the same thing (a word around it is one around the claim's).
                 unmatched = [p for p in sentence.quantities
-                             if p.unit == quantity.unit and not any(p.same_value(q) for q in numbers)]
+                             if p.unit == quantity.unit and not any(p.same_value(q) for q in numbers)
+                             and any(found_in(word, keys_of(_surroundings(list(sentence.words), p))) for word in near)]
                 if unmatched:
                     return _Conflict("number", sentence, (f"{quantity.written} ≠ {_nearest(quantity, unmatched).written}",))
         return None
@@ -217,6 +223,12 @@ def _neighbours(words: list[Word], quantity: Quantity) -> list[Word]:
     """The content words a number is said of: the two after it, else the one before it."""
     after = [word for word in words if word.start >= quantity.end][:2]
     return after or [word for word in words if word.end <= quantity.start][-1:]
+
+
+def _surroundings(words: list[Word], quantity: Quantity) -> list[Word]:
+    """The two content words before a number and the two after it."""
+    before = [word for word in words if word.end <= quantity.start][-2:]
+    return before + [word for word in words if word.start >= quantity.end][:2]
 
 
 def _nearest(quantity: Quantity, candidates: list[Quantity]) -> Quantity:
