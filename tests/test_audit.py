@@ -257,6 +257,48 @@ def test_the_command_judge_scores_every_pair_through_the_users_command(database)
     assert report.judge.measures == "the command's score" and report.sentences[0].joint.score == 1.0
 
 
+@pytest.fixture
+def model_server():
+    """A stand-in for a local model server's chat endpoint: it answers `contradiction` where the
+    sentence says `does not`, `entailment` otherwise, as a served model would in one word."""
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["messages"][1]["content"]
+            word = "contradiction" if "does not" in asked.rpartition("Sentence:")[2] else "entailment"
+            body = json.dumps({"choices": [{"message": {"content": word}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *arguments):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1/chat/completions"
+    server.shutdown()
+
+
+def test_the_documented_model_server_judge_gives_entailment_and_contradiction(database, model_server, monkeypatch):
+    monkeypatch.setenv("JUDGE_SERVER", model_server)
+    script = PROJECT / "docs" / "examples" / "judge_with_a_model_server.py"
+    judge = CommandJudge(shlex.join([sys.executable, str(script)]), 0.5, None, 60)
+    page = "Drug X blocks interleukin-5 [chunk:trial.md:3]. Drug X does not block interleukin-5 [chunk:trial.md:3].\n"
+    report = _audit(page, database, judge)
+    assert [s.verdict for s in report.sentences] == [SentenceVerdict.supported, SentenceVerdict.contradicted]
+    assert report.sentences[1].joint.rule == "contradiction score" and report.judge.measures == "the command's score"
+
+
+def test_a_command_judge_verdict_shows_the_evidence_sentence_located_in_its_passage(database):
+    (sentence,) = _audit("Drug X blocks interleukin-5 [chunk:trial.md:3].\n", database, CommandJudge(_command(), 0.5, None, 30)).sentences
+    assert "interleukin-5" in sentence.joint.evidence[0].text and sentence.joint.rule == "threshold"
+
+
 def test_the_command_judge_cuts_premises_to_its_window_and_says_so(database):
     judge = CommandJudge(_command(), 0.5, 5, 30)
     report = _audit("Drug X blocks interleukin-5 [chunk:trial.md:3].\n", database, judge)

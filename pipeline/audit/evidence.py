@@ -16,7 +16,7 @@ import Stemmer
 from lemminflect import getAllLemmas
 
 from pipeline.audit.numbers import Quantity, masked, read_quantities
-from pipeline.audit.records import Passage
+from pipeline.audit.records import Evidence, Passage
 from pipeline.audit.rules import AuditRules
 from pipeline.audit.sentences import SPLITTER_LANGUAGE
 from pipeline.index.terms import STOPWORDS
@@ -238,3 +238,26 @@ def cover(clauses: list[Clause], sentences: list[PassageSentence], most: int) ->
             missing = [word for word in missing if not found_in(word, keys)]
         chosen += [sentence for sentence in mine if sentence not in chosen]
     return chosen
+
+
+def evidence_of(sentence: PassageSentence, words: list[Word], numbers: list[Quantity], conflicting: tuple[str, ...]) -> Evidence:
+    """A passage sentence as the report shows it: where it is in the paper, what agrees, what conflicts."""
+    passage = sentence.passage
+    start = passage.char_start + sentence.start
+    paragraph = next((p for p in passage.paragraphs if p.char_start <= start < p.char_end), None)
+    keys = keys_of(sentence.words)
+    agreeing = [word.written for word in words if found_in(word, keys)]
+    agreeing += [q.written for q in numbers if any(q.same_value(p) and q.same_unit(p) for p in sentence.quantities)]
+    return Evidence(
+        chunk_id=passage.chunk_id, text=sentence.text, char_start=start, char_end=start + len(sentence.text),
+        where=paragraph.where if paragraph else passage.where, agreeing=tuple(dict.fromkeys(agreeing)), conflicting=conflicting,
+    )
+
+
+def locate_evidence(reader: Reader, passages: tuple[Passage, ...], claim: str) -> tuple[Evidence, ...]:
+    """The evidence sentences for a judge that gives none (a command, a model): those holding
+    most of the claim's words and numbers, as the rules judge finds them."""
+    sentences = [sentence for passage in passages for sentence in reader.sentences(passage)]
+    words, numbers = reader.words(claim), read_quantities(claim, reader.rules)
+    chosen = cover(reader.clauses(claim), sentences, reader.rules.thresholds.max_evidence_sentences)
+    return tuple(evidence_of(sentence, words, numbers, ()) for sentence in chosen)

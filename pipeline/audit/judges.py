@@ -114,7 +114,7 @@ class LexicalJudge:
         missing = ([f"number(s) {', '.join(missing_numbers)}"] if missing_numbers else []) + (
             [f"word(s) {', '.join(missing_words)}"] if missing_words else []
         )
-        return Judgement(score=round(score, 4), supported=supported, note=f"not in the passages: {'; '.join(missing)}" if missing else None)
+        return Judgement(score=round(score, 4), supported=supported, rule="overlap", note=f"not in the passages: {'; '.join(missing)}" if missing else None)
 
     def _content(self, text: str) -> tuple[set[str], set[str]]:
         terms = {term for term in self._counter.count(text) if not _DIGITS.fullmatch(term)}
@@ -123,7 +123,8 @@ class LexicalJudge:
 
 class CommandJudge:
     """A command of the user's: JSON lines `{"premise", "hypothesis"}` on its stdin, one
-    `{"entailment": float}` line out for each, in order. Run without a shell (`sh -c '…'` for
+    `{"entailment": float}` line out for each, in order, with `"contradiction": float` beside it
+    where the command can tell. Run without a shell (`sh -c '…'` for
     a pipeline), once per batch of pairs, each run within `timeout` seconds."""
 
     def __init__(self, command: str, threshold: float, window: int | None, timeout: float) -> None:
@@ -169,10 +170,15 @@ class CommandJudge:
         if len(answers) != len(pairs):
             raise AuditError(f"judge command {shown} wrote {len(answers)} lines for {len(pairs)} pairs; it must write one JSON line per input line")
         threshold = self.description.threshold
-        return [
-            Judgement(score=score, supported=score >= threshold, rule="threshold", truncated=truncated)
-            for score, (_, truncated) in zip((_entailment(answer, number, shown) for number, answer in enumerate(answers, 1)), premises)
-        ]
+        judgements = []
+        for number, (answer, (_, truncated)) in enumerate(zip(answers, premises), 1):
+            entailment, contradiction = _scores(answer, number, shown)
+            supported = entailment >= threshold
+            # A contradiction score is optional; it decides only where it wins and clears the threshold.
+            contradicted = not supported and contradiction is not None and contradiction >= threshold and contradiction > entailment
+            judgements.append(Judgement(score=entailment, supported=supported, contradicted=contradicted,
+                                        rule="contradiction score" if contradicted else "threshold", truncated=truncated))
+        return judgements
 
 
 def _cut(premise: str, window: int | None) -> tuple[str, bool]:
@@ -183,11 +189,20 @@ def _cut(premise: str, window: int | None) -> tuple[str, bool]:
     return " ".join(words[:window]), True
 
 
-def _entailment(line: str, number: int, shown: str) -> float:
+def _scores(line: str, number: int, shown: str) -> tuple[float, float | None]:
+    """The `entailment` score of one output line, and its `contradiction` score where it gives one."""
     try:
-        value = json.loads(line)["entailment"]
+        answer = json.loads(line)
+        value = answer["entailment"]
     except (json.JSONDecodeError, TypeError, KeyError):
         raise AuditError(f"judge command {shown}, output line {number}: {line[:80]!r} is no JSON object with an `entailment` number") from None
+    scores = [_probability(value, "entailment", number, shown)]
+    if "contradiction" in answer:
+        scores.append(_probability(answer["contradiction"], "contradiction", number, shown))
+    return scores[0], scores[1] if len(scores) > 1 else None
+
+
+def _probability(value: object, name: str, number: int, shown: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise AuditError(f"judge command {shown}, output line {number}: entailment {value!r} is no number from 0 to 1")
+        raise AuditError(f"judge command {shown}, output line {number}: {name} {value!r} is no number from 0 to 1")
     return float(value)

@@ -29,9 +29,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.audit.evidence import Clause, PassageSentence, Reader, Word, cover, found_in, keys_of
+from pipeline.audit.evidence import Clause, PassageSentence, Reader, Word, cover, evidence_of, found_in, keys_of
 from pipeline.audit.numbers import Quantity, read_quantities
-from pipeline.audit.records import Evidence, JudgeDescription, Judgement, Passage
+from pipeline.audit.records import JudgeDescription, Judgement, Passage
 from pipeline.audit.rules import DEFAULT_AUDIT_RULES_PATH, AuditRules
 
 VERSION = "1.0"
@@ -180,7 +180,7 @@ class RulesJudge:
         numbers: list[Quantity], supported: bool = False, contradicted: bool = False, conflicting: tuple[str, ...] = (),
     ) -> Judgement:
         evidence = tuple(
-            _evidence(sentence, words, numbers, conflicting if index == 0 and contradicted else ())
+            evidence_of(sentence, words, numbers, conflicting if index == 0 and contradicted else ())
             for index, sentence in enumerate(sentences)
         )
         return Judgement(score=coverage, supported=supported, contradicted=contradicted, rule=rule, note=note, evidence=evidence)
@@ -233,16 +233,3 @@ def _surroundings(words: list[Word], quantity: Quantity) -> list[Word]:
 
 def _nearest(quantity: Quantity, candidates: list[Quantity]) -> Quantity:
     return min(candidates, key=lambda candidate: abs(candidate.value - quantity.value))
-
-
-def _evidence(sentence: PassageSentence, words: list[Word], numbers: list[Quantity], conflicting: tuple[str, ...]) -> Evidence:
-    passage = sentence.passage
-    start = passage.char_start + sentence.start
-    paragraph = next((p for p in passage.paragraphs if p.char_start <= start < p.char_end), None)
-    keys = keys_of(sentence.words)
-    agreeing = [word.written for word in words if found_in(word, keys)]
-    agreeing += [q.written for q in numbers if any(q.same_value(p) and q.same_unit(p) for p in sentence.quantities)]
-    return Evidence(
-        chunk_id=passage.chunk_id, text=sentence.text, char_start=start, char_end=start + len(sentence.text),
-        where=paragraph.where if paragraph else passage.where, agreeing=tuple(dict.fromkeys(agreeing)), conflicting=conflicting,
-    )
