@@ -465,6 +465,21 @@ def test_audit_of_a_missing_page_is_an_error_naming_it(database, tmp_path):
     assert result.output.strip() == f"Error: cannot read {tmp_path / 'nope.md'}: No such file or directory; pass a Markdown file in UTF-8"
 
 
+def test_audit_with_audit_rules_that_cannot_be_read_says_which_file_and_what_to_do(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Drug X works.\n")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--audit-rules", str(tmp_path / "mine.toml")])
+    assert result.exit_code == 1
+    assert result.output.strip() == f"Error: cannot read audit rules {tmp_path / 'mine.toml'}: No such file or directory; pass an existing file to --audit-rules"
+
+
+def test_audit_rules_are_refused_for_another_judge(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Drug X works.\n")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--judge", "lexical", "--audit-rules", "rules/audit.toml"])
+    assert result.exit_code == 1 and "--audit-rules is for the rules judge, not 'lexical'" in result.output
+
+
 def test_audit_with_an_unknown_judge_says_which_there_are(database, tmp_path):
     page = tmp_path / "page.md"
     page.write_text("Drug X works.\n")
