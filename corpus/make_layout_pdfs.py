@@ -505,6 +505,49 @@ def side_panel_in_a_sentence(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def table_across_the_gutter(doc: pymupdf.Document) -> Fixture:
+    """Two columns on every page; on page 2 a table as wide as the page, whose second column of
+    names crosses the gutter, stands between two bands of two-column text: the page shows no
+    gutter of its own, the other pages do, and every paragraph comes out whole."""
+    fixture = Fixture("table_across_the_gutter")
+    middle = (LEFT + RIGHT) / 2
+    columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Genetic Diversity of Basil Accessions Across Sites")
+    flow.top = flow.y
+    flow.columns = columns
+    _body(flow, fixture, 13, _SECTIONS[:2], _SANS_BOLD)
+    while True:  # fill page 1 with whole paragraphs, so that page 2 is set by hand
+        paragraph = sentences(13500 + len(fixture.paragraphs), 5)
+        if flow.column == 1 and flow.y + len(wrap(paragraph, BODY, flow.width)) * BODY.leading > BOTTOM:
+            break
+        flow.paragraph(paragraph, BODY)
+        fixture.paragraphs.append(paragraph)
+    page = doc.new_page(width=PAGE.width, height=PAGE.height)
+    boxes = [(columns[0], TOP), (columns[1], TOP), (columns[0], 680.0), (columns[1], 680.0)]
+    texts = [sentences(13600 + n, 3) for n in range(4)]
+    for ((x0, x1), top), text in zip(boxes, texts):
+        y = top
+        for line in wrap(text, BODY, x1 - x0):
+            y += BODY.leading
+            page.insert_text((x0, y), line, fontname=BODY.font, fontsize=BODY.size)
+        fixture.paragraphs.append(text)
+    small = Style("tiro", 8.0, 10.0)
+    y = 180.0
+    page.insert_text((LEFT, y), "Table 1. Accessions, their sites and the bands each primer gave.", fontname="tibo", fontsize=8.0)
+    for row in range(24):
+        y += 1.9 * small.leading
+        cells = [f"Site {row + 1}", ["Ocimum tenuiflorum", "Ocimum basilicum var.", "Ocimum gratissimum"][row % 3],
+                 f"{40 + row}", f"{12.5 + row / 4:.2f}", f"{0.30 + row / 100:.2f}"]
+        for x, cell in zip([LEFT, 250.0, 370.0, 440.0, 500.0], cells):
+            page.insert_text((x, y), cell, fontname=small.font, fontsize=small.size)
+    flow = Flow(doc, columns)
+    flow.page = doc.new_page(width=PAGE.width, height=PAGE.height)
+    flow.y = flow.top = TOP
+    _body(flow, fixture, 14, _SECTIONS[4:6], _SANS_BOLD)
+    return fixture
+
+
 def _long_paper(doc: pymupdf.Document, name: str, heading: Style | None) -> Fixture:
     """Some 2,000 words in sections; with `heading` None the headings are set exactly like the
     body (its face, size and leading, no space above), so only their words say they are headings."""
@@ -939,7 +982,7 @@ FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_
             type3_word_by_word, headings_after_lead_ins, numbering_with_separators, run_in_headings_numbered_in_italic,
             run_in_headings_unnumbered_in_bold, leads_that_head_no_section,
             top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders, report_code_and_folios,
-            side_panel_in_a_sentence]
+            side_panel_in_a_sentence, table_across_the_gutter]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:
