@@ -548,6 +548,26 @@ def table_across_the_gutter(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def italic_headings_below_bold(doc: pymupdf.Document) -> Fixture:
+    """Two columns; sections and sub-sections in a bold sans at about body size, and the level
+    below them in the body's italic, a little larger than the bold sub-sections: the italic
+    heads the lowest sections, its size notwithstanding."""
+    fixture = Fixture("italic_headings_below_bold")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Cholinergic Markers in Aging Endothelial Cells Treated With an Extract")
+    flow.top = flow.y
+    middle = (LEFT + RIGHT) / 2
+    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    styles = {2: Style("hebo", 10.5, 13.0), 3: Style("hebo", 10.0, 12.5), 4: Style("tiit", 10.5, 12.5)}
+    sections = [
+        (2, "Introduction", 2), (2, "Materials and Methods", 1), (3, "Preparation of extracts", 1),
+        (4, "Crude extract", 1), (4, "Ethanolic extract", 1), (3, "Flow cytometry", 2), (3, "Statistical analysis", 1),
+        (2, "Results", 2), (3, "Expression of the enzyme", 2), (2, "Discussion", 2),
+    ]
+    _body(flow, fixture, 15, sections, styles)
+    return fixture
+
+
 def _long_paper(doc: pymupdf.Document, name: str, heading: Style | None) -> Fixture:
     """Some 2,000 words in sections; with `heading` None the headings are set exactly like the
     body (its face, size and leading, no space above), so only their words say they are headings."""
@@ -982,7 +1002,7 @@ FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_
             type3_word_by_word, headings_after_lead_ins, numbering_with_separators, run_in_headings_numbered_in_italic,
             run_in_headings_unnumbered_in_bold, leads_that_head_no_section,
             top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders, report_code_and_folios,
-            side_panel_in_a_sentence, table_across_the_gutter]
+            side_panel_in_a_sentence, table_across_the_gutter, italic_headings_below_bold]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:
