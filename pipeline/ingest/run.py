@@ -40,6 +40,7 @@ from pipeline.index.database import (
     stored_documents,
     stored_extractions,
 )
+from pipeline.index.paper_links import link_papers
 from pipeline.index.writer import DocumentWriter, RunRecord, order_search_index, record_run, remove_documents
 from pipeline.ingest.plan import RunPlan, StoredState, plan_run
 from pipeline.ingest.pool import IN_FLIGHT_PER_WORKER, FileScheduler
@@ -251,8 +252,9 @@ def _finish(
     connection: duckdb.DuckDBPyConnection, summary: RunSummary, started: datetime, clock: float, rules: Rules,
     changes: list[RecordChange], previous_run_id: int | None,
 ) -> None:
-    """Order the search index where due, record the run and what it changed, and checkpoint:
-    the state to publish."""
+    """Link the bibliographies' entries to the papers of the folder, order the search index where
+    due, record the run and what it changed, and checkpoint: the state to publish."""
+    link_papers(connection)
     order_search_index(connection)
     summary.duration_seconds = time.monotonic() - clock
     summary.run_id = record_run(connection, _run_record(summary, started, rules), after_run_id=previous_run_id)

@@ -1,0 +1,87 @@
+"""Links from bibliography entries to the papers of the folder: made by DOI, or by title, year
+and first author; recomputed from the stored rows at every run, both ways."""
+
+from __future__ import annotations
+
+from pipeline.ingest import IngestOptions, ingest_folder
+from pipeline.index.database import open_readonly
+
+OPTIONS = IngestOptions(workers=1)
+
+CITED = """---
+title: Sleep loss raises interleukin-6 in healthy adults
+authors: [Maria Okafor, Jun Park]
+year: 2019
+doi: 10.1000/sleep.2019.7
+---
+
+# Sleep loss raises interleukin-6 in healthy adults
+
+## Results
+
+IL-6 rose after one night without sleep.
+"""
+
+# The same work as a preprint: no DOI, the same title, year and first author.
+PREPRINT = """# Sleep loss raises interleukin-6 in healthy adults
+
+Maria Okafor, Jun Park
+
+Published online 3 May 2019.
+
+## Results
+
+IL-6 rose after one night without sleep, in a first sample.
+"""
+
+
+def _citing(entries: str) -> str:
+    return f"# A review of inflammation and sleep\n\n## Results\n\nSleep matters [1].\n\n## References\n\n{entries}\n"
+
+
+BY_DOI = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2019;4:1-9. doi:10.1000/sleep.2019.7\n"
+BY_TITLE = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2019;4:1-9.\n"
+OTHER_YEAR = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2017;2:1-9.\n"
+OTHER_WORK = "1. Okafor M. Exercise and interleukin-6 in healthy adults. J Sleep. 2019;4:10-19.\n"
+
+
+def _links(db):
+    return sorted(open_readonly(db).execute("SELECT doc_id, ref_id, cited_doc_id, matched_by FROM paper_links").fetchall())
+
+
+def _ingest(folder, db, rules, files: dict[str, str]):
+    folder.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return ingest_folder(folder, db, rules, OPTIONS)
+
+
+def test_an_entry_with_the_papers_doi_links_to_it(tmp_path, rules):
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(BY_DOI)})
+    assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "doi")]
+
+
+def test_an_entry_without_a_doi_links_by_title_year_and_first_author_to_every_copy_held(tmp_path, rules):
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "preprint.md": PREPRINT, "review.md": _citing(BY_TITLE)})
+    assert _links(tmp_path / "db.duckdb") == [
+        ("review.md", "R1", "cited.md", "title_year_author"),
+        ("review.md", "R1", "preprint.md", "title_year_author"),
+    ]
+
+
+def test_the_same_title_in_another_year_or_another_work_of_the_author_links_nothing(tmp_path, rules):
+    entries = OTHER_YEAR + "\n" + OTHER_WORK.replace("1.", "2.", 1)
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(entries)})
+    assert _links(tmp_path / "db.duckdb") == []
+
+
+def test_a_paper_added_later_completes_the_links_of_papers_ingested_before_and_its_removal_takes_them_away(tmp_path, rules):
+    folder, db = tmp_path / "papers", tmp_path / "db.duckdb"
+    _ingest(folder, db, rules, {"review.md": _citing(BY_DOI), "other.md": _citing(OTHER_WORK)})
+    assert _links(db) == []
+    added = _ingest(folder, db, rules, {"cited.md": CITED})
+    assert (added.added, added.unchanged) == (1, 2)  # the review was not read again
+    assert _links(db) == [("review.md", "R1", "cited.md", "doi")]
+    (folder / "cited.md").unlink()
+    ingest_folder(folder, db, rules, OPTIONS)
+    assert _links(db) == []
