@@ -40,7 +40,7 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     cleaned = _MARKS.sub(" ", cleaned)
     cleaned = _LETTER_MARKS.sub(" ", cleaned)
     joiners = "|".join(re.escape(word) for word in rules.name_joiners)
-    parts = re.split(rf"\s*[,;|]\s*|\s+(?:{joiners})\s+", cleaned)
+    parts = re.split(rf"\s*[,;|]\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+", cleaned)
     names = []
     for part in parts:
         name = _without_degrees(" ".join(part.split()), rules)
