@@ -36,10 +36,14 @@ def without_superscripts(text: str, superscripts: list[tuple[int, int]]) -> str:
 def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     """The names of a byline in order, or None where a part of it is not a name (the line is an
     affiliation, a sentence, a label): a byline is taken whole or not at all."""
-    cleaned = _ORCID.sub(" ", line)
+    # Icons set as glyphs (an ORCID or mail icon in a private-use code point) are no part of a name.
+    cleaned = "".join(" " if unicodedata.category(ch) in ("Co", "So", "Cn") else ch for ch in line)
+    cleaned = _ORCID.sub(" ", cleaned)
     cleaned = _MARKS.sub(" ", cleaned)
     cleaned = _LETTER_MARKS.sub(" ", cleaned)
     joiners = "|".join(re.escape(word) for word in rules.name_joiners)
+    # A byline row may end on the joiner before the last name, printed on the next row.
+    cleaned = re.sub(rf"\s+(?:{joiners})\s*$", "", cleaned.rstrip(" ,;"))
     parts = re.split(rf"\s*[,;|]\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+", cleaned)
     names = []
     for part in parts:
