@@ -14,8 +14,6 @@ from pipeline.rules.metadata import MetadataRules
 _SAME_ROW = 2.0
 """Points between the tops of two pieces of one printed row (a name beside a name)."""
 _ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
-_CHARACTER_WIDTH = 0.5
-"""A character's usual width in font sizes: where a piece ends, which `FrontLine` does not keep."""
 
 
 def rows(lines: list[FrontLine]) -> list[list[FrontLine]]:
@@ -75,7 +73,7 @@ def byline(lines: list[FrontLine], title: str | None, rules: MetadataRules) -> l
         size = max(line.size for line in row)
         if size < least_size:
             continue
-        text = _names_row(row)
+        text = _names_row(row, rules)
         if _ET_AL.search(text):
             return []  # a list of related articles' authors: a byline names every author
         if rules.affiliation_words.search(text):
@@ -107,14 +105,12 @@ def _usual_size(lines: list[FrontLine]) -> float:
     return max(weights, key=weights.__getitem__) if weights else 0.0
 
 
-def _names_row(row: list[FrontLine]) -> str:
-    """A row's text with its superscripts out; pieces set apart by more than a space's width are
-    names side by side (a byline in columns), parted by a comma."""
-    text = without_superscripts(row[0].text, row[0].superscripts)
-    for before, line in zip(row, row[1:]):
-        apart = line.x0 - (before.x0 + len(before.text) * before.size * _CHARACTER_WIDTH)
-        text += (" , " if apart > line.size else " ") + without_superscripts(line.text, line.superscripts)
-    return text
+def _names_row(row: list[FrontLine], rules: MetadataRules) -> str:
+    """A row's text with its superscripts out. PyMuPDF reads a byline row as one line; pieces of
+    one row are names set side by side in columns, parted by a comma. A label beside them
+    (`Abstract` opening a side column) is left out."""
+    pieces = [without_superscripts(line.text, line.superscripts) for line in row]
+    return " , ".join(piece for piece in pieces if not rules.abstract_heading.fullmatch(piece.strip().casefold()))
 
 
 def confirmed_title(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
