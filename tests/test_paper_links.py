@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.index.database import open_readonly
+from pipeline.report import render_report
 
 OPTIONS = IngestOptions(workers=1)
 
@@ -85,3 +86,12 @@ def test_a_paper_added_later_completes_the_links_of_papers_ingested_before_and_i
     (folder / "cited.md").unlink()
     ingest_folder(folder, db, rules, OPTIONS)
     assert _links(db) == []
+
+
+def test_the_report_lists_each_papers_metadata_and_the_most_cited_papers_of_the_folder(tmp_path, rules):
+    db = tmp_path / "db.duckdb"
+    _ingest(tmp_path / "papers", db, rules, {"cited.md": CITED, "review.md": _citing(BY_DOI), "review2.md": _citing(BY_DOI)})
+    report = render_report(open_readonly(db), rules.chunk).splitlines()
+    assert "  cited.md: Sleep loss raises interleukin-6 in healthy adults (Maria Okafor, Jun Park; 2019; doi:10.1000/sleep.2019.7)" in report
+    most_cited = report.index("Most cited in the folder (papers of it whose bibliography holds them, paper_links):")
+    assert report[most_cited + 1] == "     2  cited.md: Sleep loss raises interleukin-6 in healthy adults"
