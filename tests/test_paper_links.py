@@ -10,6 +10,7 @@ import pytest
 from conftest import PROJECT, shared_corpus
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.index.database import open_readonly
+from pipeline.export.records import Selection, read_records
 from pipeline.report import render_report
 
 OPTIONS = IngestOptions(workers=1)
@@ -120,3 +121,20 @@ def test_on_the_shared_pdfs_and_papers_citing_them_every_link_is_right(tmp_path,
     assert found <= known  # precision 1.0: every link found is one the JATS or the citing paper makes
     # Each known link missed is a cited PDF whose year or first author page 1 does not give us.
     assert len(found) >= 0.85 * len(known)
+
+
+def test_an_exported_entry_names_the_papers_of_the_folder_it_is(tmp_path, rules):
+    db = tmp_path / "db.duckdb"
+    _ingest(tmp_path / "papers", db, rules, {"cited.md": CITED, "preprint.md": PREPRINT, "review.md": _citing(BY_TITLE)})
+    records = {record.id: record.metadata for record in read_records(open_readonly(db), Selection())}
+    assert [reference["doc_ids"] for reference in records["review.md:1"]["references"]] == [["cited.md", "preprint.md"]]
+    assert records["cited.md:2"]["paper"] == {"authors": ["Maria Okafor", "Jun Park"], "year": 2019, "journal": None, "volume": None, "doi": "10.1000/sleep.2019.7"}
+
+
+def test_a_paper_added_later_records_a_change_of_the_records_that_cite_it(tmp_path, rules):
+    folder, db = tmp_path / "papers", tmp_path / "db.duckdb"
+    _ingest(folder, db, rules, {"review.md": _citing(BY_DOI)})
+    second = _ingest(folder, db, rules, {"cited.md": CITED})
+    changes = open_readonly(db).execute("SELECT record_id, change, text_changed FROM run_changes WHERE run_id = ? AND unit = 'chunk' ORDER BY 1", [second.run_id]).fetchall()
+    assert ("review.md:1", "changed", False) in changes  # its entry now names cited.md
+    assert {record_id for record_id, _, _ in changes} == {"cited.md:1", "cited.md:2", "review.md:1"}

@@ -46,10 +46,19 @@ WHERE (b.doi IS NULL OR p.doi IS NULL) AND b.doc_id <> p.doc_id
 """
 
 
-def link_papers(connection: duckdb.DuckDBPyConnection) -> int:
-    """Recompute `paper_links` from the stored bibliography and papers, in one transaction;
-    return how many links there are."""
+def link_papers(connection: duckdb.DuckDBPyConnection) -> set[str]:
+    """Recompute `paper_links` from the stored bibliography and papers, in one transaction, and
+    return the citing papers whose links it changed: their exported records name the papers their
+    entries are (`pipeline.export.records`), so they changed though their own rows did not. The
+    table holds the published state's links until then (a run builds on a copy of it)."""
     with Transaction(connection):
+        connection.execute("CREATE OR REPLACE TEMP TABLE previous_paper_links AS SELECT * FROM paper_links")
         connection.execute("DELETE FROM paper_links")
         connection.execute(_LINKS)
-    return connection.execute("SELECT count(*) FROM paper_links").fetchone()[0]
+        changed = connection.execute(
+            """SELECT DISTINCT doc_id FROM (
+                   (SELECT * FROM previous_paper_links EXCEPT SELECT * FROM paper_links)
+                   UNION ALL (SELECT * FROM paper_links EXCEPT SELECT * FROM previous_paper_links))"""
+        ).fetchall()
+        connection.execute("DROP TABLE previous_paper_links")
+    return {doc_id for (doc_id,) in changed}
