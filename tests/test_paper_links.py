@@ -12,6 +12,7 @@ from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.index.database import open_readonly
 from pipeline.export.records import Selection, read_records
 from pipeline.report import render_report
+from pipeline.search_results import SearchRequest, hit_lines, run_search
 
 OPTIONS = IngestOptions(workers=1)
 
@@ -138,3 +139,22 @@ def test_a_paper_added_later_records_a_change_of_the_records_that_cite_it(tmp_pa
     changes = open_readonly(db).execute("SELECT record_id, change, text_changed FROM run_changes WHERE run_id = ? AND unit = 'chunk' ORDER BY 1", [second.run_id]).fetchall()
     assert ("review.md:1", "changed", False) in changes  # its entry now names cited.md
     assert {record_id for record_id, _, _ in changes} == {"cited.md:1", "cited.md:2", "review.md:1"}
+
+
+def test_search_expand_follows_a_citation_into_the_cited_papers_chunks_apart_from_the_hits_own(tmp_path, rules):
+    db = tmp_path / "db.duckdb"
+    _ingest(tmp_path / "papers", db, rules, {"cited.md": CITED, "review.md": _citing(BY_DOI)})
+    results = run_search(open_readonly(db), SearchRequest(query="sleep matters", expand=True), rules.search)
+    hit = next(hit for hit in results.as_json()["hits"] if hit["chunk_id"] == "review.md:1")
+    assert hit["linked"] == []  # the hit's own paper's cross-references: none
+    [cited] = hit["cited_papers"]
+    assert (cited["doc_id"], cited["marker"], cited["matched_by"], cited["best_for_query"]) == ("cited.md", "[1]", "doi", True)
+    assert cited["chunk_id"].startswith("cited.md:")
+    assert "        ⇒ cited paper cited.md: Sleep loss raises interleukin-6 in healthy adults" in hit_lines(results)
+
+
+def test_search_without_expand_follows_no_citation(tmp_path, rules):
+    db = tmp_path / "db.duckdb"
+    _ingest(tmp_path / "papers", db, rules, {"cited.md": CITED, "review.md": _citing(BY_DOI)})
+    results = run_search(open_readonly(db), SearchRequest(query="sleep matters"), rules.search)
+    assert results.cited == {} and all("cited_papers" not in hit for hit in results.as_json()["hits"])
