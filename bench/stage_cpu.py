@@ -10,8 +10,9 @@ take turns, round by round, so that their ratios compare runs made seconds apart
 `time.process_time`, summed over the files: what the stage costs, not what the machine gave it.
 The first tree is the one the others are compared to. The stages are a pool worker's, as
 `pipeline.ingest.task.run_task` runs them and `bench/run.py`'s per-stage timing splits them:
-`terms` is counting the index terms, `rows` building the paper's rows as JSON (the extraction's
-JSON included); loading them into DuckDB is the writer's, not timed here.
+`metadata` the paper metadata step, `terms` is counting the index terms, `rows` building the
+paper's rows as JSON (the extraction's JSON included); loading them into DuckDB is the writer's,
+not timed here.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 from corpus import MARKDOWN_FOLDERS
 
 PROJECT = Path(__file__).resolve().parent.parent
-STAGES = ("extract", "normalize", "chunk", "terms", "rows")
+STAGES = ("extract", "normalize", "metadata", "chunk", "terms", "rows")
 KINDS = ("markdown", "pdf")
 
 
@@ -54,6 +55,11 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
 
     # Trees before paragraph postings (0.3.1 and older) count the chunks' terms alone.
     count_terms = getattr(index_terms, "count_paper_terms", None) or index_terms.count_chunk_terms
+    # Trees before paper metadata (0.5.0 and older) have no metadata step: it costs them nothing.
+    try:
+        from pipeline.metadata import paper_metadata
+    except ImportError:
+        paper_metadata = None
     rules = load_rules()
     key = extraction_key(rules)
     seconds = dict.fromkeys(STAGES, 0.0)
@@ -67,15 +73,18 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
         extracted = clock()
         document = normalize(raw, doc_id, rules)
         normalized = clock()
+        described = [paper_metadata(raw, document, rules.metadata)] if paper_metadata else []
+        metadata_at = clock()
         chunked = chunk(document, rules)
         chunked_at = clock()
         terms = count_terms(chunked)
         counted = clock()
-        paper_rows(row, chunked, (key, raw.model_dump_json()), terms)
+        paper_rows(row, chunked, (key, raw.model_dump_json()), terms, *described)
         built = clock()
         seconds["extract"] += extracted - at
         seconds["normalize"] += normalized - extracted
-        seconds["chunk"] += chunked_at - normalized
+        seconds["metadata"] += metadata_at - normalized
+        seconds["chunk"] += chunked_at - metadata_at
         seconds["terms"] += counted - chunked_at
         seconds["rows"] += built - counted
     return {**seconds, "files": len(files), "pipeline": str(Path(pipeline.__file__).parent.parent)}
