@@ -1,10 +1,10 @@
-"""What each of the chunk stage's later features costs a worker, in CPU seconds over the shared
+"""What each of the chunk and link stages' later features costs a worker, in CPU seconds over the shared
 corpus, against everything a worker does to a file.
 
     .venv/bin/python bench/feature_cpu.py [--corpus ../shared/corpus] [--kind markdown pdf] [--repeat 3]
 
-A feature is the passes `pipeline.chunk.chunk` runs for it (each timed where `chunk` calls it,
-so a pass is counted whole, helpers included) and the rows it adds to a paper's rows (timed as
+A feature is the passes `pipeline.chunk.chunk` and `pipeline.link.link` run for it (each timed
+where the stage calls it, so a pass is counted whole, helpers included) and the rows it adds to a paper's rows (timed as
 the difference between building the rows with the feature's records and without them). The
 rest of a worker's stages are timed as `bench/stage_cpu.py` times them, so the share printed is
 of the same total. Times are `time.process_time`, the median of the rounds; the feature's cost
@@ -23,6 +23,7 @@ from pathlib import Path
 from stage_cpu import corpus_files, stage_seconds
 
 import pipeline.chunk as chunk_module
+import pipeline.link as link_module
 from pipeline.chunk import chunk
 from pipeline.extract import extract
 from pipeline.index.rows import paper_rows
@@ -35,14 +36,19 @@ from pipeline.rules import load_rules
 
 PROJECT = Path(__file__).resolve().parent.parent
 
-# Each feature: the passes `chunk` calls for it, and the `ChunkedDocument` fields that hold its records.
+# Each feature: the passes the stages call for it (stage module, pass name), and the
+# `ChunkedDocument` fields that hold its records.
 FEATURES = {
     "bibliography, citations, cross-references (issue 18)": (
-        ("entry_spans", "mark_unheaded_bibliography", "references", "superscript_citations", "cite", "merged", "outside", "link"),
+        (
+            (chunk_module, "entry_spans"), (chunk_module, "beyond_sections"), (chunk_module, "mark_unheaded_bibliography"),
+            (link_module, "references"), (link_module, "superscript_citations"), (link_module, "flattened_citations"),
+            (link_module, "cite"), (link_module, "merged"), (link_module, "outside_entries"), (link_module, "link_labels"),
+        ),
         {"references": [], "citations": [], "links": []},
     ),
     "chunk and section boxes (issue 23)": (
-        ("usual_line_gap", "chunk_boxes", "section_boxes"),
+        ((chunk_module, "usual_line_gap"), (chunk_module, "chunk_boxes"), (chunk_module, "section_boxes")),
         {"chunk_boxes": [], "section_boxes": []},
     ),
 }
@@ -64,17 +70,18 @@ def feature_seconds(files: list[Path], root: Path) -> tuple[dict[str, float], di
     each pass's and each feature's rows' own seconds, the parts of those sums."""
     rules = load_rules()
     passes: dict[str, float] = defaultdict(float)
-    names = {name for pass_names, _ in FEATURES.values() for name in pass_names}
-    originals = {name: getattr(chunk_module, name) for name in names}
+    places = {place for pass_places, _ in FEATURES.values() for place in pass_places}
+    names = {name for _, name in places}
+    originals = {(module, name): getattr(module, name) for module, name in places}
     rows_seconds: dict[str, float] = defaultdict(float)
     try:
-        for name, function in originals.items():
-            setattr(chunk_module, name, _timed(name, function, passes))
+        for (module, name), function in originals.items():
+            setattr(module, name, _timed(name, function, passes))
         for file in files:
             path = file.relative_to(root).as_posix()
             doc_id = doc_id_for(path)
             row = document_row(path, doc_id, "0" * 64, file.stat().st_size, DocumentStatus.ingested, None, rules)
-            chunked = chunk(normalize(extract(file, path, rules), doc_id, rules), rules)
+            chunked = link_module.link(chunk(normalize(extract(file, path, rules), doc_id, rules), rules), rules)
             terms = count_paper_terms(chunked)
             at = time.process_time()
             paper_rows(row, chunked, None, terms)
@@ -85,11 +92,11 @@ def feature_seconds(files: list[Path], root: Path) -> tuple[dict[str, float], di
                 paper_rows(row, without, None, terms)
                 rows_seconds[feature] += whole - (time.process_time() - at)
     finally:
-        for name, function in originals.items():
-            setattr(chunk_module, name, function)
+        for (module, name), function in originals.items():
+            setattr(module, name, function)
     features = {
-        feature: sum(passes[name] for name in pass_names) + rows_seconds[feature]
-        for feature, (pass_names, _) in FEATURES.items()
+        feature: sum(passes[name] for _, name in pass_places) + rows_seconds[feature]
+        for feature, (pass_places, _) in FEATURES.items()
     }
     parts = {**{name: passes[name] for name in sorted(names)}, **{f"rows of {feature}": seconds for feature, seconds in rows_seconds.items()}}
     return features, parts
@@ -109,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         for kind in args.kind:
             files = corpus_files(args.corpus, kind)
             stages = stage_seconds(files, args.corpus)
-            total += sum(stages[name] for name in ("extract", "normalize", "chunk", "terms", "rows"))
+            total += sum(stages[name] for name in ("extract", "normalize", "chunk", "link", "terms", "rows"))
             by_feature, by_part = feature_seconds(files, args.corpus)
             for feature, seconds in by_feature.items():
                 found[feature] += seconds
@@ -128,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         median = statistics.median(values)
         print(f"| {feature} | {median:.2f} ({min(values):.2f}–{max(values):.2f}) | {median / whole:.1%} |")
     print()
-    print("| part (a pass `chunk` calls, or a feature's rows) | CPU s | share |")
+    print("| part (a pass `chunk` or `link` calls, or a feature's rows) | CPU s | share |")
     print("|---|---|---|")
     for part, values in sorted(parts.items(), key=lambda item: -statistics.median(item[1])):
         median = statistics.median(values)

@@ -542,11 +542,11 @@ SECTION_BEGIN = "<!-- bench:begin (bench/run.py writes what follows from out/ben
 SECTION_END = "<!-- bench:end -->"
 NOT_MEASURED = "not measured"
 _STAGE_NAMES = {
-    "extract": "extract", "normalize": "normalize", "chunk": "chunk", "terms": "count index terms",
+    "extract": "extract", "normalize": "normalize", "chunk": "chunk", "link": "link", "terms": "count index terms",
     "rows": "build rows", "write": "load rows (the writer)", "index_order": "postings in term order, checkpoint",
 }
 # A worker runs these; the writer loads the rows and orders the postings.
-_WORKER_STAGES = ("extract", "normalize", "chunk", "terms", "rows")
+_WORKER_STAGES = ("extract", "normalize", "chunk", "link", "terms", "rows")
 
 
 def _seconds(value: float | None) -> str:

@@ -1,5 +1,5 @@
-"""CPU seconds of a worker's stages (extract, normalize, chunk, index terms, rows) over the shared
-corpus, for one or more source trees side by side, in one run.
+"""CPU seconds of a worker's stages (extract, normalize, metadata, chunk, link, index terms, rows)
+over the shared corpus, for one or more source trees side by side, in one run.
 
     .venv/bin/python bench/stage_cpu.py [--corpus ../shared/corpus] [--kind markdown pdf] [--repeat 3] [TREE ...]
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from corpus import MARKDOWN_FOLDERS
 
 PROJECT = Path(__file__).resolve().parent.parent
-STAGES = ("extract", "normalize", "metadata", "chunk", "terms", "rows")
+STAGES = ("extract", "normalize", "metadata", "chunk", "link", "terms", "rows")
 KINDS = ("markdown", "pdf")
 
 
@@ -44,6 +44,13 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
     """Each stage's CPU seconds over `files`, in this process, with the default rules."""
     import pipeline
     from pipeline.chunk import chunk
+
+    try:
+        from pipeline.link import link
+    except ImportError:  # trees before 0.5.0 ran the link passes inside `chunk`
+        def link(chunked, rules):
+            return chunked
+
     from pipeline.extract import extract, extraction_key
     from pipeline.index import terms as index_terms
     from pipeline.index.rows import paper_rows
@@ -77,6 +84,8 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
         metadata_at = clock()
         chunked = chunk(document, rules)
         chunked_at = clock()
+        chunked = link(chunked, rules)
+        linked = clock()
         terms = count_terms(chunked)
         counted = clock()
         paper_rows(row, chunked, (key, raw.model_dump_json()), terms, *described)
@@ -85,7 +94,8 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
         seconds["normalize"] += normalized - extracted
         seconds["metadata"] += metadata_at - normalized
         seconds["chunk"] += chunked_at - metadata_at
-        seconds["terms"] += counted - chunked_at
+        seconds["link"] += linked - chunked_at
+        seconds["terms"] += counted - linked
         seconds["rows"] += built - counted
     return {**seconds, "files": len(files), "pipeline": str(Path(pipeline.__file__).parent.parent)}
 

@@ -140,11 +140,12 @@ def recipe_markdown(params: dict) -> dict:
 
 
 def stages(params: dict) -> dict:
-    """extract → normalize → chunk → count terms → build rows → write for each file in turn, in
+    """extract → normalize → chunk → link → count terms → build rows → write for each file in turn, in
     this process, then the postings put in term order where due; each stage's time summed over
     the files. Rows are written as `ingest_folder` writes them: a `DocumentWriter` (batched
     transactions) into a fresh database."""
     from pipeline.chunk import chunk
+    from pipeline.link import link
     from pipeline.errors import PipelineError
     from pipeline.extract import extract, extraction_key
     from pipeline.index.database import ensure_schema, open_for_writing
@@ -163,7 +164,7 @@ def stages(params: dict) -> dict:
     relative = [file.relative_to(folder).as_posix() for file in files]
     doc_ids = {path: doc_id_for(path) for path in relative}
     key = extraction_key(rules)
-    seconds = dict.fromkeys(("extract", "normalize", "chunk", "terms", "rows", "write", "index_order"), 0.0)
+    seconds = dict.fromkeys(("extract", "normalize", "chunk", "link", "terms", "rows", "write", "index_order"), 0.0)
     chunks = failed = 0
     clock = time.perf_counter
     started = clock()
@@ -181,6 +182,8 @@ def stages(params: dict) -> dict:
             normalized = clock()
             chunked = chunk(document, rules)
             chunked_at = clock()
+            chunked = link(chunked, rules)
+            linked = clock()
             terms = count_paper_terms(chunked)
             counted = clock()
         except PipelineError:
@@ -189,7 +192,8 @@ def stages(params: dict) -> dict:
         seconds["extract"] += extracted - at
         seconds["normalize"] += normalized - extracted
         seconds["chunk"] += chunked_at - normalized
-        seconds["terms"] += counted - chunked_at
+        seconds["link"] += linked - chunked_at
+        seconds["terms"] += counted - linked
         row = document_row(path, doc_ids[path], sha256, file.stat().st_size, DocumentStatus.ingested, None, rules)
         at = clock()
         rows = paper_rows(row, chunked, (key, raw.model_dump_json()), terms)

@@ -1,8 +1,10 @@
 """Scientific papers to heading-aware, provenance-carrying chunks in DuckDB.
 
-The four stages, each a plain function from one record to the next:
+The five stages, each a plain function from one record to the next:
 `extract(path) -> RawDocument`, `normalize(raw, rules) -> Document`,
-`chunk(doc, rules) -> ChunkedDocument`, and `index` into DuckDB.
+`chunk(doc, rules) -> ChunkedDocument` (sections, paragraphs, chunks),
+`link(chunked, rules) -> ChunkedDocument` (bibliography, citations, cross-references),
+and `index` into DuckDB.
 """
 
 __version__ = "0.5.0"

@@ -1,4 +1,4 @@
-"""The typed records that flow between the stages: extract → normalize → chunk → index.
+"""The typed records that flow between the stages: extract → normalize → chunk → link → index.
 
 Every record is frozen: a stage builds a new record instead of changing the one it was given.
 Offsets are 0-based, half-open (`char_start` inclusive, `char_end` exclusive) into
@@ -7,6 +7,7 @@ Offsets are 0-based, half-open (`char_start` inclusive, `char_end` exclusive) in
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -448,14 +449,31 @@ class Link(Record):
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class EntrySpan:
+    """Where an entry of the paper's bibliography sits in the document text, and the label the
+    paper prints before it. The chunk stage finds them, to keep each entry whole in one chunk;
+    the link stage reads them into `Reference` records."""
+
+    char_start: int
+    char_end: int
+    label: str | None
+    beyond_sections: bool = False
+    """The entry lies after the text of the bibliography's sections: in a bibliography printed
+    without a heading, or one carried on at the paper's end after later sections."""
+
+
 class ChunkedDocument(Record):
-    """The chunk stage's result for one paper, with its bibliography and the citations and links
-    its chunks hold."""
+    """The chunk stage's result for one paper: its sections, paragraphs and chunks, where its
+    bibliography's entries are, and where a PDF prints them. The link stage fills in the
+    bibliography's records and the citations and cross-references the chunks hold."""
 
     document: Document
     sections: list[Section]
     paragraphs: list[Paragraph]
     chunks: list[Chunk]
+    entry_spans: list[EntrySpan] = Field(default_factory=list)
+    """Where the bibliography's entries are, in text order (the chunk stage's; see `link`)."""
     references: list[Reference] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)

@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 from pipeline.chunk import chunk
+from pipeline.link import link
 from pipeline.extract.markdown import extract_markdown_text
 from pipeline.index.database import ensure_schema, open_for_writing, open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
@@ -50,9 +51,9 @@ def edited_rules_file(folder: Path, old: str, new: str) -> Path:
 
 
 def chunk_markdown(source: str, rules: Rules, doc_id: str = "paper") -> ChunkedDocument:
-    """Run extract → normalize → chunk on Markdown source text."""
+    """Run extract → normalize → chunk → link on Markdown source text."""
     raw = extract_markdown_text(source, f"{doc_id}.md", rules.page_markers)
-    return chunk(normalize(raw, doc_id, rules), rules)
+    return link(chunk(normalize(raw, doc_id, rules), rules), rules)
 
 
 def ingested_papers(folder: Path, papers: dict[str, str], rules: Rules) -> Path:

@@ -10,11 +10,15 @@ from typer.testing import CliRunner
 
 from conftest import PROJECT, chunk_markdown, shared_corpus, words
 from pipeline.cli import app
+from pipeline.chunk import chunk
 from pipeline.citation_scoring import score_jats_md
+from pipeline.extract.markdown import extract_markdown_text
 from pipeline.index.database import open_readonly
 from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest.task import process_file
+from pipeline.link import link
+from pipeline.normalize import normalize
 
 runner = CliRunner()
 NUMBERED = "## Introduction\n\n{text}\n\n## References\n\n1. Park J. One. 2019\n2. Lee H. Two. 2020\n3. Kim S. Three. 2021\n"
@@ -26,6 +30,19 @@ def _cited(text: str, rules) -> list[tuple[str, str | None]]:
 
 
 # ---------------------------------------------------------------- the bibliography
+
+
+def test_the_chunk_stage_finds_the_entries_and_the_link_stage_reads_them_changing_no_chunk(rules):
+    raw = extract_markdown_text(NUMBERED.format(text="As shown [2]."), "paper.md", rules.page_markers)
+    chunked = chunk(normalize(raw, "paper", rules), rules)
+    assert [(chunked.document.text[e.char_start : e.char_end], e.label) for e in chunked.entry_spans] == [
+        ("1. Park J. One. 2019", "1"), ("2. Lee H. Two. 2020", "2"), ("3. Kim S. Three. 2021", "3"),
+    ]
+    assert chunked.references == [] and chunked.citations == [] and chunked.links == []
+    linked = link(chunked, rules)
+    assert [r.ref_id for r in linked.references] == ["R1", "R2", "R3"]
+    assert [(c.marker, c.ref_id) for c in linked.citations] == [("[2]", "R2")]
+    assert (linked.sections, linked.paragraphs, linked.chunks) == (chunked.sections, chunked.paragraphs, chunked.chunks)
 
 
 def test_a_numbered_reference_list_gives_one_entry_per_item_with_its_label(rules):
@@ -669,3 +686,55 @@ def test_authors_parted_by_semicolons_before_the_year_cite_one_work(rules):
     assert cited == [
         ("Rodrigues; Fachin, 2010", "R2"), ("Zhao; Pan; Hua, 2021", "R3"), ("Lopes, 2020", "R1"), ("Lopes, 2020", "R1"),
     ]
+
+
+def test_works_parted_by_commas_after_their_years_are_each_a_citation(rules):
+    source = (
+        "## Introduction\n\nPhenolic compounds explain it (Coelho et al. 2017, Ita & Ndukwe 2017; Rhee et al. 2001), "
+        "as reported (Park 2019, 2020).\n\n"
+        "## References\n\n"
+        "Coelho, A. 2017. One. Journal.\n\nIta, B. & Ndukwe, G. 2017. Two. Journal.\n\nPark, J. 2019. Three.\n\n"
+        "Park, J. 2020. Four.\n\nRhee, I.K. 2001. Five.\n"
+    )
+    cited = [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations]
+    assert cited == [
+        ("Coelho et al. 2017", "R1"), ("Ita & Ndukwe 2017", "R2"), ("Rhee et al. 2001", "R5"),
+        ("Park 2019, 2020", "R3"), ("Park 2019, 2020", "R4"),
+    ]
+
+
+def test_a_year_a_title_prints_before_the_entrys_own_does_not_hide_the_entry(rules):
+    """ABNT prints the year last: `Produção … entre 1994 e 2013 … v. 10, p. 51-61, 2016.` The
+    entry's first year is its title's; a citation of the year it prints later still finds it,
+    where no entry of that author has it first and only one prints it."""
+    source = (
+        "## Introdução\n\nComo mostram (Pinto; Matias, 2016) e (Silva, 2022), não (Silva, 2021).\n\n"
+        "## Referências\n\n"
+        "Pinto, A. L.; Matias, M. Produção da ciência na Web of Science entre 1994 e 2013. Ibersid, v. 10, p. 51-61, 2016.\n\n"
+        "Silva, S. M. Análise do período de 2010 a 2020. Pesquisa, v. 16, p. 1-14, 2021.\n\n"
+        "Silva, S. M. Outro estudo de 2010 a 2021. Pesquisa, v. 17, p. 1-14, 2022.\n"
+    )
+    cited = [(c.marker, c.ref_id, c.resolution.value) for c in chunk_markdown(source, rules).citations]
+    assert cited == [
+        ("Pinto; Matias, 2016", "R1", "author_year"), ("Silva, 2022", "R3", "author_year"), ("Silva, 2021", None, "ambiguous"),
+    ]
+
+
+@pytest.mark.parametrize("conjunction", ["and", "e", "y", "et", "und"])
+def test_a_narrative_citation_joins_its_last_author_with_the_papers_own_word_for_and(rules, conjunction):
+    source = (
+        f"## Introdução\n\nPara Arboit, Bufrem {conjunction} Gonzáles (2011, p. 77), e segundo Babini {conjunction} Rovelli (2020).\n\n"
+        "## Referências\n\n"
+        "Arboit, A. E.; Bufrem, L. S.; González, J. A. M. A produção brasileira. Perspectivas, v. 16, p. 75-92, 2011.\n\n"
+        "Babini, D.; Rovelli, L. Tendencias recientes. Buenos Aires: CLACSO, 2020.\n"
+    )
+    cited = [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations]
+    assert cited == [(f"Arboit, Bufrem {conjunction} Gonzáles (2011, p. 77)", "R1"), (f"Babini {conjunction} Rovelli (2020)", "R2")]
+
+
+def test_a_capitalised_word_before_a_narrative_citation_does_not_hide_it(rules):
+    source = (
+        "## Introduction\n\nRecently, Smith, Jones and Lee (2019) showed it.\n\n"
+        "## References\n\nSmith, J., Jones, K. and Lee, H. (2019) One. Journal.\n"
+    )
+    assert [(c.marker, c.ref_id) for c in chunk_markdown(source, rules).citations] == [("Smith, Jones and Lee (2019)", "R1")]

@@ -12,6 +12,7 @@ import pytest
 from conftest import PROJECT, writable_database
 from pipeline.index import writer as index_writer
 from pipeline.chunk import chunk
+from pipeline.link import link
 from pipeline.errors import IndexingError
 from pipeline.extract.markdown import extract_markdown_text
 from pipeline.normalize import normalize
@@ -204,7 +205,7 @@ def test_batches_written_in_the_background_are_all_there_after_flush(tmp_path):
 def test_papers_are_written_within_a_small_duckdb_memory_limit(tmp_path, rules):
     # DuckDB's limit is 80% of the machine's memory by default: 256 MB stands for a small machine.
     raw = extract_markdown_text("# A paper\n\n## Results\n\nSerum IL-6 rose.\n", "a.md", rules.page_markers)
-    chunked = chunk(normalize(raw, "a", rules), rules)
+    chunked = link(chunk(normalize(raw, "a", rules), rules), rules)
     row = DocumentRow(doc_id="a", path="a.md", format="markdown", sha256="0" * 64, bytes=1, status="ingested",
                       error=None, rules_sha256="r", pipeline_version="0")
     connection = writable_database(tmp_path / "papers.duckdb")

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pipeline.chunk.matches import FOLDS_TO_ASCII, Matches, Pieces, finditer, search
+from pipeline.link.matches import FOLDS_TO_ASCII, Matches, Pieces, finditer, search
 
 TEXT = "See Table 2 and tables 3-4; Atable 5 is no table. Cf. @C03, e@C04, [see S2-P1] and §4."
 

@@ -11,7 +11,7 @@ import pymupdf
 import pytest
 
 from pipeline.chunk.hanging_indent import lines_at_margin
-from pipeline.chunk.references import by_hanging_indent
+from pipeline.chunk.bibliography import by_hanging_indent
 from pipeline.ingest.task import process_file
 from pipeline.models import Block, BlockKind, TextBox
 from pipeline.rules.sources import HangingIndentRules

@@ -159,9 +159,9 @@ def test_exponents_of_a_formula_do_not_make_a_bracket_citing_paper_cite_in_super
 
 
 def test_citations_in_the_shared_pdfs_resolve_as_their_gold_says(rules):
-    # 0.82 and 1.00 when measured. Every citation we read that the gold does not link (8, all in
-    # N18-3011's GROBID TEI) was read by hand and is right (docs/citations.md): precision is held
-    # to what the gold allows, recall to what it says.
+    # Every citation we read that the gold does not link (10, all in N18-3011's GROBID TEI) was
+    # read by hand and is right (docs/citations.md): precision is held to what the gold allows,
+    # 37 of 47, recall to what it says.
     score = score_pdfs(shared_corpus(), rules)
     assert len(score.per_paper) >= 2
-    assert score.precision >= 0.80 and score.recall >= 0.95, f"precision {score.precision:.3f}, recall {score.recall:.3f}"
+    assert score.precision >= 37 / 47 and score.recall >= 0.95, f"precision {score.precision:.3f}, recall {score.recall:.3f}"

@@ -61,3 +61,39 @@ def test_the_entries_own_labels_are_not_read_as_citations(chunked):
     """The prose cites 3 entries in each of 10 sentence pairs of the introduction, 4 in each of 10
     of the method (`[4]-[6]` is three) and 13 in each of 5 of the conclusions: 135 in all."""
     assert len(chunked.citations) == 3 * 10 + 4 * 10 + 13 * 5
+
+
+@pytest.fixture
+def bibliography_under_two_columns(tmp_path) -> Path:
+    """A letter's last page, as physics journals set it: the Conclusion's two columns (its end and
+    the Acknowledgments on the right), then, after a gap across both, the bibliography in two
+    columns of its own, without a heading: entries 1-6 on the left, 7-13 on the right, entry 7
+    broken across the columns."""
+    doc = pymupdf.open()
+    first = doc.new_page(width=595, height=842)
+    first.insert_text((150, 60), "Sigma Models on a Finite Interval", fontsize=16, fontname="hebo")
+    first.insert_text((40, 100), "I. INTRODUCTION", fontsize=11, fontname="hebo")
+    first.insert_textbox(pymupdf.Rect(40, 108, 280, 780), (SENTENCE.format("[1], [2]") + SENTENCE.format("[3]")) * 10, fontsize=9)
+    first.insert_text((310, 100), "II. METHOD", fontsize=11, fontname="hebo")
+    first.insert_textbox(pymupdf.Rect(310, 108, 555, 780), (SENTENCE.format("[4]-[6]") + SENTENCE.format("[3]")) * 10, fontsize=9)
+    last = doc.new_page(width=595, height=842)
+    last.insert_text((40, 60), "III. CONCLUSION", fontsize=11, fontname="hebo")
+    last.insert_textbox(pymupdf.Rect(40, 68, 280, 200), SENTENCE.format("[7]-[13]") * 4, fontsize=9)
+    last.insert_textbox(pymupdf.Rect(310, 60, 555, 110), SENTENCE.format("[8]") * 1, fontsize=9)
+    last.insert_text((310, 130), "ACKNOWLEDGMENTS", fontsize=11, fontname="hebo")
+    last.insert_textbox(pymupdf.Rect(310, 138, 555, 200), "We thank the reviewers for their comments and the funders for their support.", fontsize=9)
+    # An entry a paragraph, as the PDF reader gives them; entry 7's year is in the right column.
+    broken = entry(7).split(" in Proc.")
+    for index, text in enumerate([*(entry(n) for n in range(1, 7)), broken[0]]):
+        last.insert_textbox(pymupdf.Rect(40, 300 + 40 * index, 280, 336 + 40 * index), text, fontsize=8)
+    last.insert_textbox(pymupdf.Rect(310, 300, 555, 800), "in Proc." + broken[1] + "".join(entry(n) for n in range(8, 14)), fontsize=8)
+    path = tmp_path / "letter.pdf"
+    doc.save(path)
+    return path
+
+
+def test_a_bibliography_set_under_the_last_sections_two_columns_is_read_after_them_entry_by_entry(bibliography_under_two_columns, rules):
+    chunked = process_file(bibliography_under_two_columns, "letter.pdf", doc_id_for("letter.pdf"), rules)
+    assert [reference.label for reference in chunked.references] == [str(n) for n in range(1, 14)]
+    assert chunked.references[6].text.replace("\n", " ").endswith('in Proc. Conf. Examples, 2007, pp. 7-16.')
+    assert [citation.marker for citation in chunked.citations if citation.ref_id is None] == []

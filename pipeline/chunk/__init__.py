@@ -1,5 +1,6 @@
-"""Stage 3, chunk: turn a `Document` into sections, paragraphs and chunks, with the paper's own
-bibliography and the citations and cross-references its chunks hold.
+"""Stage 3, chunk: turn a `Document` into sections, paragraphs and chunks, find where its
+bibliography's entries are (each kept whole in one chunk), and where a PDF's chunks and sections
+are printed. What the chunks cite and point to is the link stage's (`pipeline.link`).
 
 `chunk` runs the passes in order, one line each, one module each; every pass returns a new
 tree, plan or list. Every chunk is a contiguous slice of `Document.text`, and every decision is
@@ -10,56 +11,41 @@ they did.
 from __future__ import annotations
 
 from pipeline.chunk.absorb import absorb_siblings
+from pipeline.chunk.bibliography import bibliography_nodes, entry_spans
 from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.boxes import chunk_boxes, section_boxes, usual_line_gap
-from pipeline.chunk.citations import cite
-from pipeline.chunk.citations_flattened import flattened_citations
-from pipeline.chunk.citations_superscript import merged, superscript_citations
 from pipeline.chunk.classify import classify_sections
-from pipeline.chunk.crossrefs import link
 from pipeline.chunk.ids import assign_ids
-from pipeline.chunk.loose_entries import beyond_sections, mark_unheaded_bibliography, outside
+from pipeline.chunk.loose_entries import beyond_sections, mark_unheaded_bibliography
 from pipeline.chunk.plan import caption_chunks, drop_bare_headings, plan_chunks
 from pipeline.chunk.records import build_records
-from pipeline.chunk.references import bibliography_nodes, entry_spans, references
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.chunk.structure import structure_warning
-from pipeline.models import ChunkedDocument, Document, TypeSource
+from pipeline.models import ChunkedDocument, Document
 from pipeline.rules import Rules
 
 __all__ = ["chunk"]
 
 
 def chunk(document: Document, rules: Rules) -> ChunkedDocument:
-    """Sections, paragraphs and chunks for one normalized document, its bibliography, citations
-    and cross-references, and where a PDF's chunks and sections are printed."""
+    """Sections, paragraphs and chunks for one normalized document, where its bibliography's
+    entries are, and where a PDF's chunks and sections are printed."""
     index = BlockIndex(document)
     nodes = build_sections(document)
     nodes = classify_sections(nodes, rules)
     nodes = absorb_siblings(nodes, rules)
     nodes = assign_ids(nodes)
-    entries = entry_spans(nodes, document, rules)
+    entries = beyond_sections(entry_spans(nodes, document, rules), nodes, rules)
     whole = [(entry.char_start, entry.char_end) for entry in entries]
     body = drop_bare_headings(enforce_max(plan_chunks(nodes, rules), document, index, rules, whole))
     captions = enforce_max(caption_chunks(nodes), document, index, rules)
     bibliography = {member.section_id for node in bibliography_nodes(nodes, rules) for member in node.subtree()}
-    loose = beyond_sections(entries, nodes, rules)
-    chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), loose)
-    listed = references(entries, document, index, rules)
-    skip = {c.chunk_id for c in chunked.chunks if c.in_bibliography}
-    # The front matter's superscripts are the authors' affiliation marks.
-    front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}
-    unread = skip | {c.chunk_id for c in chunked.chunks if c.section_id in front}
-    raised = superscript_citations(chunked.chunks, document, listed, unread, rules.citations)
-    raised += flattened_citations(chunked.chunks, document, listed, unread, rules.citations)
-    cited = cite(chunked.chunks, listed, skip, document.text, rules.citations, superscripted=bool(raised))
+    chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), entries)
     line_gap = usual_line_gap(index)
     return chunked.model_copy(
         update={
-            "references": listed,
-            "citations": outside(merged(cited, raised, chunked.chunks), loose, chunked),
-            "links": link(chunked.chunks, chunked.sections, skip, document.text, rules.links),
+            "entry_spans": entries,
             "chunk_boxes": chunk_boxes(chunked.chunks, index, line_gap),
             "section_boxes": section_boxes(chunked.sections, index, line_gap),
             "structure_warning": structure_warning(chunked.sections, rules.chunk),

@@ -267,7 +267,8 @@ def _blocks(
     mark_asides(pages, body_size, rules.pdf.asides)
     rows: list[Row] = []
     for pieces, gutters in zip(pages, find_columns(pages, body_size, rules.pdf.columns)):
-        rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0))
+        band_gap = rules.pdf.columns.band_gap * body_size
+        rows.extend(order_page(pieces, gutters, first_group=(rows[-1].group + 1) if rows else 0, band_gap=band_gap))
     layout = Layout(body_size=body_size, pitch=_pitch(rows, body_size), edges=_edges(rows), body_face=_body_face(pages, body_size))
     block_rules = BlockRules.from_rules(rules)
     run_in_rules = RunInRules.from_rules(rules)

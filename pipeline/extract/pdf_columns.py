@@ -301,17 +301,18 @@ def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], w
     return cells
 
 
-def order_page(pieces: list[Piece], gutters: list[tuple[float, float]], first_group: int) -> list[Row]:
-    """Rows of one page in reading order: per band between full-width pieces, column by column,
-    then the asides, then the rotated lines."""
+def order_page(pieces: list[Piece], gutters: list[tuple[float, float]], first_group: int, band_gap: float = float("inf")) -> list[Row]:
+    """Rows of one page in reading order: per band between full-width pieces (or gaps at least
+    `band_gap` points high across every column), column by column, then the asides, then the
+    rotated lines."""
     flat = [p for p in pieces if not p.rotated and not p.aside]
-    groups = _column_groups(flat, gutters) if gutters and flat else [flat]
+    groups = _column_groups(flat, gutters, band_gap) if gutters and flat else [flat]
     groups.append([p for p in pieces if p.aside and not p.rotated])
     groups.append([p for p in pieces if p.rotated])
     return [row for offset, group in enumerate(groups) if group for row in _rows(group, first_group + offset)]
 
 
-def _column_groups(flat: list[Piece], gutters: list[tuple[float, float]]) -> list[list[Piece]]:
+def _column_groups(flat: list[Piece], gutters: list[tuple[float, float]], band_gap: float) -> list[list[Piece]]:
     """The pieces of a page with columns as groups in reading order: band by band, each column
     of a band on its own, and what lies across the columns read top to bottom."""
     left = min(p.x0 for p in flat)
@@ -320,7 +321,31 @@ def _column_groups(flat: list[Piece], gutters: list[tuple[float, float]]) -> lis
     widths = [edges[2 * i + 1] - edges[2 * i] for i in range(len(gutters) + 1)]
     spanning, columns = _spanning_and_columns(flat, gutters, widths)
     order = _column_order(columns, widths, right - left)
-    return _read_bands(_bands(columns, spanning), spanning, order)
+    cuts = sorted([((p.y0 + p.y1) / 2, p) for p in spanning] + [(y, None) for y in _gaps_across(columns, spanning, band_gap)], key=lambda cut: cut[0])
+    return _read_bands(_bands(columns, [y for y, _ in cuts]), [piece for _, piece in cuts], order)
+
+
+def _gaps_across(columns: list[list[Piece]], spanning: list[Piece], band_gap: float) -> list[float]:
+    """Where a gap at least `band_gap` high runs across every column with no full-width piece in
+    it, and two columns or more hold lines of text both above and below it: the middle of each.
+    The columns above such a gap are read before those below (a bibliography set in two columns
+    under the last section's two, a paper's end above the next one's start)."""
+    pieces = sorted((p for column in columns for p in column), key=lambda p: p.y0)
+    gaps, bottom = [], None
+    for piece in pieces:
+        if bottom is not None and piece.y0 - bottom >= band_gap and not any(bottom <= s.y0 and s.y1 <= piece.y0 for s in spanning):
+            gaps.append((bottom, piece.y0))
+        bottom = piece.y1 if bottom is None else max(bottom, piece.y1)
+    return [
+        (top + end) / 2
+        for top, end in gaps
+        if _text_columns(columns, lambda p, top=top: p.y1 <= top) > 1 and _text_columns(columns, lambda p, end=end: p.y0 >= end) > 1
+    ]
+
+
+def _text_columns(columns: list[list[Piece]], where) -> int:
+    """How many columns hold a line of text (`_TEXT_LINE_MIN_CHARS`) for which `where` holds."""
+    return sum(1 for column in columns if any(p.chars >= _TEXT_LINE_MIN_CHARS and where(p) for p in column))
 
 
 def _spanning_and_columns(
@@ -355,10 +380,10 @@ def _column_order(columns: list[list[Piece]], widths: list[float], text_width: f
     return [i for i in range(len(columns)) if i not in minor] + minor
 
 
-def _bands(columns: list[list[Piece]], spanning: list[Piece]) -> list[list[list[Piece]]]:
-    """Every column's pieces in the bands the spanning pieces cut the page into: bands[band][column]."""
-    cuts = [(p.y0 + p.y1) / 2 for p in spanning]
-    bands: list[list[list[Piece]]] = [[[] for _ in columns] for _ in range(len(spanning) + 1)]
+def _bands(columns: list[list[Piece]], cuts: list[float]) -> list[list[list[Piece]]]:
+    """Every column's pieces in the bands the cuts (heights down the page, in order) part the page
+    into: bands[band][column]."""
+    bands: list[list[list[Piece]]] = [[[] for _ in columns] for _ in range(len(cuts) + 1)]
     for i, column in enumerate(columns):
         for p in column:
             middle = (p.y0 + p.y1) / 2
@@ -366,10 +391,11 @@ def _bands(columns: list[list[Piece]], spanning: list[Piece]) -> list[list[list[
     return bands
 
 
-def _read_bands(bands: list[list[list[Piece]]], spanning: list[Piece], order: list[int]) -> list[list[Piece]]:
+def _read_bands(bands: list[list[list[Piece]]], spanning: list[Piece | None], order: list[int]) -> list[list[Piece]]:
     """Groups in reading order: a band with lines of text in two columns is read column by column;
     full-width pieces, and bands without (the last line of a wide paragraph, a short title line,
-    the cells of a table row), are read top to bottom."""
+    the cells of a table row), are read top to bottom. `spanning` holds what parts each band from
+    the next: a full-width piece, or None for a gap across the columns."""
     groups: list[list[Piece]] = []
     run: list[Piece] = []
     for band_index, band in enumerate(bands):
@@ -380,7 +406,7 @@ def _read_bands(bands: list[list[list[Piece]]], spanning: list[Piece], order: li
             groups.extend(band[i] for i in order if band[i])
         else:
             run.extend(p for column in band for p in column)
-        if band_index < len(spanning):
+        if band_index < len(spanning) and spanning[band_index] is not None:
             run.append(spanning[band_index])
     if run:
         groups.append(sorted(run, key=lambda p: p.y0))

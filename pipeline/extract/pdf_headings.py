@@ -20,7 +20,6 @@ from pipeline.extract.pdf_heading_styles import (
     numbering_depth,
     SECTION_HEADER,
     model_evidence,
-    read_as_header,
     style_evidence,
     without_numbering,
 )

@@ -15,7 +15,7 @@ from pydantic_core import to_json
 
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES
 from pipeline.index.terms import PaperTerms
-from pipeline.chunk.crossrefs import BROKEN_WHEN_MISSING
+from pipeline.link.crossrefs import BROKEN_WHEN_MISSING
 from pipeline.models import ChunkedDocument, Citation, DocumentStatus, Link, PaperMetadata, Reference, SourceFormat
 
 

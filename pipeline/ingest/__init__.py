@@ -1,4 +1,4 @@
-"""The run around the four stages: scan the folder (`scan`), plan what changed (`plan`), run
+"""The run around the five stages: scan the folder (`scan`), plan what changed (`plan`), run
 the stages on each changed file in pool workers (`workers`, `pool`, `task`), write the rows and
 publish the new database atomically (`publish`, `run`).
 

@@ -1,4 +1,4 @@
-"""The stages on one file, as a pool worker runs them: extract → normalize → chunk, then the
+"""The stages on one file, as a pool worker runs them: extract → normalize → chunk → link, then the
 paper's rows and index terms, so that the run's single writer only loads them.
 
 This, with the pool's worker loop, is what the fork server preloads for every worker: not
@@ -16,6 +16,7 @@ from pipeline.errors import NoTextLayerError, PipelineError
 from pipeline.extract import extract, extraction_key, source_format
 from pipeline.index.rows import DocumentRow, PaperRows, paper_rows
 from pipeline.index.terms import count_paper_terms
+from pipeline.link import link
 from pipeline.metadata import paper_metadata
 from pipeline.models import ChunkedDocument, DocumentStatus, RawDocument
 from pipeline.normalize import normalize
@@ -23,9 +24,9 @@ from pipeline.rules import Rules
 
 
 def process_file(file: Path, relative_path: str, doc_id: str, rules: Rules) -> ChunkedDocument:
-    """extract → normalize → chunk for one file."""
+    """extract → normalize → chunk → link for one file."""
     raw = extract(file, relative_path, rules)
-    return chunk(normalize(raw, doc_id, rules), rules)
+    return link(chunk(normalize(raw, doc_id, rules), rules), rules)
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def run_task(task: Task, rules: Rules) -> TaskResult:
         fresh = task.raw_document is None
         raw = extract(Path(task.file), task.path, rules) if fresh else RawDocument.model_validate_json(task.raw_document)
         document = normalize(raw, task.doc_id, rules)
-        chunked = chunk(document, rules)
+        chunked = link(chunk(document, rules), rules)
         metadata = paper_metadata(raw, document, rules.metadata)
         extraction = (extraction_key(rules), raw.model_dump_json()) if fresh else None
         row = document_row(task.path, task.doc_id, task.sha256, task.bytes, DocumentStatus.ingested, None, rules)

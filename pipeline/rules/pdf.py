@@ -49,6 +49,9 @@ class PdfColumnRules(RulesModel):
     narrow_line_min_chars: Annotated[int, Field(ge=1)] = 10
     """Fewest characters of a line that must keep out of a gutter, in characters: shorter ones
     (table cells, figure labels, superscripts) may sit anywhere."""
+    band_gap: Annotated[float, Field(gt=0)] = 4.0
+    """A gap this many body sizes high across every column of a page, with text in two columns
+    above and below it, parts the page into bands read one after the other."""
     weak_page_narrow_share: Annotated[float, Field(ge=0, le=1)] = 0.3
     """On a page without gutters of its own, a gutter seen on other pages is sought among its
     narrow lines where they hold at least this share of its characters; otherwise only a strip

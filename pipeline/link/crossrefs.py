@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from pipeline.chunk.matches import Pieces
+from pipeline.link.matches import Pieces
 from pipeline.models import Chunk, ChunkSplit, Link, LinkKind, Section
 from pipeline.rules import LinkRules
 
@@ -62,7 +62,7 @@ class _Targets:
         return equations
 
 
-def link(chunks: list[Chunk], sections: list[Section], skip: set[str], paper_text: str, rules: LinkRules) -> list[Link]:
+def link_labels(chunks: list[Chunk], sections: list[Section], skip: set[str], paper_text: str, rules: LinkRules) -> list[Link]:
     """The cross-references of every chunk but those in `skip` (the bibliography's), in order."""
     targets = _targets(chunks, sections, rules)
     patterns = [(kind, getattr(rules, kind.value)) for kind in _KINDS_IN_ORDER]

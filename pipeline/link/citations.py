@@ -7,9 +7,9 @@ from __future__ import annotations
 import bisect
 import re
 
-from pipeline.chunk.cited_bibliography import NO_ENTRY, Bibliography, surname_key
-from pipeline.chunk.matches import Matches, search
-from pipeline.models import Chunk, Citation, CitationResolution, Reference
+from pipeline.link.cited_bibliography import NO_ENTRY, Bibliography, surname_key
+from pipeline.link.matches import Matches, search
+from pipeline.models import Chunk, Citation, CitationResolution, EntrySpan, Reference
 from pipeline.rules import CitationRules
 
 # Separators with the spaces about them, matched from where the spaces start: tried inside a long
@@ -19,6 +19,10 @@ _MEMBERS = re.compile(r"(?<!\s)\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
 _CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
 _COMMA = re.compile(r",\s+")
+# Where a style parts the works of a parenthesis with commas (`Coelho et al. 2017, Ita & Ndukwe
+# 2017`): a comma after a year (with its letter) and before a capital. Another year (`2019,
+# 2020`) or a page (`2019, p. 5`) after the comma is the same work's.
+_WORK_AFTER_YEAR = re.compile(r"(?<=\d\d\d\d)[a-z]?\s*,\s+(?=[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ])")
 _NAME_MAX_WORDS = 3
 """Words of an author's name parted from the next by a semicolon (`Di Bitetti; Ferreras, 2017`):
 a surname with a particle or two; a longer part is a note, not a name."""
@@ -165,11 +169,8 @@ def _author_year(chunk: Chunk, bibliography: Bibliography, rules: CitationRules)
                 )
                 continue
             found += _by_author(chunk, citation, start, end, bibliography)
-    for match in _narrative(chunk.text, rules.narrative):
-        # A capitalised word before a year in parentheses is often no author: counted only where
-        # it is the first author of an entry.
-        if surname_key(match["first"]) in bibliography.surnames:
-            found += _by_author(chunk, match, match.start(), match.end(), bibliography)
+    for match in _narrative(chunk.text, rules.narrative, bibliography.surnames):
+        found += _by_author(chunk, match, match.start(), match.end(), bibliography)
     return found
 
 
@@ -185,13 +186,23 @@ def _citations_in(inside: str) -> list[tuple[int, int]]:
         start = part.start() if pending is None else pending
         text = part.group()
         if any(character.isdigit() for character in text) or "," in text or len(text.split()) > _NAME_MAX_WORDS:
-            spans.append((start, part.end()))
+            spans += _works_of(inside, start, part.end())
             pending = None
         else:
             pending = start
     if pending is not None:
         spans.append((pending, len(inside)))
     return spans
+
+
+def _works_of(inside: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The part `inside[start:end]` cut after each year that a comma and a capital follow
+    (`_WORK_AFTER_YEAR`), where the piece after the comma is a citation of its own."""
+    cuts = [(comma.start(), comma.end()) for comma in _WORK_AFTER_YEAR.finditer(inside, start, end)]
+    if not cuts:
+        return [(start, end)]
+    bounds = [start, *(at for cut in cuts for at in cut), end]
+    return [(bounds[index], bounds[index + 1]) for index in range(0, len(bounds), 2)]
 
 
 def _holds_one(places: list[int], start: int, end: int) -> bool:
@@ -232,19 +243,26 @@ def _after_prose(chunk: Chunk, start: int, end: int, bibliography: Bibliography,
     return []
 
 
-def _narrative(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
-    """`pattern.finditer(text)`, searched only near each `(` that opens on a year. A case-blind
-    pattern that starts with a name cannot skip ahead to a literal, so scanning all the text
-    with it tries every position of the text; each narrative citation holds such a `(`."""
+def _narrative(text: str, pattern: re.Pattern[str], surnames: set[str]) -> list[re.Match[str]]:
+    """The matches of `pattern` whose first author is one of the bibliography's `surnames`, left
+    to right, searched only near each `(` that opens on a year. A case-blind pattern that starts
+    with a name cannot skip ahead to a literal, so scanning all the text with it tries every
+    position of the text; each narrative citation holds such a `(`. A capitalised word before
+    a year in parentheses is often no author (`Recently, Smith and Lee (2019)`): where the first
+    is none, the search goes on from the word after it."""
     found: list[re.Match[str]] = []
     searched_to = 0
     for year in _YEAR_IN_PARENTHESES.finditer(text):
         start = max(searched_to, year.start() - _NARRATIVE_REACH)
-        match = pattern.search(text, start, min(len(text), year.start() + _YEARS_REACH))
+        end = min(len(text), year.start() + _YEARS_REACH)
+        match = pattern.search(text, start, end)
         while match is not None:
-            found.append(match)
-            searched_to = match.end()
-            match = pattern.search(text, searched_to, min(len(text), year.start() + _YEARS_REACH))
+            if surname_key(match["first"]) in surnames:
+                found.append(match)
+                searched_to = match.end()
+                match = pattern.search(text, searched_to, end)
+            else:
+                match = pattern.search(text, match.end("first"), end)
     return found
 
 
@@ -252,7 +270,9 @@ def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibl
     first, second = surname_key(citation["first"]), citation["second"]
     found = []
     for year in _MEMBERS.split(citation["years"]):
-        entries = bibliography.by_author_year.get((first, year[:4]), [])
+        # An entry whose title prints a year before its own (ABNT prints the year last) is found
+        # by the year it prints later, where no entry of the author has that year first.
+        entries = bibliography.by_author_year.get((first, year[:4])) or bibliography.by_author_later_year.get((first, year[:4]), [])
         if year[4:]:  # `2020a`: that entry, of the author's 2020 ones
             entries = [entry for entry in entries if entry.year == year]
         if len(entries) > 1 and second:
@@ -296,3 +316,19 @@ def _resolved(
         chunk_id=chunk.chunk_id, ref_id=ref_id, marker=chunk.text[start:end], char_start=start, char_end=end,
         resolution=resolution, detail=detail,
     )
+
+
+def outside_entries(citations: list[Citation], entries: list[EntrySpan], chunks: list[Chunk]) -> list[Citation]:
+    """The citations that are not inside the run of entries beyond the bibliography's sections
+    (`EntrySpan.beyond_sections`): a chunk that ends in one holds entries whose years and names
+    read like markers (`Smith J (2020)`), and an entry cites no other entry. A bibliography's
+    sections are skipped whole, chunk by chunk, and the text between two of them (an appendix)
+    keeps its citations."""
+    beyond = [entry for entry in entries if entry.beyond_sections]
+    if not beyond:
+        return citations
+    start_of: dict[str, int] = {chunk.chunk_id: chunk.char_start for chunk in chunks}
+    first, last = beyond[0].char_start, beyond[-1].char_end
+    return [
+        citation for citation in citations if not first <= start_of[citation.chunk_id] + citation.char_start < last
+    ]

@@ -25,9 +25,10 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
-from pipeline.chunk.cited_bibliography import Bibliography
-from pipeline.chunk.citations import _members, _resolved
-from pipeline.chunk.citations_superscript import defined_footnotes
+from pipeline.link.cited_bibliography import Bibliography
+from pipeline.link.citations import _members, _resolved
+from pipeline.link.citations_superscript import defined_footnotes
+from pipeline.link.matches import Matches
 from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
 from pipeline.rules import CitationRules
 
@@ -90,7 +91,7 @@ def _candidates(
     found = []
     for chunk in chunks:
         labels = bibliography.labels_for(chunk)
-        for match in rules.flattened.finditer(chunk.text):
+        for match in Matches(chunk.text).finditer(rules.flattened):
             start, end = match.span("members")
             if rules.flattened_not_after.search(chunk.text, max(0, start - _BEFORE_REACH), start):
                 continue

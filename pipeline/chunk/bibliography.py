@@ -1,77 +1,42 @@
-"""The paper's own bibliography: its entries, read off the blocks of its References section,
-each with the label it prints and the DOI, year and first author it shows.
-
-Nothing is looked up and nothing guessed: a field the entry does not show stays empty.
-"""
+"""Where the paper's own bibliography's entries are: read off the blocks of its References
+section (or of a list printed without a heading at the paper's end), each with the label it
+prints. The chunk stage keeps each entry whole in one chunk; the link stage reads each entry's
+fields (`pipeline/link/references.py`)."""
 
 from __future__ import annotations
 
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from pipeline.chunk.block_index import BlockIndex
+from pipeline.chunk.entry_text import (
+    DOI,
+    carries_on,
+    entry_label,
+    entry_number,
+    printed_doi,
+    reads_as_entry,
+    starts_entry,
+    title_key,
+)
 from pipeline.chunk.hanging_indent import lines_at_margin, lines_ending_short
 from pipeline.chunk.list_items import list_item_spans
-from pipeline.chunk.matches import search
 from pipeline.chunk.sections import SectionNode
-from pipeline.models import Block, BlockKind, Document, Reference
+from pipeline.models import Block, BlockKind, Document, EntrySpan
 from pipeline.normalize import heading_key
 from pipeline.rules import Rules
 
-# An item's number has at most three digits: `2008. Patterns of …` is an entry's year, carried
-# over from the paragraph before.
-_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,3})[.)])[ \t]+")
-# A DOI the PDF broke at a line's end after a `/` or a `-` (`10.1037// 1089-2680.5.4.323`) goes
-# on after the space normalize joined the lines with: no DOI ends in either. One broken after a
-# `.` is left at the break, which a sentence's end cannot be told from.
-_DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+(?:(?<=[/-]) [^\s\"<>]+)*")
-# A year stands alone: not part of an arXiv number (`1908.04729`), a DOI, pages or an ISSN. What
-# comes before it is looked at once its first two digits are read (`..`), so that the pattern
-# starts with them and `re` skips ahead to each `1` or `2`: a look-behind first, it would try
-# every position of every entry.
-_YEAR = re.compile(r"(?P<year>(?:1[89]|20)(?<![\d./:-]..)\d\d)(?P<letter>[a-z])?(?![\d]|[./-]\d)")
-# A capital, as the rules' `first_author` has it: one of Latin's, accented ones included.
-_CAPITAL = "[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ]"
-# A name before the year, as an author that is one word or an organisation prints it: `OpenAI. 2023.`
-_NAME_AND_YEAR = re.compile(
-    rf"^(?P<name>{_CAPITAL}[\w&.'’´¨˘ˆ˜ˇ˚`-]*(?:\s+{_CAPITAL}[\w&.'’´¨˘ˆ˜ˇ˚`-]*){{0,5}})[.,]?\s+\(?(?:1[89]|20)\d\d"
-)
 # How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`, or inside a
 # hyphenated name (`& El-` before `Naggar, S.A. 2017.`): no entry ends in a hyphen.
 _UNFINISHED = re.compile(r"(?:[,;&]|\band|(?<=\w)-)\s*$")
 # The blocks a bibliography's entries are read from: a list's items, or the block whole.
 _ENTRY_KINDS = frozenset({BlockKind.list, BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote})
-# Markup a converter wraps around an entry's start, which is no part of its author.
-_LEADING_MARKUP = re.compile(r"[\s*_`]+")
 _PARAGRAPH_BREAK = re.compile(r"(?<!\s)\s*\n\n\s*")
 """A blank line and the spaces about it, matched from where the spaces start (tried inside a long
 run of spaces, each start would read it to its end)."""
 _TITLE_KEY_LENGTH = 30
 """Letters and digits of the paper's title looked for in the back matter: enough that no entry's
 text holds them by chance, few enough that a title the PDF reader broke off still matches."""
-
-
-def _doi(printed: str) -> str:
-    """A DOI as `_DOI` finds it printed, without the spaces of its line breaks and the
-    punctuation after it."""
-    return printed.replace(" ", "").rstrip(".,;)]")
-
-
-def _without_leading_markup(text: str) -> str:
-    # A match and a slice: `sub` costs twice as much, and this runs several times an entry.
-    markup = _LEADING_MARKUP.match(text)
-    return text[markup.end() :] if markup else text
-
-
-@dataclass(frozen=True)
-class EntrySpan:
-    """Where an entry sits in the document text, and the label the paper prints before it."""
-
-    char_start: int
-    char_end: int
-    label: str | None
 
 
 def bibliography_nodes(nodes: list[SectionNode], rules: Rules) -> list[SectionNode]:
@@ -106,10 +71,10 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     for block in blocks:
         for start, end in at_short_line_ends(block, one_a_line(block, _entry_ranges(block, text), document, rules), document, rules):
             item = text[start:end]
-            if entries and _carries_on(item, rules):
+            if entries and carries_on(item, rules):
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
-            entries.append(EntrySpan(start, end, _label(item, rules)))
+            entries.append(EntrySpan(start, end, entry_label(item, rules)))
     return before_own_citation(by_authors(in_number_order(entries, document, rules, list_starts), text, rules), document, list_starts)
 
 
@@ -140,7 +105,7 @@ def continued_at_end(nodes: list[SectionNode], blocks: list[Block], document: Do
     if last is None or not last.body or not blocks or last.body[0].char_start < blocks[-1].char_end:
         return []
     text = document.text
-    reads = [block.kind in _ENTRY_KINDS and _reads_as_entry(text[block.char_start : block.char_end], rules) for block in last.body]
+    reads = [block.kind in _ENTRY_KINDS and reads_as_entry(text[block.char_start : block.char_end], rules) for block in last.body]
     if sum(reads) < rules.references.trailing_min_entries:
         return []
     first, end = reads.index(True), len(reads) - reads[::-1].index(True)
@@ -165,7 +130,7 @@ def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> 
     if marked is None:
         return None
     opening = [text[line.char_start : line.char_start + rules.references.year_within] for line, _ in marked]
-    named = [_label(item, rules) is not None or _starts_entry(item, rules) for item in opening]
+    named = [entry_label(item, rules) is not None or starts_entry(item, rules) for item in opening]
     at_margin = [named_line for named_line, (_, margin) in zip(named, marked) if margin]
     indented = [named_line for named_line, (_, margin) in zip(named, marked) if not margin]
     if sum(at_margin) * len(indented) <= sum(indented) * len(at_margin):
@@ -176,7 +141,7 @@ def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> 
             spans.append([line.char_start, line.char_end])
         else:
             spans[-1][1] = line.char_end
-    return [EntrySpan(start, end, _label(text[start:end], rules)) for start, end in spans]
+    return [EntrySpan(start, end, entry_label(text[start:end], rules)) for start, end in spans]
 
 
 def one_a_line(block: Block, ranges: list[tuple[int, int]], document: Document, rules: Rules) -> list[tuple[int, int]]:
@@ -190,7 +155,7 @@ def one_a_line(block: Block, ranges: list[tuple[int, int]], document: Document, 
     text = document.text
     bounds = [block.char_start, *line_starts, block.char_end]
     lines = [(bounds[index], len(text[: bounds[index + 1]].rstrip())) for index in range(len(bounds) - 1)]
-    if all(_reads_as_entry(text[start:end], rules) for start, end in lines) and all(
+    if all(reads_as_entry(text[start:end], rules) for start, end in lines) and all(
         text[end - 1 : end] in ".)" for _, end in lines[:-1]
     ):
         return lines
@@ -210,11 +175,11 @@ def at_short_line_ends(block: Block, ranges: list[tuple[int, int]], document: Do
     cuts = [
         line.char_start
         for ended, line in zip(short, block.line_boxes[1:])
-        if ended and _starts_entry(text[line.char_start : line.char_start + within], rules)
+        if ended and starts_entry(text[line.char_start : line.char_start + within], rules)
     ]
     bounds = [block.char_start, *cuts, block.char_end]
     pieces = [(bounds[index], len(text[: bounds[index + 1]].rstrip())) for index in range(len(bounds) - 1)]
-    if len(pieces) > 1 and all(_reads_as_entry(text[start:end], rules) for start, end in pieces):
+    if len(pieces) > 1 and all(reads_as_entry(text[start:end], rules) for start, end in pieces):
         return pieces
     return ranges
 
@@ -250,13 +215,13 @@ def _own_marks(document: Document, front_end: int) -> Callable[[str], bool] | No
     `front_end`) prints, as the back matter after a bibliography does; None where the paper
     shows neither."""
     text = document.text
-    title = _title_key(document.title or "")[:_TITLE_KEY_LENGTH]
-    own_dois = {_doi(printed) for printed in _DOI.findall(text, 0, front_end)}
+    title = title_key(document.title or "")[:_TITLE_KEY_LENGTH]
+    own_dois = {printed_doi(printed) for printed in DOI.findall(text, 0, front_end)}
     if len(title) < _TITLE_KEY_LENGTH and not own_dois:
         return None
 
     def prints_own(printed: str) -> bool:
-        return (len(title) == _TITLE_KEY_LENGTH and title in _title_key(printed)) or any(doi in printed for doi in own_dois)
+        return (len(title) == _TITLE_KEY_LENGTH and title in title_key(printed)) or any(doi in printed for doi in own_dois)
 
     return prints_own
 
@@ -275,12 +240,6 @@ def _before_paragraph(entry: EntrySpan, text: str, ends_it: Callable[[str], bool
     return entry
 
 
-def _title_key(text: str) -> str:
-    """A title as it is looked for: lower case, letters and digits only, so that a title broken
-    at a line's end with a hyphen, or spaced otherwise, still matches."""
-    return "".join(filter(str.isalnum, text.casefold()))
-
-
 def in_number_order(entries: list[EntrySpan], document: Document, rules: Rules, list_starts: list[int] = ()) -> list[EntrySpan]:
     """A numbered bibliography's entries by their numbers: where the entries' numbers (`[12]`,
     `12.`, `(12)`, `12 `) run 1, 2, 3, … for most of them, an entry is cut where a line of it
@@ -297,7 +256,7 @@ def in_number_order(entries: list[EntrySpan], document: Document, rules: Rules, 
     sections_after = iter(list_starts[1:])
     next_section = next(sections_after, None)
     for entry in entries:
-        number = _number(entry.label, text[entry.char_start : entry.char_end], numbered)
+        number = entry_number(entry.label, text[entry.char_start : entry.char_end], numbered)
         start, label, in_run = entry.char_start, entry.label, number == last + 1
         new_section = next_section is not None and entry.char_start >= next_section
         while next_section is not None and entry.char_start >= next_section:
@@ -309,15 +268,15 @@ def in_number_order(entries: list[EntrySpan], document: Document, rules: Rules, 
         opens = in_run or new_section
         for line_start in _line_starts_inside(document, start, entry.char_end):
             line = text[line_start : entry.char_end]
-            if _number(_label(line, rules), line, numbered) == last + 1:
+            if entry_number(entry_label(line, rules), line, numbered) == last + 1:
                 pieces.append((EntrySpan(start, len(text[:line_start].rstrip()), label), opens))
                 start, label, opens, last, in_runs = line_start, str(last + 1), True, last + 1, in_runs + 1
         pieces.append((EntrySpan(start, entry.char_end, label), opens))
     if in_runs < 2 or 2 * in_runs < len(pieces):
         return entries
     ordered: list[EntrySpan] = []
-    for piece, starts_entry in pieces:
-        if not starts_entry and ordered:  # no number of the run: the entry before goes on here
+    for piece, opens_entry in pieces:
+        if not opens_entry and ordered:  # no number of the run: the entry before goes on here
             ordered[-1] = EntrySpan(ordered[-1].char_start, piece.char_end, ordered[-1].label)
         else:
             ordered.append(piece)
@@ -330,7 +289,7 @@ def by_authors(entries: list[EntrySpan], text: str, rules: Rules) -> list[EntryS
     platform: 2016 update.`, `2008. Patterns of …`, `MJ, Bickham JW, …`, the rest of an author
     list), or that follows an entry cut off inside its author list (`Smith, J. and`), carries on
     the entry before it; the PDF reader broke that entry where a line ended short."""
-    starts = [entry.label is not None or _starts_entry(text[entry.char_start : entry.char_end], rules) for entry in entries]
+    starts = [entry.label is not None or starts_entry(text[entry.char_start : entry.char_end], rules) for entry in entries]
     if 2 * sum(entry.label is not None for entry in entries) >= len(entries) or 2 * sum(starts) <= len(entries):
         return entries
     joined: list[EntrySpan] = []
@@ -342,41 +301,60 @@ def by_authors(entries: list[EntrySpan], text: str, rules: Rules) -> list[EntryS
     return joined
 
 
-def _starts_entry(item: str, rules: Rules) -> bool:
-    """Whether an item starts with an author's name (`Smith, J.`, `Oren Etzioni.`), or with a
-    name and the year (`OpenAI. 2023.`, `R Core Team. 2020.`)."""
-    body = _entry_body(item, rules)
-    return rules.references.first_author.match(body) is not None or _NAME_AND_YEAR.match(body) is not None
-
-
-def _number(label: str | None, item: str, numbered: re.Pattern[str]) -> int | None:
-    """The number an entry starts with: its label, or one printed without brackets (`(12)`, `12`)."""
-    if label is not None:
-        return int(label) if label.isdecimal() else None  # `[²]`: a digit to `isdigit`, and no number to `int`
-    match = numbered.match(_without_leading_markup(item))
-    return int(match["label"]) if match else None
-
-
 def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules) -> list[EntrySpan]:
     """The run of entries that ends a paper whose bibliography has no heading (a heading the
     converter or the PDF reader lost, or a proceedings paper that prints none): the last blocks,
     read back from the end for as long as every item in them reads as an entry, kept only when
     the run holds enough entries that a closing list of findings cannot pass for it. Back matter after the run (`Cite this article as: …`
-    and the publisher's notices after it: `_back_matter_start`) is read past."""
+    and the publisher's notices after it: `_back_matter_start`) is read past. A block that opens
+    with the end of an entry broken across a column, and one that prints the number before the
+    run's first but breaks off before its year, belong to the run (`_carried_over`)."""
     text = document.text
     blocks = sorted((block for top in nodes for node in top.subtree() for block in node.body), key=lambda block: block.char_start)
     run: list[tuple[int, int]] = []
+    first_number: int | None = None
     for block in reversed(blocks[: _back_matter_start(blocks, document, rules)]):
         ranges = _entries_of(block, text, rules)
+        number = _number_at(text, ranges[0][0], rules) if ranges else None
+        if not ranges:
+            ranges, number = _carried_over(block, document, rules, first_number)
         if not ranges:
             break
         run[:0] = ranges
+        first_number = number
     # A PDF's numbered list comes as a paragraph a column, its entries cut where a line starts
     # with the next number: it is counted by its entries, not by its paragraphs.
-    entries = in_number_order([EntrySpan(start, end, _label(text[start:end], rules)) for start, end in run], document, rules)
+    entries = in_number_order([EntrySpan(start, end, entry_label(text[start:end], rules)) for start, end in run], document, rules)
     if len(entries) < rules.references.trailing_min_entries:
         return []
     return entries
+
+
+def _number_at(text: str, start: int, rules: Rules) -> int | None:
+    """The number of the entry that starts at `start`, if it prints one."""
+    item = text[start : start + rules.references.year_within]
+    return entry_number(entry_label(item, rules), item, rules.references.numbered)
+
+
+def _carried_over(block: Block, document: Document, rules: Rules, next_number: int | None) -> tuple[list[tuple[int, int]], int | None]:
+    """The block whole, with the number of the first entry it starts, where it belongs to a
+    numbered run of entries though not every item of it reads as one: one of its lines starts a
+    labelled entry (`(Amsterdam) 324, 30 (2009). [10] A. Milekhin, …`, the end of an entry broken
+    across a column, then the next ones: `in_number_order` joins the end to its entry), or it
+    prints the number before the run's first (`next_number`) and breaks off before its year
+    (`[9] D. Tong, Quantum vortex strings: A review, Ann. Phys.`)."""
+    text = document.text
+    if block.kind not in _ENTRY_KINDS:
+        return [], None
+    whole = [(block.char_start, block.char_end)]
+    number = _number_at(text, block.char_start, rules)
+    if next_number is not None and number is not None and number == next_number - 1:
+        return whole, number
+    for start in _line_starts_inside(document, block.char_start, block.char_end):
+        item = text[start : block.char_end]
+        if entry_label(item, rules) is not None and reads_as_entry(item, rules):
+            return whole, _number_at(text, start, rules)
+    return [], None
 
 
 def _back_matter_start(blocks: list[Block], document: Document, rules: Rules) -> int:
@@ -401,14 +379,7 @@ def _back_matter_start(blocks: list[Block], document: Document, rules: Rules) ->
 def _entries_of(block: Block, text: str, rules: Rules) -> list[tuple[int, int]]:
     """The block's items (`_entry_ranges`) where every one reads as an entry, else none."""
     ranges = _entry_ranges(block, text)
-    return ranges if ranges and all(_reads_as_entry(text[start:end], rules) for start, end in ranges) else []
-
-
-def _reads_as_entry(item: str, rules: Rules) -> bool:
-    """An item that prints a label or starts with an author's name, and shows a year."""
-    body = _entry_body(item, rules)
-    named = _label(item, rules) is not None or rules.references.first_author.match(body) is not None
-    return named and _YEAR.search(body[: rules.references.year_within]) is not None
+    return ranges if ranges and all(reads_as_entry(text[start:end], rules) for start, end in ranges) else []
 
 
 def _entry_ranges(block: Block, text: str) -> list[tuple[int, int]]:
@@ -417,83 +388,3 @@ def _entry_ranges(block: Block, text: str) -> list[tuple[int, int]]:
     if block.kind in _ENTRY_KINDS:
         return [(block.char_start, block.char_end)]
     return []  # a table, code or maths in a bibliography holds no entry the pipeline can read
-
-
-def _without_marker(item: str) -> tuple[str, str | None]:
-    marker = _LIST_MARKER.match(item)
-    if marker is None:
-        return item, None
-    return item[marker.end() :], marker["number"]
-
-
-def _label(item: str, rules: Rules) -> str | None:
-    rest, number = _without_marker(item)
-    label = rules.references.label.match(_without_leading_markup(rest))
-    if label is not None:
-        return label["label"]
-    return number
-
-
-def _carries_on(item: str, rules: Rules) -> bool:
-    """Whether a paragraph continues the entry before it rather than starting one."""
-    rest, number = _without_marker(item)
-    return number is None and rest == item and not rules.references.label.match(rest) and rest[:1].islower()
-
-
-def references(entries: list[EntrySpan], document: Document, index: BlockIndex, rules: Rules) -> list[Reference]:
-    """The entries as records, with where they sit and what they show."""
-    records = []
-    for ordinal, entry in enumerate(entries, start=1):
-        written = document.text[entry.char_start : entry.char_end]
-        pages, line_start, line_end, _ = index.provenance(entry.char_start, entry.char_end)
-        body = _without_number(_entry_body(written, rules), entry.label, rules)
-        doi = search(_DOI, written)
-        year = _YEAR.search(body)
-        records.append(
-            Reference(
-                ref_id=f"R{ordinal}",
-                ordinal=ordinal,
-                label=entry.label,
-                text=written,
-                char_start=entry.char_start,
-                char_end=entry.char_end,
-                line_start=line_start,
-                line_end=line_end,
-                page_start=pages[0] if pages else None,
-                page_end=pages[-1] if pages else None,
-                doi=_doi(doi.group()) if doi else None,
-                year=(year["year"] + (year["letter"] or "")) if year else None,
-                first_author=_first_author(body, rules),
-            )
-        )
-    return records
-
-
-def _entry_body(written: str, rules: Rules) -> str:
-    """The entry without its list marker, its label and the markup around them."""
-    rest, _ = _without_marker(written)
-    rest = _without_leading_markup(rest)
-    label = rules.references.label.match(rest)
-    return _without_leading_markup(rest[label.end() :] if label else rest)
-
-
-def _without_number(body: str, label: str | None, rules: Rules) -> str:
-    """An entry's body without the number a numbered bibliography prints before it unbracketed (`(12)`)."""
-    number = rules.references.numbered.match(body) if label else None
-    return body[number.end() :] if number and number["label"] == label else body
-
-
-def _first_author(body: str, rules: Rules) -> str | None:
-    """The first author as `[references] first_author` reads it, or else the name the entry
-    prints alone before its year, as an organisation does (`OpenAI. 2023.`, `World Health
-    Organization (2010)`), so that `(OpenAI, 2023)` finds it. Where initials stand inside that
-    name (`Koenigswald Wv Braun A Pfeiffer T 2004`), it is several authors written without
-    commas, and none is taken for the first."""
-    match = rules.references.first_author.match(body)
-    if match:
-        return match["author"].strip()
-    named = _NAME_AND_YEAR.match(body)
-    if named is None:
-        return None
-    words = named["name"].rstrip(".,").split()
-    return None if any(word.isupper() and len(word) <= 3 for word in words[:-1]) else " ".join(words)

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import bisect
 
-from pipeline.chunk.citations import _members, _resolved
-from pipeline.chunk.cited_bibliography import Bibliography
+from pipeline.link.citations import _members, _resolved
+from pipeline.link.cited_bibliography import Bibliography
 from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
 from pipeline.rules import CitationRules
 

@@ -8,6 +8,7 @@ import unicodedata
 from collections import defaultdict
 from functools import cached_property
 
+from pipeline.chunk.entry_text import YEAR
 from pipeline.models import Chunk, ChunkSplit, Reference
 from pipeline.rules import CitationRules
 
@@ -121,6 +122,19 @@ class Bibliography:
             if reference.first_author and reference.year:
                 by_author_year[(surname_key(entry_surname(reference.first_author)), reference.year[:4])].append(reference)
         return dict(by_author_year)
+
+    @cached_property
+    def by_author_later_year(self) -> dict[tuple[str, str], list[Reference]]:
+        """Entries by first author's surname and each year they print after their first (a title
+        may print a year before the entry's own: `… entre 1994 e 2013. Ibersid, v. 10, 2016.`)."""
+        by_later: dict[tuple[str, str], list[Reference]] = defaultdict(list)
+        for reference in self.references:
+            if reference.first_author and reference.year:
+                surname = surname_key(entry_surname(reference.first_author))
+                after = reference.text.find(reference.year[:4]) + 4
+                for year in sorted({found["year"] for found in YEAR.finditer(reference.text, after)} - {reference.year[:4]}):
+                    by_later[(surname, year)].append(reference)
+        return dict(by_later)
 
     @cached_property
     def by_whole_author_year(self) -> dict[tuple[str, str], list[Reference]]:
