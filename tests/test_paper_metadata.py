@@ -11,7 +11,8 @@ import pytest
 from pipeline.extract import extract
 from pipeline.metadata import paper_metadata
 from pipeline.metadata.names import split_names, surname_key
-from pipeline.models import MetadataSource
+from pipeline.metadata.pdf_front import printed_title
+from pipeline.models import FrontLine, MetadataSource
 from pipeline.normalize import normalize
 
 BODY = " ".join(["Serum interleukin-6 rose in the treated cohort over twelve weeks of follow-up."] * 30)
@@ -140,3 +141,18 @@ def test_a_line_that_is_not_all_names_is_no_byline(line, rules):
 )
 def test_a_surname_key_is_the_surname_in_letters(name, key, rules):
     assert surname_key(name, rules.metadata) == key
+
+
+def test_a_title_read_with_a_side_label_is_the_title_lines_page_one_prints_in_its_size():
+    lines = [
+        FrontLine(text="A study of sleep and", size=20.8, bold=False, x0=60, y0=100),
+        FrontLine(text="ORIGINAL", size=7.5, bold=True, x0=400, y0=104),
+        FrontLine(text="interleukin-6 in adults", size=20.8, bold=False, x0=60, y0=124),
+    ]
+    assert printed_title(lines, "ORIGINAL A study of sleep and interleukin-6 in adults") == "A study of sleep and interleukin-6 in adults"
+
+
+def test_a_title_page_one_prints_as_read_is_kept_as_read():
+    lines = [FrontLine(text="A study of sleep and", size=20.8, bold=False, x0=60, y0=100),
+             FrontLine(text="interleukin-6 in adults", size=20.8, bold=False, x0=60, y0=124)]
+    assert printed_title(lines, "A study of sleep and interleukin-6 in adults") == "A study of sleep and interleukin-6 in adults"

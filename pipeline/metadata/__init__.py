@@ -53,13 +53,13 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     if title is not None:
         found["title"] = title
     elif document.title:
-        found["title"] = (document.title, MetadataSource.first_page)
+        found["title"] = (pdf_front.printed_title(lines, document.title), MetadataSource.first_page)
     # The file's own list of several authors, every one printed on page 1, is the whole list in
     # order; a single name there is often only the corresponding author's, so the byline comes first.
     confirmed = pdf_front.confirmed_authors(embedded, lines, rules)
     names = pdf_front.byline(lines, document.title, rules)
-    if not names and title is not None:
-        names = pdf_front.byline(lines, title[0], rules)
+    if not names and "title" in found and found["title"][0] != document.title:
+        names = pdf_front.byline(lines, found["title"][0], rules)
     if confirmed is not None and len(confirmed[0]) > 1:
         found["authors"] = confirmed
     elif names:

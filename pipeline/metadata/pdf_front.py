@@ -13,6 +13,8 @@ from pipeline.rules.metadata import MetadataRules
 
 _SAME_ROW = 2.0
 """Points between the tops of two pieces of one printed row (a name beside a name)."""
+_TITLE_SHARE = 0.6
+"""Of the extractor's title's letters, the share its own lines must spell to stand for it."""
 _ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
 
 
@@ -54,6 +56,25 @@ def title_rows(lines: list[FrontLine], title: str) -> tuple[int, int] | None:
             if not target.startswith(spelt):
                 break
     return None
+
+
+def printed_title(lines: list[FrontLine], title: str) -> str:
+    """The title as page 1 prints it. Where the extractor's title spells no run of rows (a label
+    set beside it, `ORIGINAL`, was read into it), it is the lines of one size whose text is all
+    part of the title, in order, where they spell most of it (`_TITLE_SHARE`) in one stretch."""
+    if title_rows(lines, title) is not None:
+        return title
+    target = letters(title)
+    by_size: dict[float, list[FrontLine]] = {}
+    for line in sorted(lines, key=lambda line: (line.y0, line.x0)):
+        spelt = letters(line.text)
+        if len(spelt) >= 3 and spelt in target:
+            by_size.setdefault(round(line.size * 2) / 2, []).append(line)
+    best = max(by_size.values(), key=lambda found: sum(len(letters(line.text)) for line in found), default=[])
+    spelt = "".join(letters(line.text) for line in best)
+    if best and spelt in target and len(spelt) >= _TITLE_SHARE * len(target):
+        return " ".join(" ".join(line.text.split()) for line in best)
+    return title
 
 
 def byline(lines: list[FrontLine], title: str | None, rules: MetadataRules) -> list[str]:
