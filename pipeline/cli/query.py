@@ -42,7 +42,7 @@ def search_command(
         str | None, typer.Option("--translate-cmd", help="A command that reads the query on stdin and writes the search query as one line.")
     ] = None,
     translate_timeout: Annotated[float, typer.Option("--translate-timeout", min=0.1, help="Seconds the translator may take.")] = DEFAULT_TIMEOUT_SECONDS,
-    follow: Annotated[bool, typer.Option("--expand", help="After each hit, the chunks it links to (Table 2, Section 4).")] = False,
+    follow: Annotated[bool, typer.Option("--expand", help="After each hit, the chunks it links to (Table 2, Section 4), and a chunk of each paper of the folder it cites.")] = False,
     depth: Annotated[int, typer.Option("--depth", min=1, help="With --expand: how many links deep.")] = 2,
     most: Annotated[int, typer.Option("--expand-limit", min=1, help="With --expand: the most chunks shown after a hit.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,

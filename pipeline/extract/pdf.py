@@ -56,6 +56,7 @@ from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_layout_choice import doubtful_reading
 from pipeline.extract.pdf_layout_model import drop_model_furniture, label_pieces, layout_model_installed, shared_model
+from pipeline.extract.pdf_metadata import embedded_metadata, first_page_lines
 from pipeline.extract.pdf_margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
 from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_shared_lines import split_shared_lines
@@ -305,6 +306,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             toc = []  # a broken outline only costs the outline: headings then come from typography
         page_count = doc.page_count
         repaired = doc.is_repaired
+        embedded = embedded_metadata(doc)
         messages = _mupdf_messages()
         if not any(pages):
             if repaired:
@@ -356,4 +358,6 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
         reading_notes=notes,
         layout=reading.value,
         layout_reason=reason,
+        embedded_metadata=embedded,
+        first_page=first_page_lines(pages[0]),
     )

@@ -10,7 +10,7 @@ import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
@@ -117,6 +117,40 @@ CREATE TABLE IF NOT EXISTS bibliography (
     doi VARCHAR,                       -- only where the entry shows one
     year VARCHAR,                      -- the first year the entry shows (2020a)
     first_author VARCHAR               -- as the entry writes the name
+);
+-- Each ingested paper's own metadata, read off its first page or front matter (pipeline/metadata):
+-- nothing looked up, NULL where the paper does not say it; each field's *_source says where it was
+-- read: pdf_metadata | xmp | first_page | yaml_front_matter | front_matter | heading.
+CREATE TABLE IF NOT EXISTS papers (
+    doc_id VARCHAR NOT NULL,
+    title VARCHAR,
+    title_source VARCHAR,
+    authors VARCHAR[] NOT NULL,        -- in the order printed, affiliation marks and degrees left out
+    author_keys VARCHAR[] NOT NULL,    -- each author's surname: lower case, letters only (dias, deiaco)
+    authors_source VARCHAR,
+    year INTEGER,                      -- of publication, as printed
+    year_source VARCHAR,
+    journal VARCHAR,
+    journal_source VARCHAR,
+    volume VARCHAR,
+    volume_source VARCHAR,
+    doi VARCHAR,                       -- lower case, no https://doi.org/
+    doi_source VARCHAR,
+    keywords VARCHAR[] NOT NULL,
+    keywords_source VARCHAR,
+    abstract_start INTEGER,            -- the abstract = substr(documents.text, abstract_start + 1, abstract_end - abstract_start)
+    abstract_end INTEGER,
+    abstract_source VARCHAR
+);
+-- Bibliography entries that are papers of the folder: recomputed from the stored rows at the end
+-- of every run (pipeline/index/paper_links.py), so a paper added later completes the links of
+-- papers ingested before it, and a removed one takes its links away. A work held twice (a
+-- preprint and its version) gives an entry two rows.
+CREATE TABLE IF NOT EXISTS paper_links (
+    doc_id VARCHAR NOT NULL,           -- the citing paper
+    ref_id VARCHAR NOT NULL,           -- its bibliography entry
+    cited_doc_id VARCHAR NOT NULL,     -- the paper of the folder the entry is
+    matched_by VARCHAR NOT NULL        -- doi (the same DOI) | title_year_author (title, year and first author's surname)
 );
 -- In-text citations: a marker (or a member of a range) in a chunk, and the entry it names.
 CREATE TABLE IF NOT EXISTS chunk_citations (
@@ -245,7 +279,7 @@ POSTINGS_TABLES = {
 
 TABLES_BY_DOCUMENT = (
     "chunk_postings", "paragraph_postings", "chunk_boxes", "chunk_citations", "chunk_links", "section_boxes", "chunks", "paragraphs",
-    "sections", "bibliography", "extractions", "documents",
+    "sections", "bibliography", "papers", "extractions", "documents",
 )
 # Tables without a doc_id column, and the key that finds a paper's rows in them through its
 # chunks or paragraphs (so they go before those tables in TABLES_BY_DOCUMENT).

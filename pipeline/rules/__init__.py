@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 from pipeline.errors import RulesError
 from pipeline.models import SectionType
 from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern, naming_group
+from pipeline.rules.metadata import MetadataRules
 from pipeline.rules.pdf import PdfRules
 from pipeline.rules.sources import CitationRules, LinkRules, ReferenceRules, SentenceRules
 
@@ -152,6 +153,7 @@ class Rules(RulesModel):
     references: ReferenceRules
     citations: CitationRules
     links: LinkRules
+    metadata: MetadataRules = Field(default_factory=MetadataRules)
     search: SearchRules = Field(default_factory=SearchRules)
     source: str = Field(default="", exclude=True)
     """The file the rules came from, for messages."""
