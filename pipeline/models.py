@@ -87,6 +87,8 @@ class ChunkSplit(StrEnum):
     """A figure or table caption, a chunk of its own."""
     aside = "aside"
     """Text beside the body flow (a margin note, a side box), a chunk of its own."""
+    bibliography = "bibliography"
+    """A bibliography printed without a heading starts here, after the last section's text."""
 
 
 class DocumentStatus(StrEnum):

@@ -97,7 +97,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     pages INTEGER[] NOT NULL,
     paragraph_ids VARCHAR[] NOT NULL,
     absorbed_into VARCHAR,
-    split VARCHAR NOT NULL,            -- why the chunk starts here: front | h2 | h3_soft | size | caption | aside
+    split VARCHAR NOT NULL,            -- why the chunk starts here: front | h2 | h3_soft | size | caption | aside | bibliography
     in_bibliography BOOLEAN NOT NULL   -- part of the paper's own References: search leaves it out unless asked
 );
 -- The paper's own bibliography, an entry a row, as the paper prints it: nothing looked up.
