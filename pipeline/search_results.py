@@ -13,6 +13,7 @@ import duckdb
 
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
 from pipeline.crosslingual.glossary import Glossary
+from pipeline.crosslingual.korean import KoreanAnalyser
 from pipeline.crosslingual.prepare import PreparedQuery, prepare_query
 from pipeline.index.expand import Expansion, expand
 from pipeline.index.paragraphs import ParagraphHit, search_paragraphs
@@ -60,10 +61,14 @@ class SearchResults:
 
 
 def run_search(
-    connection: duckdb.DuckDBPyConnection, request: SearchRequest, spelling: SearchRules | None, glossary: Glossary | None = None
+    connection: duckdb.DuckDBPyConnection,
+    request: SearchRequest,
+    spelling: SearchRules | None,
+    glossary: Glossary | None = None,
+    analyser: KoreanAnalyser | None = None,
 ) -> SearchResults:
     """Prepare the search query, rank the units, and follow the hits' links where asked."""
-    prepared = prepare_query(request.query, glossary, request.translate_command, request.translate_timeout)
+    prepared = prepare_query(request.query, glossary, request.translate_command, request.translate_timeout, analyser)
     if request.unit is Unit.paragraph:
         hits = search_paragraphs(connection, prepared.search_query, request.filters, request.limit, spelling, request.window)
     else:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS, Translation, translate
 from pipeline.crosslingual.glossary import Glossary, GlossaryMapping, map_query
+from pipeline.crosslingual.korean import KoreanAnalyser
 from pipeline.crosslingual.script import LATIN_SCRIPT_LANGUAGES, Script, detector_installed, query_language, query_script
 
 
@@ -45,10 +46,15 @@ class PreparedQuery:
 
 
 def prepare_query(
-    query: str, glossary: Glossary | None = None, translate_command: str | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS
+    query: str,
+    glossary: Glossary | None = None,
+    translate_command: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    analyser: KoreanAnalyser | None = None,
 ) -> PreparedQuery:
     """The search query for `query`: the translator's line where one is given and its line
-    passes the checks, else the glossary's mapping where a glossary is given, else as typed."""
+    passes the checks, else the glossary's mapping where a glossary is given, else as typed.
+    `analyser` splits Korean words into morphemes for the glossary (`korean.load_korean_analyser`)."""
     language = query_language(query)
     notes: list[str] = []
     if glossary is not None and language is not None and language != glossary.query_language:
@@ -62,16 +68,21 @@ def prepare_query(
                 return PreparedQuery(query, translation.output, "translator", language, translation=translation, notes=tuple(notes))
             fallback = f"the glossary {glossary.source}" if glossary is not None else "the query as typed"
             notes.append(f"the translator failed ({translation.reason}): searched with {fallback} instead")
-            return _without_translator(query, language, glossary, translation, notes)
-    return _without_translator(query, language, glossary, None, notes)
+            return _without_translator(query, language, glossary, translation, notes, analyser)
+    return _without_translator(query, language, glossary, None, notes, analyser)
 
 
 def _without_translator(
-    query: str, language: str | None, glossary: Glossary | None, translation: Translation | None, notes: list[str]
+    query: str,
+    language: str | None,
+    glossary: Glossary | None,
+    translation: Translation | None,
+    notes: list[str],
+    analyser: KoreanAnalyser | None,
 ) -> PreparedQuery:
     if glossary is None:
         return PreparedQuery(query, query, "typed", language, translation=translation, notes=tuple(notes))
-    mapping = map_query(query, glossary)
+    mapping = map_query(query, glossary, analyser)
     return PreparedQuery(query, mapping.search_query, "glossary", language, glossary.source, mapping, translation, tuple(notes))
 
 
