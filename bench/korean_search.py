@@ -9,7 +9,7 @@ DB is a database of the shared papers the questions are about: ingest them first
     mkdir -p /tmp/papers && cp -r ../shared/corpus/jats_md/nested /tmp/papers/jats \
         && cp -r ../shared/corpus/pdf /tmp/papers/pdf && pipeline ingest /tmp/papers --db /tmp/papers.duckdb
 A question's answer chunks are the chunks of its paper (`doc`) whose text holds one of its
-`answer` phrases, lowered; hit@5 is the share of questions one of whose top 5 chunks is one.
+`answer` phrases, lowered; hit@5 is the share of questions one of whose top 5 chunks is one, hit@1 the share whose first is.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 
 from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, load_glossary
+from pipeline.crosslingual.korean import load_korean_analyser
 from pipeline.index.database import open_readonly
 from pipeline.index.search import Unit
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
@@ -49,13 +50,16 @@ def main() -> None:
     parser.add_argument("--glossary", type=Path, default=DEFAULT_GLOSSARY_PATH)
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--no-analyser", action="store_true", help="Map Korean words without Kiwi, by the glossary's suffixes only.")
     arguments = parser.parse_args()
     questions = tomllib.loads(arguments.questions.read_text(encoding="utf-8"))["question"]
     connection = open_readonly(arguments.db)
     spelling = load_rules(DEFAULT_RULES_PATH).search
     glossary = load_glossary(arguments.glossary)
+    analyser = None if arguments.no_analyser else load_korean_analyser()
     forms = {"en": None, "ko": glossary, "ko-no-latin": glossary}
     hits = {form: 0 for form in forms}
+    firsts = {form: 0 for form in forms}
     untranslated: dict[str, int] = {}
     rows = []
     for question in questions:
@@ -65,9 +69,10 @@ def main() -> None:
         asked = {"en": question["english"], "ko": question["korean"], "ko-no-latin": without_latin(question["korean"])}
         row = {"id": question["id"], "answers": len(answers)}
         for form, text in asked.items():
-            results = run_search(connection, SearchRequest(text, Unit.chunk, limit=TOP), spelling, forms[form])
+            results = run_search(connection, SearchRequest(text, Unit.chunk, limit=TOP), spelling, forms[form], analyser)
             ranks = [rank for rank, hit in enumerate(results.hits, 1) if hit.chunk_id in answers]
             hits[form] += bool(ranks)
+            firsts[form] += bool(ranks) and ranks[0] == 1
             row[form] = {"query": text, "search_query": results.prepared.search_query, "rank": ranks[0] if ranks else None}
             if form == "ko" and results.prepared.mapping is not None:
                 row["untranslated"] = list(results.prepared.mapping.unmapped)
@@ -75,9 +80,9 @@ def main() -> None:
                     untranslated[word] = untranslated.get(word, 0) + 1
         rows.append(row)
     n = len(questions)
-    print(f"{'asked in':<14}{'n':>4}{'hit@5':>8}")
+    print(f"{'asked in':<14}{'n':>4}{'hit@5':>8}{'hit@1':>8}")
     for form in forms:
-        print(f"{form:<14}{n:>4}{hits[form] / n:>8.3f}")
+        print(f"{form:<14}{n:>4}{hits[form] / n:>8.3f}{firsts[form] / n:>8.3f}")
     left = sorted(untranslated, key=lambda word: (-untranslated[word], word))
     print(f"untranslated Korean words: {len(left)} distinct, in {sum(1 for row in rows if row.get('untranslated'))} of {n} questions")
     if left:
@@ -86,7 +91,7 @@ def main() -> None:
     print(f"questions with every Korean word translated: {fully} of {n}")
     if arguments.json:
         arguments.json.parent.mkdir(parents=True, exist_ok=True)
-        arguments.json.write_text(json.dumps({"hit@5": {form: hits[form] / n for form in forms}, "questions": rows}, ensure_ascii=False, indent=1))
+        arguments.json.write_text(json.dumps({"hit@5": {form: hits[form] / n for form in forms}, "hit@1": {form: firsts[form] / n for form in forms}, "questions": rows}, ensure_ascii=False, indent=1))
 
 
 if __name__ == "__main__":
