@@ -90,6 +90,27 @@ def load_glossary(path: Path | str = DEFAULT_GLOSSARY_PATH) -> Glossary:
         raise RulesError(f"glossary {path}: {problems}") from None
 
 
+def layered(base: Glossary, user: Glossary) -> Glossary:
+    """`user`'s glossary over `base`: its entries replace `base`'s for the same term (spaces and
+    case aside) and add the rest; suffixes and ignored words are both files'. Raise `RulesError`
+    where the two map different languages."""
+    if (user.query_language, user.evidence_language) != (base.query_language, base.evidence_language):
+        raise RulesError(
+            f"glossary {user.source} maps {user.query_language} to {user.evidence_language}, but {base.source}, "
+            f"which it is layered over, maps {base.query_language} to {base.evidence_language}; give it the same languages"
+        )
+    replaced = {_spaceless(entry) for entry in user.terms}
+    terms = {**{entry: written for entry, written in base.terms.items() if _spaceless(entry) not in replaced}, **user.terms}
+    return base.model_copy(
+        update={
+            "suffixes": tuple(dict.fromkeys(base.suffixes + user.suffixes)),
+            "ignore": base.ignore | user.ignore,
+            "terms": terms,
+            "source": f"{user.source} over {base.source}",
+        }
+    )
+
+
 @dataclass(frozen=True)
 class Mapped:
     """Words of the query that the glossary mapped: as typed, the entries they are, and the terms searched."""
@@ -97,6 +118,9 @@ class Mapped:
     typed: str
     entries: tuple[str, ...]
     terms: tuple[str, ...]
+    by_sound: float | None = None
+    """Where the word had no entry but sounds like a term of the index (`인슐린`, insulin): how
+    alike, 0 to 1 (`pipeline.crosslingual.sound`); None for a glossary entry."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +135,9 @@ class GlossaryMapping:
     """Words already in the evidence's script (`IL-6`, `2019`): searched as typed."""
     ignored: tuple[str, ...]
     """Function words the glossary leaves out (`무엇`)."""
+    unmapped_searched: tuple[str, ...] = ()
+    """Each unmapped word as it is searched: without its particles and endings (`인슐린` of
+    `인슐린을`) where an analyser split it, else as typed."""
 
 
 def map_query(query: str, glossary: Glossary, analyser: KoreanAnalyser | None = None) -> GlossaryMapping:
@@ -128,6 +155,7 @@ def map_query(query: str, glossary: Glossary, analyser: KoreanAnalyser | None = 
     pieces: list[str] = []
     mapped: list[Mapped] = []
     unmapped: list[str] = []
+    searched: list[str] = []
     kept: list[str] = []
     ignored: list[str] = list(particles)
     position = 0
@@ -137,7 +165,7 @@ def map_query(query: str, glossary: Glossary, analyser: KoreanAnalyser | None = 
             found = _mapped_by_parts(analysed[position], lookup, endings)
             if found is not None:
                 typed_parts, part_entries = found
-                _take(glossary, words[position], typed_parts, part_entries, pieces, mapped, unmapped, ignored)
+                _take(glossary, words[position], typed_parts, part_entries, pieces, mapped, (unmapped, searched), ignored)
                 position += 1
                 continue
         if found is None:
@@ -145,7 +173,11 @@ def map_query(query: str, glossary: Glossary, analyser: KoreanAnalyser | None = 
             if analysed[position] is not None and not analysed[position].stem:
                 ignored.append(word)
             else:
-                (kept if _in_evidence_script(word, glossary) else unmapped).append(word)
+                if _in_evidence_script(word, glossary):
+                    kept.append(word)
+                else:
+                    unmapped.append(word)
+                    searched.append(stems[position])
                 pieces.append(stems[position])
             position += 1
             continue
@@ -158,7 +190,7 @@ def map_query(query: str, glossary: Glossary, analyser: KoreanAnalyser | None = 
         else:
             ignored.append(typed)
         position = end
-    return GlossaryMapping(" ".join(pieces), tuple(mapped), tuple(unmapped), tuple(kept), tuple(ignored))
+    return GlossaryMapping(" ".join(pieces), tuple(mapped), tuple(unmapped), tuple(kept), tuple(ignored), tuple(searched))
 
 
 def _terms(glossary: Glossary, entries: tuple[str, ...]) -> tuple[str, ...]:
@@ -189,14 +221,15 @@ def _take(
     entries: list[tuple[str, ...] | None],
     pieces: list[str],
     mapped: list[Mapped],
-    unmapped: list[str],
+    unmapped: tuple[list[str], list[str]],
     ignored: list[str],
 ) -> None:
     """Record a word mapped part by part: a part with entries is mapped (typed as the part, or as
     the word where it is the word's dictionary form), a part without is unmapped."""
     for part, part_entries in zip(parts, entries):
         if part_entries is None:
-            unmapped.append(part)
+            unmapped[0].append(part)
+            unmapped[1].append(part)
             pieces.append(part)
             continue
         terms = _terms(glossary, part_entries)
