@@ -14,7 +14,7 @@ from rich.cells import cell_len, set_cell_size
 
 from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, OutputFormat, RulesOption, app, json_text, one_line
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
-from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, Glossary, layered, load_glossary
+from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, Glossary, layered, load_glossary, map_query
 from pipeline.crosslingual.korean import KOREAN_EXTRA_NOTICE, KoreanAnalyser, load_korean_analyser
 from pipeline.crosslingual.script import Script, query_script
 from pipeline.errors import IndexingError, PipelineError, TranslationError
@@ -80,7 +80,7 @@ def search_command(
     request = SearchRequest(query, unit, filters, limit, window, follow, depth, most, translate_cmd, translate_timeout)
     loaded_rules = load_rules(rules)
     loaded = _glossary(glossary, user_glossary, loaded_rules.search.user_glossary, Path(loaded_rules.source))
-    analyser = _korean_analyser(query, loaded, quiet=as_json)
+    analyser = _korean_analyser(query, loaded)
     connection = open_readonly(db)
     results = run_search(connection, request, loaded_rules.search, loaded, analyser)
     if as_json:
@@ -105,9 +105,13 @@ def _glossary(named: Path | None, user: Path | None, rules_user: str | None, rul
     return layered(base, load_glossary(user)) if user is not None else base
 
 
-def _korean_analyser(query: str, glossary: Glossary | None, quiet: bool) -> KoreanAnalyser | None:
-    """Kiwi for a Korean query through a Korean glossary; None (and a notice) where the korean extra is missing."""
+def _korean_analyser(query: str, glossary: Glossary | None) -> KoreanAnalyser | None:
+    """Kiwi for a Korean query through a Korean glossary whose suffix list alone leaves a word
+    unmapped (loading Kiwi takes most of a second); None, and a notice, where the korean extra
+    is missing."""
     if glossary is None or glossary.query_language != "ko" or query_script(query) is not Script.hangul:
+        return None
+    if not map_query(query, glossary).unmapped:
         return None
     analyser = load_korean_analyser()
     if analyser is None:
