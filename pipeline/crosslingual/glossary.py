@@ -13,8 +13,9 @@ term as the query writes it and the terms the papers write for it:
 Korean writes particles onto words (`신뢰구간은`) and spaces compounds as it likes (`메타 분석`,
 `메타분석`), so a word maps where it is a sequence of entries (or ignored words) followed by at
 most two of the listed suffixes, and a run of words where, spaces dropped, it is one entry so
-followed. Nothing else is guessed: a word that maps neither way is searched as typed and reported
-unmapped.
+followed. With Kiwi (`korean.py`) a word is looked up without its particles and endings, whatever
+they are. A word that maps no way is searched as typed and reported unmapped; the search may
+still match it by sound (`sound.py`).
 """
 
 from __future__ import annotations

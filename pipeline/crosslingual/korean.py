@@ -66,7 +66,7 @@ class KoreanAnalyser:
                 pending_prefix = ""
         if pending_prefix:
             parts.append(pending_prefix)
-        last_form, last_tag = content[-1]
+        last_tag = content[-1][1]
         lemma = "".join(form for form, _ in content) + "다" if last_tag in _VERB_TAGS else None
         return KoreanWord(typed, "".join(parts), lemma, tuple(parts))
 
