@@ -8,16 +8,19 @@ in their own words.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import duckdb
 
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
-from pipeline.crosslingual.glossary import Glossary
-from pipeline.crosslingual.prepare import PreparedQuery, prepare_query
+from pipeline.crosslingual.glossary import Glossary, Mapped
+from pipeline.crosslingual.korean import KoreanAnalyser
+from pipeline.crosslingual.prepare import PreparedQuery, prepare_query, with_sound_matches
+from pipeline.crosslingual.sound import match_by_sound
 from pipeline.index.cited_papers import CitedPaperChunk, cited_papers
 from pipeline.index.expand import Expansion, expand
 from pipeline.index.paragraphs import ParagraphHit, search_paragraphs
-from pipeline.index.search import SearchHit, Unit, UnitFilters, rank_units, read_chunk_hits, why_nothing_matched
+from pipeline.index.search import SearchHit, Unit, UnitFilters, index_terms_starting, rank_units, read_chunk_hits, why_nothing_matched
 from pipeline.rules import SearchRules
 
 # A neighbouring paragraph is shown by its start, this many characters, in the text output.
@@ -63,10 +66,18 @@ class SearchResults:
 
 
 def run_search(
-    connection: duckdb.DuckDBPyConnection, request: SearchRequest, spelling: SearchRules | None, glossary: Glossary | None = None
+    connection: duckdb.DuckDBPyConnection,
+    request: SearchRequest,
+    spelling: SearchRules | None,
+    glossary: Glossary | None = None,
+    analyser: KoreanAnalyser | None = None,
 ) -> SearchResults:
     """Prepare the search query, rank the units, and follow the hits' links where asked."""
-    prepared = prepare_query(request.query, glossary, request.translate_command, request.translate_timeout)
+    prepared = prepare_query(request.query, glossary, request.translate_command, request.translate_timeout, analyser)
+    if prepared.mapping is not None and prepared.mapping.unmapped and glossary is not None and glossary.query_language == "ko":
+        # Words the glossary lacks may be loanwords, which sound like a term of the papers.
+        found = match_by_sound(prepared.mapping.unmapped_searched, partial(index_terms_starting, connection))
+        prepared = with_sound_matches(prepared, found)
     if request.unit is Unit.paragraph:
         hits = search_paragraphs(connection, prepared.search_query, request.filters, request.limit, spelling, request.window)
     else:
@@ -103,19 +114,26 @@ def query_lines(prepared: PreparedQuery) -> list[str]:
     lines = [f"query (as typed):  {prepared.query}"]
     if prepared.searched_with == "translator" and prepared.translation:
         lines.append(f"searched as:       {prepared.search_query}   [translator: {prepared.translation.command}]")
+        if prepared.untranslated:
+            lines.append("  untranslated:    " + ", ".join(prepared.untranslated) + "   (left so by the translator: searched as written)")
     elif prepared.mapping is not None:
         mapping = prepared.mapping
         lines.append(f"searched as:       {prepared.search_query}   [glossary: {prepared.glossary}]")
         if mapping.mapped:
-            lines.append("  mapped:          " + "; ".join(f"{m.typed} → {', '.join(m.terms)}" for m in mapping.mapped))
+            lines.append("  mapped:          " + "; ".join(_mapped_text(m) for m in mapping.mapped))
         if mapping.unmapped:
-            lines.append("  unmapped:        " + ", ".join(mapping.unmapped) + "   (no entry: searched as typed)")
+            lines.append("  untranslated:    " + ", ".join(mapping.unmapped) + "   (no entry, nothing alike by sound: searched as typed)")
         if mapping.ignored:
             lines.append("  left out:        " + ", ".join(mapping.ignored))
     else:
         lines.append(f"searched as:       {prepared.search_query}   [as typed]")
     lines.append("evidence, below:   quoted from the papers, in their own words")
     return [*lines, ""]
+
+
+def _mapped_text(mapped: Mapped) -> str:
+    shown = f"{mapped.typed} → {', '.join(mapped.terms)}"
+    return shown + (f" (by sound, {mapped.by_sound:.2f} alike: no glossary entry)" if mapped.by_sound is not None else "")
 
 
 def hit_lines(results: SearchResults) -> list[str]:

@@ -135,6 +135,9 @@ class SearchRules(RulesModel):
     spelling: list[SpellingPair] = Field(default_factory=list)
     spelling_min_stem: Annotated[int, Field(ge=1)] = 3
     """Letters a word must keep beside the changed part, so `size` is not taken for `sise`."""
+    user_glossary: str | None = None
+    """A glossary file of the user's, layered over the one `--glossary` names (or ours): its
+    entries win. A relative path is read from the rules file's folder."""
 
 
 class Rules(RulesModel):
