@@ -1,5 +1,5 @@
-"""CPU seconds of a worker's stages (extract, normalize, chunk, link, index terms, rows) over the shared
-corpus, for one or more source trees side by side, in one run.
+"""CPU seconds of a worker's stages (extract, normalize, metadata, chunk, link, index terms, rows)
+over the shared corpus, for one or more source trees side by side, in one run.
 
     .venv/bin/python bench/stage_cpu.py [--corpus ../shared/corpus] [--kind markdown pdf] [--repeat 3] [TREE ...]
 
@@ -10,8 +10,9 @@ take turns, round by round, so that their ratios compare runs made seconds apart
 `time.process_time`, summed over the files: what the stage costs, not what the machine gave it.
 The first tree is the one the others are compared to. The stages are a pool worker's, as
 `pipeline.ingest.task.run_task` runs them and `bench/run.py`'s per-stage timing splits them:
-`terms` is counting the index terms, `rows` building the paper's rows as JSON (the extraction's
-JSON included); loading them into DuckDB is the writer's, not timed here.
+`metadata` the paper metadata step, `terms` is counting the index terms, `rows` building the
+paper's rows as JSON (the extraction's JSON included); loading them into DuckDB is the writer's,
+not timed here.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 from corpus import MARKDOWN_FOLDERS
 
 PROJECT = Path(__file__).resolve().parent.parent
-STAGES = ("extract", "normalize", "chunk", "link", "terms", "rows")
+STAGES = ("extract", "normalize", "metadata", "chunk", "link", "terms", "rows")
 KINDS = ("markdown", "pdf")
 
 
@@ -61,6 +62,11 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
 
     # Trees before paragraph postings (0.3.1 and older) count the chunks' terms alone.
     count_terms = getattr(index_terms, "count_paper_terms", None) or index_terms.count_chunk_terms
+    # Trees before paper metadata (0.5.0 and older) have no metadata step: it costs them nothing.
+    try:
+        from pipeline.metadata import paper_metadata
+    except ImportError:
+        paper_metadata = None
     rules = load_rules()
     key = extraction_key(rules)
     seconds = dict.fromkeys(STAGES, 0.0)
@@ -74,17 +80,20 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
         extracted = clock()
         document = normalize(raw, doc_id, rules)
         normalized = clock()
+        described = [paper_metadata(raw, document, rules.metadata)] if paper_metadata else []
+        metadata_at = clock()
         chunked = chunk(document, rules)
         chunked_at = clock()
         chunked = link(chunked, rules)
         linked = clock()
         terms = count_terms(chunked)
         counted = clock()
-        paper_rows(row, chunked, (key, raw.model_dump_json()), terms)
+        paper_rows(row, chunked, (key, raw.model_dump_json()), terms, *described)
         built = clock()
         seconds["extract"] += extracted - at
         seconds["normalize"] += normalized - extracted
-        seconds["chunk"] += chunked_at - normalized
+        seconds["metadata"] += metadata_at - normalized
+        seconds["chunk"] += chunked_at - metadata_at
         seconds["link"] += linked - chunked_at
         seconds["terms"] += counted - linked
         seconds["rows"] += built - counted

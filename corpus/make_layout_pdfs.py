@@ -463,6 +463,111 @@ def pull_quote_and_figure(doc: pymupdf.Document) -> Fixture:
     return fixture
 
 
+def side_panel_in_a_sentence(doc: pymupdf.Document) -> Fixture:
+    """Two columns; a shaded panel in small print under a bold title of its own (a journal's
+    `Research in context`) set inside a paragraph's run: the panel is asides, its title heads no
+    section, and the sentence it breaks comes out whole."""
+    fixture = Fixture("side_panel_in_a_sentence")
+    middle = (LEFT + RIGHT) / 2
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Side Panels in the Methods of a Two-Column Trial Report")
+    flow.top = flow.y
+    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    body = Style("tiro", 9.5, 11.5)
+    bold = {2: Style("hebo", 11.0, 13.0), 3: Style("hebo", 9.5, 12.0)}
+    _body(flow, fixture, 11, _SECTIONS[:3], bold, body)
+    first = sentences(9950, 6)
+    lines = wrap(first, body, flow.width)
+    title, small = Style("hebo", 9.5, 12.0), Style("helv", 8.0, 10.0)
+    panel = sentences(9951, 4)
+    panel_lines = wrap(panel, small, flow.width - 12)
+    height = title.leading + len(panel_lines) * small.leading + 10
+    if flow.y + 3 * body.leading + height + len(lines) * body.leading > BOTTOM:
+        flow.next_column()
+    for line in lines[:3]:
+        flow.line(line, body)
+    top = flow.y + 8
+    flow.page.draw_rect(pymupdf.Rect(flow.x0 - 3, top, flow.x0 + flow.width + 3, top + height), color=None, fill=(0.9, 0.9, 0.95))
+    flow.y = top
+    flow.line("Research in context", title, indent=6)
+    for line in panel_lines:
+        flow.line(line, small, indent=6)
+    flow.y = top + height + 4
+    for line in lines[3:]:
+        flow.line(line, body)
+    fixture.paragraphs.append(first)
+    fixture.asides += ["Research in context", panel]
+    for seed in range(9952, 9955):
+        paragraph = sentences(seed, 5)
+        flow.paragraph(paragraph, body)
+        fixture.paragraphs.append(paragraph)
+    _body(flow, fixture, 12, _SECTIONS[4:], bold, body)
+    return fixture
+
+
+def table_across_the_gutter(doc: pymupdf.Document) -> Fixture:
+    """Two columns on every page; on page 2 a table as wide as the page, whose second column of
+    names crosses the gutter, stands between two bands of two-column text: the page shows no
+    gutter of its own, the other pages do, and every paragraph comes out whole."""
+    fixture = Fixture("table_across_the_gutter")
+    middle = (LEFT + RIGHT) / 2
+    columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Genetic Diversity of Basil Accessions Across Sites")
+    flow.top = flow.y
+    flow.columns = columns
+    _body(flow, fixture, 13, _SECTIONS[:2], _SANS_BOLD)
+    while True:  # fill page 1 with whole paragraphs, so that page 2 is set by hand
+        paragraph = sentences(13500 + len(fixture.paragraphs), 5)
+        if flow.column == 1 and flow.y + len(wrap(paragraph, BODY, flow.width)) * BODY.leading > BOTTOM:
+            break
+        flow.paragraph(paragraph, BODY)
+        fixture.paragraphs.append(paragraph)
+    page = doc.new_page(width=PAGE.width, height=PAGE.height)
+    boxes = [(columns[0], TOP), (columns[1], TOP), (columns[0], 680.0), (columns[1], 680.0)]
+    texts = [sentences(13600 + n, 3) for n in range(4)]
+    for ((x0, x1), top), text in zip(boxes, texts):
+        y = top
+        for line in wrap(text, BODY, x1 - x0):
+            y += BODY.leading
+            page.insert_text((x0, y), line, fontname=BODY.font, fontsize=BODY.size)
+        fixture.paragraphs.append(text)
+    small = Style("tiro", 8.0, 10.0)
+    y = 180.0
+    page.insert_text((LEFT, y), "Table 1. Accessions, their sites and the bands each primer gave.", fontname="tibo", fontsize=8.0)
+    for row in range(24):
+        y += 1.9 * small.leading
+        cells = [f"Site {row + 1}", ["Ocimum tenuiflorum", "Ocimum basilicum var.", "Ocimum gratissimum"][row % 3],
+                 f"{40 + row}", f"{12.5 + row / 4:.2f}", f"{0.30 + row / 100:.2f}"]
+        for x, cell in zip([LEFT, 250.0, 370.0, 440.0, 500.0], cells):
+            page.insert_text((x, y), cell, fontname=small.font, fontsize=small.size)
+    flow = Flow(doc, columns)
+    flow.page = doc.new_page(width=PAGE.width, height=PAGE.height)
+    flow.y = flow.top = TOP
+    _body(flow, fixture, 14, _SECTIONS[4:6], _SANS_BOLD)
+    return fixture
+
+
+def italic_headings_below_bold(doc: pymupdf.Document) -> Fixture:
+    """Two columns; sections and sub-sections in a bold sans at about body size, and the level
+    below them in the body's italic, a little larger than the bold sub-sections: the italic
+    heads the lowest sections, its size notwithstanding."""
+    fixture = Fixture("italic_headings_below_bold")
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, "Cholinergic Markers in Aging Endothelial Cells Treated With an Extract")
+    flow.top = flow.y
+    middle = (LEFT + RIGHT) / 2
+    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    styles = {2: Style("hebo", 10.5, 13.0), 3: Style("hebo", 10.0, 12.5), 4: Style("tiit", 10.5, 12.5)}
+    sections = [
+        (2, "Introduction", 2), (2, "Materials and Methods", 1), (3, "Preparation of extracts", 1),
+        (4, "Crude extract", 1), (4, "Ethanolic extract", 1), (3, "Flow cytometry", 2), (3, "Statistical analysis", 1),
+        (2, "Results", 2), (3, "Expression of the enzyme", 2), (2, "Discussion", 2),
+    ]
+    _body(flow, fixture, 15, sections, styles)
+    return fixture
+
+
 def _long_paper(doc: pymupdf.Document, name: str, heading: Style | None) -> Fixture:
     """Some 2,000 words in sections; with `heading` None the headings are set exactly like the
     body (its face, size and leading, no space above), so only their words say they are headings."""
@@ -751,7 +856,8 @@ def report_code_and_folios(doc: pymupdf.Document) -> Fixture:
     """A technical report: front matter numbered in roman (`iii` in bold at the foot of its
     pages), then sections whose text shows statements in a monospaced face, each on a line of its
     own set apart by space (`CREATE PERMISSION <permission name>`, `GRANT SELECT ON VISITS`), and
-    pages numbered in arabic: neither a folio nor a line of code is a heading."""
+    pages numbered in arabic, and a back cover of short centred lines in bold (the publisher, an
+    address, an ISBN): neither a folio, a line of code nor a line of the back cover is a heading."""
     fixture = Fixture("report_code_and_folios")
     flow = Flow(doc, [(LEFT, RIGHT)])
     _title(flow, fixture, "Permissions in the Synthetic Trials Database")
@@ -776,7 +882,16 @@ def report_code_and_folios(doc: pymupdf.Document) -> Fixture:
         paragraph = sentences(4400 + number, 4)
         flow.paragraph(paragraph, BODY, indent=0.0)
         fixture.paragraphs.append(paragraph)
+    cover = doc.new_page(width=PAGE.width, height=PAGE.height)
+    y = PAGE.height - 220
+    for line, size in [("Synthetic Trials Institute", 12.0), ("PO Box 4404 Nydalen", 9.0), ("NO-0403 Oslo, Norway", 9.0),
+                       ("www.example.org", 9.0), ("ISBN 978-82-8082-000-0", 9.0)]:
+        width = pymupdf.get_text_length(line, "hebo", size)
+        cover.insert_text(((PAGE.width - width) / 2, y), line, fontname="hebo", fontsize=size)
+        y += 1.6 * size
     for page in doc:
+        if page.number == cover.number:
+            continue  # a back cover prints no folio
         roman = ["i", "ii", "iii", "iv", "v", "vi"]
         label = roman[page.number] if page.number < front else str(page.number + 1 - front)
         width = pymupdf.get_text_length(label, folio.font, folio.size)
@@ -886,7 +1001,8 @@ FIXTURES = [margin_notes, side_box, font_face_headings, larger_abstract, column_
             pull_quote_and_figure, scanned_two_column, headings_like_body, headings_in_bold, table_beside_text,
             type3_word_by_word, headings_after_lead_ins, numbering_with_separators, run_in_headings_numbered_in_italic,
             run_in_headings_unnumbered_in_bold, leads_that_head_no_section,
-            top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders, report_code_and_folios]
+            top_headings_sharing_a_line, contents_with_leaders, contents_without_leaders, report_code_and_folios,
+            side_panel_in_a_sentence, table_across_the_gutter, italic_headings_below_bold]
 
 
 def make_layout_pdfs(out_dir: Path) -> dict[str, tuple[Path, Fixture]]:

@@ -50,3 +50,7 @@ EXIT_FILES_FAILED = 3
 
 class AuditError(PipelineError):
     """A page cannot be audited: it cannot be read, or the judge failed or cannot be set up."""
+
+
+class TranslationError(PipelineError):
+    """With --strict: a query's words were left untranslated, or its translator failed."""

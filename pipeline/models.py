@@ -89,6 +89,8 @@ class ChunkSplit(StrEnum):
     """A figure or table caption, a chunk of its own."""
     aside = "aside"
     """Text beside the body flow (a margin note, a side box), a chunk of its own."""
+    bibliography = "bibliography"
+    """A bibliography printed without a heading starts here, after the last section's text."""
 
 
 class DocumentStatus(StrEnum):
@@ -235,6 +237,22 @@ class SourceFacts(Record):
     """Why that reading was chosen: the mode asked for, or what made `auto` doubt the rules' reading."""
 
 
+class FrontLine(Record):
+    """A line printed on a PDF's first page as PyMuPDF reads it, before any pass drops, joins or
+    reorders it: where the paper's metadata (`pipeline.metadata`) finds its byline and DOI."""
+
+    text: str
+    size: float
+    """Points: the size most of its characters have."""
+    bold: bool
+    x0: float
+    """Points from the page's left edge."""
+    y0: float
+    """Points from the page's top to the line's top."""
+    superscripts: list[tuple[int, int]] = Field(default_factory=list)
+    """Char ranges of `text` set as superscripts (an author's affiliation marks)."""
+
+
 class RawDocument(SourceFacts):
     """What an extractor read from one file: blocks in reading order with their provenance."""
 
@@ -246,6 +264,11 @@ class RawDocument(SourceFacts):
     blocks: list[RawBlock]
     tables: list[Table] = Field(default_factory=list)
     """The tables found, cells and all, in the paper's order (their text stays in `blocks`)."""
+    embedded_metadata: dict[str, str] = Field(default_factory=dict)
+    """PDF only: the document information (`info:title`, `info:author`, `info:subject`, …) and the
+    XMP fields (`xmp:dc:title`, `xmp:prism:doi`, …) as the file stores them, empty ones left out."""
+    first_page: list[FrontLine] = Field(default_factory=list)
+    """PDF only: page 1's lines in PyMuPDF's order, furniture included."""
 
 
 # ---------------------------------------------------------------- normalize output
@@ -528,3 +551,54 @@ class ChunkedDocument(Record):
     """The paper's tables, each with the chunk of its caption where it has one."""
     structure_warning: str | None = None
     """Why the paper's structure looks collapsed (a long paper without section headings), or None."""
+
+
+# ---------------------------------------------------------------- paper metadata
+
+
+class MetadataSource(StrEnum):
+    """Where a field of a paper's metadata was read."""
+
+    pdf_metadata = "pdf_metadata"
+    """The PDF's document information dictionary (`/Title`, `/Author`, `/Subject`, `/Keywords`)."""
+    xmp = "xmp"
+    """The PDF's XMP metadata stream (Dublin Core, PRISM)."""
+    first_page = "first_page"
+    """Printed on the PDF's first page: its title block, the byline under it, a line of its own."""
+    yaml_front_matter = "yaml_front_matter"
+    """A Markdown file's YAML front matter (`---` … `---`)."""
+    front_matter = "front_matter"
+    """Written in a Markdown paper before its first section: the title, the line under it."""
+    heading = "heading"
+    """A heading of the paper's own (`Abstract`) or a label opening a paragraph (`Keywords:`)."""
+
+
+class PaperMetadata(Record):
+    """Who wrote a paper, when and where, as the paper itself says it: every field is read from
+    the file, each with where it was read (`*_source`), and None where the file does not say it."""
+
+    title: str | None = None
+    title_source: MetadataSource | None = None
+    authors: list[str] = Field(default_factory=list)
+    """Authors in the order printed, each name as printed less affiliation marks and degrees."""
+    author_keys: list[str] = Field(default_factory=list)
+    """Each author's surname in lower case, accents and everything but letters dropped: the key
+    `bibliography.first_author` is compared by."""
+    authors_source: MetadataSource | None = None
+    year: int | None = None
+    """The year of publication the paper prints (published, copyright, its citation line)."""
+    year_source: MetadataSource | None = None
+    journal: str | None = None
+    """The journal or venue's name."""
+    journal_source: MetadataSource | None = None
+    volume: str | None = None
+    volume_source: MetadataSource | None = None
+    doi: str | None = None
+    """Lower case, without `https://doi.org/` or `doi:`."""
+    doi_source: MetadataSource | None = None
+    keywords: list[str] = Field(default_factory=list)
+    keywords_source: MetadataSource | None = None
+    abstract_start: int | None = None
+    """Offsets of the abstract's text in `Document.text` (its heading left out), half-open."""
+    abstract_end: int | None = None
+    abstract_source: MetadataSource | None = None

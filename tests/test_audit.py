@@ -144,13 +144,13 @@ def test_a_sentence_its_passage_holds_is_supported(database):
 
 def test_a_sentence_its_passage_does_not_hold_is_unsupported(database):
     report = _audit("Drug X cured every patient of diabetes [chunk:trial.md:3].\n", database)
-    assert [s.verdict for s in report.sentences] == [SentenceVerdict.unsupported]
+    assert [s.verdict for s in report.sentences] == [SentenceVerdict.not_enough_evidence]
     assert (report.scores.citation_recall, report.scores.citation_precision) == (0.0, 0.0)
 
 
 def test_a_changed_number_is_unsupported_by_lexical_overlap(database):
     (sentence,) = _audit("Drug X lowered the rate of exacerbations by 60% compared with placebo [chunk:trial.md:2].\n", database).sentences
-    assert sentence.verdict == SentenceVerdict.unsupported
+    assert sentence.verdict == SentenceVerdict.not_enough_evidence
     assert sentence.joint.note.startswith("not in the passages: number(s) 60")
 
 
@@ -190,7 +190,7 @@ def test_the_lexical_judge_says_it_measures_overlap_not_entailment():
 
 def test_the_lexical_judge_passes_a_reversed_effect_it_cannot_read():
     premise = "Drug X lowered the rate of exacerbations by 40% compared with placebo."
-    (judgement,) = LexicalJudge(0.6).judge([Pair(premise, "Placebo lowered the rate of exacerbations by 40% compared with drug X.")])
+    (judgement,) = LexicalJudge(0.6).judge([Pair((_passage(premise),), "Placebo lowered the rate of exacerbations by 40% compared with drug X.")])
     assert judgement.supported
 
 
@@ -201,7 +201,7 @@ class TableJudge:
     """Support decided by hand: a premise supports a sentence when it holds every passage of one
     of the sentence's supporting sets."""
 
-    description = JudgeDescription(name="table", measures="entailment", detail="by hand", threshold=0.5, window="unlimited")
+    description = JudgeDescription(name="table", version="by hand", measures="support by hand", detail="by hand", threshold=0.5, window="unlimited")
 
     def __init__(self, supporting: dict[str, list[set[str]]]) -> None:
         self.supporting = supporting
@@ -253,8 +253,50 @@ def _command(*options: str) -> str:
 def test_the_command_judge_scores_every_pair_through_the_users_command(database):
     judge = make_judge(f"cmd:{_command()}", None, None, 30)
     report = _audit("Drug X blocks interleukin-5 [chunk:trial.md:3]. Drug X cures diabetes in children [chunk:trial.md:3].\n", database, judge)
-    assert [s.verdict for s in report.sentences] == [SentenceVerdict.supported, SentenceVerdict.unsupported]
-    assert report.judge.measures == "entailment" and report.sentences[0].joint.score == 1.0
+    assert [s.verdict for s in report.sentences] == [SentenceVerdict.supported, SentenceVerdict.not_enough_evidence]
+    assert report.judge.measures == "the command's score" and report.sentences[0].joint.score == 1.0
+
+
+@pytest.fixture
+def model_server():
+    """A stand-in for a local model server's chat endpoint: it answers `contradiction` where the
+    sentence says `does not`, `entailment` otherwise, as a served model would in one word."""
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["messages"][1]["content"]
+            word = "contradiction" if "does not" in asked.rpartition("Sentence:")[2] else "entailment"
+            body = json.dumps({"choices": [{"message": {"content": word}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *arguments):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1/chat/completions"
+    server.shutdown()
+
+
+def test_the_documented_model_server_judge_gives_entailment_and_contradiction(database, model_server, monkeypatch):
+    monkeypatch.setenv("JUDGE_SERVER", model_server)
+    script = PROJECT / "docs" / "examples" / "judge_with_a_model_server.py"
+    judge = CommandJudge(shlex.join([sys.executable, str(script)]), 0.5, None, 60)
+    page = "Drug X blocks interleukin-5 [chunk:trial.md:3]. Drug X does not block interleukin-5 [chunk:trial.md:3].\n"
+    report = _audit(page, database, judge)
+    assert [s.verdict for s in report.sentences] == [SentenceVerdict.supported, SentenceVerdict.contradicted]
+    assert report.sentences[1].joint.rule == "contradiction score" and report.judge.measures == "the command's score"
+
+
+def test_a_command_judge_verdict_shows_the_evidence_sentence_located_in_its_passage(database):
+    (sentence,) = _audit("Drug X blocks interleukin-5 [chunk:trial.md:3].\n", database, CommandJudge(_command(), 0.5, None, 30)).sentences
+    assert "interleukin-5" in sentence.joint.evidence[0].text and sentence.joint.rule == "threshold"
 
 
 def test_the_command_judge_cuts_premises_to_its_window_and_says_so(database):
@@ -346,7 +388,7 @@ def test_an_hf_judge_without_the_nli_extra_says_how_to_install_it(tmp_path):
 def test_an_nli_model_supports_a_paraphrase_and_not_its_negation(database):
     judge = make_judge(f"hf:{os.environ['AUDIT_NLI_MODEL']}", None, None, 30)
     report = _audit("Drug X blocks interleukin-5 [chunk:trial.md:3]. Drug X does not block interleukin-5 [chunk:trial.md:3].\n", database, judge)
-    assert [s.verdict for s in report.sentences] == [SentenceVerdict.supported, SentenceVerdict.unsupported]
+    assert [s.verdict for s in report.sentences] == [SentenceVerdict.supported, SentenceVerdict.not_enough_evidence]
 
 
 # ---------------------------------------------------------------- the command line
@@ -358,7 +400,7 @@ def test_audit_prints_both_figures_and_the_judge_on_top(database, tmp_path):
     result = runner.invoke(app, ["audit", str(page), "--db", str(database)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert "audited by lexical overlap" in lines[0]
+    assert "audited by claim coverage and contradiction rules (rules judge 1.0, audit.toml " in lines[0]
     assert lines[1].startswith("citation recall    0.500") and lines[2].startswith("citation precision 1.000")
     assert "[2] NO CITATION" in result.output and "trial.md › Discussion [discussion], lines 15-17" in result.output
 
@@ -369,7 +411,7 @@ def test_audit_prints_both_figures_and_the_judge_on_top(database, tmp_path):
         ("", "citation recall    n/a    (no sentences)", "citation precision n/a    (no citations)"),
         (
             "Drug X is the best drug there is.\n",
-            "citation recall    0.000  (0 of 1 sentences supported by lexical overlap)",
+            "citation recall    0.000  (0 of 1 sentences supported by claim coverage and contradiction rules)",
             "citation precision n/a    (no citations)",
         ),
     ],
@@ -395,8 +437,18 @@ def test_audit_json_holds_every_sentence_with_its_passages(database, tmp_path):
     page.write_text("Drug X blocks interleukin-5 [chunk:trial.md:3].\n")
     result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--json"])
     report = json.loads(result.output)
-    assert report["judge"]["measures"] == "lexical overlap"
+    assert report["judge"]["measures"] == "claim coverage and contradiction rules"
     assert report["sentences"][0]["citations"][0]["passage"]["heading_path"] == ["Discussion"]
+
+
+def test_audit_json_gives_the_evidence_sentence_with_its_offsets_in_the_paper(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Drug X blocks interleukin-5 [chunk:trial.md:3].\n")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--json"])
+    (evidence, *_) = json.loads(result.output)["sentences"][0]["joint"]["evidence"]
+    paper = open_readonly(database).execute("SELECT text FROM documents WHERE doc_id = 'trial.md'").fetchone()[0]
+    assert paper[evidence["char_start"] : evidence["char_end"]] == evidence["text"]
+    assert "interleukin-5" in evidence["agreeing"] and evidence["where"].startswith("paragraph ")
 
 
 def test_audit_runs_a_command_judge_within_its_window(database, tmp_path):
@@ -413,11 +465,26 @@ def test_audit_of_a_missing_page_is_an_error_naming_it(database, tmp_path):
     assert result.output.strip() == f"Error: cannot read {tmp_path / 'nope.md'}: No such file or directory; pass a Markdown file in UTF-8"
 
 
+def test_audit_with_audit_rules_that_cannot_be_read_says_which_file_and_what_to_do(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Drug X works.\n")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--audit-rules", str(tmp_path / "mine.toml")])
+    assert result.exit_code == 1
+    assert result.output.strip() == f"Error: cannot read audit rules {tmp_path / 'mine.toml'}: No such file or directory; pass an existing file to --audit-rules"
+
+
+def test_audit_rules_are_refused_for_another_judge(database, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Drug X works.\n")
+    result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--judge", "lexical", "--audit-rules", "rules/audit.toml"])
+    assert result.exit_code == 1 and "--audit-rules is for the rules judge, not 'lexical'" in result.output
+
+
 def test_audit_with_an_unknown_judge_says_which_there_are(database, tmp_path):
     page = tmp_path / "page.md"
     page.write_text("Drug X works.\n")
     result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--judge", "nli"])
-    assert result.exit_code == 1 and "pass --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL" in result.output
+    assert result.exit_code == 1 and "pass --judge rules, --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL" in result.output
 
 
 # ---------------------------------------------------------------- real papers
@@ -485,13 +552,13 @@ def test_the_lexical_judge_supports_every_sentence_of_a_faithful_paragraph(parag
 
 @pytest.mark.parametrize("paragraph", _paragraphs("wrong_chunk"))
 def test_the_lexical_judge_flags_a_citation_to_the_wrong_chunk(paragraph, shared_database):
-    assert SentenceVerdict.unsupported in _verdicts(paragraph, shared_database)
+    assert SentenceVerdict.not_enough_evidence in _verdicts(paragraph, shared_database)
 
 
 @pytest.mark.parametrize("paragraph", _paragraphs("changed_number"))
 def test_the_lexical_judge_flags_a_changed_number_unless_the_passage_holds_it_elsewhere(paragraph, shared_database):
     report = audit_page(paragraph["text"], "paragraph", open_readonly(shared_database), LexicalJudge(0.6))
-    if SentenceVerdict.unsupported not in [s.verdict for s in report.sentences]:
+    if SentenceVerdict.not_enough_evidence not in [s.verdict for s in report.sentences]:
         cited = " ".join(c.passage.text for s in report.sentences for c in s.citations)
         assert re.search(rf"(?<![\d.]){re.escape(paragraph['new_number'])}(?![\d])", cited)
 

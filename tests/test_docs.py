@@ -57,6 +57,23 @@ def test_the_tour_audits_a_page_that_exists_and_cites_chunks_of_the_sample_paper
     assert cited and all(citation["verdict"] != "unknown" for citation in cited)
 
 
+def test_the_tour_s_korean_example_finds_paragraphs_holding_its_translated_terms(tmp_path):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+    from pipeline.ingest import IngestOptions, ingest_folder
+    from pipeline.rules import load_rules
+
+    query, glossary = re.search(r'pipeline search "([^"]*[\uac00-\ud7a3][^"]*)" --glossary (\S+)', _tour()).groups()
+    ingest_folder(PROJECT / "corpus", tmp_path / "papers.duckdb", load_rules(), IngestOptions(workers=1))
+
+    arguments = ["search", query, "--glossary", str(PROJECT / glossary), "--unit", "paragraph", "--json", "--db", str(tmp_path / "papers.duckdb")]
+    output = json.loads(CliRunner().invoke(app, arguments).stdout)
+
+    assert output["untranslated"] == [] and len(output["hits"]) >= 3
+    assert all("lymph node" in hit["text"].lower() or "magnetic resonance" in hit["text"].lower() for hit in output["hits"][:3])
+
+
 def test_the_tour_says_how_to_run_pipeline_from_the_venv():
     assert ".venv/bin/activate" in _tour()
 

@@ -141,12 +141,12 @@ def database(tmp_path_factory, rules):
 
 
 def test_the_json_says_the_query_as_typed_the_search_query_and_what_mapped(database):
-    arguments = ["search", "메타분석의 신뢰구간 혈압", "--db", str(database), "--glossary", str(DEFAULT_GLOSSARY_PATH), "--json"]
+    arguments = ["search", "메타분석의 신뢰구간 놀이터", "--db", str(database), "--glossary", str(DEFAULT_GLOSSARY_PATH), "--json"]
     output = json.loads(runner.invoke(app, arguments).stdout)
-    assert output["query"] == "메타분석의 신뢰구간 혈압"
-    assert output["search_query"] == "meta-analysis confidence interval CI 혈압"
+    assert output["query"] == "메타분석의 신뢰구간 놀이터"
+    assert output["search_query"] == "meta-analysis confidence interval CI 놀이터"
     assert [(m["typed"], m["terms"]) for m in output["mapped"]] == [("메타분석의", ["meta-analysis"]), ("신뢰구간", ["confidence interval", "CI"])]
-    assert output["unmapped"] == ["혈압"] and output["searched_with"] == "glossary"
+    assert output["unmapped"] == ["놀이터"] and output["searched_with"] == "glossary"
     assert output["hits"][0]["source"]["doc_id"] == "meta.md"
 
 
@@ -159,9 +159,9 @@ def test_the_text_output_shows_the_query_the_search_query_and_the_evidence_apart
 
 
 def test_a_query_whose_every_word_is_unmapped_and_finds_nothing_says_so(database):
-    result = runner.invoke(app, ["search", "혈압 강하", "--db", str(database), "--glossary", str(DEFAULT_GLOSSARY_PATH)])
+    result = runner.invoke(app, ["search", "놀이터 고양이", "--db", str(database), "--glossary", str(DEFAULT_GLOSSARY_PATH)])
     assert result.stderr.splitlines()[-1] == (
-        f"No chunks match '혈압 강하': no word of it has an entry in the glossary {DEFAULT_GLOSSARY_PATH} (혈압, 강하), "
+        f"No chunks match '놀이터 고양이': no word of it has an entry in the glossary {DEFAULT_GLOSSARY_PATH} (놀이터, 고양이), "
         "and searched as typed no chunk holds any of its words."
     )
 

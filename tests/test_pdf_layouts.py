@@ -36,7 +36,8 @@ NAMES = ["margin_notes", "side_box", "font_face_headings", "larger_abstract", "c
          "headings_in_bold", "table_beside_text", "type3_word_by_word", "headings_after_lead_ins",
          "numbering_with_separators", "run_in_headings_numbered_in_italic", "run_in_headings_unnumbered_in_bold",
          "leads_that_head_no_section", "top_headings_sharing_a_line", "contents_with_leaders", "contents_without_leaders",
-         "report_code_and_folios"]
+         "report_code_and_folios", "side_panel_in_a_sentence", "table_across_the_gutter",
+         "italic_headings_below_bold"]
 HEADINGS_AT_THEIR_LEVEL = [name for name in NAMES if name != "scanned_two_column"]
 """An OCR layer stretches every word to its width on the scan, and PyMuPDF's size of a word grows
 with the square root of the stretch: the sizes of its headings no longer tell their levels apart,

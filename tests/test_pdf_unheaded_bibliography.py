@@ -97,3 +97,12 @@ def test_a_bibliography_set_under_the_last_sections_two_columns_is_read_after_th
     assert [reference.label for reference in chunked.references] == [str(n) for n in range(1, 14)]
     assert chunked.references[6].text.replace("\n", " ").endswith('in Proc. Conf. Examples, 2007, pp. 7-16.')
     assert [citation.marker for citation in chunked.citations if citation.ref_id is None] == []
+
+
+def test_a_bibliography_without_a_heading_starts_a_chunk_of_its_own(chunked):
+    """The entries after the Acknowledgements are the bibliography's chunks, and the chunk of the
+    Acknowledgements holds none of them."""
+    acknowledgements = next(chunk for chunk in chunked.chunks if "We thank the reviewers" in chunk.text)
+    assert "[1] A. Author1" not in acknowledgements.text and not acknowledgements.in_bibliography
+    first = next(chunk for chunk in chunked.chunks if chunk.text.startswith("[1] A. Author1"))
+    assert first.in_bibliography and first.split.value == "bibliography"

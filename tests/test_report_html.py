@@ -100,6 +100,11 @@ def test_the_page_names_the_rules_sizes_it_drew(small, tmp_path):
     assert "hard_max_words = 1234" in sizes and "over 1234" in sizes
 
 
+def test_the_papers_table_shows_each_papers_title_as_it_prints_it(written):
+    papers = _section(written.read_text(encoding="utf-8"), "Papers")
+    assert "<td>A good paper</td>" in papers and "Odd &lt;script&gt;" in papers
+
+
 def test_a_failing_file_shows_with_its_cause(written):
     failing = _section(written.read_text(), "Failing files")
     assert "<td>bad&lt;b&gt;.md</td><td>failed</td><td>bad&lt;b&gt;.md: the file is empty; nothing to ingest</td>" in failing

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pipeline.audit.records import JudgeDescription, Judgement
+from pipeline.audit.records import JudgeDescription, Judgement, Passage
 from pipeline.errors import AuditError
 from pipeline.index.terms import TermCounter
 from pipeline.user_command import OutputTooLarge, TimedOut, run_user_command
@@ -34,8 +34,13 @@ _DIGITS = re.compile(r"[\d.,]+")
 
 @dataclass(frozen=True)
 class Pair:
-    premise: str
+    passages: tuple[Passage, ...]
     hypothesis: str
+
+    @property
+    def premise(self) -> str:
+        """What a judge that reads text alone gets: the passages' texts in citation order, a blank line apart."""
+        return "\n\n".join(passage.text for passage in self.passages)
 
 
 class Judge(Protocol):
@@ -45,10 +50,21 @@ class Judge(Protocol):
         """A judgement for each pair, in order."""
 
 
-def make_judge(spec: str, threshold: float | None, window: int | None, timeout: float) -> Judge:
-    """The judge `--judge` names; `threshold` None for the judge's own default."""
+def make_judge(spec: str, threshold: float | None, window: int | None, timeout: float, audit_rules: Path | None = None) -> Judge:
+    """The judge `--judge` names; `threshold` None for the judge's own default; `audit_rules`
+    the rules judge's rules file (rules/audit.toml where None)."""
     if window is not None and not spec.startswith("cmd:"):
-        raise AuditError(f"--window is for a cmd: judge; the lexical judge reads whole passages and an hf: model its own window, not {spec!r}")
+        raise AuditError(f"--window is for a cmd: judge; the rules and lexical judges read whole passages and an hf: model its own window, not {spec!r}")
+    if audit_rules is not None and spec != "rules":
+        raise AuditError(f"--audit-rules is for the rules judge, not {spec!r}; leave it out or pass --judge rules")
+    if spec == "rules":
+        from pipeline.audit.rules import load_audit_rules
+        from pipeline.audit.rules_judge import RulesJudge
+
+        rules = load_audit_rules(audit_rules)
+        if threshold is not None:
+            rules = rules.model_copy(update={"thresholds": rules.thresholds.model_copy(update={"min_coverage": threshold})})
+        return RulesJudge(rules, audit_rules)
     if spec == "lexical":
         return LexicalJudge(LEXICAL_THRESHOLD if threshold is None else threshold)
     if spec.startswith("cmd:") and spec[4:].strip():
@@ -57,7 +73,7 @@ def make_judge(spec: str, threshold: float | None, window: int | None, timeout: 
         from pipeline.audit.nli_model import NliModelJudge
 
         return NliModelJudge(Path(spec[3:]), MODEL_THRESHOLD if threshold is None else threshold)
-    raise AuditError(f"unknown judge {spec!r}; pass --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL")
+    raise AuditError(f"unknown judge {spec!r}; pass --judge rules, --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL")
 
 
 def normalized_number(written: str) -> str:
@@ -78,7 +94,7 @@ class LexicalJudge:
 
     def __init__(self, threshold: float) -> None:
         self.description = JudgeDescription(
-            name="lexical", measures="lexical overlap", threshold=threshold, window="unlimited",
+            name="lexical", version="1.0", measures="lexical overlap", threshold=threshold, window="unlimited",
             detail="share of the sentence's content words (Porter stems, stopwords out) and numbers found in the passages; every number must be found",
         )
         self._counter = TermCounter()
@@ -98,7 +114,7 @@ class LexicalJudge:
         missing = ([f"number(s) {', '.join(missing_numbers)}"] if missing_numbers else []) + (
             [f"word(s) {', '.join(missing_words)}"] if missing_words else []
         )
-        return Judgement(score=round(score, 4), supported=supported, note=f"not in the passages: {'; '.join(missing)}" if missing else None)
+        return Judgement(score=round(score, 4), supported=supported, rule="overlap", note=f"not in the passages: {'; '.join(missing)}" if missing else None)
 
     def _content(self, text: str) -> tuple[set[str], set[str]]:
         terms = {term for term in self._counter.count(text) if not _DIGITS.fullmatch(term)}
@@ -107,7 +123,8 @@ class LexicalJudge:
 
 class CommandJudge:
     """A command of the user's: JSON lines `{"premise", "hypothesis"}` on its stdin, one
-    `{"entailment": float}` line out for each, in order. Run without a shell (`sh -c '…'` for
+    `{"entailment": float}` line out for each, in order, with `"contradiction": float` beside it
+    where the command can tell. Run without a shell (`sh -c '…'` for
     a pipeline), once per batch of pairs, each run within `timeout` seconds."""
 
     def __init__(self, command: str, threshold: float, window: int | None, timeout: float) -> None:
@@ -118,7 +135,7 @@ class CommandJudge:
         self.window = window
         self.timeout = timeout
         self.description = JudgeDescription(
-            name="cmd", measures="entailment", detail=command, threshold=threshold,
+            name="cmd", version=command, measures="the command's score", detail=command, threshold=threshold,
             window=f"{window} words" if window else "unlimited",
         )
 
@@ -153,10 +170,15 @@ class CommandJudge:
         if len(answers) != len(pairs):
             raise AuditError(f"judge command {shown} wrote {len(answers)} lines for {len(pairs)} pairs; it must write one JSON line per input line")
         threshold = self.description.threshold
-        return [
-            Judgement(score=score, supported=score >= threshold, truncated=truncated)
-            for score, (_, truncated) in zip((_entailment(answer, number, shown) for number, answer in enumerate(answers, 1)), premises)
-        ]
+        judgements = []
+        for number, (answer, (_, truncated)) in enumerate(zip(answers, premises), 1):
+            entailment, contradiction = _scores(answer, number, shown)
+            supported = entailment >= threshold
+            # A contradiction score is optional; it decides only where it wins and clears the threshold.
+            contradicted = not supported and contradiction is not None and contradiction >= threshold and contradiction > entailment
+            judgements.append(Judgement(score=entailment, supported=supported, contradicted=contradicted,
+                                        rule="contradiction score" if contradicted else "threshold", truncated=truncated))
+        return judgements
 
 
 def _cut(premise: str, window: int | None) -> tuple[str, bool]:
@@ -167,11 +189,20 @@ def _cut(premise: str, window: int | None) -> tuple[str, bool]:
     return " ".join(words[:window]), True
 
 
-def _entailment(line: str, number: int, shown: str) -> float:
+def _scores(line: str, number: int, shown: str) -> tuple[float, float | None]:
+    """The `entailment` score of one output line, and its `contradiction` score where it gives one."""
     try:
-        value = json.loads(line)["entailment"]
+        answer = json.loads(line)
+        value = answer["entailment"]
     except (json.JSONDecodeError, TypeError, KeyError):
         raise AuditError(f"judge command {shown}, output line {number}: {line[:80]!r} is no JSON object with an `entailment` number") from None
+    scores = [_probability(value, "entailment", number, shown)]
+    if "contradiction" in answer:
+        scores.append(_probability(answer["contradiction"], "contradiction", number, shown))
+    return scores[0], scores[1] if len(scores) > 1 else None
+
+
+def _probability(value: object, name: str, number: int, shown: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise AuditError(f"judge command {shown}, output line {number}: entailment {value!r} is no number from 0 to 1")
+        raise AuditError(f"judge command {shown}, output line {number}: {name} {value!r} is no number from 0 to 1")
     return float(value)

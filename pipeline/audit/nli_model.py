@@ -50,7 +50,7 @@ class NliModelJudge:
         self.window = self.tokenizer.model_max_length if self.tokenizer.model_max_length < 100_000 else FALLBACK_WINDOW
         self.entailment_label = None if self.seq2seq else _entailment_label(config, folder)
         self.description = JudgeDescription(
-            name="hf", measures="entailment", threshold=threshold, window=f"{self.window} tokens",
+            name="hf", version=str(folder), measures="entailment", threshold=threshold, window=f"{self.window} tokens",
             detail=f"{folder} ({'T5 answering 1 or 0' if self.seq2seq else f'classifier, label {config.id2label[self.entailment_label]!r}'})",
         )
 
@@ -61,7 +61,7 @@ class NliModelJudge:
             scores = self._seq2seq_scores(batch) if self.seq2seq else self._classifier_scores(batch)
             threshold = self.description.threshold
             judgements += [
-                Judgement(score=round(score, 4), supported=score >= threshold, truncated=self._too_long(pair))
+                Judgement(score=round(score, 4), supported=score >= threshold, rule="threshold", truncated=self._too_long(pair))
                 for score, pair in zip(scores, batch)
             ]
         return judgements

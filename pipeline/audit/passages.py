@@ -7,12 +7,20 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipeline.audit.records import Passage
+from pipeline.audit.records import ParagraphPlace, Passage
 
 _PASSAGES = """
-SELECT c.chunk_id, d.path, d.title, c.heading_path, c.section_type, c.text, c.line_start, c.line_end, c.page_start, c.page_end
+SELECT c.chunk_id, d.path, d.title, c.heading_path, c.section_type, c.text, c.line_start, c.line_end, c.page_start, c.page_end, c.char_start
 FROM chunks c JOIN documents d USING (doc_id)
 WHERE c.chunk_id IN (SELECT unnest(?::VARCHAR[]))
+"""
+# A chunk's paragraphs are those whose text lies inside the chunk's (a soft split cuts between
+# paragraphs, never inside one).
+_PARAGRAPHS = """
+SELECT c.chunk_id, p.paragraph_id, p.char_start, p.char_end, p.line_start, p.line_end, p.page_start, p.page_end
+FROM chunks c JOIN paragraphs p ON p.doc_id = c.doc_id AND p.char_start < c.char_end AND p.char_end > c.char_start
+WHERE c.chunk_id IN (SELECT unnest(?::VARCHAR[]))
+ORDER BY c.chunk_id, p.char_start
 """
 _PAPERS = "SELECT doc_id, max(ordinal) FROM chunks WHERE doc_id IN (SELECT unnest(?::VARCHAR[])) OR starts_with(doc_id, ?) GROUP BY doc_id"
 
@@ -27,12 +35,20 @@ class CitedPassages:
 def read_passages(connection: duckdb.DuckDBPyConnection, chunk_ids: list[str]) -> CitedPassages:
     """The stored chunks of `chunk_ids`, and why each of the others is not one."""
     found = {}
-    for chunk_id, path, title, heading_path, section_type, text, line_start, line_end, page_start, page_end in connection.execute(
-        _PASSAGES, [sorted(set(chunk_ids))]
+    ids = sorted(set(chunk_ids))
+    places: dict[str, list[ParagraphPlace]] = {}
+    for chunk_id, paragraph_id, char_start, char_end, line_start, line_end, page_start, page_end in connection.execute(_PARAGRAPHS, [ids]).fetchall():
+        places.setdefault(chunk_id, []).append(ParagraphPlace(
+            paragraph_id=paragraph_id, char_start=char_start, char_end=char_end, line_start=line_start,
+            line_end=line_end, page_start=page_start, page_end=page_end,
+        ))
+    for chunk_id, path, title, heading_path, section_type, text, line_start, line_end, page_start, page_end, char_start in connection.execute(
+        _PASSAGES, [ids]
     ).fetchall():
         found[chunk_id] = Passage(
             chunk_id=chunk_id, paper=path, title=title, heading_path=tuple(heading_path), section_type=section_type,
             text=text, line_start=line_start, line_end=line_end, page_start=page_start, page_end=page_end,
+            char_start=char_start, paragraphs=tuple(places.get(chunk_id, ())),
         )
     unknown = {chunk_id: _why_unknown(connection, chunk_id) for chunk_id in dict.fromkeys(chunk_ids) if chunk_id not in found}
     return CitedPassages(found, unknown)

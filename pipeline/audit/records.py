@@ -54,6 +54,32 @@ class Sentence(AuditRecord):
     """Markers that name no chunk id (a footnote without a definition or id), in words."""
 
 
+class ParagraphPlace(AuditRecord):
+    """Where one paragraph of a cited chunk is, in the paper's text and in its source."""
+
+    paragraph_id: str
+    char_start: int
+    """Offsets into the paper's normalized text, end exclusive."""
+    char_end: int
+    line_start: int | None
+    """Source Markdown lines, inclusive; None for a PDF."""
+    line_end: int | None
+    page_start: int | None
+    """Physical pages, inclusive; None without pages."""
+    page_end: int | None
+
+    @property
+    def where(self) -> str:
+        """`paragraph S3-P2, lines 57-57` or `paragraph S3-P2, page 4`."""
+        if self.page_start is not None:
+            pages = f"page {self.page_start}" if self.page_start == self.page_end else f"pages {self.page_start}-{self.page_end}"
+            return f"paragraph {self.paragraph_id}, {pages}"
+        if self.line_start is not None:
+            lines = f"line {self.line_start}" if self.line_start == self.line_end else f"lines {self.line_start}-{self.line_end}"
+            return f"paragraph {self.paragraph_id}, {lines}"
+        return f"paragraph {self.paragraph_id}"
+
+
 class Passage(AuditRecord):
     """A stored chunk, with where it comes from."""
 
@@ -70,6 +96,10 @@ class Passage(AuditRecord):
     page_start: int | None
     """Physical pages, inclusive; None without pages."""
     page_end: int | None
+    char_start: int = 0
+    """Where the chunk's text starts in its paper's normalized text (`documents.text`)."""
+    paragraphs: tuple[ParagraphPlace, ...] = ()
+    """The paragraphs the chunk holds, with where each is in the source: a sentence's lines or pages."""
 
     @property
     def where(self) -> str:
@@ -81,13 +111,37 @@ class Passage(AuditRecord):
         return "no pages or lines"
 
 
+class Evidence(AuditRecord):
+    """A sentence of a cited passage that the judge read as speaking to the claim."""
+
+    chunk_id: str
+    text: str
+    char_start: int
+    """Offsets into the paper's normalized text (`documents.text`), end exclusive."""
+    char_end: int
+    where: str
+    """The paragraph it is in and that paragraph's source lines or pages."""
+    agreeing: tuple[str, ...] = ()
+    """The claim's words (and numbers) this sentence holds."""
+    conflicting: tuple[str, ...] = ()
+    """What in this sentence contradicts the claim, as `claim word ≠ passage word`."""
+
+
 class Judgement(AuditRecord):
     """What a judge said of one premise and hypothesis."""
 
     score: float
-    """0 to 1: the lexical judge's overlap, or a model's entailment probability."""
+    """0 to 1: the rules or lexical judge's share of the claim's words the evidence holds, or a
+    model's entailment probability."""
     supported: bool
     """Whether the judge counts the premise as supporting the hypothesis (its threshold)."""
+    contradicted: bool = False
+    """Whether the judge reads the premise as saying the opposite (never with `supported`)."""
+    rule: str | None = None
+    """The rule that decided, where the judge says: `negation`, `direction`, `significance`,
+    `number`, `unit`, `key term`, `coverage`, `threshold`."""
+    evidence: tuple[Evidence, ...] = ()
+    """The passage sentences read as the evidence, the best first."""
     truncated: bool = False
     """The premise was longer than the judge's window and was cut to it."""
     note: str | None = None
@@ -120,7 +174,10 @@ class JudgedCitation(AuditRecord):
 
 class SentenceVerdict(StrEnum):
     supported = "supported"
-    unsupported = "unsupported"
+    contradicted = "contradicted"
+    """The cited passages say otherwise (a negation, a direction, a number or a unit)."""
+    not_enough_evidence = "not_enough_evidence"
+    """The cited passages do not say it (or not all of it)."""
     no_citation = "no_citation"
     error = "error"
     """It cites an id no chunk has, or a marker that names none: counted unsupported."""
@@ -137,9 +194,13 @@ class JudgedSentence(AuditRecord):
 
 class JudgeDescription(AuditRecord):
     name: str
-    """`lexical`, `cmd` or `hf`."""
+    """`rules`, `lexical`, `cmd` or `hf`."""
+    version: str
+    """What makes its verdicts reproducible: the rules judge's version and its rules file's
+    digest, the command, or the model folder."""
     measures: str
-    """`lexical overlap` or `entailment`: what its scores are, the word the report uses."""
+    """What its scores are, the words the report uses: `claim coverage and contradiction rules`,
+    `lexical overlap`, `the command's score` or `entailment`."""
     detail: str
     """The command, the model's folder, or how the overlap is counted."""
     threshold: float

@@ -1,9 +1,10 @@
 """Judging each sentence against its cited passages, as ALCE does.
 
-A sentence is supported when its cited passages, together, support it. For a supported sentence
+A sentence is supported when its cited passages, together, support it; contradicted when the
+judge reads them as saying otherwise, and otherwise not enough evidence. For a supported sentence
 with several citations, each citation is asked alone; one that does not support the sentence
 alone is irrelevant when the others still support it without it. A sentence that cites an id no
-chunk has, or a marker that names none, is an error and counts unsupported, as ALCE counts a
+chunk has, or a marker that names none, is an error and counts as not supported, as ALCE counts a
 citation of a document that is not there. The judge is asked in three batches (together, alone,
 without), each pair once.
 """
@@ -13,11 +14,6 @@ from __future__ import annotations
 from pipeline.audit.judges import Judge, Pair
 from pipeline.audit.passages import CitedPassages
 from pipeline.audit.records import CitationVerdict, JudgedCitation, JudgedSentence, Judgement, Passage, Sentence, SentenceVerdict
-
-
-def premise(passages: list[Passage]) -> str:
-    """What the judge reads for a set of passages: their texts, in citation order."""
-    return "\n\n".join(passage.text for passage in passages)
 
 
 def judge_sentences(sentences: list[Sentence], cited: CitedPassages, judge: Judge) -> list[JudgedSentence]:
@@ -47,7 +43,7 @@ def _passages(sentence: Sentence, cited: CitedPassages) -> list[Passage]:
 
 
 def _pair(sentence: Sentence, passages: list[Passage]) -> Pair:
-    return Pair(premise(passages), sentence.text)
+    return Pair(tuple(passages), sentence.text)
 
 
 def _ask(judge: Judge, pairs: list[Pair]) -> dict[Pair, Judgement]:
@@ -80,5 +76,6 @@ def _judged(
     elif not sentence.citations:
         verdict = SentenceVerdict.no_citation
     else:
-        verdict = SentenceVerdict.supported if joint.supported else SentenceVerdict.unsupported
+        verdict = (SentenceVerdict.supported if joint.supported
+                   else SentenceVerdict.contradicted if joint.contradicted else SentenceVerdict.not_enough_evidence)
     return JudgedSentence(sentence=sentence, verdict=verdict, joint=joint, citations=tuple(citations), errors=errors)

@@ -16,7 +16,7 @@ from pipeline.chunk.block_index import BlockIndex
 from pipeline.chunk.boxes import chunk_boxes, section_boxes, usual_line_gap
 from pipeline.chunk.classify import classify_sections
 from pipeline.chunk.ids import assign_ids
-from pipeline.chunk.loose_entries import beyond_sections, mark_unheaded_bibliography
+from pipeline.chunk.loose_entries import apart_from_the_text_before, beyond_sections, mark_unheaded_bibliography
 from pipeline.chunk.plan import caption_chunks, drop_bare_headings, plan_chunks
 from pipeline.chunk.records import build_records
 from pipeline.chunk.sections import build_sections
@@ -39,7 +39,8 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     nodes = assign_ids(nodes)
     entries = beyond_sections(entry_spans(nodes, document, rules), nodes, rules)
     whole = [(entry.char_start, entry.char_end) for entry in entries]
-    body = drop_bare_headings(enforce_max(plan_chunks(nodes, rules), document, index, rules, whole))
+    planned = apart_from_the_text_before(plan_chunks(nodes, rules), entries, index)
+    body = drop_bare_headings(enforce_max(planned, document, index, rules, whole))
     captions = enforce_max(caption_chunks(nodes), document, index, rules)
     bibliography = {member.section_id for node in bibliography_nodes(nodes, rules) for member in node.subtree()}
     chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), entries)

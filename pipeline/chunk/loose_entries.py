@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pipeline.chunk.bibliography import bibliography_nodes
+from pipeline.chunk.block_index import BlockIndex
+from pipeline.chunk.plan import ChunkPlan, Decision, piece_of
 from pipeline.chunk.sections import SectionNode
 from pipeline.models import ChunkedDocument, ChunkSplit, EntrySpan
 from pipeline.rules import Rules
@@ -37,3 +39,26 @@ def mark_unheaded_bibliography(chunked: ChunkedDocument, entries: list[EntrySpan
         for chunk in chunked.chunks
     ]
     return chunked.model_copy(update={"chunks": inside})
+
+
+def apart_from_the_text_before(plan: ChunkPlan, entries: list[EntrySpan], index: BlockIndex) -> ChunkPlan:
+    """The plan, the piece that holds the first entry beyond the bibliography's sections (a
+    bibliography printed without a heading) cut before it where the entry starts a block: the
+    entries are chunks of their own, not the end of the Acknowledgements'."""
+    beyond = next((entry for entry in entries if entry.beyond_sections), None)
+    if beyond is None:
+        return plan
+    pieces = list(plan.pieces)
+    for position, piece in enumerate(pieces):
+        if not piece.char_start < beyond.char_start < piece.char_end:
+            continue
+        blocks = index.overlapping(piece.char_start, piece.char_end)
+        starts = [block.char_start for block in blocks]
+        if beyond.char_start not in starts:
+            return plan  # the entry starts inside a block: no cut that keeps blocks whole
+        cut = starts.index(beyond.char_start)
+        before, after = blocks[:cut], blocks[cut:]
+        pieces[position : position + 1] = [piece_of(before, piece.node, piece.split), piece_of(after, piece.node, ChunkSplit.bibliography)]
+        decision = Decision(piece.node.section_id, "a bibliography without a heading starts a chunk of its own")
+        return ChunkPlan(tuple(pieces), plan.decisions + (decision,))
+    return plan

@@ -116,16 +116,18 @@ def report(
 def audit_command(
     page: Annotated[Path, typer.Argument(help="A Markdown page or answer that cites chunks (\\[chunk:ID], [^ID], [^n] footnotes).")],
     db: DbOption = DEFAULT_DB,
-    judge: Annotated[str, typer.Option("--judge", help="lexical (word overlap, no model), cmd:'COMMAND' (JSON lines in and out) or hf:PATH (a local NLI model).")] = "lexical",
-    threshold: Annotated[float | None, typer.Option("--threshold", min=0, max=1, help="Score from which the judge counts support; default 0.6 for lexical, 0.5 otherwise.")] = None,
+    judge: Annotated[str, typer.Option("--judge", help="rules (built in: key terms, negations, directions, numbers; no model), lexical (word overlap), cmd:'COMMAND' (JSON lines in and out) or hf:PATH (a local NLI model).")] = "rules",
+    threshold: Annotated[float | None, typer.Option("--threshold", min=0, max=1, help="Score from which the judge counts support; default 0.6 for rules and lexical, 0.5 otherwise.")] = None,
+    audit_rules: Annotated[Path | None, typer.Option("--audit-rules", help="With rules: your copy of rules/audit.toml.")] = None,
     window: Annotated[int | None, typer.Option("--window", min=1, help="With cmd: the most words of passages sent per pair (cut, and said so).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="With cmd: seconds one batch of pairs may take.")] = 120.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check a generated page's sentences against the chunks they cite (ALCE citation recall, precision).
 
-    Every sentence is listed with its verdict, the judge's score and its passages. The default judge measures lexical overlap (content words and numbers), not entailment: it
-    catches a changed number but not a negation or a reversed effect. See docs/audit.md.
+    Every sentence is listed with its verdict (supported, contradicted, not enough evidence), the rule
+    that decided and the passage sentence it rests on. The default judge reads by rules, not by a
+    model: key terms, negations, directions, numbers and units. See docs/audit.md.
 
     Example: pipeline audit wiki/ovarian-cancer.md --db out/papers.duckdb --judge cmd:'python nli.py'
     """
@@ -139,5 +141,5 @@ def audit_command(
     except (OSError, UnicodeDecodeError) as error:
         cause = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
         raise AuditError(f"cannot read {page}: {cause}; pass a Markdown file in UTF-8") from None
-    report = audit_page(text, str(page), open_readonly(db), make_judge(judge, threshold, window, timeout))
+    report = audit_page(text, str(page), open_readonly(db), make_judge(judge, threshold, window, timeout, audit_rules))
     typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))

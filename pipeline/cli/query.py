@@ -14,8 +14,10 @@ from rich.cells import cell_len, set_cell_size
 
 from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, OutputFormat, RulesOption, app, json_text, one_line
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
-from pipeline.crosslingual.glossary import load_glossary
-from pipeline.errors import IndexingError, PipelineError
+from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, Glossary, layered, load_glossary, map_query
+from pipeline.crosslingual.korean import KOREAN_EXTRA_NOTICE, KoreanAnalyser, load_korean_analyser
+from pipeline.crosslingual.script import Script, query_script
+from pipeline.errors import IndexingError, PipelineError, TranslationError
 from pipeline.index.database import open_readonly, profiling_or_logging
 from pipeline.index.search import Unit, UnitFilters
 from pipeline.models import SectionType
@@ -42,7 +44,14 @@ def search_command(
         str | None, typer.Option("--translate-cmd", help="A command that reads the query on stdin and writes the search query as one line.")
     ] = None,
     translate_timeout: Annotated[float, typer.Option("--translate-timeout", min=0.1, help="Seconds the translator may take.")] = DEFAULT_TIMEOUT_SECONDS,
-    follow: Annotated[bool, typer.Option("--expand", help="After each hit, the chunks it links to (Table 2, Section 4).")] = False,
+    user_glossary: Annotated[
+        Path | None,
+        typer.Option("--user-glossary", help="A glossary of yours, layered over --glossary (or ours): its entries win. Also the rules' [search] user_glossary."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit with an error (after the results) where a word was left untranslated or the translator failed.")
+    ] = False,
+    follow: Annotated[bool, typer.Option("--expand", help="After each hit, the chunks it links to (Table 2, Section 4), and a chunk of each paper of the folder it cites.")] = False,
     depth: Annotated[int, typer.Option("--depth", min=1, help="With --expand: how many links deep.")] = 2,
     most: Annotated[int, typer.Option("--expand-limit", min=1, help="With --expand: the most chunks shown after a hit.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
@@ -56,7 +65,9 @@ def search_command(
     --section-type meta). Numeric citation markers ([6], [3-5]) that cite an entry, and the
     entries' own numbers, are not searched: IL-6 finds no chunk by its [6]. --unit paragraph ranks paragraphs, each with its parent chunk, and
     --window N adds N paragraphs on either side. --glossary maps a query in another language to the
-    papers' terms, --translate-cmd asks a translator of yours (falling back to the glossary). With
+    papers' terms (--user-glossary layers yours over it; a Korean word with no entry is matched to
+    the papers' words by sound where one is close), --translate-cmd asks a translator of yours
+    (falling back to the glossary); --strict fails where a word stays untranslated. With
     --json: the query as typed, the search query run, what mapped, and each hit with its text, its
     `source` and, apart from it, what the paper's own bibliography says its markers cite. --show
     writes out/show/<chunk>.png (.html for Markdown) for each hit and prints where (on stderr with --json).
@@ -67,16 +78,59 @@ def search_command(
         raise typer.BadParameter("--window needs --unit paragraph", param_hint="--window")
     filters = UnitFilters(section_type.value if section_type else None, doc, everything)
     request = SearchRequest(query, unit, filters, limit, window, follow, depth, most, translate_cmd, translate_timeout)
-    loaded = load_glossary(glossary) if glossary is not None else None
+    loaded_rules = load_rules(rules)
+    loaded = _glossary(glossary, user_glossary, loaded_rules.search.user_glossary, Path(loaded_rules.source))
+    analyser = _korean_analyser(query, loaded)
     connection = open_readonly(db)
-    results = run_search(connection, request, load_rules(rules).search, loaded)
+    results = run_search(connection, request, loaded_rules.search, loaded, analyser)
     if as_json:
         typer.echo(json_text(results.as_json()))
     else:
-        _print_results(results, request, mapped=glossary is not None or translate_cmd is not None)
+        _print_results(results, request, mapped=loaded is not None or translate_cmd is not None)
     if show:
         for chunk_id in dict.fromkeys(hit.chunk_id for hit in results.hits if hit.chunk_id is not None):
             typer.echo(f"shown: {show_chunk(connection, chunk_id, folder=folder)}", err=as_json)
+    if strict:
+        _fail_if_not_translated(results)
+
+
+def _glossary(named: Path | None, user: Path | None, rules_user: str | None, rules_path: Path) -> Glossary | None:
+    """The glossary asked for (--glossary), with the user's (--user-glossary, else the rules'
+    user_glossary) layered over it, or over ours where only a user's is named."""
+    if user is None and rules_user is not None:
+        user = Path(rules_user) if Path(rules_user).is_absolute() else rules_path.parent / rules_user
+    if named is None and user is None:
+        return None
+    base = load_glossary(named if named is not None else DEFAULT_GLOSSARY_PATH)
+    return layered(base, load_glossary(user)) if user is not None else base
+
+
+def _korean_analyser(query: str, glossary: Glossary | None) -> KoreanAnalyser | None:
+    """Kiwi for a Korean query through a Korean glossary whose suffix list alone leaves a word
+    unmapped (loading Kiwi takes most of a second); None, and a notice, where the korean extra
+    is missing."""
+    if glossary is None or glossary.query_language != "ko" or query_script(query) is not Script.hangul:
+        return None
+    if not map_query(query, glossary).unmapped:
+        return None
+    analyser = load_korean_analyser()
+    if analyser is None:
+        typer.echo(f"({KOREAN_EXTRA_NOTICE}.)", err=True)
+    return analyser
+
+
+def _fail_if_not_translated(results: SearchResults) -> None:
+    prepared = results.prepared
+    problems = []
+    if prepared.translator_failed and prepared.translation is not None:
+        problems.append(f"the translator failed ({prepared.translation.reason})")
+    if prepared.untranslated:
+        problems.append(f"{len(prepared.untranslated)} word(s) were left untranslated ({', '.join(prepared.untranslated)})")
+    if problems:
+        raise TranslationError(
+            f"--strict: {'; '.join(problems)}; add the words to a glossary of yours (--user-glossary, docs/search.md) "
+            "or fix the translator, or drop --strict"
+        )
 
 
 def _print_results(results: SearchResults, request: SearchRequest, mapped: bool) -> None:

@@ -13,14 +13,16 @@ term as the query writes it and the terms the papers write for it:
 Korean writes particles onto words (`신뢰구간은`) and spaces compounds as it likes (`메타 분석`,
 `메타분석`), so a word maps where it is a sequence of entries (or ignored words) followed by at
 most two of the listed suffixes, and a run of words where, spaces dropped, it is one entry so
-followed. Nothing else is guessed: a word that maps neither way is searched as typed and reported
-unmapped.
+followed. With Kiwi (`korean.py`) a word is looked up without its particles and endings, whatever
+they are. A word that maps no way is searched as typed and reported unmapped; the search may
+still match it by sound (`sound.py`).
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +30,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from pipeline.crosslingual.korean import KoreanAnalyser, KoreanWord
 from pipeline.crosslingual.script import LANGUAGE_OF_SCRIPT, Script, letter_script
 from pipeline.errors import RulesError
 
@@ -88,6 +91,27 @@ def load_glossary(path: Path | str = DEFAULT_GLOSSARY_PATH) -> Glossary:
         raise RulesError(f"glossary {path}: {problems}") from None
 
 
+def layered(base: Glossary, user: Glossary) -> Glossary:
+    """`user`'s glossary over `base`: its entries replace `base`'s for the same term (spaces and
+    case aside) and add the rest; suffixes and ignored words are both files'. Raise `RulesError`
+    where the two map different languages."""
+    if (user.query_language, user.evidence_language) != (base.query_language, base.evidence_language):
+        raise RulesError(
+            f"glossary {user.source} maps {user.query_language} to {user.evidence_language}, but {base.source}, "
+            f"which it is layered over, maps {base.query_language} to {base.evidence_language}; give it the same languages"
+        )
+    replaced = {_spaceless(entry) for entry in user.terms}
+    terms = {**{entry: written for entry, written in base.terms.items() if _spaceless(entry) not in replaced}, **user.terms}
+    return base.model_copy(
+        update={
+            "suffixes": tuple(dict.fromkeys(base.suffixes + user.suffixes)),
+            "ignore": base.ignore | user.ignore,
+            "terms": terms,
+            "source": f"{user.source} over {base.source}",
+        }
+    )
+
+
 @dataclass(frozen=True)
 class Mapped:
     """Words of the query that the glossary mapped: as typed, the entries they are, and the terms searched."""
@@ -95,6 +119,9 @@ class Mapped:
     typed: str
     entries: tuple[str, ...]
     terms: tuple[str, ...]
+    by_sound: float | None = None
+    """Where the word had no entry but sounds like a term of the index (`인슐린`, insulin): how
+    alike, 0 to 1 (`pipeline.crosslingual.sound`); None for a glossary entry."""
 
 
 @dataclass(frozen=True)
@@ -109,38 +136,114 @@ class GlossaryMapping:
     """Words already in the evidence's script (`IL-6`, `2019`): searched as typed."""
     ignored: tuple[str, ...]
     """Function words the glossary leaves out (`무엇`)."""
+    unmapped_searched: tuple[str, ...] = ()
+    """Each unmapped word as it is searched: without its particles and endings (`인슐린` of
+    `인슐린을`) where an analyser split it, else as typed."""
 
 
-def map_query(query: str, glossary: Glossary) -> GlossaryMapping:
+def map_query(query: str, glossary: Glossary, analyser: KoreanAnalyser | None = None) -> GlossaryMapping:
     """The query with its words mapped through the glossary, in their order; the longest run of
-    words that maps is taken first."""
+    words that maps is taken first.
+
+    With an analyser, a word is looked up without its particles and endings (`사망률을` as
+    `사망률`, `낮췄는가` as `낮추다`), and a compound the glossary lacks whole as its parts
+    (`사구체여과율` as `사구체` and `여과율`); the glossary's suffix list still applies."""
     words, particles = _query_words(query, glossary)
+    analysed = [analyser.word(word) if analyser is not None and _is_hangul(word) else None for word in words]
+    stems = [word if found is None or not found.stem else found.stem for word, found in zip(words, analysed)]
     lookup = glossary.lookup()
     endings = _endings(glossary.suffixes)
     pieces: list[str] = []
     mapped: list[Mapped] = []
     unmapped: list[str] = []
+    searched: list[str] = []
     kept: list[str] = []
     ignored: list[str] = list(particles)
     position = 0
     while position < len(words):
-        found = _longest_mapping(words, position, lookup, endings)
+        found = _longest_mapping(stems, position, lookup, endings) or _longest_mapping(words, position, lookup, endings)
+        if found is None and analysed[position] is not None:
+            found = _mapped_by_parts(analysed[position], lookup, endings)
+            if found is not None:
+                typed_parts, part_entries = found
+                _take(glossary, words[position], typed_parts, part_entries, pieces, mapped, (unmapped, searched), ignored)
+                position += 1
+                continue
         if found is None:
             word = words[position]
-            (kept if _in_evidence_script(word, glossary) else unmapped).append(word)
-            pieces.append(word)
+            if analysed[position] is not None and not analysed[position].stem:
+                ignored.append(word)
+            else:
+                if _in_evidence_script(word, glossary):
+                    kept.append(word)
+                else:
+                    unmapped.append(word)
+                    searched.append(stems[position])
+                pieces.append(stems[position])
             position += 1
             continue
         end, entries = found
         typed = " ".join(words[position:end])
-        terms = tuple(dict.fromkeys(term for entry in entries if entry in glossary.terms for term in glossary.terms[entry]))
+        terms = _terms(glossary, entries)
         if terms:
             mapped.append(Mapped(typed, tuple(entry for entry in entries if entry in glossary.terms), terms))
             pieces.extend(terms)
         else:
             ignored.append(typed)
         position = end
-    return GlossaryMapping(" ".join(pieces), tuple(mapped), tuple(unmapped), tuple(kept), tuple(ignored))
+    return GlossaryMapping(" ".join(pieces), tuple(mapped), tuple(unmapped), tuple(kept), tuple(ignored), tuple(searched))
+
+
+def _terms(glossary: Glossary, entries: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(term for entry in entries if entry in glossary.terms for term in glossary.terms[entry]))
+
+
+def _mapped_by_parts(word: KoreanWord, lookup: dict[str, str], endings: tuple[str, ...]) -> tuple[list[str], list[tuple[str, ...] | None]] | None:
+    """A word whose stem maps neither whole nor as a run of entries, by its dictionary form
+    (`낮추다`) or part by part (`사구체`, `여과율`): each part's entries, None for a part with
+    none; None where no part maps."""
+    if word.lemma is not None and _spaceless(word.lemma) in lookup:
+        return [word.typed], [(lookup[_spaceless(word.lemma)],)]
+    if len(word.parts) < 2:
+        return None
+    entries: list[tuple[str, ...] | None] = []
+    for part in word.parts:
+        found = _longest_mapping([part], 0, lookup, endings)
+        entries.append(found[1] if found is not None else None)
+    if all(found is None for found in entries):
+        return None
+    return list(word.parts), entries
+
+
+def _take(
+    glossary: Glossary,
+    typed: str,
+    parts: list[str],
+    entries: list[tuple[str, ...] | None],
+    pieces: list[str],
+    mapped: list[Mapped],
+    unmapped: tuple[list[str], list[str]],
+    ignored: list[str],
+) -> None:
+    """Record a word mapped part by part: a part with entries is mapped (typed as the part, or as
+    the word where it is the word's dictionary form), a part without is unmapped."""
+    for part, part_entries in zip(parts, entries):
+        if part_entries is None:
+            unmapped[0].append(part)
+            unmapped[1].append(part)
+            pieces.append(part)
+            continue
+        terms = _terms(glossary, part_entries)
+        shown = part if len(parts) > 1 else typed
+        if terms:
+            mapped.append(Mapped(shown, tuple(entry for entry in part_entries if entry in glossary.terms), terms))
+            pieces.extend(terms)
+        else:
+            ignored.append(shown)
+
+
+def _is_hangul(word: str) -> bool:
+    return any(letter_script(character) is Script.hangul for character in word if character.isalpha())
 
 
 def _query_words(query: str, glossary: Glossary) -> tuple[list[str], list[str]]:
@@ -206,8 +309,13 @@ def _segment(written: str, entries: dict[str, str]) -> tuple[str, ...] | None:
 
 def _in_evidence_script(word: str, glossary: Glossary) -> bool:
     """Whether a word is written in the evidence's script (or has no letters: `2019`)."""
-    scripts = {letter_script(character) for character in word if character.isalpha()}
     evidence_script = next((script for script, language in LANGUAGE_OF_SCRIPT.items() if language == glossary.evidence_language), Script.latin)
+    # Greek letters are symbols in Latin-script science (`IFN-γ`, `NF-κB`, `β-blocker`), not Greek.
+    scripts = {
+        evidence_script if evidence_script is Script.latin and unicodedata.name(character, "").startswith("GREEK") else letter_script(character)
+        for character in word
+        if character.isalpha()
+    }
     return scripts <= {evidence_script}
 
 

@@ -67,7 +67,11 @@ def fingerprints(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]
 
 
 def changes_of_run(
-    built: duckdb.DuckDBPyConnection, published: duckdb.DuckDBPyConnection | None, written: Collection[str], stale: Collection[str]
+    built: duckdb.DuckDBPyConnection,
+    published: duckdb.DuckDBPyConnection | None,
+    written: Collection[str],
+    stale: Collection[str],
+    relinked: Collection[str] = (),
 ) -> list[RecordChange]:
     """The records added, changed and removed by a run that wrote the papers `written` into
     `built` after removing the rows of the papers `stale` (those it rewrote, under their old ids,
@@ -78,12 +82,14 @@ def changes_of_run(
     with the same digest has the same records in both, and is left out. A removed paper's
     records and a new paper's are listed, not fingerprinted: each is removed, or added, whatever
     its digests (a first run's fingerprints would build every record's metadata only for nothing
-    to compare it with)."""
+    to compare it with). A paper of `relinked`, whose entries now name other papers of the folder
+    (`pipeline.index.paper_links`), is fingerprinted in both states though its rows are as they were."""
     stale, written = set(stale), set(written)
+    relinked = set(relinked) - written - stale
     old = records_digests(published, stale) if published is not None else {}
     new = records_digests(built, written & old.keys())
     same = {doc_id for doc_id, digest in old.items() if digest is not None and new.get(doc_id) == digest}
-    rewritten = (written & old.keys()) - same
+    rewritten = ((written & old.keys()) - same) | (relinked if published is not None else set())
     # One after the other: each statement already takes every core DuckDB is given.
     before = {**fingerprints(published, rewritten), **_listed(published, stale - written)} if published is not None else {}
     after = {**fingerprints(built, rewritten), **_listed(built, written - old.keys())}

@@ -58,14 +58,22 @@ _IN_SELECTED = "doc_id IN (SELECT doc_id FROM selected)"
 
 # The entries a record's citation markers name, once each, in the bibliography's order; the
 # paper's own words, nothing looked up. `{owner}` is the record's key in the cited rows.
+# `doc_ids` are the papers of the folder the entry is (`paper_links`): where to read the work it
+# names, which the citing paper's own text is not.
 _REFERENCES = """
 SELECT {owner}, list({{'ref_id': b.ref_id, 'label': b.label, 'text': b.text, 'doi': b.doi, 'year': b.year,
-                       'first_author': b.first_author}} ORDER BY b.ordinal) AS refs
+                       'first_author': b.first_author, 'doc_ids': coalesce(held.doc_ids, [])}} ORDER BY b.ordinal) AS refs
 FROM (SELECT DISTINCT {owner}, doc_id, ref_id FROM {cited}) c
 JOIN bibliography b ON b.doc_id = c.doc_id AND b.ref_id = c.ref_id
+LEFT JOIN (SELECT doc_id, ref_id, list(cited_doc_id ORDER BY cited_doc_id) AS doc_ids FROM paper_links GROUP BY ALL) held
+  ON held.doc_id = c.doc_id AND held.ref_id = c.ref_id
 GROUP BY {owner}
 """
-_NO_REFERENCES = "[]::STRUCT(ref_id VARCHAR, label VARCHAR, text VARCHAR, doi VARCHAR, year VARCHAR, first_author VARCHAR)[]"
+_NO_REFERENCES = (
+    "[]::STRUCT(ref_id VARCHAR, label VARCHAR, text VARCHAR, doi VARCHAR, year VARCHAR, first_author VARCHAR, doc_ids VARCHAR[])[]"
+)
+# The paper's own metadata (`papers`), as the paper prints it; NULLs where it does not.
+_PAPER = "{'authors': coalesce(m.authors, []), 'year': m.year, 'journal': m.journal, 'volume': m.volume, 'doi': m.doi}"
 
 _CHUNK_RECORDS = """
 WITH {selected}, cited AS ({references})
@@ -74,9 +82,9 @@ SELECT c.chunk_id AS id, c.text,
          'heading': c.heading, 'heading_path': c.heading_path, 'ordinal': c.ordinal, 'paragraph_ids': c.paragraph_ids,
          'page_start': c.page_start, 'page_end': c.page_end, 'pages': c.pages, 'line_start': c.line_start,
          'line_end': c.line_end, 'char_start': c.char_start, 'char_end': c.char_end, 'word_count': c.word_count,
-         'split': c.split, 'in_bibliography': c.in_bibliography, 'table': t.markdown,
+         'split': c.split, 'in_bibliography': c.in_bibliography, 'paper': {paper}, 'table': t.markdown,
          'references': coalesce(cited.refs, {no_references})}}::JSON AS metadata
-FROM chunks c JOIN documents d USING (doc_id) LEFT JOIN cited USING (chunk_id) LEFT JOIN paper_tables t USING (chunk_id)
+FROM chunks c JOIN documents d USING (doc_id) LEFT JOIN papers m USING (doc_id) LEFT JOIN cited USING (chunk_id) LEFT JOIN paper_tables t USING (chunk_id)
 WHERE c.{in_selected} AND {where}
 ORDER BY c.doc_id, c.ordinal
 """
@@ -124,10 +132,11 @@ SELECT p.doc_id || ':' || p.paragraph_id AS id, p.doc_id, p.char_start, p.char_e
          'chunk_id': parents.chunk_id, 'chunk_ids': parents.chunk_ids, 'section_id': p.section_id,
          'section_type': s.section_type, 'heading_path': s.heading_path, 'page_start': p.page_start, 'page_end': p.page_end,
          'line_start': p.line_start, 'line_end': p.line_end, 'char_start': p.char_start, 'char_end': p.char_end,
-         'word_count': p.word_count, 'in_bibliography': parents.in_bibliography,
+         'word_count': p.word_count, 'in_bibliography': parents.in_bibliography, 'paper': {paper},
          'references': coalesce(cited.refs, {no_references}){window_fields}}}::JSON AS metadata
 FROM windowed p
 JOIN documents d ON d.doc_id = p.doc_id
+LEFT JOIN papers m ON m.doc_id = p.doc_id
 JOIN sections s ON s.doc_id = p.doc_id AND s.section_id = p.section_id
 JOIN parents ON parents.doc_id = p.doc_id AND parents.paragraph_id = p.paragraph_id
 LEFT JOIN cited ON cited.id = p.doc_id || ':' || p.paragraph_id
@@ -273,12 +282,12 @@ def _statement(selection: Selection) -> tuple[str, list]:
         cited = f"chunk_citations WHERE ref_id IS NOT NULL AND {_IN_SELECTED}"
         references = _REFERENCES.format(owner="chunk_id", cited=cited)
         statement = _CHUNK_RECORDS.format(
-            selected=selected, in_selected=_IN_SELECTED, references=references, no_references=_NO_REFERENCES, where=where
+            selected=selected, in_selected=_IN_SELECTED, references=references, no_references=_NO_REFERENCES, paper=_PAPER, where=where
         )
     else:
         statement = _PARAGRAPH_RECORDS.format(
             selected=selected, in_selected=_IN_SELECTED, references=_REFERENCES.format(owner="id", cited="markers"),
-            no_references=_NO_REFERENCES, where=where, window=int(selection.window),
+            no_references=_NO_REFERENCES, paper=_PAPER, where=where, window=int(selection.window),
             window_fields=_WINDOW_FIELDS if selection.window else "",
         )
     return statement, parameters

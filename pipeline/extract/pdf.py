@@ -22,7 +22,8 @@ geometry and typography on its lines, in passes (the module that holds each in b
    bold sub-heading after it as one a level below, each part of the line keeping its box.
 8. `mark_headings` (`pdf_headings`): the title, then outline (`get_toc()`) titles found on their
    pages, then typography: larger than body, or bold or capitals at body size; numbering gives the
-   depth and distinct styles map to levels by prominence.
+   depth and distinct styles map to levels by prominence. A back cover's short lines (`pdf_back_cover`) head
+   no section.
 9. `join_continuations` (`pdf_blocks`): a paragraph cut at the end of a column or page joins the
    one that carries on at the top of the next; captions, tables and footnotes between them move after it.
 10. `split_run_in_headings` (`pdf_run_in`): a paragraph that opens with a numbered or recurring lead
@@ -48,12 +49,14 @@ from pathlib import Path
 import pymupdf
 
 from pipeline.errors import ExtractError, NoTextLayerError
+from pipeline.extract.pdf_back_cover import back_cover_heads_nothing
 from pipeline.extract.pdf_blocks import BlockRules, group_blocks, join_continuations, merge_lists
 from pipeline.extract.pdf_contents import mark_contents
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_layout_choice import doubtful_reading
 from pipeline.extract.pdf_layout_model import LayoutLabel, drop_model_furniture, label_pieces, layout_model_installed, shared_model
+from pipeline.extract.pdf_metadata import embedded_metadata, first_page_lines
 from pipeline.extract.pdf_margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
 from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_shared_lines import split_shared_lines
@@ -282,7 +285,7 @@ def _blocks(
     run_in_rules = RunInRules.from_rules(rules)
     blocks = mark_contents(group_blocks(rows, layout, block_rules))
     blocks = split_shared_lines(blocks, layout, run_in_rules)
-    blocks = mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules))
+    blocks = back_cover_heads_nothing(mark_headings(blocks, layout, toc, heights[0], HeadingRules.from_rules(rules)))
     blocks = merge_lists(join_continuations(blocks, layout, block_rules))
     blocks = split_run_in_headings(blocks, layout, run_in_rules)
     return blocks, len(removed) + len(naming) + len(furniture) + len(numbers)
@@ -319,6 +322,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             toc = []  # a broken outline only costs the outline: headings then come from typography
         page_count = doc.page_count
         repaired = doc.is_repaired
+        embedded = embedded_metadata(doc)
         messages = _mupdf_messages()
         if not any(pages):
             if repaired:
@@ -373,4 +377,6 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
         reading_notes=notes,
         layout=reading.value,
         layout_reason=reason,
+        embedded_metadata=embedded,
+        first_page=first_page_lines(pages[0]),
     )

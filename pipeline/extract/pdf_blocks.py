@@ -250,19 +250,47 @@ def join_continuations(blocks: list[PdfBlock], layout: Layout, rules: BlockRules
         while (
             look < len(blocks)
             and look - index <= rules.continuations.max_floats_between
-            and _is_float(blocks[look], layout, rules)
+            and (_is_float(blocks[look], layout, rules) or _titles_small_print(blocks, look, block, layout, rules))
             and not _is_float(block, layout, rules)
         ):
             look += 1
         if look < len(blocks):
             nxt = blocks[look]
             moved_on = nxt.rows[0].group != block.rows[-1].group or look > index + 1
-            if moved_on and _continues(block, nxt, layout, rules):
+            # A panel sits inside one column: the sentence it breaks goes on below it.
+            in_panel = any(blocks[between].kind is BlockKind.heading for between in range(index + 1, look))
+            if moved_on and (not in_panel or nxt.rows[0].group == block.rows[-1].group) and _continues(block, nxt, layout, rules):
                 blocks[index] = replace(block, rows=block.rows + nxt.rows)
                 del blocks[look]
+                _panel_to_asides(blocks, index + 1, look)
                 continue
         index += 1
     return blocks
+
+
+def _titles_small_print(blocks: list[PdfBlock], index: int, before: PdfBlock, layout: Layout, rules: BlockRules) -> bool:
+    """Whether `blocks[index]` is a heading over small print in the column of `before` (a side
+    panel's title, `Research in context`, over its paragraphs): between the two halves of a
+    sentence in that column it is the panel's, no section of the paper."""
+    following = blocks[index + 1] if index + 1 < len(blocks) else None
+    return (
+        blocks[index].kind is BlockKind.heading
+        and blocks[index].rows[0].group == before.rows[-1].group
+        and following is not None
+        and following.kind is not BlockKind.heading
+        and _is_float(following, layout, rules)
+        and not rules.caption_start.match(following.text)
+    )
+
+
+def _panel_to_asides(blocks: list[PdfBlock], start: int, end: int) -> None:
+    """Where the blocks a sentence ran on past (`blocks[start:end]`) hold a heading (a side
+    panel's title), make the heading and the paragraphs of the panel asides."""
+    if any(block.kind is BlockKind.heading for block in blocks[start:end]):
+        blocks[start:end] = [
+            replace(block, kind=BlockKind.aside, level=None, evidence=()) if block.kind in (BlockKind.heading, BlockKind.paragraph) else block
+            for block in blocks[start:end]
+        ]
 
 
 def merge_lists(blocks: list[PdfBlock]) -> list[PdfBlock]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import replace
 
-from pipeline.extract.pdf_lines import NEARLY_ALL, SAME_LINE_OVERLAP, Lead, Piece, Row, joined_superscripts, union
+from pipeline.extract.pdf_lines import NEARLY_ALL, SAME_LINE_OVERLAP, Lead, Piece, Row, gathered_lines, joined_superscripts, union
 from pipeline.rules.pdf import PdfColumnRules
 
 _LEAST_COVERED = 0.2
@@ -57,6 +57,9 @@ _TABLE_CELL_GAP = 2.0
 """A page-wide table row has four pieces or more set over two font sizes apart: stricter than a
 row's cells, since word gaps of justified text reach two spaces' width, and text taken for a
 page-wide table would be read across both columns."""
+_TABLE_MIN_ROWS = 3
+"""Rows of cells a page must show for their stretch to be a table's: one or two such lines may be
+a figure's labels."""
 _SPANNING_OVERHANG = 0.2
 """A piece crosses a gutter when it reaches this share of a column's width into both columns;
 less is a ragged line end."""
@@ -254,28 +257,63 @@ def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRul
     for index, flat in enumerate(flats):
         if gutters[index] or len(flat) < _MIN_PIECES:
             continue
-        left = min(p.x0 for p in flat)
-        right = max(p.x1 for p in flat)
-        narrow = _narrow_lines(flat, right - left, rules)
-        narrow_chars = sum(p.chars for p in narrow)
-        total = sum(p.chars for p in flat)
-        if narrow_chars >= rules.weak_page_narrow_share * total and repeated:
-            limit = rules.gutter_crossing_share * narrow_chars
-            gaps, least, common = _coverage_gaps(narrow, left, right, limit), _WEAK_SIDE_MIN_LINES, repeated
-        else:
-            # Mostly wide lines: a gutter seen on any page, where nothing at all crosses (a margin column).
-            gaps, least, common = _coverage_gaps(flat, left, right, 0), _MARGIN_SIDE_MIN_LINES, middles
-        found = []
-        for start, end, _ in gaps:
-            if end - start >= rules.gutter_min_width * body_size and any(start <= c <= end for c in common):
-                sides = (
-                    [p for p in flat if p.x1 <= start + _BOX_SLACK],
-                    [p for p in flat if p.x0 >= end - _BOX_SLACK],
-                )
-                if all(len(side) >= least and sum(p.chars for p in side) >= _WEAK_SIDE_MIN_CHAR_SHARE * total for side in sides):
-                    found.append((start, end))
-        gutters[index] = found
+        # A table as wide as the page crosses the gutter with its cells: where the page shows no
+        # gutter whole, its stretch of the page, which says nothing of the columns above and
+        # below it, is left out.
+        gutters[index] = _shared_gutters(flat, repeated, middles, body_size, rules) or _shared_gutters(
+            _outside_tables(flat), repeated, middles, body_size, rules
+        )
     return gutters
+
+
+def _shared_gutters(
+    flat: list[Piece], repeated: list[float], middles: list[float], body_size: float, rules: PdfColumnRules
+) -> list[tuple[float, float]]:
+    """The gutters of a page whose own lines show none, sought where other pages have one
+    (`repeated`), among its narrow lines; or, where mostly wide lines fill the page, where nothing at
+    all crosses a gutter any page shows (a margin column)."""
+    if len(flat) < _MIN_PIECES:
+        return []
+    left = min(p.x0 for p in flat)
+    right = max(p.x1 for p in flat)
+    narrow = _narrow_lines(flat, right - left, rules)
+    narrow_chars = sum(p.chars for p in narrow)
+    total = sum(p.chars for p in flat)
+    if narrow_chars >= rules.weak_page_narrow_share * total and repeated:
+        limit = rules.gutter_crossing_share * narrow_chars
+        gaps, least, common = _coverage_gaps(narrow, left, right, limit), _WEAK_SIDE_MIN_LINES, repeated
+    else:
+        # Mostly wide lines: a gutter seen on any page, where nothing at all crosses (a margin column).
+        gaps, least, common = _coverage_gaps(flat, left, right, 0), _MARGIN_SIDE_MIN_LINES, middles
+    found = []
+    for start, end, _ in gaps:
+        if end - start >= rules.gutter_min_width * body_size and any(start <= c <= end for c in common):
+            sides = (
+                [p for p in flat if p.x1 <= start + _BOX_SLACK],
+                [p for p in flat if p.x0 >= end - _BOX_SLACK],
+            )
+            if all(len(side) >= least and sum(p.chars for p in side) >= _WEAK_SIDE_MIN_CHAR_SHARE * total for side in sides):
+                found.append((start, end))
+    return found
+
+
+def _outside_tables(pieces: list[Piece]) -> list[Piece]:
+    """The pieces but those between the first and the last row of a table: page lines of
+    `_TABLE_LINE_MIN_CELLS` cells or more set apart, none a line of text; where fewer than
+    `_TABLE_MIN_ROWS` lines are such rows, all the pieces."""
+    rows = [line for line in gathered_lines(pieces) if _table_row(line)]
+    if len(rows) < _TABLE_MIN_ROWS:
+        return pieces
+    top, bottom = min(p.y0 for p in rows[0]), max(p.y1 for p in rows[-1])
+    return [p for p in pieces if not top <= (p.y0 + p.y1) / 2 <= bottom]
+
+
+def _table_row(line: list[Piece]) -> bool:
+    """Whether a page line is a table's row: cells set well apart, none of them a line of text."""
+    if len(line) < _TABLE_LINE_MIN_CELLS or any(p.chars >= _TEXT_LINE_MIN_CHARS for p in line):
+        return False
+    line = sorted(line, key=lambda p: p.x0)
+    return 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > _TABLE_CELL_GAP * a.size) >= _TABLE_LINE_MIN_CELLS
 
 
 def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], widths: list[float]) -> set[int]:

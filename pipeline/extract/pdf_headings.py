@@ -283,10 +283,19 @@ def _heading_candidates(
         style = heading_style(block, layout, rules)
         if style is None or (on_first_page and _looks_like_byline(block.text)):
             continue
-        # Bigger, bolder, capitals first; between equals the style met first is the higher level.
-        prominence.setdefault(style, (style[0], style[1], style[2], -index))
+        prominence.setdefault(style, _prominence(style, index, layout, rules))
         candidates.append((index, style))
     return candidates, prominence
+
+
+def _prominence(style: tuple, index: int, layout: Layout, rules: HeadingRules) -> tuple:
+    """How prominent a heading style is, to rank styles by: set apart by size, weight or capitals
+    first, then bigger, bolder, capitals; between equals the style met first (at `index`) is the
+    higher level. A style that only its face sets apart (the body's italic at body size) heads the
+    lowest sections, whatever the size of the bold faces above it (`Crude extract` in italic under
+    `Preparation of extract` in a smaller bold sans)."""
+    set_apart = style[1] or style[2] or style[0] >= rules.typography.larger_size * layout.body_size
+    return (set_apart, style[0], style[1], style[2], -index)
 
 
 def _fixed_levels(candidates: list[tuple[int, tuple, int | None]], outline_styles: dict[tuple, Counter[int]]) -> dict[tuple, int]:
@@ -308,7 +317,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
     front = _first_front_anchor(blocks, layout, rules)
     found, prominence = _heading_candidates(blocks, layout, _title_position(blocks), front, rules)
     for style in outline_styles:
-        prominence.setdefault(style, (style[0], style[1], style[2], 0))
+        prominence.setdefault(style, _prominence(style, 0, layout, rules))
     if trusted:
         # A trusted outline has named the headings in its styles and above them; typography adds
         # only its styles and less prominent ones (the sub-headings an outline leaves out).

@@ -292,6 +292,7 @@ def _summed_spans(
     characters, then the size and font most of them have, whether (nearly) all are bold, small
     caps, the char ranges of its superscripts (`_superscripts`) and its lead (`_lead`)."""
     parts: list[str] = []
+    written_length = 0  # of the parts so far: summing them again for every span is quadratic in a line's spans
     chars = bold = caps = 0
     sizes: dict[float, int] = {}
     fonts: dict[str, int] = {}
@@ -305,6 +306,7 @@ def _summed_spans(
         if not stripped:
             if text and parts:
                 parts.append(" ")
+                written_length += 1
             continue
         x0, y0, x1, y1 = span["bbox"]
         if c != 1:
@@ -312,10 +314,12 @@ def _summed_spans(
         # Spans set apart by a visible gap ("1" and "Introduction") are separate words.
         if last_end is not None and x0 - last_end > _WORD_GAP * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
             parts.append(" ")
-        start = sum(len(part) for part in parts)
+            written_length += 1
+        start = written_length
         if span["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT:
             flagged.append((start, span))
         parts.append(text)
+        written_length += len(text)
         last_end = x1
         count = len(stripped)
         chars += count

@@ -16,7 +16,7 @@ from pydantic_core import to_json
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES
 from pipeline.index.terms import PaperTerms
 from pipeline.link.crossrefs import BROKEN_WHEN_MISSING
-from pipeline.models import ChunkedDocument, Citation, DocumentStatus, Link, Reference, SourceFormat, Table
+from pipeline.models import ChunkedDocument, Citation, DocumentStatus, Link, PaperMetadata, Reference, SourceFormat, Table
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ def paper_rows(
     chunked: ChunkedDocument | None,
     extraction: tuple[str, str] | None = None,
     terms: PaperTerms | None = None,
+    metadata: PaperMetadata | None = None,
 ) -> PaperRows:
     """A paper's rows: its documents row, and where it was chunked its sections, paragraphs,
     chunks and postings.
@@ -64,7 +65,7 @@ def paper_rows(
     `extraction` is (extract_key, RawDocument JSON) of a fresh extraction, kept so a rules change
     can re-chunk (None where the paper was re-chunked from the one stored, whose row stays);
     `terms` are the chunks' and paragraphs' index terms (`count_paper_terms`), which a chunked
-    paper must have.
+    paper must have; `metadata` its row of `papers` (`pipeline.metadata`), where it was read.
     """
     document = chunked.document if chunked else None
     content = [
@@ -87,6 +88,8 @@ def paper_rows(
         if terms is None:
             raise ValueError(f"{row.path}: a chunked paper's rows need its index terms (count_paper_terms)")
         tables.update(_chunked_rows(chunked, terms))
+    if chunked is not None and metadata is not None:
+        tables["papers"] = [[row.doc_id, *metadata.model_dump(mode="json").values()]]
     encoded: dict[str, list[bytes]] = {}
     for table, rows in tables.items():
         names = POSTINGS_TABLES[table][2] if table in POSTINGS_TABLES else COLUMNS[table]

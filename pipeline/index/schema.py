@@ -10,7 +10,7 @@ import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
@@ -97,7 +97,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     pages INTEGER[] NOT NULL,
     paragraph_ids VARCHAR[] NOT NULL,
     absorbed_into VARCHAR,
-    split VARCHAR NOT NULL,            -- why the chunk starts here: front | h2 | h3_soft | size | caption | aside
+    split VARCHAR NOT NULL,            -- why the chunk starts here: front | h2 | h3_soft | size | caption | aside | bibliography
     in_bibliography BOOLEAN NOT NULL   -- part of the paper's own References: search leaves it out unless asked
 );
 -- The paper's own bibliography, an entry a row, as the paper prints it: nothing looked up.
@@ -118,9 +118,10 @@ CREATE TABLE IF NOT EXISTS bibliography (
     year VARCHAR,                      -- the first year the entry shows (2020a)
     first_author VARCHAR               -- as the entry writes the name
 );
--- The paper's tables as data (not named `tables`, which DuckDB's DESCRIBE reads as a command): a row per table (pipeline.models.Table), its cells as JSON. A table
--- with a caption chunk (chunks.section_type = 'table') names it; parse = 'text' where no grid of
--- cells was found beside the caption, and its lines stay in the text as printed.
+-- The paper's tables as data, a row per table (pipeline.models.Table), its cells as JSON (not named
+-- `tables`, which DuckDB's DESCRIBE reads as a command). A table with a caption chunk
+-- (chunks.section_type = 'table') names it; parse = 'text' where no grid of cells was found beside
+-- the caption, and its lines stay in the text as printed.
 CREATE TABLE IF NOT EXISTS paper_tables (
     doc_id VARCHAR NOT NULL,
     table_id VARCHAR NOT NULL,         -- T1, T2, ... in the paper's order
@@ -136,6 +137,40 @@ CREATE TABLE IF NOT EXISTS paper_tables (
     cells JSON NOT NULL,               -- [{row, col, row_span, col_span, header, text}], 0-based
     markdown VARCHAR,                  -- GitHub Markdown: one header row, every body row's cells apart
     chunk_id VARCHAR                   -- the table's chunk (its caption's); NULL where it has no caption chunk
+);
+-- Each ingested paper's own metadata, read off its first page or front matter (pipeline/metadata):
+-- nothing looked up, NULL where the paper does not say it; each field's *_source says where it was
+-- read: pdf_metadata | xmp | first_page | yaml_front_matter | front_matter | heading.
+CREATE TABLE IF NOT EXISTS papers (
+    doc_id VARCHAR NOT NULL,
+    title VARCHAR,
+    title_source VARCHAR,
+    authors VARCHAR[] NOT NULL,        -- in the order printed, affiliation marks and degrees left out
+    author_keys VARCHAR[] NOT NULL,    -- each author's surname: lower case, letters only (dias, deiaco)
+    authors_source VARCHAR,
+    year INTEGER,                      -- of publication, as printed
+    year_source VARCHAR,
+    journal VARCHAR,
+    journal_source VARCHAR,
+    volume VARCHAR,
+    volume_source VARCHAR,
+    doi VARCHAR,                       -- lower case, no https://doi.org/
+    doi_source VARCHAR,
+    keywords VARCHAR[] NOT NULL,
+    keywords_source VARCHAR,
+    abstract_start INTEGER,            -- the abstract = substr(documents.text, abstract_start + 1, abstract_end - abstract_start)
+    abstract_end INTEGER,
+    abstract_source VARCHAR
+);
+-- Bibliography entries that are papers of the folder: recomputed from the stored rows at the end
+-- of every run (pipeline/index/paper_links.py), so a paper added later completes the links of
+-- papers ingested before it, and a removed one takes its links away. A work held twice (a
+-- preprint and its version) gives an entry two rows.
+CREATE TABLE IF NOT EXISTS paper_links (
+    doc_id VARCHAR NOT NULL,           -- the citing paper
+    ref_id VARCHAR NOT NULL,           -- its bibliography entry
+    cited_doc_id VARCHAR NOT NULL,     -- the paper of the folder the entry is
+    matched_by VARCHAR NOT NULL        -- doi (the same DOI) | title_year_author (title, year and first author's surname)
 );
 -- In-text citations: a marker (or a member of a range) in a chunk, and the entry it names.
 CREATE TABLE IF NOT EXISTS chunk_citations (
@@ -264,7 +299,7 @@ POSTINGS_TABLES = {
 
 TABLES_BY_DOCUMENT = (
     "chunk_postings", "paragraph_postings", "chunk_boxes", "chunk_citations", "chunk_links", "section_boxes", "chunks", "paragraphs",
-    "sections", "bibliography", "paper_tables", "extractions", "documents",
+    "sections", "bibliography", "paper_tables", "papers", "extractions", "documents",
 )
 # Tables without a doc_id column, and the key that finds a paper's rows in them through its
 # chunks or paragraphs (so they go before those tables in TABLES_BY_DOCUMENT).

@@ -241,6 +241,16 @@ def rank_units(
     return hits[:limit]
 
 
+def index_terms_starting(connection: duckdb.DuckDBPyConnection, letter: str, shortest: int, longest: int) -> list[tuple[str, int]]:
+    """The index's terms that start with `letter` and are `shortest` to `longest` characters
+    long, each with the number of chunks it is in. The postings are in term order, so the range
+    reads only the row groups that can hold it."""
+    return connection.execute(
+        "SELECT term, count(*) FROM chunk_postings WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ? GROUP BY term",
+        [letter, chr(ord(letter) + 1), shortest, longest],
+    ).fetchall()
+
+
 def why_nothing_matched(query: str, unit: Unit = Unit.chunk) -> str:
     """Why a search for `query` found nothing, in words, for the one who asked."""
     parsed = parse_query(query, TermCounter())

@@ -40,6 +40,7 @@ from pipeline.index.database import (
     stored_documents,
     stored_extractions,
 )
+from pipeline.index.paper_links import link_papers
 from pipeline.index.writer import DocumentWriter, RunRecord, order_search_index, record_run, remove_documents
 from pipeline.ingest.plan import RunPlan, StoredState, plan_run
 from pipeline.ingest.pool import IN_FLIGHT_PER_WORKER, FileScheduler
@@ -253,6 +254,7 @@ def _finish(
 ) -> None:
     """Order the search index where due, record the run and what it changed, and checkpoint:
     the state to publish."""
+    link_papers(connection)
     order_search_index(connection)
     summary.duration_seconds = time.monotonic() - clock
     summary.run_id = record_run(connection, _run_record(summary, started, rules), after_run_id=previous_run_id)
@@ -348,13 +350,15 @@ def _carry_out(
 def _changes_made(connection: duckdb.DuckDBPyConnection, db: Path, plan: RunPlan) -> list[RecordChange]:
     """What the run changed in the exported records of the papers it wrote or removed, against
     the published database at `db`: the state before the run, which it replaces only when it
-    publishes."""
+    publishes. The bibliographies' entries are linked to the papers of the folder first: a paper
+    added or removed changes the records of the papers that cite it."""
     written = [planned.scanned.doc_id for planned in plan.to_process]
-    if not plan.stale_doc_ids:
+    relinked = link_papers(connection) - set(written) - set(plan.stale_doc_ids)
+    if not plan.stale_doc_ids and not relinked:
         return changes_of_run(connection, None, written, ())  # no stored paper was touched: none to read
     published = open_readonly(db)
     try:
-        return changes_of_run(connection, published, written, plan.stale_doc_ids)
+        return changes_of_run(connection, published, written, plan.stale_doc_ids, relinked)
     finally:
         published.close()
 

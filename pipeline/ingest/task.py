@@ -17,6 +17,7 @@ from pipeline.extract import extract, extraction_key, source_format
 from pipeline.index.rows import DocumentRow, PaperRows, paper_rows
 from pipeline.index.terms import count_paper_terms
 from pipeline.link import link
+from pipeline.metadata import paper_metadata
 from pipeline.models import ChunkedDocument, DocumentStatus, RawDocument
 from pipeline.normalize import normalize
 from pipeline.rules import Rules
@@ -94,10 +95,12 @@ def run_task(task: Task, rules: Rules) -> TaskResult:
     try:
         fresh = task.raw_document is None
         raw = extract(Path(task.file), task.path, rules) if fresh else RawDocument.model_validate_json(task.raw_document)
-        chunked = link(chunk(normalize(raw, task.doc_id, rules), rules), rules)
+        document = normalize(raw, task.doc_id, rules)
+        chunked = link(chunk(document, rules), rules)
+        metadata = paper_metadata(raw, document, rules.metadata)
         extraction = (extraction_key(rules), raw.model_dump_json()) if fresh else None
         row = document_row(task.path, task.doc_id, task.sha256, task.bytes, DocumentStatus.ingested, None, rules)
-        rows = paper_rows(row, chunked, extraction, count_paper_terms(chunked))
+        rows = paper_rows(row, chunked, extraction, count_paper_terms(chunked), metadata)
         return TaskResult(
             DocumentStatus.ingested, None, rows, len(chunked.chunks), chunked.document.page_count or 0,
             tuple(c.section_type.value for c in chunked.chunks), chunked.structure_warning,

@@ -215,3 +215,27 @@ def chunk_boxes(connection: duckdb.DuckDBPyConnection, doc_id: str) -> dict[int,
     for page, *box in rows:
         by_page.setdefault(page, []).append(tuple(box))
     return by_page
+
+
+@dataclass(frozen=True)
+class PaperMetadataRow:
+    """A paper's metadata as `papers` holds it (`pipeline.metadata`)."""
+
+    doc_id: str
+    title: str | None
+    authors: list[str]
+    year: int | None
+    journal: str | None
+    doi: str | None
+    cited_by: int
+    """Papers of the folder whose bibliography holds it (`paper_links`)."""
+
+
+def paper_metadata(connection: duckdb.DuckDBPyConnection) -> list[PaperMetadataRow]:
+    """Every paper's metadata and how many papers of the folder cite it, most cited first."""
+    rows = connection.execute(
+        """SELECT p.doc_id, p.title, p.authors, p.year, p.journal, p.doi,
+                  (SELECT count(DISTINCT l.doc_id) FROM paper_links l WHERE l.cited_doc_id = p.doc_id) AS cited_by
+           FROM papers p ORDER BY cited_by DESC, p.doc_id"""
+    ).fetchall()
+    return [PaperMetadataRow(*row) for row in rows]

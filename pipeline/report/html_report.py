@@ -85,6 +85,8 @@ def render_html_report(
         _runs(runs),
         "<h2>Chunk sizes by section type</h2>",
         _sizes(word_counts, sizes),
+        "<h2>Papers</h2>",
+        _papers(data.paper_metadata(connection) if data.has_table(connection, "papers") else [], links),
         "<h2>Section types per paper</h2>",
         _types_per_paper(data.chunks_per_paper(connection), stored, links),
         "<h2>Papers whose body headings were not found</h2>",
@@ -191,6 +193,23 @@ def _unstructured(rows: list[data.UnstructuredPaper], sizes: ChunkRules, links: 
     return (
         '<p class="warning">Stored as front matter cut by size, so section typing never ran on them: check their headings '
         "(<code>pipeline inspect FILE</code>).</p>" + table(["paper", "body words", "why"], items, numeric=frozenset({1}))
+    )
+
+
+def _papers(rows: list[data.PaperMetadataRow], links: dict[str, str]) -> str:
+    """Each paper's metadata as it prints it, most cited in the folder first (`paper_links`)."""
+    if not rows:
+        return '<p class="note">None.</p>'
+    items = [
+        [
+            f"<a href={href(links[row.doc_id])}>{text(row.doc_id)}</a>" if row.doc_id in links else text(row.doc_id),
+            text(row.title or ""), text(", ".join(row.authors)), text(str(row.year or "")), text(row.journal or ""),
+            text(row.doi or ""), str(row.cited_by),
+        ]
+        for row in rows
+    ]
+    return '<p class="note">As each paper prints it; blank where it does not (docs/metadata.md). Most cited in the folder first.</p>' + table(
+        ["paper", "title", "authors", "year", "journal", "DOI", "cited by papers of the folder"], items, numeric=frozenset({6})
     )
 
 

@@ -17,7 +17,7 @@ def render_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> s
     """A table of chunks per section type for every paper, the last runs, the failing files, then
     body chunk sizes against the rules' target and hard maximum."""
     parts = (
-        _chunks_per_paper(connection) + _last_runs(connection) + _failing(connection) + _unresolved(connection)
+        _chunks_per_paper(connection) + _papers(connection) + _last_runs(connection) + _failing(connection) + _unresolved(connection)
         + _unstructured(connection, sizes)
     )
     return "\n".join(parts + _sizes(connection, sizes))
@@ -31,6 +31,28 @@ def _chunks_per_paper(connection: duckdb.DuckDBPyConnection) -> list[str]:
     for doc_id, types in per_doc.items():
         cells = [types.get(name, 0) for name in SECTION_TYPES] + [sum(types.values())]
         lines.append(f"{doc_id:<{width}}  " + "  ".join(f"{cell:>7}" for cell in cells))
+    return lines
+
+
+_MOST_CITED_SHOWN = 10
+
+
+def _papers(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    """Each paper's metadata (`papers`), then the papers of the folder that others of it cite most."""
+    if not data.has_table(connection, "papers"):
+        return []
+    rows = data.paper_metadata(connection)
+    if not rows:
+        return []
+    lines = ["", "Papers (authors, year, journal, DOI as each paper prints them; blank where it does not):"]
+    for row in sorted(rows, key=lambda row: row.doc_id):
+        authors = ", ".join(row.authors[:3]) + (" et al." if len(row.authors) > 3 else "")
+        said = "; ".join(part for part in (authors, str(row.year or ""), row.journal or "", f"doi:{row.doi}" if row.doi else "") if part)
+        lines.append(f"  {row.doc_id}: {row.title or '(no title)'}" + (f" ({said})" if said else ""))
+    cited = [row for row in rows if row.cited_by][:_MOST_CITED_SHOWN]
+    if cited:
+        lines += ["", "Most cited in the folder (papers of it whose bibliography holds them, paper_links):"]
+        lines += [f"  {row.cited_by:4}  {row.doc_id}: {row.title or '(no title)'}" for row in cited]
     return lines
 
 

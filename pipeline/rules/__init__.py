@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 from pipeline.errors import RulesError
 from pipeline.models import SectionType
 from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern, naming_group
+from pipeline.rules.metadata import MetadataRules
 from pipeline.rules.pdf import PdfRules
 from pipeline.rules.sources import CitationRules, LinkRules, ReferenceRules, SentenceRules
 
@@ -134,6 +135,9 @@ class SearchRules(RulesModel):
     spelling: list[SpellingPair] = Field(default_factory=list)
     spelling_min_stem: Annotated[int, Field(ge=1)] = 3
     """Letters a word must keep beside the changed part, so `size` is not taken for `sise`."""
+    user_glossary: str | None = None
+    """A glossary file of the user's, layered over the one `--glossary` names (or ours): its
+    entries win. A relative path is read from the rules file's folder."""
 
 
 class Rules(RulesModel):
@@ -152,6 +156,7 @@ class Rules(RulesModel):
     references: ReferenceRules
     citations: CitationRules
     links: LinkRules
+    metadata: MetadataRules = Field(default_factory=MetadataRules)
     search: SearchRules = Field(default_factory=SearchRules)
     source: str = Field(default="", exclude=True)
     """The file the rules came from, for messages."""

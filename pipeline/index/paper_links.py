@@ -1,0 +1,64 @@
+"""Which bibliography entries are papers of the folder: `paper_links`, recomputed from the stored
+rows (`bibliography`, `papers`) at the end of every run, whatever the run read.
+
+A link is made two ways, and says which (`matched_by`):
+
+- `doi`: the entry shows a DOI, and a paper of the folder has it;
+- `title_year_author`: where the entry or the paper has no DOI, the entry's text holds the
+  paper's whole title (letters and digits compared, in lower case, accents dropped), the entry's
+  year is the paper's and its first author's surname (initials left out) is the paper's first author's. A title of
+  fewer than `MIN_TITLE_LETTERS` letters is too common to say which work it is.
+
+An entry links to every paper that matches it: a work held twice (a preprint and its version of
+record) is linked twice. A paper never links to itself. Recomputing it whole costs one join a run,
+and needs no file: a paper added tonight completes the links of papers ingested long ago, and a
+removed one takes its links away.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from pipeline.index.database import Transaction
+
+MIN_TITLE_LETTERS = 20
+
+# Letters and digits in lower case, accents dropped: titles as compared.
+_KEY = "regexp_replace(lower(strip_accents({0})), '[^\\p{{L}}\\p{{N}}]+', '', 'g')"
+# An entry's first author as the entry writes it (`Okafor M`, `Dias, C.H.S.`) less the initials
+# after the surname: `papers.author_keys` hold surnames.
+_SURNAME = "regexp_replace({0}, '(?:[,\\s]+(?:\\p{{Lu}}{{1,3}}\\.?-?)+)+$', '')"
+_LINKS = f"""
+INSERT INTO paper_links
+SELECT DISTINCT b.doc_id, b.ref_id, p.doc_id, 'doi'
+FROM bibliography b JOIN papers p ON lower(b.doi) = p.doi
+WHERE b.doi IS NOT NULL AND b.doc_id <> p.doc_id
+UNION ALL
+SELECT DISTINCT b.doc_id, b.ref_id, p.doc_id, 'title_year_author'
+FROM bibliography b
+JOIN (SELECT doc_id, doi, year, author_keys[1] AS first_key, {_KEY.format('title')} AS title_key FROM papers
+      WHERE title IS NOT NULL AND year IS NOT NULL AND len(author_keys) > 0) p
+  ON TRY_CAST(left(b.year, 4) AS INTEGER) = p.year
+ AND {_KEY.format(_SURNAME.format('b.first_author'))} = p.first_key
+WHERE (b.doi IS NULL OR p.doi IS NULL) AND b.doc_id <> p.doc_id
+  AND length(p.title_key) >= {MIN_TITLE_LETTERS}
+  AND contains({_KEY.format('b.text')}, p.title_key)
+"""
+
+
+def link_papers(connection: duckdb.DuckDBPyConnection) -> set[str]:
+    """Recompute `paper_links` from the stored bibliography and papers, in one transaction, and
+    return the citing papers whose links it changed: their exported records name the papers their
+    entries are (`pipeline.export.records`), so they changed though their own rows did not. The
+    table holds the published state's links until then (a run builds on a copy of it)."""
+    with Transaction(connection):
+        connection.execute("CREATE OR REPLACE TEMP TABLE previous_paper_links AS SELECT * FROM paper_links")
+        connection.execute("DELETE FROM paper_links")
+        connection.execute(_LINKS)
+        changed = connection.execute(
+            """SELECT DISTINCT doc_id FROM (
+                   (SELECT * FROM previous_paper_links EXCEPT SELECT * FROM paper_links)
+                   UNION ALL (SELECT * FROM paper_links EXCEPT SELECT * FROM previous_paper_links))"""
+        ).fetchall()
+        connection.execute("DROP TABLE previous_paper_links")
+    return {doc_id for (doc_id,) in changed}

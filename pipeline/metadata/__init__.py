@@ -1,0 +1,113 @@
+"""The paper metadata step: who wrote a paper, when and where, as the paper itself says it.
+
+`paper_metadata(raw, document, rules)` runs after normalize, on the extraction (a PDF's own
+metadata and its first page as read) and the normalized text (the title, the abstract's span).
+Each field comes from the first source that has it, and says which (`MetadataSource`); nothing
+is looked up or guessed, and a field no source gives is None. A PDF's own metadata is trusted
+only where page 1 confirms it (producers write file names, user names and journal names there),
+but for its DOI fields, which name the paper's DOI or nothing.
+"""
+
+from __future__ import annotations
+
+from pipeline.metadata import markdown_front, pdf_front
+from pipeline.metadata.names import surname_key
+from pipeline.metadata.text_fields import abstract_span, keywords_block, year_in
+from pipeline.models import Document, MetadataSource, PaperMetadata, RawDocument, SourceFormat
+from pipeline.rules.metadata import MetadataRules
+
+__all__ = ["paper_metadata"]
+
+_FRONT_SHARE = 0.4
+"""The share of a paper's text its keywords and abstract are sought in: a `Summary` heading near
+the end is a conclusion's."""
+
+
+def paper_metadata(raw: RawDocument, document: Document, rules: MetadataRules) -> PaperMetadata:
+    """The paper's metadata, each field with its source."""
+    fields = _pdf_fields(raw, document, rules) if raw.format is SourceFormat.pdf else _markdown_fields(document, rules)
+    front_end = max(1, int(len(document.text) * _FRONT_SHARE))
+    if "keywords" not in fields and (keywords := keywords_block(document, rules, front_end)):
+        fields["keywords"] = (keywords, MetadataSource.heading)
+    span = abstract_span(document, rules)
+    if span is not None and span[0] < front_end:
+        fields["abstract"] = (span, MetadataSource.heading)
+    values: dict[str, object] = {}
+    for name, (value, source) in fields.items():
+        if name == "abstract":
+            values.update(abstract_start=value[0], abstract_end=value[1], abstract_source=source)
+        else:
+            values.update({name: value, f"{name}_source": source})
+    if values.get("authors"):
+        values["author_keys"] = [surname_key(name, rules) for name in values["authors"]]
+    return PaperMetadata(**values)
+
+
+Found = dict[str, tuple[object, MetadataSource]]
+
+
+def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> Found:
+    embedded, lines = raw.embedded_metadata, raw.first_page
+    found: Found = {}
+    title = pdf_front.confirmed_title(embedded, lines, rules)
+    if title is not None:
+        found["title"] = title
+    elif document.title:
+        found["title"] = (pdf_front.printed_title(lines, document.title), MetadataSource.first_page)
+    # The file's own list of several authors, every one printed on page 1, is the whole list in
+    # order; a single name there is often only the corresponding author's, so the byline comes first.
+    confirmed = pdf_front.confirmed_authors(embedded, lines, rules)
+    names = pdf_front.byline(lines, document.title, rules)
+    if not names and "title" in found and found["title"][0] != document.title:
+        names = pdf_front.byline(lines, found["title"][0], rules)
+    if confirmed is not None and len(confirmed[0]) > 1:
+        found["authors"] = confirmed
+    elif names:
+        found["authors"] = (names, MetadataSource.first_page)
+    elif confirmed is not None:
+        found["authors"] = confirmed
+    if (year := pdf_front.year(lines, rules)) is not None:
+        found["year"] = (year, MetadataSource.first_page)
+    for name, value in (
+        ("doi", pdf_front.doi(embedded, lines, rules)),
+        ("journal", pdf_front.journal(embedded, lines)),
+        ("volume", pdf_front.volume(embedded, lines)),
+    ):
+        if value is not None:
+            found[name] = value
+    if (keywords := pdf_front.embedded_keywords(embedded, rules)) is not None:
+        found["keywords"] = keywords
+    return found
+
+
+def _markdown_fields(document: Document, rules: MetadataRules) -> Found:
+    yaml = markdown_front.yaml_fields(document)
+    front = MetadataSource.front_matter
+    from_yaml = MetadataSource.yaml_front_matter
+    found: Found = {}
+    if title := markdown_front.yaml_title(yaml):
+        found["title"] = (title, from_yaml)
+    elif document.title:
+        found["title"] = (document.title, front)
+    if names := markdown_front.yaml_authors(yaml):
+        found["authors"] = (names, from_yaml)
+    elif names := markdown_front.byline(document, rules):
+        found["authors"] = (names, front)
+    if (year := markdown_front.yaml_year(yaml)) is not None:
+        found["year"] = (year, from_yaml)
+    else:
+        blocks = markdown_front.front_blocks(document)
+        lines = [line for block in blocks for line in document.text[block.char_start : block.char_end].splitlines()]
+        if (year := year_in(lines, rules)) is not None:
+            found["year"] = (year, front)
+    if doi := markdown_front.yaml_doi(yaml):
+        found["doi"] = (doi, from_yaml)
+    elif doi := markdown_front.doi_line(document):
+        found["doi"] = (doi, front)
+    if journal := markdown_front.yaml_text(yaml, "journal", "venue", "container-title", "publication", "booktitle"):
+        found["journal"] = (journal, from_yaml)
+    if volume := markdown_front.yaml_text(yaml, "volume"):
+        found["volume"] = (volume, from_yaml)
+    if keywords := markdown_front.yaml_keywords(yaml):
+        found["keywords"] = (keywords, from_yaml)
+    return found

@@ -1,0 +1,106 @@
+"""Authors' names as a byline prints them: cut apart, cleaned of affiliation marks and degrees,
+and reduced to a surname key that a bibliography entry's first author is compared by."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from pipeline.rules.metadata import MetadataRules
+
+# Marks a byline sets after a name to point at an affiliation or a note, when they are not set
+# as superscripts: `Smith*`, `Lee†`, `Kim1,2`, `Wolf a,b`.
+_MARKS = re.compile(r"[*∗†‡§¶#⁎✉⊥]+|[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+|\[\d[^\]]*\]|\(\d[^)]*\)|<sup>.*?</sup>|\^[^\s^]+\^?")
+_LETTER_MARKS = re.compile(r"(?<=\w)\s*(?:\b[a-h](?:\s*,\s*[a-h])*\b)(?=\s*(?:,|;|$|\s(?:and|&)\s))")
+_ORCID = re.compile(r"\[?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{3}[\dX]\s*\]?")
+_INITIAL = re.compile(r"^(?-i:[A-Z])\.?(?:-?(?-i:[A-Z])\.?)*$")
+
+
+def letters(text: str) -> str:
+    """Text as names are compared: accents and everything but letters dropped, in lower case."""
+    return "".join(filter(str.isalpha, unicodedata.normalize("NFKD", text))).casefold()
+
+
+def without_superscripts(text: str, superscripts: list[tuple[int, int]]) -> str:
+    """`text` with its superscript ranges (affiliation marks) read as a comma where one stands
+    between two names, else left out."""
+    kept, start = [], 0
+    for begin, end in sorted(superscripts):
+        kept.append(text[start:begin])
+        kept.append(" ")
+        start = max(start, end)
+    kept.append(text[start:])
+    return "".join(kept)
+
+
+def split_names(line: str, rules: MetadataRules) -> list[str] | None:
+    """The names of a byline in order, or None where a part of it is not a name (the line is an
+    affiliation, a sentence, a label): a byline is taken whole or not at all."""
+    # Icons set as glyphs (an ORCID or mail icon in a private-use code point) are no part of a name.
+    cleaned = "".join(" " if unicodedata.category(ch) in ("Co", "So", "Cn") else ch for ch in line)
+    cleaned = _ORCID.sub(" ", cleaned)
+    cleaned = _MARKS.sub(" ", cleaned)
+    cleaned = _LETTER_MARKS.sub(" ", cleaned)
+    joiners = "|".join(re.escape(word) for word in rules.name_joiners)
+    # A byline row may end on the joiner before the last name, printed on the next row.
+    cleaned = re.sub(rf"\s+(?:{joiners})\s*$", "", cleaned.rstrip(" ,;"))
+    parts = re.split(rf"\s*[,;|]\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+", cleaned)
+    names = []
+    for part in parts:
+        name = _without_degrees(" ".join(part.split()), rules)
+        if not name:
+            continue
+        if not is_name(name, rules):
+            return None
+        names.append(name)
+    return names or None
+
+
+def _without_degrees(name: str, rules: MetadataRules) -> str:
+    degrees = {degree.casefold() for degree in rules.degrees}
+    tokens = name.split()
+    while tokens and tokens[-1].casefold().strip(",") in degrees:
+        tokens.pop()
+    return " ".join(tokens)
+
+
+def is_name(name: str, rules: MetadataRules) -> bool:
+    """Two to six words, each a capitalised word, an initial or a surname's particle, and at
+    least one word that is more than an initial."""
+    tokens = name.split()
+    if not 2 <= len(tokens) <= 6:
+        return False
+    particles = set(rules.name_particles)
+    full_words = 0
+    for token in tokens:
+        if token in particles:
+            continue
+        if _INITIAL.match(token):
+            continue
+        bare = token.strip(".'’")
+        if not bare or not bare[0].isupper() or not all(ch.isalpha() or ch in "-'’." for ch in bare):
+            return False
+        full_words += 1
+    return full_words >= 1 and not all(token in particles for token in tokens)
+
+
+def surname(name: str, rules: MetadataRules) -> str:
+    """The surname a name ends with, with the particles before it (`de Iaco`); where some words
+    are in capitals and others not, the capitals (`Carlos Henrique Saraiva DIAS`, `COSTA NETO`)."""
+    degrees = {degree.casefold() for degree in rules.degrees}
+    tokens = [token for token in name.split() if token.casefold() not in degrees]
+    if not tokens:
+        return name
+    capitals = [t for t in tokens if len(t.strip(".")) > 1 and t.isupper()]
+    if capitals and len(capitals) < len(tokens):
+        return " ".join(capitals)
+    particles = set(rules.name_particles)
+    start = len(tokens) - 1
+    while start > 1 and tokens[start - 1] in particles:
+        start -= 1
+    return " ".join(tokens[start:])
+
+
+def surname_key(name: str, rules: MetadataRules) -> str:
+    """The surname as compared: `letters` of `surname`."""
+    return letters(surname(name, rules))

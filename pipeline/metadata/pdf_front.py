@@ -1,0 +1,218 @@
+"""A PDF's metadata: what page 1 prints (the byline under the title, a labelled DOI, the year's
+cues), with the file's own metadata (document information, XMP) where page 1 confirms it or
+where it is a field no page prints in a form to read (a DOI the XMP names as the paper's)."""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.metadata.names import letters, split_names, without_superscripts
+from pipeline.metadata.text_fields import clean_doi, labelled_dois, split_keywords, year_in
+from pipeline.models import FrontLine, MetadataSource
+from pipeline.rules.metadata import MetadataRules
+
+_SAME_ROW = 2.0
+"""Points between the tops of two pieces of one printed row (a name beside a name)."""
+_TITLE_SHARE = 0.6
+"""Of the extractor's title's letters, the share its own lines must spell to stand for it."""
+_ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
+
+
+def rows(lines: list[FrontLine]) -> list[list[FrontLine]]:
+    """Page 1's lines gathered into printed rows, top to bottom, each row left to right."""
+    gathered: list[list[FrontLine]] = []
+    for line in sorted(lines, key=lambda line: (line.y0, line.x0)):
+        if gathered and abs(gathered[-1][0].y0 - line.y0) <= _SAME_ROW:
+            gathered[-1].append(line)
+        else:
+            gathered.append([line])
+    return [sorted(row, key=lambda line: line.x0) for row in gathered]
+
+
+def row_text(row: list[FrontLine]) -> str:
+    return " ".join(line.text for line in row)
+
+
+def page_text(lines: list[FrontLine]) -> list[str]:
+    """Page 1 as rows of text, top to bottom."""
+    return [row_text(row) for row in rows(lines)]
+
+
+def title_rows(lines: list[FrontLine], title: str) -> tuple[int, int] | None:
+    """The first and last row index of page 1 that print `title`: a run of rows whose letters
+    together spell it."""
+    target = letters(title)
+    if not target:
+        return None
+    printed = [letters(row_text(row)) for row in rows(lines)]
+    for first, text in enumerate(printed):
+        if not text or not target.startswith(text[: max(1, min(len(text), 12))]):
+            continue
+        spelt = ""
+        for last in range(first, len(printed)):
+            spelt += printed[last]
+            if spelt == target or (len(spelt) >= len(target) and spelt.startswith(target)):
+                return first, last
+            if not target.startswith(spelt):
+                break
+    return None
+
+
+def printed_title(lines: list[FrontLine], title: str) -> str:
+    """The title as page 1 prints it. Where the extractor's title spells no run of rows (a label
+    set beside it, `ORIGINAL`, was read into it), it is the lines of one size whose text is all
+    part of the title, in order, where they spell most of it (`_TITLE_SHARE`) in one stretch."""
+    if title_rows(lines, title) is not None:
+        return title
+    target = letters(title)
+    by_size: dict[float, list[FrontLine]] = {}
+    for line in sorted(lines, key=lambda line: (line.y0, line.x0)):
+        spelt = letters(line.text)
+        if len(spelt) >= 3 and spelt in target:
+            by_size.setdefault(round(line.size * 2) / 2, []).append(line)
+    best = max(by_size.values(), key=lambda found: sum(len(letters(line.text)) for line in found), default=[])
+    spelt = "".join(letters(line.text) for line in best)
+    if best and spelt in target and len(spelt) >= _TITLE_SHARE * len(target):
+        return " ".join(" ".join(line.text.split()) for line in best)
+    return title
+
+
+def byline(lines: list[FrontLine], title: str | None, rules: MetadataRules) -> list[str]:
+    """The authors printed in the first rows under the title whose every part is a name: rows
+    between (a translated title, a section label) are passed over, up to `byline_search_rows`,
+    and so are rows in smaller print than most of the page's (an editor named in a side column)."""
+    if not title:
+        return []
+    found = title_rows(lines, title)
+    if found is None:
+        return []
+    page_rows = rows(lines)
+    least_size = rules.byline_min_size * _usual_size(lines)
+    names: list[str] = []
+    texts: list[str] = []
+    for row in page_rows[found[1] + 1 : found[1] + 1 + rules.byline_search_rows]:
+        size = max(line.size for line in row)
+        if size < least_size:
+            continue
+        text = _names_row(row, rules)
+        if _ET_AL.search(text):
+            return []  # a list of related articles' authors: a byline names every author
+        if rules.affiliation_words.search(text):
+            break
+        parsed = split_names(" ".join([*texts, text]), rules)
+        if parsed is not None and not names and len(parsed) == 1 and not _marked(row):
+            parsed = None  # one name with no affiliation mark reads as well as a short heading
+        if parsed is None:
+            if names:
+                break
+            continue
+        texts.append(text)
+        names = parsed
+        if len(texts) == rules.byline_max_lines:
+            break
+    return names
+
+
+def _marked(row: list[FrontLine]) -> bool:
+    """Whether a row carries an author's marks: superscripts, or digits or note signs after a word."""
+    return any(line.superscripts or re.search(r"\w[\d*∗†‡]", line.text) for line in row)
+
+
+def _usual_size(lines: list[FrontLine]) -> float:
+    """The size that carries the most of page 1's characters."""
+    weights: dict[float, int] = {}
+    for line in lines:
+        weights[round(line.size * 2) / 2] = weights.get(round(line.size * 2) / 2, 0) + len(line.text)
+    return max(weights, key=weights.__getitem__) if weights else 0.0
+
+
+def _names_row(row: list[FrontLine], rules: MetadataRules) -> str:
+    """A row's text with its superscripts out. PyMuPDF reads a byline row as one line; pieces of
+    one row are names set side by side in columns, parted by a comma. A label beside them
+    (`Abstract` opening a side column) is left out."""
+    pieces = [without_superscripts(line.text, line.superscripts) for line in row]
+    return " , ".join(piece for piece in pieces if not rules.abstract_heading.fullmatch(piece.strip().casefold()))
+
+
+def confirmed_title(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
+    """The file's own title where it has enough words and page 1 prints it."""
+    printed = letters(" ".join(page_text(lines)))
+    for key, source in (("xmp:dc:title", MetadataSource.xmp), ("info:title", MetadataSource.pdf_metadata)):
+        title = embedded.get(key, "")
+        if len(title.split()) >= rules.title_min_words and letters(title) and letters(title) in printed:
+            return title, source
+    return None
+
+
+def confirmed_authors(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[list[str], MetadataSource] | None:
+    """The file's own author list where every name's surname is printed on page 1 (a producer
+    writes its own name, a user name, or `{et al.}` there)."""
+    printed = letters(" ".join(page_text(lines)))
+    for key, source in (("xmp:dc:creator", MetadataSource.xmp), ("info:author", MetadataSource.pdf_metadata)):
+        value = embedded.get(key, "")
+        if not value or "et al" in value:
+            continue
+        names = split_names(value, rules)
+        if names and all(letters(name.split()[-1]) in printed for name in names):
+            return names, source
+    return None
+
+
+def doi(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
+    """The labelled DOI page 1 prints (the one the XMP names, where page 1 prints several); else
+    the DOI the XMP or the document information names as the paper's."""
+    declared = _declared_doi(embedded, rules)
+    printed = labelled_dois("\n".join(page_text(lines)), rules)
+    if declared and declared[0] in printed:
+        return declared[0], MetadataSource.first_page
+    if printed:
+        return printed[0], MetadataSource.first_page
+    return declared
+
+
+def _declared_doi(embedded: dict[str, str], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
+    for key in ("xmp:prism:doi", "xmp:pdfx:doi"):
+        if re.fullmatch(r"10\.\d{4,9}/\S+", embedded.get(key, "").strip()):
+            return clean_doi(embedded[key]), MetadataSource.xmp
+    identifier = re.fullmatch(r"(?:info:doi/|doi:|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)", embedded.get("xmp:dc:identifier", "").strip())
+    if identifier:
+        return clean_doi(identifier.group(1)), MetadataSource.xmp
+    for key in ("info:subject", "info:keywords"):
+        found = labelled_dois(embedded.get(key, ""), rules)
+        if len(found) == 1:
+            return found[0], MetadataSource.pdf_metadata
+    return None
+
+
+def year(lines: list[FrontLine], rules: MetadataRules) -> int | None:
+    return year_in(page_text(lines), rules)
+
+
+def journal(embedded: dict[str, str], lines: list[FrontLine]) -> tuple[str, MetadataSource] | None:
+    """The XMP's publication name, or the journal a document information's subject opens
+    (`Nanoscale Research Letters, 2017, doi:…`), where page 1 prints it."""
+    printed = letters(" ".join(page_text(lines)))
+    name = embedded.get("xmp:prism:publicationName", "")
+    if len(letters(name)) >= 4 and letters(name) in printed:
+        return name, MetadataSource.xmp
+    subject = re.match(r"^([^\d,;:]{4,}?)[,;]?\s+(?:(?:19|20)\d{2}\b|doi\b)", embedded.get("info:subject", ""), re.IGNORECASE)
+    if subject and letters(subject.group(1)) in printed:
+        return subject.group(1).strip(" ,"), MetadataSource.pdf_metadata
+    return None
+
+
+def volume(embedded: dict[str, str], lines: list[FrontLine]) -> tuple[str, MetadataSource] | None:
+    """The volume page 1 prints after `Vol.` or `Volume`; else the XMP's, where page 1 prints it so."""
+    for text in page_text(lines):
+        match = re.search(r"\bvol(?:ume)?\.?\s*(\d{1,4})\b", text, re.IGNORECASE)
+        if match:
+            return match.group(1), MetadataSource.first_page
+    return None
+
+
+def embedded_keywords(embedded: dict[str, str], rules: MetadataRules) -> tuple[list[str], MetadataSource] | None:
+    """The document information's keywords, unless they are a DOI or a URL (producers put those there)."""
+    value = embedded.get("info:keywords", "")
+    if value and not rules.doi.search(value) and "http" not in value:
+        return split_keywords(value), MetadataSource.pdf_metadata
+    return None

@@ -1,0 +1,58 @@
+"""`[metadata]`: how a paper's own metadata (title, authors, year, DOI, …) is read off its
+first page or front matter (`pipeline.metadata`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, field_validator
+
+from pipeline.rules.base import Pattern, RulesModel, naming_group
+
+
+class YearCue(RulesModel):
+    """A named pattern that finds the year of publication on a line, in the group `year`."""
+
+    name: str
+    pattern: Pattern
+
+    @field_validator("pattern")
+    @classmethod
+    def _names_the_year(cls, pattern):
+        return naming_group(pattern, "year", "the year")
+
+
+class MetadataRules(RulesModel):
+    doi: Pattern = Field(default=r"(?:\bdoi\s*:?\s*|doi\.org/)(?P<doi>10\.\d{4,9}/[^\s\"<>]+)", validate_default=True)
+    """A DOI the paper prints as its own: labelled (`doi:`, `DOI`, `https://doi.org/`)."""
+    year_cues: list[YearCue] = Field(default_factory=list)
+    """Tried in order on page 1 (a Markdown paper: its front matter); the first that matches wins."""
+    keywords_label: Pattern = Field(
+        default=r"^\W*(?:key\s*-?\s*words?|index terms|palavras[- ]chave|palabras[- ]clave|mots[- ]cl[ée]s)\W*", validate_default=True
+    )
+    """What opens a paragraph or line of keywords; the rest of it is the keywords."""
+    abstract_heading: Pattern = Field(default=r"abstract|summary|resumo|resumen|r[ée]sum[ée]", validate_default=True)
+    """A heading (its key: lower case, no numbering) that heads the abstract; or a label that opens its paragraph."""
+    name_joiners: list[str] = Field(default_factory=lambda: ["and", "&", "e", "y", "und"])
+    """Words that join the last two names of a byline (`Smith and Lee`)."""
+    name_particles: list[str] = Field(
+        default_factory=lambda: ["de", "da", "do", "dos", "das", "del", "della", "di", "du", "van", "von", "der", "den", "la", "le", "ten", "ter", "bin", "al", "el"]
+    )
+    """Lower-case words that belong to a surname (`de Iaco`, `van der Berg`)."""
+    degrees: list[str] = Field(
+        default_factory=lambda: ["MD", "PhD", "Ph.D.", "MSc", "M.Sc.", "BSc", "B.Sc.", "MPH", "MBBS", "DPhil", "RN", "DVM", "DDS", "MA", "BA", "MS", "FRCP", "FRCS", "Jr", "Jr.", "Sr.", "II", "III", "ID", "iD"]
+    )
+    """Degrees, titles and suffixes printed after a name: left out of it."""
+    affiliation_words: Pattern = Field(
+        default=r"\b(?:univ\w*|department|dept|institut\w*|school|faculty|facultad|faculdade|hospital|college|laborator\w*|centre|center|centro|academy|corresponding|e-?mail|received)\b|@",
+        validate_default=True,
+    )
+    """A line with any of these is an affiliation or a note, not a byline."""
+    byline_max_lines: Annotated[int, Field(gt=0)] = 6
+    """Lines a byline may take."""
+    byline_search_rows: Annotated[int, Field(gt=0)] = 4
+    """Rows under the title in which the byline is sought."""
+    byline_min_size: Annotated[float, Field(gt=0)] = 0.85
+    """A byline is printed at least this share of the size most of page 1 is printed in."""
+    title_min_words: Annotated[int, Field(gt=0)] = 3
+    """A title in the PDF's own metadata is trusted only if it has this many words and page 1 prints it."""

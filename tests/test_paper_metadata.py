@@ -1,0 +1,158 @@
+"""A paper's own metadata, read off its first page or front matter, each field with its source;
+a field the paper does not give is None, never guessed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pipeline.extract import extract
+from pipeline.metadata import paper_metadata
+from pipeline.metadata.names import split_names, surname_key
+from pipeline.metadata.pdf_front import printed_title
+from pipeline.models import FrontLine, MetadataSource
+from pipeline.normalize import normalize
+
+BODY = " ".join(["Serum interleukin-6 rose in the treated cohort over twelve weeks of follow-up."] * 30)
+
+
+def _describe(file: Path, rules):
+    raw = extract(file, file.name, rules)
+    return paper_metadata(raw, normalize(raw, file.name, rules), rules.metadata)
+
+
+def _title_page(path: Path, info: dict[str, str] | None = None, byline: str = "Ana Silva1, Bo Chen2,* and Rui Costa1") -> Path:
+    """A one-column first page: a journal line with the DOI, the title, the byline with
+    affiliation marks, two affiliations, a publication date, the abstract and a section."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 50), "Journal of Test Results 12 (2021) 101-110   doi: 10.1234/jtr.2021.0042", fontsize=8)
+    page.insert_text((72, 110), "Interleukin-6 after sleep loss", fontsize=20, fontname="hebo")
+    page.insert_text((72, 136), "in a randomised crossover trial", fontsize=20, fontname="hebo")
+    page.insert_text((72, 170), byline, fontsize=12)
+    page.insert_text((72, 190), "1 Department of Medicine, University of Testing, Lisbon, Portugal", fontsize=8)
+    page.insert_text((72, 202), "2 Institute of Sleep, Shanghai, China", fontsize=8)
+    page.insert_text((72, 220), "Received: 2 January 2021; Published: 3 March 2021", fontsize=8)
+    page.insert_text((72, 250), "Abstract", fontsize=11, fontname="hebo")
+    y = 268
+    for line in ("We measured interleukin-6 after a night without sleep in forty adults.",
+                 "It rose by a third and fell back within two days of recovery sleep."):
+        page.insert_text((72, y), line, fontsize=10)
+        y += 13
+    page.insert_text((72, y + 10), "Keywords: sleep; interleukin-6; inflammation", fontsize=10)
+    page.insert_text((72, y + 44), "1. Introduction", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, y + 54, 523, 800), BODY, fontsize=10)
+    if info:
+        doc.set_metadata(info)
+    doc.save(path)
+    return path
+
+
+def test_a_pdfs_title_byline_year_and_doi_come_from_its_first_page(tmp_path, rules):
+    metadata = _describe(_title_page(tmp_path / "trial.pdf"), rules)
+    assert metadata.title == "Interleukin-6 after sleep loss in a randomised crossover trial"
+    assert (metadata.authors, metadata.author_keys) == (["Ana Silva", "Bo Chen", "Rui Costa"], ["silva", "chen", "costa"])
+    assert (metadata.year, metadata.doi) == (2021, "10.1234/jtr.2021.0042")
+    assert {metadata.title_source, metadata.authors_source, metadata.year_source, metadata.doi_source} == {MetadataSource.first_page}
+
+
+def test_a_pdfs_own_title_and_author_that_page_one_does_not_print_are_not_taken(tmp_path, rules):
+    file = _title_page(tmp_path / "trial.pdf", info={"title": "Microsoft Word - draft 3.doc", "author": "admin"})
+    metadata = _describe(file, rules)
+    assert metadata.title == "Interleukin-6 after sleep loss in a randomised crossover trial"
+    assert metadata.authors[0] == "Ana Silva"
+
+
+def test_a_pdfs_own_title_that_page_one_prints_is_taken_with_its_source(tmp_path, rules):
+    file = _title_page(tmp_path / "trial.pdf", info={"title": "Interleukin-6 after sleep loss in a randomised crossover trial"})
+    assert _describe(file, rules).title_source is MetadataSource.pdf_metadata
+
+
+def test_a_pdf_without_a_doi_a_date_or_a_byline_gives_none_of_them(tmp_path, rules):
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 110), "Interleukin-6 after sleep loss", fontsize=20, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 140, 523, 800), BODY, fontsize=10)
+    doc.save(tmp_path / "bare.pdf")
+    metadata = _describe(tmp_path / "bare.pdf", rules)
+    assert (metadata.authors, metadata.year, metadata.doi, metadata.journal) == ([], None, None, None)
+
+
+def test_the_abstract_span_and_keywords_are_read_under_their_labels(tmp_path, rules):
+    file = _title_page(tmp_path / "trial.pdf")
+    raw = extract(file, file.name, rules)
+    document = normalize(raw, file.name, rules)
+    metadata = paper_metadata(raw, document, rules.metadata)
+    abstract = document.text[metadata.abstract_start : metadata.abstract_end]
+    assert abstract.startswith("We measured interleukin-6") and abstract.endswith("recovery sleep.")
+    assert metadata.keywords == ["sleep", "interleukin-6", "inflammation"]
+
+
+def test_markdown_yaml_front_matter_gives_every_field_it_names(tmp_path, rules):
+    file = tmp_path / "paper.md"
+    file.write_text(
+        "---\ntitle: Sleep and IL-6\nauthors:\n  - Maria Okafor\n  - Jun Park\ndate: 2019-05-03\ndoi: https://doi.org/10.1000/ABC.7\n"
+        "journal: J Sleep\nkeywords: [sleep, cytokines]\n---\n\n# Sleep and IL-6\n\n## Results\n\nIL-6 rose.\n",
+        encoding="utf-8",
+    )
+    metadata = _describe(file, rules)
+    assert (metadata.title, metadata.authors, metadata.year, metadata.doi) == ("Sleep and IL-6", ["Maria Okafor", "Jun Park"], 2019, "10.1000/abc.7")
+    assert (metadata.journal, metadata.keywords) == ("J Sleep", ["sleep", "cytokines"])
+    assert metadata.doi_source is MetadataSource.yaml_front_matter
+
+
+def test_markdown_byline_under_the_title_and_a_doi_line_are_read(tmp_path, rules):
+    file = tmp_path / "paper.md"
+    file.write_text("# Sleep and IL-6\n\nMaria Okafor¹, Jun Park²*\n\nDOI: 10.1000/abc.7\n\n## Results\n\nIL-6 rose.\n", encoding="utf-8")
+    metadata = _describe(file, rules)
+    assert (metadata.authors, metadata.authors_source) == (["Maria Okafor", "Jun Park"], MetadataSource.front_matter)
+    assert metadata.doi == "10.1000/abc.7"
+
+
+def test_a_doi_inside_a_sentence_of_markdown_front_matter_is_another_papers(tmp_path, rules):
+    file = tmp_path / "retraction.md"
+    file.write_text("# Retraction: Sleep and IL-6\n\nIn J Sleep, volume 3, doi:10.1000/abc.7, the figures were wrong.\n\n## Notice\n\nRetracted.\n", encoding="utf-8")
+    assert _describe(file, rules).doi is None
+
+
+@pytest.mark.parametrize(
+    ("byline", "names"),
+    [
+        ("Carlos Henrique Saraiva DIAS1, Igor DO VALE1*", ["Carlos Henrique Saraiva DIAS", "Igor DO VALE"]),
+        ("Takeshi Araki∗ and Hiroyuki Ishida∗", ["Takeshi Araki", "Hiroyuki Ishida"]),
+        ("Jane Roe, MD, PhD; John Doe, MSc", ["Jane Roe", "John Doe"]),
+        ("Amit Kumar1 | Priyanka Mishra1 | Ajit K. Shasany2", ["Amit Kumar", "Priyanka Mishra", "Ajit K. Shasany"]),
+    ],
+)
+def test_a_byline_is_cut_into_names_without_marks_or_degrees(byline, names, rules):
+    assert split_names(byline, rules.metadata) == names
+
+
+@pytest.mark.parametrize("line", ["1 Department of Medicine, University of Testing", "We measured interleukin-6 in forty adults"])
+def test_a_line_that_is_not_all_names_is_no_byline(line, rules):
+    assert split_names(line, rules.metadata) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [("Carlos Henrique Saraiva DIAS", "dias"), ("Salustiano Vilar COSTA NETO", "costaneto"), ("Alberto de Iaco", "deiaco"), ("Won-Chan Kim", "kim")],
+)
+def test_a_surname_key_is_the_surname_in_letters(name, key, rules):
+    assert surname_key(name, rules.metadata) == key
+
+
+def test_a_title_read_with_a_side_label_is_the_title_lines_page_one_prints_in_its_size():
+    lines = [
+        FrontLine(text="A study of sleep and", size=20.8, bold=False, x0=60, y0=100),
+        FrontLine(text="ORIGINAL", size=7.5, bold=True, x0=400, y0=104),
+        FrontLine(text="interleukin-6 in adults", size=20.8, bold=False, x0=60, y0=124),
+    ]
+    assert printed_title(lines, "ORIGINAL A study of sleep and interleukin-6 in adults") == "A study of sleep and interleukin-6 in adults"
+
+
+def test_a_title_page_one_prints_as_read_is_kept_as_read():
+    lines = [FrontLine(text="A study of sleep and", size=20.8, bold=False, x0=60, y0=100),
+             FrontLine(text="interleukin-6 in adults", size=20.8, bold=False, x0=60, y0=124)]
+    assert printed_title(lines, "A study of sleep and interleukin-6 in adults") == "A study of sleep and interleukin-6 in adults"
