@@ -1,17 +1,20 @@
-"""A PDF's tables as cells: PyMuPDF's table finder, run beside each table caption.
+"""A PDF's tables as cells, read beside each table caption.
 
 A table is found from its caption: a line that opens like one (`[pdf.tables] caption`) says a
-table is printed next to it, in the caption's column, below it or else above it. Only those
-pages are handed to PyMuPDF's finder (`page.find_tables`), which is what keeps its cost off a
-paper's other pages. The finder is run as `[pdf.tables] strategy` says: ruling lines, the words'
-alignment inside the region the caption opens (from the caption to the next caption or the first
-line of running text), or lines first and alignment where no ruled grid is there.
+table is printed next to it, in the caption's column (or across the page, where nothing stands
+beside it in the other half), below it or else above it, in the region that runs to the next
+caption or the first line of running text. Only pages with such a line are read again, which is
+what keeps the cost off a paper's other pages. The grid is read as `[pdf.tables] strategy` says:
+from the words' own column gaps (`pdf_table_words`, the default), or by PyMuPDF's finder
+(`page.find_tables`) on ruling lines or on the words' alignment. A page whose text runs up the
+page is read in its text's frame. Where the layout model read the paper, its `table` boxes are
+read too: beside a caption whose region shows no grid, and alone where no caption names them.
 
-What is read: the label and caption (the caption line and the rest of its PyMuPDF block), the
-grid as cells with their spans, header rows (those above the first rule drawn across the grid,
-else the first row), and the notes in small print right under the grid. A caption beside which
-no grid of at least `min_rows` × `min_columns` is found is recorded with `parse = text`: its lines
-stay in the text as they are, and no half-read grid is kept.
+What is read: the label and caption (the caption line and the rest of its PyMuPDF block, and the
+caption again in a second language right under it), the grid as cells with their spans, header
+rows (those above the first rule drawn across the grid, else the first row), and the notes right
+under the grid. A caption beside which no grid of at least `min_rows` × `min_columns` is found is
+recorded with `parse = text`: its lines stay in the text as they are, and no half-read grid is kept.
 """
 
 from __future__ import annotations
@@ -160,13 +163,8 @@ def _region(
     return pymupdf.Rect(left, top, right, caption.box[1])
 
 
-def _grid_size(table: pymupdf.table.Table) -> tuple[int, int]:
-    return table.row_count, table.col_count
-
-
 def _usable(table: pymupdf.table.Table, rules: PdfTableRules) -> bool:
-    rows, columns = _grid_size(table)
-    if rows < rules.min_rows or columns < rules.min_columns:
+    if table.row_count < rules.min_rows or table.col_count < rules.min_columns:
         return False
     grid = table.extract()
     # A grid whose every row has one filled cell is text in one column, not a table.
