@@ -30,6 +30,9 @@ geometry and typography on its lines, in passes (the module that holds each in b
    in bold or italic, closed by a full stop or colon (`Animal preparation. In total…`), is cut into
    that heading and its text, the first line split where the lead ends; whole paragraphs, joined
    across breaks, show whether a style heads sections of text or labels short entries.
+11. `find_pdf_tables` (`pdf_tables`, `pdf_table_words`): beside every table caption, the table's
+   grid as cells, from the words of the caption's pages (kept from the one text extraction); the
+   blocks are left as they are, and the tables go beside them in `RawDocument.tables`.
 
 The thresholds a user may tune for their PDFs come from the rules (`[pdf]`, the caption start
 of `[captions]`, the anchors that open a paper's body), and each pass receives only its part;
