@@ -128,7 +128,7 @@ class _TreeView:
     def _captions(self) -> list[str]:
         lines = []
         for split, title in (
-            (ChunkSplit.caption, "Captions (figure_caption chunks, kept out of the body text)"),
+            (ChunkSplit.caption, "Captions (figure_caption and table chunks, kept out of the body text)"),
             (ChunkSplit.aside, "Asides (margin notes, side boxes: meta chunks kept out of the body text)"),
         ):
             chunks = [chunk for chunk in self.chunked.chunks if chunk.split is split]

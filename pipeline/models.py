@@ -52,6 +52,8 @@ class SectionType(StrEnum):
     conclusion = "conclusion"
     meta = "meta"
     figure_caption = "figure_caption"
+    table = "table"
+    """A table's caption chunk: the paper's `tables` row of the same chunk holds its cells."""
     other = "other"
 
 
@@ -156,6 +158,64 @@ class RawBlock(Record):
         return "".join(segment.text for segment in self.segments)
 
 
+class TableCell(Record):
+    """One cell of a table's grid, where it starts and how far it spans."""
+
+    row: int
+    """0-based row of the grid, header rows first."""
+    col: int
+    """0-based column of the grid."""
+    row_span: int = 1
+    """Rows the cell covers, itself included."""
+    col_span: int = 1
+    """Columns the cell covers, itself included."""
+    header: bool
+    """A header cell (a row above the body), not a body cell."""
+    text: str
+    """The cell's text, its lines joined by spaces; empty for an empty cell."""
+
+
+class TableParse(StrEnum):
+    """How a table's cells were read, or why they were not."""
+
+    cells = "cells"
+    """Cut into cells: `cells` and `markdown` hold them."""
+    text = "text"
+    """A caption says a table is there, but no grid of cells was found: its lines stay as the
+    text they are in, and `cells` is empty."""
+
+
+class Table(Record):
+    """A table of the paper: its label, caption and footnotes, where it is printed, and its cells."""
+
+    table_id: str
+    """`T1`, `T2`, … in the paper's order."""
+    label: str | None
+    """The label its caption opens with (`Table 2`), as written; None for a table without caption."""
+    caption: str | None
+    """The caption as printed, label included."""
+    footnotes: str | None = None
+    """The notes printed under it (`HC: high cholesterol`), lines joined by newlines."""
+    parse: TableParse
+    pages: list[int] = Field(default_factory=list)
+    """Every physical page (1-based) it is printed on; empty for Markdown."""
+    boxes: list[Box] = Field(default_factory=list)
+    """Where its grid is printed, one box a page (PDF only)."""
+    line_start: int | None = None
+    """First source line of the table (Markdown); None for PDFs."""
+    line_end: int | None = None
+    """Last source line, inclusive."""
+    header_rows: int = 0
+    """Rows of the grid that are header rows."""
+    cells: list[TableCell] = Field(default_factory=list)
+    """Row by row, left to right; a spanning cell once, where it starts."""
+    markdown: str | None = None
+    """GitHub-Markdown rendering: one header row (a multi-row header joined column by column) and
+    every body row with its cells apart; None where `parse` is `text`."""
+    chunk_id: str | None = None
+    """The table's own chunk (set by the chunk stage)."""
+
+
 class SourceFacts(Record):
     """What is known of the file a document came from, carried from extract to the database."""
 
@@ -202,6 +262,8 @@ class RawDocument(SourceFacts):
     """Path relative to the ingested folder, with `/` separators."""
     format: SourceFormat
     blocks: list[RawBlock]
+    tables: list[Table] = Field(default_factory=list)
+    """The tables found, cells and all, in the paper's order (their text stays in `blocks`)."""
     embedded_metadata: dict[str, str] = Field(default_factory=dict)
     """PDF only: the document information (`info:title`, `info:author`, `info:subject`, …) and the
     XMP fields (`xmp:dc:title`, `xmp:prism:doi`, …) as the file stores them, empty ones left out."""
@@ -267,6 +329,8 @@ class Document(SourceFacts):
     """In reading order (a caption stands where the paper put it, though its text is at the end)."""
     superscripts: list[tuple[int, int]] = Field(default_factory=list)
     """The blocks' superscripts (`RawBlock.superscripts`) as char ranges of `text`, in text order."""
+    tables: list[Table] = Field(default_factory=list)
+    """The paper's tables as extract found them (`RawDocument.tables`)."""
     line_starts: list[int] = Field(default_factory=list)
     """Where a line of a joined block (a paragraph, heading, …) other than its first began in
     the source, as offsets into `text`, in order: normalize joins the lines, and a bibliography
@@ -483,6 +547,8 @@ class ChunkedDocument(Record):
     """Where each chunk's text is printed, chunk by chunk in text order (PDF only)."""
     section_boxes: list[SectionBox] = Field(default_factory=list)
     """Where each section's own text is printed, in document order (PDF only)."""
+    tables: list[Table] = Field(default_factory=list)
+    """The paper's tables, each with the chunk of its caption where it has one."""
     structure_warning: str | None = None
     """Why the paper's structure looks collapsed (a long paper without section headings), or None."""
 

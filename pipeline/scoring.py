@@ -2,7 +2,7 @@
 
 Word-weighted, as the corpus README says: every chunk counts with its word count, judged by the
 gold type of the heading span its first line falls in. Chunks whose span has no trustworthy
-gold label (`null`), and figure_caption chunks (typed by what they are, not by their heading),
+gold label (`null`), and figure_caption and table chunks (typed by what they are, not by their heading),
 are left out.
 """
 
@@ -43,7 +43,7 @@ def score_shape(jats_md: Path, shape: str, rules: Rules) -> TypingScore:
         chunked = process_file(paper, paper.name, doc_id_for(paper.name), rules)
         matched = scored = 0
         for chunk in chunked.chunks:
-            if chunk.section_type.value == "figure_caption" or chunk.line_start is None:
+            if chunk.section_type.value in ("figure_caption", "table") or chunk.line_start is None:
                 continue
             position = bisect.bisect_right(heading_lines, chunk.line_start) - 1
             label = gold[heading_lines[position]] if position >= 0 else None

@@ -13,6 +13,7 @@ import base64
 import difflib
 import hashlib
 import html
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -110,7 +111,8 @@ def read_shown_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> Sh
     return ShownChunk(
         chunk_id=chunk_id, doc_id=doc_id, section_id=section_id, heading_path=list(heading_path), path=path,
         format=SourceFormat(source_format), sha256=sha256, encoding=encoding, line_start=line_start, line_end=line_end,
-        pages=list(pages), boxes=_boxes(connection, chunk_id), neighbours={n: _boxes(connection, n) for n in neighbours},
+        pages=list(pages), boxes=_boxes(connection, chunk_id) + _table_boxes(connection, chunk_id),
+        neighbours={n: _boxes(connection, n) for n in neighbours},
         folder=folder[0] if folder else None,
     )
 
@@ -155,6 +157,13 @@ def _unknown_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> str:
 def _boxes(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> list[Box]:
     rows = connection.execute("SELECT page, x0, y0, x1, y1 FROM chunk_boxes WHERE chunk_id = ? ORDER BY ALL", [chunk_id]).fetchall()
     return [Box(page=page, x0=x0, y0=y0, x1=x1, y1=y1) for page, x0, y0, x1, y1 in rows]
+
+
+def _table_boxes(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> list[Box]:
+    """Where a table chunk's table is printed (its grid, under or over the caption the chunk's own
+    boxes hold), so that showing the table's chunk shows the table."""
+    rows = connection.execute("SELECT boxes FROM paper_tables WHERE chunk_id = ?", [chunk_id]).fetchall()
+    return [Box(**box) for (boxes,) in rows for box in json.loads(boxes)]
 
 
 def read_source(shown: ShownChunk, folder: Path | None = None) -> tuple[Path, bytes]:

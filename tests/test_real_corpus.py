@@ -121,8 +121,8 @@ def test_unstructured_markdown_written_without_blank_lines_keeps_its_headings_he
     headings = [section.heading for section in chunked.sections]
     assert "3.1 Layout Detection Models" in headings and "References" in headings  # after its HTML tables
     assert "LayoutParser: A Uniﬁed Toolkit for DL-Based DIA" not in chunked.document.text  # a running head
-    captions = [c for c in chunked.chunks if c.section_type.value == "figure_caption"]
-    assert len(captions) == 8  # Fig. 1-6, Tables 1-2
+    captions = [c.section_type.value for c in chunked.chunks if c.split.value == "caption"]
+    assert (captions.count("figure_caption"), captions.count("table")) == (6, 2)  # Fig. 1-6, Tables 1-2
 
 
 def test_unstructured_running_heads_that_carry_page_numbers_go_and_the_introduction_stays_whole(rules):

@@ -16,7 +16,7 @@ from pipeline.index.writer import order_search_index
 from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.index import terms
-from pipeline.index.terms import TermCounter, count_paper_terms, index_words, search_terms
+from pipeline.index.terms import TermCounter, count_paper_terms, index_words, search_terms, table_cells_text
 from pipeline.index.database import open_readonly
 from pipeline.index.unmarked import text_to_index
 from pipeline.ingest.scan import doc_id_for, find_papers
@@ -228,13 +228,17 @@ def _fts_or_skip(connection: duckdb.DuckDBPyConnection) -> None:
 
 def _indexed_chunks(folder: Path, rules) -> list[tuple[str, str, str]]:
     """Each chunk of the papers in `folder`: its id, heading path and text as the index reads it
-    (`text_to_index`: the citation markers and entries' numbers blanked)."""
+    (`text_to_index`: the citation markers and entries' numbers blanked; a table chunk's cells after it)."""
     rows = []
     for path in find_papers(folder):
         relative = path.relative_to(folder).as_posix()
         chunked = process_file(path, relative, doc_id_for(relative), rules)
         indexed = text_to_index(chunked)
-        rows += [(c.chunk_id, " ".join(c.heading_path), indexed[c.char_start : c.char_end]) for c in chunked.chunks]
+        cells = table_cells_text(chunked)
+        rows += [
+            (c.chunk_id, " ".join(c.heading_path), indexed[c.char_start : c.char_end] + ("\n" + cells[c.chunk_id] if c.chunk_id in cells else ""))
+            for c in chunked.chunks
+        ]
     return rows
 
 

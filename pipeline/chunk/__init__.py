@@ -22,6 +22,7 @@ from pipeline.chunk.records import build_records
 from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.chunk.structure import structure_warning
+from pipeline.chunk.tables import attach_tables
 from pipeline.models import ChunkedDocument, Document
 from pipeline.rules import Rules
 
@@ -43,10 +44,13 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     captions = enforce_max(caption_chunks(nodes), document, index, rules)
     bibliography = {member.section_id for node in bibliography_nodes(nodes, rules) for member in node.subtree()}
     chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), entries)
+    table_chunks, tables = attach_tables(chunked.chunks, document.tables, rules.pdf.tables.caption)
     line_gap = usual_line_gap(index)
     return chunked.model_copy(
         update={
             "entry_spans": entries,
+            "chunks": table_chunks,
+            "tables": tables,
             "chunk_boxes": chunk_boxes(chunked.chunks, index, line_gap),
             "section_boxes": section_boxes(chunked.sections, index, line_gap),
             "structure_warning": structure_warning(chunked.sections, rules.chunk),

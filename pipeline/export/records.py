@@ -82,9 +82,9 @@ SELECT c.chunk_id AS id, c.text,
          'heading': c.heading, 'heading_path': c.heading_path, 'ordinal': c.ordinal, 'paragraph_ids': c.paragraph_ids,
          'page_start': c.page_start, 'page_end': c.page_end, 'pages': c.pages, 'line_start': c.line_start,
          'line_end': c.line_end, 'char_start': c.char_start, 'char_end': c.char_end, 'word_count': c.word_count,
-         'split': c.split, 'in_bibliography': c.in_bibliography, 'paper': {paper},
+         'split': c.split, 'in_bibliography': c.in_bibliography, 'paper': {paper}, 'table': t.markdown,
          'references': coalesce(cited.refs, {no_references})}}::JSON AS metadata
-FROM chunks c JOIN documents d USING (doc_id) LEFT JOIN papers m USING (doc_id) LEFT JOIN cited USING (chunk_id)
+FROM chunks c JOIN documents d USING (doc_id) LEFT JOIN papers m USING (doc_id) LEFT JOIN cited USING (chunk_id) LEFT JOIN paper_tables t USING (chunk_id)
 WHERE c.{in_selected} AND {where}
 ORDER BY c.doc_id, c.ordinal
 """

@@ -28,7 +28,7 @@ def extract(file: Path, path: str, rules: Rules) -> RawDocument:
     """Extract `file`, known to the rest of the pipeline by `path` (relative to the ingested folder)."""
     suffix = file.suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
-        return extract_markdown(file, path, rules.page_markers)
+        return extract_markdown(file, path, rules.page_markers, rules.pdf.tables.caption)
     if suffix in PDF_SUFFIXES:
         # Imported here: `pipeline sql` and `search` load this module too, and need no PyMuPDF.
         from pipeline.extract.pdf import extract_pdf

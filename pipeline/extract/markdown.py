@@ -15,8 +15,12 @@ from pathlib import Path
 
 from pipeline.errors import ExtractError
 from pipeline.extract.markdown_parse import TopBlock, code_lines, parse_blocks
+from pipeline.extract.markdown_tables import markdown_tables
 from pipeline.models import BlockKind, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import PageMarkerRule
+from pipeline.rules.pdf import PdfTableRules
+
+_TABLE_CAPTION = PdfTableRules().caption
 
 # YAML or TOML front matter, found before the parse: the test for a file without blank lines
 # must not count its lines, and mdit-py-plugins' front-matter rule reads YAML's `---` alone.
@@ -190,8 +194,11 @@ def _block(top: TopBlock, lines: list[str], parse_lines: list[str], page_of_line
     return _raw_block(top, top.kind, lines, page_of_line)
 
 
-def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], encoding: str = "utf-8") -> RawDocument:
-    """Turn Markdown source into a `RawDocument`; `path` is relative to the ingested folder."""
+def extract_markdown_text(
+    text: str, path: str, markers: list[PageMarkerRule], encoding: str = "utf-8", table_caption: re.Pattern[str] = _TABLE_CAPTION
+) -> RawDocument:
+    """Turn Markdown source into a `RawDocument`; `path` is relative to the ingested folder, and
+    `table_caption` tells a table's caption paragraph."""
     lines = text.splitlines()
     front_end = _front_matter_end(lines)
     front = set(range(front_end + 1)) if front_end is not None else set()
@@ -214,15 +221,18 @@ def extract_markdown_text(text: str, path: str, markers: list[PageMarkerRule], e
         path=path,
         format=SourceFormat.markdown,
         blocks=blocks,
+        tables=markdown_tables(blocks, lines, table_caption),
         encoding=encoding,
         reading_notes=_reading_notes(line_breaks, parse.html_ends),
     )
 
-def extract_markdown(file: Path, path: str, markers: list[PageMarkerRule]) -> RawDocument:
+def extract_markdown(
+    file: Path, path: str, markers: list[PageMarkerRule], table_caption: re.Pattern[str] = _TABLE_CAPTION
+) -> RawDocument:
     """Read and extract one Markdown file."""
     try:
         data = file.read_bytes()
     except OSError as error:
         raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check its permissions") from None
     text, encoding = decode_markdown(data, path)
-    return extract_markdown_text(text, path, markers, encoding)
+    return extract_markdown_text(text, path, markers, encoding, table_caption)

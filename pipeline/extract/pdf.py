@@ -30,6 +30,9 @@ geometry and typography on its lines, in passes (the module that holds each in b
    in bold or italic, closed by a full stop or colon (`Animal preparation. In total…`), is cut into
    that heading and its text, the first line split where the lead ends; whole paragraphs, joined
    across breaks, show whether a style heads sections of text or labels short entries.
+11. `find_pdf_tables` (`pdf_tables`, `pdf_table_words`): beside every table caption, the table's
+   grid as cells, from the words of the caption's pages (kept from the one text extraction); the
+   blocks are left as they are, and the tables go beside them in `RawDocument.tables`.
 
 The thresholds a user may tune for their PDFs come from the rules (`[pdf]`, the caption start
 of `[captions]`, the anchors that open a paper's body), and each pass receives only its part;
@@ -55,17 +58,19 @@ from pipeline.extract.pdf_contents import mark_contents
 from pipeline.extract.pdf_columns import find_columns, order_page
 from pipeline.extract.pdf_headings import HeadingRules, mark_headings
 from pipeline.extract.pdf_layout_choice import doubtful_reading
-from pipeline.extract.pdf_layout_model import drop_model_furniture, label_pieces, layout_model_installed, shared_model
+from pipeline.extract.pdf_layout_model import LayoutLabel, drop_model_furniture, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf_metadata import embedded_metadata, first_page_lines
 from pipeline.extract.pdf_margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
 from pipeline.extract.pdf_run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf_shared_lines import split_shared_lines
+from pipeline.extract.pdf_table_words import Word, page_words
+from pipeline.extract.pdf_tables import find_pdf_tables, has_table_caption
 from pipeline.extract.pdf_lines import (
-    SAME_SIZE, Layout, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
+    SAME_SIZE, TEXT_FLAGS, Layout, PageBox, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
 )
 from pipeline.models import LineBox, RawBlock, RawDocument, SourceFormat, TextSegment
 from pipeline.rules import Rules
-from pipeline.rules.pdf import LayoutMode
+from pipeline.rules.pdf import LayoutMode, PdfTableRules
 
 _SNIFF_BYTES = 1024
 """Bytes read at each end of the file to find `%PDF-` and `%%EOF`: writers put a little junk
@@ -234,16 +239,23 @@ def _edges(rows: list[Row]) -> dict[int, tuple[float, float]]:
     return edges
 
 
-def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[float], dict[int, str]]:
-    """Pieces and frame height of every page, and the page labels the PDF defines."""
+def _read(
+    doc: pymupdf.Document, path: str, tables: PdfTableRules
+) -> tuple[list[list[Piece]], list[float], dict[int, str], dict[int, list[Word]]]:
+    """Pieces and frame height of every page, the page labels the PDF defines, and the words of
+    each page that prints a table caption (read from the page's one text extraction)."""
     pages: list[list[Piece]] = []
     heights: list[float] = []
     labels: dict[int, str] = {}
+    words: dict[int, list[Word]] = {}
     has_labels = bool(doc.get_page_labels())
     styles: dict[str, tuple[bool, bool, bool]] = {}
     for number, page in enumerate(doc, start=1):
         try:
-            pieces, height = read_page(page, number, styles)
+            textpage = page.get_textpage(flags=TEXT_FLAGS)
+            pieces, height = read_page(page, number, styles, textpage)
+            if has_table_caption(pieces, tables):
+                words[number] = page_words(textpage)
             label = page.get_label() if has_labels else ""
         except RuntimeError as error:
             raise ExtractError(f"{path}: page {number} cannot be read ({error}); the PDF is damaged, re-export it") from None
@@ -251,7 +263,7 @@ def _read(doc: pymupdf.Document, path: str) -> tuple[list[list[Piece]], list[flo
         heights.append(height)
         if label:
             labels[number] = label
-    return pages, heights, labels
+    return pages, heights, labels, words
 
 
 def _blocks(
@@ -284,14 +296,21 @@ def _blocks(
 
 def _blocks_by_model(
     doc: pymupdf.Document, pages: list[list[Piece]], heights: list[float], toc: list[list], rules: Rules, path: str
-) -> tuple[list[PdfBlock], int]:
-    """`_blocks` of every page's pieces labelled by the layout model."""
+) -> tuple[list[PdfBlock], int, dict[int, list[PageBox]]]:
+    """`_blocks` of every page's pieces labelled by the layout model, and the boxes of the
+    regions it calls tables, by page."""
     try:
         model = shared_model()
     except ExtractError as error:
         raise ExtractError(f"{path}: {error}") from None
-    labelled = [label_pieces(pieces, model.regions(page)) for page, pieces in zip(doc, pages)]
-    return _blocks(labelled, heights, toc, rules, labelled=True)
+    regions = [model.regions(page) for page in doc]
+    labelled = [label_pieces(pieces, page_regions) for pieces, page_regions in zip(pages, regions)]
+    table_boxes = {
+        number: boxes
+        for number, page_regions in enumerate(regions, start=1)
+        if (boxes := [region.box for region in page_regions if region.label is LayoutLabel.table])
+    }
+    return *_blocks(labelled, heights, toc, rules, labelled=True), table_boxes
 
 
 def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
@@ -299,7 +318,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     messages, and `rules.pdf`, the caption start and the anchors that open a paper's body tune it."""
     _mupdf_messages()  # what earlier files made it say is theirs
     with _open(file, path) as doc:
-        pages, heights, labels = _read(doc, path)
+        pages, heights, labels, words = _read(doc, path, rules.pdf.tables)
         try:
             toc = doc.get_toc(simple=True)
         except RuntimeError:
@@ -320,10 +339,11 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             )
         notes = [f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else []
         mode = rules.pdf.layout.mode
+        model_tables: dict[int, list[PageBox]] = {}
         reading, reason = LayoutMode.rules, "asked for (--layout rules)"
         if mode is LayoutMode.model:
             reading, reason = LayoutMode.model, "asked for (--layout model)"
-            blocks, removed = _blocks_by_model(doc, pages, heights, toc, rules, path)
+            blocks, removed, model_tables = _blocks_by_model(doc, pages, heights, toc, rules, path)
         else:
             blocks, removed = _blocks(pages, heights, toc, rules, labelled=False)
             doubt = doubtful_reading(blocks, page_count, rules.pdf.layout) if mode is LayoutMode.auto else None
@@ -338,9 +358,10 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
                 reason = f"auto: {doubt}; longer than max_pages"
             elif doubt is not None:
                 reading, reason = LayoutMode.model, f"auto: {doubt}"
-                blocks, removed = _blocks_by_model(doc, pages, heights, toc, rules, path)
+                blocks, removed, model_tables = _blocks_by_model(doc, pages, heights, toc, rules, path)
             elif mode is LayoutMode.auto:
                 reason = "auto: the typographic reading shows no doubt"
+        tables = find_pdf_tables(doc, pages, words, _body_size(pages), rules.pdf.tables, model_tables)
     return RawDocument(
         path=path,
         format=SourceFormat.pdf,
@@ -352,6 +373,7 @@ def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
             )
             for block in blocks
         ],
+        tables=tables,
         page_count=page_count,
         page_labels=labels,
         removed_running_lines=removed,

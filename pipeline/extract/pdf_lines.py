@@ -20,7 +20,7 @@ import pymupdf
 from pipeline.models import BlockKind
 from pipeline.rules.pdf import PdfRunningLineRules
 
-_TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
 _SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
 _ITALIC_FONT = re.compile(r"italic|oblique|-it$|,it$|cmti|cmsl", re.IGNORECASE)
@@ -125,6 +125,8 @@ class Piece:
     `page-footer`, …: `pdf_layout_model.LayoutLabel`); None where the model did not read the page."""
     lead: Lead | None = None
     """Its leading run in bold or italic, if it opens with one."""
+    frame: tuple[int, int] = (1, 0)
+    """Its writing direction, the cardinal one nearest (`to_frame`): (0, -1) for a line that runs up the page."""
 
 
 @dataclass(slots=True)
@@ -196,7 +198,7 @@ def _frame(direction: tuple[float, float]) -> tuple[int, int]:
     return (0, 1) if dy > 0 else (0, -1)
 
 
-def _to_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) -> tuple[float, float, float, float]:
+def to_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) -> tuple[float, float, float, float]:
     """Rotate a box (x0 ≤ x1, y0 ≤ y1, as PyMuPDF gives them) so that `frame`, one of the four
     cardinal directions, points along +x: u = x·c + y·s, v = y·c − x·s."""
     x0, y0, x1, y1 = box
@@ -209,7 +211,7 @@ def _to_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) ->
     return -y1, x0, -y0, x1
 
 
-def _from_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) -> PageBox:
+def from_frame(box: tuple[float, float, float, float], frame: tuple[int, int]) -> PageBox:
     """`_to_frame` undone: a box in `frame` back in page coordinates."""
     u0, v0, u1, v1 = box
     if frame == (1, 0):
@@ -266,7 +268,7 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
         if summed is None:
             return None
         text, chars, size, font, bold, small_caps, superscripts, lead = summed
-    x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else _to_frame(line["bbox"], frame)
+    x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else to_frame(line["bbox"], frame)
     box = tuple(line["bbox"])
     if size < _TYPE3_MAX_SIZE:
         # Type3 bitmap fonts report a tiny size and glyph boxes that are far too tall: estimate
@@ -276,7 +278,7 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
         ox, oy = spans[0]["origin"]
         base = oy * c - ox * s
         y0, y1 = base - _ASCENT * size, base + _DESCENT * size
-        box = _from_frame((x0, y0, x1, y1), frame)
+        box = from_frame((x0, y0, x1, y1), frame)
         return Piece(
             page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars, box=box, superscripts=superscripts, estimated_size=True
         )
@@ -430,14 +432,17 @@ def joined_superscripts(parts: list[tuple[str, tuple[tuple[int, int], ...]]], se
     return tuple(joined)
 
 
-def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool, bool]]) -> tuple[list[Piece], float]:
+def read_page(
+    page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, bool, bool]], textpage: pymupdf.TextPage | None = None
+) -> tuple[list[Piece], float]:
     """Pieces of one page in its dominant writing direction; returns them and the page height in that frame.
 
     Lines in another direction (a rotated margin stamp) are marked `rotated` and keep their own frame.
+    `textpage` is the page's text extraction where the caller reads more from it (made with `TEXT_FLAGS`).
     """
     lines = []
     blocks = []
-    for index, block in enumerate(page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]):
+    for index, block in enumerate(page.get_text("dict", flags=TEXT_FLAGS, textpage=textpage)["blocks"]):
         for line in block.get("lines", ()):
             lines.append(line)
             blocks.append(index)
@@ -448,7 +453,7 @@ def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, boo
         for line, frame in zip(lines, frames):
             weight[frame] = weight.get(frame, 0) + sum(len(span["text"]) for span in line["spans"])
         main = max(weight, key=weight.__getitem__)
-    _, top, _, bottom = _to_frame(tuple(page.rect), main)
+    _, top, _, bottom = to_frame(tuple(page.rect), main)
     # Text comes in the coordinates of the page as stored, before its /Rotate: `page.rect` is
     # the page as shown, turned back here.
     left, upper, right, lower = page.rect * page.derotation_matrix
@@ -464,6 +469,7 @@ def read_page(page: pymupdf.Page, number: int, styles: dict[str, tuple[bool, boo
             piece.box = max(x0, left), max(y0, upper), min(x1, right), min(y1, lower)
             piece.block = block
             piece.rotated = frame != main
+            piece.frame = frame
             piece.y0 -= top
             piece.y1 -= top
             pieces.append(piece)

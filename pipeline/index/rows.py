@@ -16,7 +16,7 @@ from pydantic_core import to_json
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES
 from pipeline.index.terms import PaperTerms
 from pipeline.link.crossrefs import BROKEN_WHEN_MISSING
-from pipeline.models import ChunkedDocument, Citation, DocumentStatus, Link, PaperMetadata, Reference, SourceFormat
+from pipeline.models import ChunkedDocument, Citation, DocumentStatus, Link, PaperMetadata, Reference, SourceFormat, Table
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,7 @@ RECORD_TABLES = {
     "bibliography": (Reference, "references"),
     "chunk_citations": (Citation, "citations"),
     "chunk_links": (Link, "links"),
+    "paper_tables": (Table, "tables"),
 }
 
 

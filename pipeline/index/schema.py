@@ -10,7 +10,7 @@ import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS paragraphs (
     word_count INTEGER NOT NULL,
     paragraph_key VARCHAR NOT NULL,    -- {doc_id}:{paragraph_id}, unique across papers: the key of paragraph_postings
     chunk_id VARCHAR,                  -- the chunk that holds the paragraph's start (its parent); NULL for none
-    section_type VARCHAR NOT NULL,     -- its parent chunk's (figure_caption for a caption), else its section's
+    section_type VARCHAR NOT NULL,     -- its parent chunk's (figure_caption or table for a caption), else its section's
     term_count INTEGER NOT NULL,       -- terms BM25 counts in its section's heading path and its text
     in_bibliography BOOLEAN NOT NULL   -- part of the paper's own References, as its parent chunk
 );
@@ -117,6 +117,26 @@ CREATE TABLE IF NOT EXISTS bibliography (
     doi VARCHAR,                       -- only where the entry shows one
     year VARCHAR,                      -- the first year the entry shows (2020a)
     first_author VARCHAR               -- as the entry writes the name
+);
+-- The paper's tables as data, a row per table (pipeline.models.Table), its cells as JSON (not named
+-- `tables`, which DuckDB's DESCRIBE reads as a command). A table with a caption chunk
+-- (chunks.section_type = 'table') names it; parse = 'text' where no grid of cells was found beside
+-- the caption, and its lines stay in the text as printed.
+CREATE TABLE IF NOT EXISTS paper_tables (
+    doc_id VARCHAR NOT NULL,
+    table_id VARCHAR NOT NULL,         -- T1, T2, ... in the paper's order
+    label VARCHAR,                     -- as its caption writes it: Table 2; NULL without caption
+    caption VARCHAR,                   -- the caption as printed, label included
+    footnotes VARCHAR,                 -- the notes printed under it, a line each
+    parse VARCHAR NOT NULL,            -- cells | text
+    pages INTEGER[] NOT NULL,          -- physical pages (PDF)
+    boxes JSON NOT NULL,               -- [{page, x0, y0, x1, y1}]: where its grid is printed (PDF)
+    line_start INTEGER,                -- source Markdown lines, inclusive; NULL for PDF
+    line_end INTEGER,
+    header_rows INTEGER NOT NULL,      -- rows of the grid that are header rows
+    cells JSON NOT NULL,               -- [{row, col, row_span, col_span, header, text}], 0-based
+    markdown VARCHAR,                  -- GitHub Markdown: one header row, every body row's cells apart
+    chunk_id VARCHAR                   -- the table's chunk (its caption's); NULL where it has no caption chunk
 );
 -- Each ingested paper's own metadata, read off its first page or front matter (pipeline/metadata):
 -- nothing looked up, NULL where the paper does not say it; each field's *_source says where it was
@@ -279,7 +299,7 @@ POSTINGS_TABLES = {
 
 TABLES_BY_DOCUMENT = (
     "chunk_postings", "paragraph_postings", "chunk_boxes", "chunk_citations", "chunk_links", "section_boxes", "chunks", "paragraphs",
-    "sections", "bibliography", "papers", "extractions", "documents",
+    "sections", "bibliography", "paper_tables", "papers", "extractions", "documents",
 )
 # Tables without a doc_id column, and the key that finds a paper's rows in them through its
 # chunks or paragraphs (so they go before those tables in TABLES_BY_DOCUMENT).

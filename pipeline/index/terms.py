@@ -332,8 +332,23 @@ def paragraph_key(doc_id: str, paragraph_id: str) -> str:
     return f"{doc_id}:{paragraph_id}"
 
 
+def table_cells_text(chunked: ChunkedDocument) -> dict[str, str]:
+    """The cells' texts of each table that has a chunk, by chunk id, one line a row: what the
+    index counts with the chunk's own text."""
+    texts = {}
+    for table in chunked.tables:
+        if table.chunk_id is not None and table.cells:
+            rows: dict[int, list[str]] = {}
+            for cell in table.cells:
+                if cell.text:
+                    rows.setdefault(cell.row, []).append(cell.text)
+            texts[table.chunk_id] = "\n".join(" ".join(row) for _, row in sorted(rows.items()))
+    return texts
+
+
 def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
-    """The postings of every chunk of a paper (terms of its heading path and its text), and of
+    """The postings of every chunk of a paper (terms of its heading path and its text, and a table
+    chunk's cells: `table_cells_text`), and of
     every paragraph (its section's heading path and its text), the text as `text_to_index` gives
     it: without the numbers that only point into the bibliography."""
     text = text_to_index(chunked)
@@ -343,7 +358,13 @@ def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
     # read and stemmed once, and a chunk's counted from its pieces: reading both would read as many
     # words again for the paragraphs as for the chunks.
     of_paragraph = {p.paragraph_id: _word_lists(text[p.char_start : p.char_end]) for p in chunked.paragraphs}
-    of_chunk = [_chunk_pieces(chunk, text, paragraphs, of_paragraph) for chunk in chunked.chunks]
+    cells = table_cells_text(chunked)
+    # A table chunk's text is its caption; its cells are counted with it, so that a search for
+    # what the table holds finds the table.
+    of_chunk = [
+        _chunk_pieces(chunk, text, paragraphs, of_paragraph) + ([_word_lists(cells[chunk.chunk_id])] if chunk.chunk_id in cells else [])
+        for chunk in chunked.chunks
+    ]
     chunk_paths = [tuple(chunk.heading_path) for chunk in chunked.chunks]
     paragraph_paths = [section_paths.get(p.section_id, ()) for p in chunked.paragraphs]
     of_heading = {path: _word_lists(" ".join(path)) for path in {*chunk_paths, *paragraph_paths}}

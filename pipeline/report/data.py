@@ -151,7 +151,7 @@ def body_sizes(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> Body
                quantile_cont(word_count, 0.75), max(word_count),
                count(*) FILTER (WHERE word_count < $low), count(*) FILTER (WHERE word_count BETWEEN $low AND $high),
                count(*) FILTER (WHERE word_count > $high AND word_count <= $hard), count(*) FILTER (WHERE word_count > $hard)
-        FROM chunks WHERE section_type <> 'figure_caption'
+        FROM chunks WHERE section_type NOT IN ('figure_caption', 'table')
         """,
         {"low": low, "high": high, "hard": hard},
     ).fetchone()

@@ -25,7 +25,7 @@ _COLUMNS = 2
 _HISTOGRAM_BINS = 30
 _TYPE_COLOURS = {
     "intro": "#4e79a7", "methods": "#f28e2b", "results": "#59a14f", "discussion": "#b07aa1",
-    "conclusion": "#76b7b2", "meta": "#9c755f", "figure_caption": "#edc948", "other": "#bab0ac",
+    "conclusion": "#76b7b2", "meta": "#9c755f", "figure_caption": "#edc948", "table": "#ff9da7", "other": "#bab0ac",
 }
 # The rules' sizes, as lines on every panel: (field of ChunkRules, colour, line style).
 _SIZE_LINES = (

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
-from pipeline.rules.base import RulesModel
+from pipeline.rules.base import Pattern, RulesModel
 
 
 class PdfRunningLineRules(RulesModel):
@@ -178,6 +178,46 @@ class PdfLayoutRules(RulesModel):
     longer doubtful document (a thesis, a book) keeps its typographic reading and says so."""
 
 
+class TableStrategy(StrEnum):
+    """How a table's grid is read beside its caption (`docs/tables.md` has the figures)."""
+
+    lines = "lines"
+    """PyMuPDF's finder on ruling lines only: a table whose rows and columns are drawn."""
+    text = "text"
+    """PyMuPDF's finder on the words' alignment, inside the region the caption opens."""
+    words = "words"
+    """Rows from lines and columns from the gaps no line crosses, inside the region the caption opens."""
+    lines_then_words = "lines_then_words"
+    """A ruled grid where the page draws one beside the caption, `words` elsewhere."""
+
+
+class PdfTableRules(RulesModel):
+    """Tables as cells: where PyMuPDF's table finder runs, and what a found grid must be to count."""
+
+    caption: Pattern = Field(
+        default=r"^(?P<label>(?:supplement(?:al|ary)\s+)?tab(?:le(?:au)?|ela|la|elle)?[.-]?\s*[A-Z]?\d+[a-z]?)(?=\s*$|\s*[.:|—–-]|\s+(?-i:[A-Z(]))",
+        validate_default=True,
+    )
+    """A line that opens a table's caption, matched case-insensitively; group `label` is the
+    label. The finder runs only on pages with such a line (or, in the model's reading, a block
+    the model calls a table), which keeps its cost off the other pages."""
+    strategy: TableStrategy = TableStrategy.words
+    max_gap: Annotated[float, Field(gt=0, le=50)] = 4.0
+    """Most space between a caption and its table's grid, in body font sizes."""
+    min_rows: Annotated[int, Field(ge=1)] = 2
+    """Fewest rows of a grid taken for a table; fewer leaves the table as text."""
+    min_columns: Annotated[int, Field(ge=2)] = 2
+    """Fewest columns of a grid taken for a table."""
+    footnote_gap: Annotated[float, Field(gt=0, le=10)] = 1.5
+    """Most space between a table (or its previous note line) and a line of small print under it
+    for the line to be the table's note, in the line's font sizes."""
+
+    @field_validator("caption", mode="before")
+    @classmethod
+    def _ignoring_case(cls, pattern: object) -> object:
+        return f"(?i:{pattern})" if isinstance(pattern, str) else pattern
+
+
 class PdfRules(RulesModel):
     """How PDF extraction reads layout and typography. Everything has a default, so a rules file
     without [pdf] reads PDFs as the default rules do."""
@@ -191,5 +231,6 @@ class PdfRules(RulesModel):
     title: PdfTitleRules = Field(default_factory=PdfTitleRules)
     front_matter: PdfFrontMatterRules = Field(default_factory=PdfFrontMatterRules)
     layout: PdfLayoutRules = Field(default_factory=PdfLayoutRules)
+    tables: PdfTableRules = Field(default_factory=PdfTableRules)
 
 
