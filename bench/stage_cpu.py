@@ -47,7 +47,7 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
 
     try:
         from pipeline.link import link
-    except ImportError:  # trees before 0.5.0 ran the link passes inside `chunk`
+    except ImportError:  # trees before 0.6.0 ran the link passes inside `chunk`
         def link(chunked, rules):
             return chunked
 
