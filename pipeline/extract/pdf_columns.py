@@ -312,30 +312,27 @@ def _table_row(line: list[Piece]) -> bool:
     """Whether a page line is a table's row: cells set well apart, none of them a line of text."""
     if len(line) < _TABLE_LINE_MIN_CELLS or any(p.chars >= _TEXT_LINE_MIN_CHARS for p in line):
         return False
+    return _cells_apart(line) >= _TABLE_LINE_MIN_CELLS
+
+
+def _cells_apart(line: list[Piece]) -> int:
+    """How many cells a page line's pieces make, those less than `_TABLE_CELL_GAP` font sizes
+    apart counted as one."""
     line = sorted(line, key=lambda p: p.x0)
-    return 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > _TABLE_CELL_GAP * a.size) >= _TABLE_LINE_MIN_CELLS
+    return 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > _TABLE_CELL_GAP * a.size)
 
 
 def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], widths: list[float]) -> set[int]:
     """Pieces on page lines that hold cells on both sides of a gutter and no line of column text:
     the rows of a table as wide as the page."""
     cells: set[int] = set()
-    line: list[Piece] = []
-    bottom = 0.0
-    for piece in sorted(pieces, key=lambda p: p.y0) + [None]:
-        if piece is not None and line and piece.y0 < bottom - SAME_LINE_OVERLAP * (piece.y1 - piece.y0):
-            line.append(piece)
-            bottom = max(bottom, piece.y1)
+    for line in gathered_lines(pieces):
+        if len(line) < _TABLE_LINE_MIN_CELLS:
             continue
-        if len(line) >= _TABLE_LINE_MIN_CELLS:
-            line.sort(key=lambda p: p.x0)
-            separate = 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > _TABLE_CELL_GAP * a.size)
-            sides = {sum(1 for start, end in gutters if (p.x0 + p.x1) / 2 > (start + end) / 2) for p in line}
-            text_line = any(p.chars >= _TEXT_LINE_MIN_CHARS and p.x1 - p.x0 >= _TEXT_LINE_MIN_FILL * min(widths) for p in line)
-            if separate >= _TABLE_LINE_MIN_CELLS and len(sides) > 1 and not text_line:
-                cells.update(id(p) for p in line)
-        if piece is not None:
-            line, bottom = [piece], piece.y1
+        sides = {sum(1 for start, end in gutters if (p.x0 + p.x1) / 2 > (start + end) / 2) for p in line}
+        text_line = any(p.chars >= _TEXT_LINE_MIN_CHARS and p.x1 - p.x0 >= _TEXT_LINE_MIN_FILL * min(widths) for p in line)
+        if _cells_apart(line) >= _TABLE_LINE_MIN_CELLS and len(sides) > 1 and not text_line:
+            cells.update(id(p) for p in line)
     return cells
 
 
