@@ -208,6 +208,16 @@ def _title(flow: Flow, fixture: Fixture, title: str) -> None:
     flow.y += 22
 
 
+def _two_columns_under_title(doc: pymupdf.Document, fixture: Fixture, title: str) -> Flow:
+    """A flow that sets the title across the page, then goes on in two columns below it."""
+    middle = (LEFT + RIGHT) / 2
+    flow = Flow(doc, [(LEFT, RIGHT)])
+    _title(flow, fixture, title)
+    flow.top = flow.y
+    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    return flow
+
+
 def _body(flow: Flow, fixture: Fixture, seed: int, sections: list[tuple[int, str, int]], heading: dict[int, Style],
           body: Style = BODY) -> None:
     """Sections of (level, heading, paragraphs): every paragraph of `body` text, recorded as truth."""
@@ -426,11 +436,7 @@ def scanned_two_column(doc: pymupdf.Document) -> Fixture:
 def pull_quote_and_figure(doc: pymupdf.Document) -> Fixture:
     """Two columns; a larger italic pull quote inside a paragraph's run, a figure across both columns."""
     fixture = Fixture("pull_quote_and_figure")
-    middle = (LEFT + RIGHT) / 2
-    flow = Flow(doc, [(LEFT, RIGHT)])
-    _title(flow, fixture, "Pull Quotes and Wide Figures in a Two-Column Feature")
-    flow.top = flow.y
-    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    flow = _two_columns_under_title(doc, fixture, "Pull Quotes and Wide Figures in a Two-Column Feature")
     body = Style("tiro", 9.5, 11.5)
     bold = {2: Style("hebo", 11.0, 13.0), 3: Style("hebo", 9.5, 12.0)}
     _body(flow, fixture, 9, _SECTIONS[:3], bold, body)
@@ -468,11 +474,7 @@ def side_panel_in_a_sentence(doc: pymupdf.Document) -> Fixture:
     `Research in context`) set inside a paragraph's run: the panel is asides, its title heads no
     section, and the sentence it breaks comes out whole."""
     fixture = Fixture("side_panel_in_a_sentence")
-    middle = (LEFT + RIGHT) / 2
-    flow = Flow(doc, [(LEFT, RIGHT)])
-    _title(flow, fixture, "Side Panels in the Methods of a Two-Column Trial Report")
-    flow.top = flow.y
-    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    flow = _two_columns_under_title(doc, fixture, "Side Panels in the Methods of a Two-Column Trial Report")
     body = Style("tiro", 9.5, 11.5)
     bold = {2: Style("hebo", 11.0, 13.0), 3: Style("hebo", 9.5, 12.0)}
     _body(flow, fixture, 11, _SECTIONS[:3], bold, body)
@@ -510,12 +512,8 @@ def table_across_the_gutter(doc: pymupdf.Document) -> Fixture:
     names crosses the gutter, stands between two bands of two-column text: the page shows no
     gutter of its own, the other pages do, and every paragraph comes out whole."""
     fixture = Fixture("table_across_the_gutter")
-    middle = (LEFT + RIGHT) / 2
-    columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
-    flow = Flow(doc, [(LEFT, RIGHT)])
-    _title(flow, fixture, "Genetic Diversity of Basil Accessions Across Sites")
-    flow.top = flow.y
-    flow.columns = columns
+    flow = _two_columns_under_title(doc, fixture, "Genetic Diversity of Basil Accessions Across Sites")
+    columns = flow.columns
     _body(flow, fixture, 13, _SECTIONS[:2], _SANS_BOLD)
     while True:  # fill page 1 with whole paragraphs, so that page 2 is set by hand
         paragraph = sentences(13500 + len(fixture.paragraphs), 5)
@@ -553,11 +551,7 @@ def italic_headings_below_bold(doc: pymupdf.Document) -> Fixture:
     below them in the body's italic, a little larger than the bold sub-sections: the italic
     heads the lowest sections, its size notwithstanding."""
     fixture = Fixture("italic_headings_below_bold")
-    flow = Flow(doc, [(LEFT, RIGHT)])
-    _title(flow, fixture, "Cholinergic Markers in Aging Endothelial Cells Treated With an Extract")
-    flow.top = flow.y
-    middle = (LEFT + RIGHT) / 2
-    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
+    flow = _two_columns_under_title(doc, fixture, "Cholinergic Markers in Aging Endothelial Cells Treated With an Extract")
     styles = {2: Style("hebo", 10.5, 13.0), 3: Style("hebo", 10.0, 12.5), 4: Style("tiit", 10.5, 12.5)}
     sections = [
         (2, "Introduction", 2), (2, "Materials and Methods", 1), (3, "Preparation of extracts", 1),
@@ -705,11 +699,7 @@ def run_in_headings_numbered_in_italic(doc: pymupdf.Document) -> Fixture:
     full stop, the text after them upright (`2.1. Animal Preparation. Male rats…`), one of them
     long enough to wrap onto a second line."""
     fixture = Fixture("run_in_headings_numbered_in_italic")
-    flow = Flow(doc, [(LEFT, RIGHT)])
-    _title(flow, fixture, "Leaf Extracts Given to Rats: Numbered Run-in Headings")
-    middle = (LEFT + RIGHT) / 2
-    flow.columns = [(LEFT, middle - 9), (middle + 9, RIGHT)]
-    flow.top = flow.y
+    flow = _two_columns_under_title(doc, fixture, "Leaf Extracts Given to Rats: Numbered Run-in Headings")
     bold = Style("tibo", 12.0, 14.0)
     _body(flow, fixture, 21, [(2, "1. Introduction", 2)], {2: bold})
     _run_in_sections(flow, fixture, 22, [("2. Materials and Methods", [
