@@ -19,17 +19,24 @@ def entry(number: int) -> str:
     return f'[{number}] A. Author{number} and B. Writer, "A study of topic {number}," in Proc. Conf. Examples, 20{number:02d}, pp. {number}-{number + 9}.\n'
 
 
+def first_page(title: str, left: str, right: str) -> pymupdf.Document:
+    """A new document whose page 1 has `title` over two columns of prose headed `left` and
+    `right`, citing entries 1 to 6."""
+    doc = pymupdf.open()
+    first = doc.new_page(width=595, height=842)
+    first.insert_text((150, 60), title, fontsize=16, fontname="hebo")
+    first.insert_text((40, 100), left, fontsize=11, fontname="hebo")
+    first.insert_textbox(pymupdf.Rect(40, 108, 280, 780), (SENTENCE.format("[1], [2]") + SENTENCE.format("[3]")) * 10, fontsize=9)
+    first.insert_text((310, 100), right, fontsize=11, fontname="hebo")
+    first.insert_textbox(pymupdf.Rect(310, 108, 555, 780), (SENTENCE.format("[4]-[6]") + SENTENCE.format("[3]")) * 10, fontsize=9)
+    return doc
+
+
 @pytest.fixture
 def proceedings_paper(tmp_path) -> Path:
     """Two pages in two columns; page 2 ends its left column with Conclusions, Acknowledgements
     and entries 1-12 set with no heading, and its right column holds entries 13-19."""
-    doc = pymupdf.open()
-    first = doc.new_page(width=595, height=842)
-    first.insert_text((150, 60), "Fast Extraction of Things from Papers", fontsize=16, fontname="hebo")
-    first.insert_text((40, 100), "1 Introduction", fontsize=11, fontname="hebo")
-    first.insert_textbox(pymupdf.Rect(40, 108, 280, 780), (SENTENCE.format("[1], [2]") + SENTENCE.format("[3]")) * 10, fontsize=9)
-    first.insert_text((310, 100), "2 Method", fontsize=11, fontname="hebo")
-    first.insert_textbox(pymupdf.Rect(310, 108, 555, 780), (SENTENCE.format("[4]-[6]") + SENTENCE.format("[3]")) * 10, fontsize=9)
+    doc = first_page("Fast Extraction of Things from Papers", "1 Introduction", "2 Method")
     second = doc.new_page(width=595, height=842)
     second.insert_text((40, 60), "3 Conclusions", fontsize=11, fontname="hebo")
     second.insert_textbox(pymupdf.Rect(40, 68, 280, 300), SENTENCE.format("[7]-[19]") * 5, fontsize=9)
@@ -69,13 +76,7 @@ def bibliography_under_two_columns(tmp_path) -> Path:
     the Acknowledgments on the right), then, after a gap across both, the bibliography in two
     columns of its own, without a heading: entries 1-6 on the left, 7-13 on the right, entry 7
     broken across the columns."""
-    doc = pymupdf.open()
-    first = doc.new_page(width=595, height=842)
-    first.insert_text((150, 60), "Sigma Models on a Finite Interval", fontsize=16, fontname="hebo")
-    first.insert_text((40, 100), "I. INTRODUCTION", fontsize=11, fontname="hebo")
-    first.insert_textbox(pymupdf.Rect(40, 108, 280, 780), (SENTENCE.format("[1], [2]") + SENTENCE.format("[3]")) * 10, fontsize=9)
-    first.insert_text((310, 100), "II. METHOD", fontsize=11, fontname="hebo")
-    first.insert_textbox(pymupdf.Rect(310, 108, 555, 780), (SENTENCE.format("[4]-[6]") + SENTENCE.format("[3]")) * 10, fontsize=9)
+    doc = first_page("Sigma Models on a Finite Interval", "I. INTRODUCTION", "II. METHOD")
     last = doc.new_page(width=595, height=842)
     last.insert_text((40, 60), "III. CONCLUSION", fontsize=11, fontname="hebo")
     last.insert_textbox(pymupdf.Rect(40, 68, 280, 200), SENTENCE.format("[7]-[13]") * 4, fontsize=9)
