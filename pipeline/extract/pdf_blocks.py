@@ -262,7 +262,8 @@ def join_continuations(blocks: list[PdfBlock], layout: Layout, rules: BlockRules
             if moved_on and (not in_panel or nxt.rows[0].group == block.rows[-1].group) and _continues(block, nxt, layout, rules):
                 blocks[index] = replace(block, rows=block.rows + nxt.rows)
                 del blocks[look]
-                _panel_to_asides(blocks, index + 1, look)
+                if in_panel:
+                    _panel_to_asides(blocks, index + 1, look)
                 continue
         index += 1
     return blocks
@@ -284,13 +285,12 @@ def _titles_small_print(blocks: list[PdfBlock], index: int, before: PdfBlock, la
 
 
 def _panel_to_asides(blocks: list[PdfBlock], start: int, end: int) -> None:
-    """Where the blocks a sentence ran on past (`blocks[start:end]`) hold a heading (a side
-    panel's title), make the heading and the paragraphs of the panel asides."""
-    if any(block.kind is BlockKind.heading for block in blocks[start:end]):
-        blocks[start:end] = [
-            replace(block, kind=BlockKind.aside, level=None, evidence=()) if block.kind in (BlockKind.heading, BlockKind.paragraph) else block
-            for block in blocks[start:end]
-        ]
+    """Make the heading (a side panel's title) and the paragraphs of the panel that a sentence ran
+    on past (`blocks[start:end]`) asides."""
+    blocks[start:end] = [
+        replace(block, kind=BlockKind.aside, level=None, evidence=()) if block.kind in (BlockKind.heading, BlockKind.paragraph) else block
+        for block in blocks[start:end]
+    ]
 
 
 def merge_lists(blocks: list[PdfBlock]) -> list[PdfBlock]:
