@@ -56,6 +56,13 @@ def library(tmp_path):
     return folder, db
 
 
+def _add_backlog(folder, count=400):
+    """More papers waiting, for a test that stops the run after a few: the run must still be far
+    from its end when the signal lands, however fast the pipeline or slow the test's turn to run."""
+    for index in range(100, 100 + count):
+        (folder / f"p{index:03}.md").write_text(_paper(index))
+
+
 def _wait_for_building_file(db, process, limit=30.0):
     deadline = time.monotonic() + limit
     while not list(db.parent.glob(db.name + ".building-*")):
@@ -78,11 +85,12 @@ def _wait_for_papers_written(process, count):
         written += line.startswith("ingested")
 
 
-# 80 papers wait to be written: kill before the first is written, after the first, halfway,
-# and after the last (while the index is ordered and the run published).
-@pytest.mark.parametrize("papers_written", [0, 1, 40, 80])
-def test_kill_9_at_any_moment_leaves_the_published_database_as_it_was(library, papers_written):
+# Kill before the first paper is written, after the first, halfway (of 480 waiting, so that the
+# kill surely lands mid-run), and after the last (while the index is ordered and the run published).
+@pytest.mark.parametrize(("papers_written", "waiting"), [(0, 80), (1, 80), (240, 480), (80, 80)])
+def test_kill_9_at_any_moment_leaves_the_published_database_as_it_was(library, papers_written, waiting):
     folder, db = library
+    _add_backlog(folder, waiting - 80)
     before = _digest(db)
     process = _start_ingest(folder, db)
     _wait_for_building_file(db, process)
@@ -90,7 +98,7 @@ def test_kill_9_at_any_moment_leaves_the_published_database_as_it_was(library, p
     process.send_signal(signal.SIGKILL)
     process.wait()
     process.stderr.close()
-    if papers_written < 80:
+    if papers_written < waiting:
         assert process.returncode == -signal.SIGKILL, "the ingest finished before the kill reached it"
     if process.returncode == -signal.SIGKILL:
         assert _digest(db) == before
@@ -98,13 +106,14 @@ def test_kill_9_at_any_moment_leaves_the_published_database_as_it_was(library, p
     # The next run cleans up after the killed one and completes.
     result = subprocess.run(_ingest_command(folder, db, "--quiet"), capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert _documents(db) == 100
+    assert _documents(db) == len(list(folder.glob("*.md")))
     assert list(db.parent.glob(db.name + ".building-*")) == []
 
 
 @pytest.mark.parametrize(("stop", "code", "name"), [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C (SIGINT)")])
 def test_sigterm_and_ctrl_c_stop_the_run_clean_and_say_nothing_was_published(library, stop, code, name):
     folder, db = library
+    _add_backlog(folder)
     before = _digest(db)
     process = _start_ingest(folder, db)
     _wait_for_building_file(db, process)
@@ -121,6 +130,7 @@ def test_sigterm_and_ctrl_c_stop_the_run_clean_and_say_nothing_was_published(lib
 @pytest.mark.parametrize(("stop", "code", "name"), [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C (SIGINT)")])
 def test_sigterm_and_ctrl_c_during_a_first_ingest_say_no_database_was_created(library, tmp_path, stop, code, name):
     folder, _ = library
+    _add_backlog(folder)
     db = tmp_path / "first" / "papers.duckdb"
     process = _start_ingest(folder, db)
     _wait_for_papers_written(process, 5)

@@ -13,7 +13,7 @@ import pebble
 import pytest
 
 import pipeline.ingest.run
-from pipeline.errors import IndexingError, PipelineError
+from pipeline.errors import IndexingError, PipelineError, RunStopped
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest.plan import Change, PlannedFile
 from pipeline.ingest.pool import FileScheduler
@@ -88,6 +88,24 @@ def test_a_stored_extraction_is_read_when_its_file_is_handed_on_not_all_of_them_
     assert read == [f"p{index:02}" for index in range(8)]
     assert [item.path for item, _ in scheduler.results()] == [f"p{index:02}.md" for index in range(10)]
     assert len(read) == 10
+
+
+class _StoppedFuture(concurrent.futures.Future):
+    """A done future whose `result` is where SIGTERM's handler happens to raise."""
+
+    def result(self, timeout=None):
+        raise RunStopped("SIGTERM", 15, "papers.duckdb", True)
+
+
+def test_a_signal_landing_while_a_result_is_read_stops_the_run_rather_than_failing_that_file(tmp_path, rules):
+    pool = _Pool()
+    future = _StoppedFuture()
+    future.set_result(None)
+    pool.schedule = lambda function, args, timeout: future
+    scheduler = FileScheduler(pool, rules, 300, 8, lambda doc_id: "{}")
+    scheduler.start(_files(1, tmp_path))
+    with pytest.raises(RunStopped):
+        list(scheduler.results())
 
 
 def test_an_error_while_files_are_in_flight_stops_the_workers_rather_than_waiting_for_them(tmp_path, rules, monkeypatch):

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 
 import pebble
 
+from pipeline.errors import RunStopped
 from pipeline.ingest.plan import PlannedFile
 from pipeline.ingest.scan import ScannedFile
 from pipeline.ingest.task import Task, TaskResult, failed, over_time_limit, run_task, worker_died
@@ -88,5 +89,9 @@ class FileScheduler:
             return failed(over_time_limit(item.path, self.timeout_seconds))
         except pebble.ProcessExpired as error:
             return failed(worker_died(item.path, f"exit code {error.exitcode}"))
+        except RunStopped:
+            # SIGTERM's handler raises in this thread wherever it stands, here too: it stops the
+            # run, and is no file's failure.
+            raise
         except Exception as error:  # noqa: BLE001 - a broken pool fails this file, recorded, and the run goes on
             return failed(f"{item.path}: the worker pool failed ({type(error).__name__}: {error})")
