@@ -54,7 +54,7 @@ def test_a_word_is_matched_to_the_closest_index_term_and_says_how_close():
 
 
 def test_between_terms_that_sound_alike_the_one_in_more_chunks_wins():
-    assert match_by_sound(["라만"], _vocabulary(("laman", 1), ("raman", 4)))["라만"].term == "raman"
+    assert match_by_sound(["스펙트럼"], _vocabulary(("spektrum", 1), ("spectrum", 4)))["스펙트럼"].term == "spectrum"
 
 
 def test_a_word_nothing_in_the_index_sounds_like_is_not_matched():
@@ -63,3 +63,8 @@ def test_a_word_nothing_in_the_index_sounds_like_is_not_matched():
 
 def test_a_word_of_two_consonants_is_too_short_to_match_by_sound():
     assert match_by_sound(["바나"], _vocabulary(("banana", 3), ("bana", 1))) == {}
+
+
+def test_a_two_syllable_word_is_not_matched_by_sound_however_close():
+    # `고전` (classical) is Sino-Korean; its skeleton K-J-N is gougeon's too.
+    assert match_by_sound(["고전"], _vocabulary(("gougeon", 1))) == {}

@@ -40,6 +40,12 @@ ENGLISH_ENDINGS = ("링", "닝", "이션", "에이션", "션", "리티", "티")
 """How Korean writes English endings the index's stems have lost (`모니터링`, monitoring: `monitor`)."""
 MIN_CONSONANTS = 3
 """Words with fewer consonants than this (`바나`, two) are too short to match by sound."""
+MIN_SYLLABLES = 3
+"""Words of fewer Hangul syllables than this are not matched by sound. A two-syllable word the
+glossary lacks is mostly Sino-Korean (`고전`, classical; `사막`, desert), not a loanword, and its
+three or four consonants fit some rare English name or fragment in any index (`gougeon`, `samek`)
+as closely as a loanword fits its source; the short loanwords worth having (`백신`, `필터`) are
+glossary entries."""
 LETTERS_A_SYLLABLE = 3
 """The most English letters one Hangul syllable stands for (`스트` two syllables, `str` three letters)."""
 MAX_CANDIDATES = 200_000
@@ -175,12 +181,12 @@ def match_by_sound(words: Iterable[str], terms_starting: Callable[[str, int, int
     for word in words:
         forms = [hangul_sounds(word)] + [hangul_sounds(word[: -len(ending)]) for ending in ENGLISH_ENDINGS if word.endswith(ending) and len(word) > len(ending) + 1]
         forms = [heard for heard in forms if _consonants(heard) >= MIN_CONSONANTS]
-        if not forms:
+        syllables = sum(1 for character in word if _FIRST_SYLLABLE <= ord(character) <= _LAST_SYLLABLE)
+        if not forms or syllables < MIN_SYLLABLES:
             continue
         first = forms[0][0] if forms[0][0].isupper() else ""
         best: tuple[float, int, str] | None = None
         for letter in _ENGLISH_INITIALS[first]:
-            syllables = sum(1 for character in word if _FIRST_SYLLABLE <= ord(character) <= _LAST_SYLLABLE)
             for term, chunks in terms_starting(letter, syllables, LETTERS_A_SYLLABLE * syllables + 3)[:MAX_CANDIDATES]:
                 if not term.isalpha() or not term.isascii():
                     continue
