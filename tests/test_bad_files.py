@@ -119,6 +119,21 @@ def test_a_folder_symlink_loop_is_not_followed(outcome):
     assert not any(path.startswith("sub/back") for path in rows)
 
 
+def test_a_link_to_a_folder_elsewhere_is_followed_and_a_folder_reached_twice_is_read_once(tmp_path, rules):
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    (archive / "old.md").write_text(GOOD)
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "2019").symlink_to(archive, target_is_directory=True)
+    (folder / "again").symlink_to(archive, target_is_directory=True)
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, IngestOptions(workers=1))
+    connection = open_readonly(db)
+    assert connection.execute("SELECT path FROM documents").fetchall() == [("2019/old.md",)]
+    connection.close()
+
+
 def test_the_run_reports_every_failure(outcome):
     summary, _, _ = outcome
     assert set(summary.failed) == set(BAD_FILES) | {"dangling.md", "loop.md"}

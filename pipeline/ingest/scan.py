@@ -68,9 +68,11 @@ def relative_path_of(doc_id: str) -> str:
 
 
 def find_papers(folder: Path, unlisted: dict[str, str] | None = None) -> list[Path]:
-    """Every Markdown and PDF file below `folder`, in a stable order; links to folders are not
-    followed, so a symlink loop cannot trap the run. Folders that cannot be listed go into
-    `unlisted` (relative path → why)."""
+    """Every Markdown and PDF file below `folder`, in a stable order. A link to a folder is
+    followed (a library is often assembled from links to archives elsewhere) unless the folder it
+    leads to was already walked: a loop then ends there, and a folder reached twice is read once,
+    under the first of its paths. Folders that cannot be listed go into `unlisted` (relative
+    path → why)."""
 
     def note(error: OSError) -> None:
         if unlisted is not None:
@@ -78,8 +80,15 @@ def find_papers(folder: Path, unlisted: dict[str, str] | None = None) -> list[Pa
             unlisted[shown_path(where)] = error.strerror or str(error)
 
     found = []
-    for root, folders, files in os.walk(folder, onerror=note, followlinks=False):
-        folders[:] = sorted(name for name in folders if not name.startswith("."))
+    walked = {os.path.realpath(folder)}
+    for root, folders, files in os.walk(folder, onerror=note, followlinks=True):
+        kept = []
+        for name in sorted(name for name in folders if not name.startswith(".")):
+            real = os.path.realpath(os.path.join(root, name))
+            if real not in walked:
+                walked.add(real)
+                kept.append(name)
+        folders[:] = kept
         found.extend(Path(root) / name for name in files if name.lower().endswith(SUPPORTED_SUFFIXES))
     return sorted(found, key=lambda path: path.relative_to(folder).as_posix())
 
