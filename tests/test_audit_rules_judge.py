@@ -119,6 +119,12 @@ def test_a_changed_number_is_contradicted_by_the_number_rule():
     assert (judgement.contradicted, judgement.rule, judgement.evidence[0].conflicting) == (True, "number", ("68·2% ≠ 68·7%",))
 
 
+def test_a_changed_number_is_set_against_the_number_said_of_the_same_thing_not_the_nearest():
+    passage = "IL-6 fell by 12% in the treated group and by 35% in the control group."
+    judgement = _judge(passage, "IL-6 fell by 30% in the treated group.")
+    assert (judgement.rule, judgement.evidence[0].conflicting) == ("number", ("30% ≠ 12%",))
+
+
 def test_the_same_number_with_the_decimal_point_the_page_prints_is_supported():
     assert _judge("Around half (47·9%) of patients were taking analgesics.", "Around 47.9 per cent of patients were taking analgesics.").supported
 

@@ -172,7 +172,8 @@ class RulesJudge:
                              if p.unit == quantity.unit and not any(p.same_value(q) for q in numbers)
                              and any(found_in(word, keys_of(_surroundings(list(sentence.words), p))) for word in near)]
                 if unmatched:
-                    return _Conflict("number", sentence, (f"{quantity.written} ≠ {_nearest(quantity, unmatched).written}",))
+                    said_of_the_same = _said_of_the_same(quantity, near, sentence, unmatched)
+                    return _Conflict("number", sentence, (f"{quantity.written} ≠ {said_of_the_same.written}",))
         return None
 
     def _verdict(
@@ -231,5 +232,12 @@ def _surroundings(words: list[Word], quantity: Quantity) -> list[Word]:
     return before + [word for word in words if word.start >= quantity.end][:2]
 
 
-def _nearest(quantity: Quantity, candidates: list[Quantity]) -> Quantity:
-    return min(candidates, key=lambda candidate: abs(candidate.value - quantity.value))
+def _said_of_the_same(quantity: Quantity, near: list[Word], sentence: PassageSentence, candidates: list[Quantity]) -> Quantity:
+    """Of the passage's numbers, the one whose surrounding words the claim's number shares most
+    (`12% in the treated group` for `30% in the treated group`, not the nearer `35% in the control
+    group`); of those alike, the nearest in value."""
+    def shared(candidate: Quantity) -> int:
+        keys = keys_of(_surroundings(list(sentence.words), candidate))
+        return sum(found_in(word, keys) for word in near)
+
+    return min(candidates, key=lambda candidate: (-shared(candidate), abs(candidate.value - quantity.value)))
