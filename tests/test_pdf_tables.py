@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.extract.pdf import extract_pdf
 from pipeline.extract.pdf_layout_model import layout_model_installed
-from pipeline.extract.tables import markdown_rows
+from pipeline.extract.tables import grid_cells, markdown_rows
 from pipeline.models import Table, TableParse
 from pipeline.rules import Rules, load_rules
 
@@ -201,3 +201,8 @@ def test_a_caption_given_in_two_languages_heads_one_table(tmp_path: Path, rules:
     table = _only_table(_paper(tmp_path, draw), rules)
     assert table.caption == "Tabela 1. Doses por grupo. Table 1. Doses by arm."
     assert markdown_rows(table.markdown) == [["Aspirin", "75 mg", "A"]]
+
+
+def test_a_cell_leaves_out_the_soft_hyphens_the_pdf_prints_nothing_for() -> None:
+    cells = grid_cells([["Variety", "Code"], ["Ocimum tenuiflorum var. CIM-\u00adAyu", "V12"]], header_rows=1)
+    assert [cell.text for cell in cells if not cell.header] == ["Ocimum tenuiflorum var. CIM-Ayu", "V12"]
