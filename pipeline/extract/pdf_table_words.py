@@ -166,6 +166,52 @@ def _continues(row: list[str | None], above: list[str | None]) -> bool:
     )
 
 
+_Placed = tuple[list[str | None], float, float]
+"""A row's cells, and the top and bottom of its lines."""
+
+
+def _squeezed(placed: list[_Placed], index: int) -> bool:
+    """Whether the row's line stands between its neighbours' lines rather than on a line of its
+    own: the lines above and below it are less than its height apart."""
+    return placed[index + 1][1] - placed[index - 1][2] < placed[index][2] - placed[index][1]
+
+
+def _unlabelled_values(cells: list[str | None]) -> bool:
+    return cells[0] == "" and len(_filled(cells)) > 1
+
+
+def _move_centred_labels(placed: list[_Placed]) -> list[_Placed]:
+    """A row label centred on the two rows it names stands on neither line (`Herb` between its
+    `ST` and `P` rows): it goes to the upper row, where a span starts, as a publisher's markup
+    gives it."""
+    moved: list[_Placed] = []
+    for index, (cells, top, bottom) in enumerate(placed):
+        between = 0 < index < len(placed) - 1 and _unlabelled_values(placed[index - 1][0]) and _unlabelled_values(placed[index + 1][0])
+        if between and _filled(cells) == {0} and _squeezed(placed, index):
+            upper, upper_top, upper_bottom = moved[-1]
+            moved[-1] = ([cells[0], *upper[1:]], upper_top, upper_bottom)
+        else:
+            moved.append((cells, top, bottom))
+    return moved
+
+
+def _join_labels_wrapped_round_values(placed: list[_Placed]) -> list[_Placed]:
+    """A row label wrapped onto two lines has its row's values centred between them
+    (`Pielou-Simpson's`, the values, `evenness`): the three lines are one row."""
+    joined: list[_Placed] = []
+    index = 0
+    while index < len(placed):
+        if index + 2 < len(placed):
+            (first, top, _), (values, _, _), (second, _, bottom) = placed[index : index + 3]
+            if _filled(first) == {0} == _filled(second) and _unlabelled_values(values) and _squeezed(placed, index + 1):
+                joined.append(([f"{first[0]} {second[0]}", *values[1:]], top, bottom))
+                index += 3
+                continue
+        joined.append(placed[index])
+        index += 1
+    return joined
+
+
 def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float]) -> WordGrid | None:
     """The grid of the page's words inside `region` (by their middles), or None where they make no
     two columns; `rules_y` are the heights of the horizontal rules drawn across the region."""
@@ -201,6 +247,9 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
         rows.append(row)
         tops.append(line.y0)
         bottoms.append(line.y1)
+    # A label centred on two rows first, so that a label above it is not taken for its first line.
+    placed = _join_labels_wrapped_round_values(_move_centred_labels(list(zip(rows, tops, bottoms))))
+    rows, tops, bottoms = [cells for cells, _, _ in placed], [top for _, top, _ in placed], [bottom for _, _, bottom in placed]
     # Rows of one phrase after the last row of several cells are the notes under an unruled table,
     # as far as they run on without a gap; what follows a gap (a running foot, a heading) is not the table's.
     notes: list[str] = []
