@@ -64,6 +64,19 @@ def test_ingest_stores_a_paper_tables_row_beside_the_tables_chunk(tmp_path: Path
     assert {"row": 1, "col": 1, "row_span": 1, "col_span": 1, "header": False, "text": "38 ± 2"} in json.loads(cells)
 
 
+@pytest.mark.parametrize(
+    ("reference", "caption"),
+    [("Tabela 2", "Tabela 2. Lipídios séricos por grupo."), ("Tabla 2", "Tabla 2: Lípidos séricos por grupo."), ("Table 2", "Table-2: Serum lipids by group.")],
+)
+def test_a_cross_reference_in_the_papers_own_words_leads_to_the_tables_chunk(reference: str, caption: str, tmp_path: Path) -> None:
+    paper = PAPER.replace("(Table 2)", f"({reference})").replace("Table 2. Serum lipids by group.", caption)
+    file = tmp_path / "paper.md"
+    file.write_text(paper, encoding="utf-8")
+    chunked = process_file(file, "paper.md", "paper.md", load_rules())
+    (link,) = [link for link in chunked.links if link.label == reference]
+    assert link.target_chunk_id == chunked.tables[0].chunk_id is not None
+
+
 def _pdf_with_a_table_under(caption: str, tmp_path: Path) -> Path:
     import pymupdf
 
