@@ -254,3 +254,19 @@ def test_a_row_label_wrapped_round_its_centred_values_is_one_row(tmp_path: Path,
         ["Pielou-Simpson's evenness", "2.81", "2.67", "0.90"],
         ["Gini-Simpson's evenness", "0.97", "0.96", "0.79"],
     ]
+
+
+def test_header_lines_over_the_rule_under_them_may_span_the_columns_of_a_dense_table(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 200), "Table 3. Papers by country and year.", fontsize=9)
+        _rule(page, 208)
+        _row(page, 220, ["", "Brazil China Brazil China Brazil China"])
+        _row(page, 232, ["Country", "papers in each year of the study"])
+        _rule(page, 237)
+        _row(page, 250, ["ENG", "36", "50", "41"])
+        _row(page, 263, ["EU", "22", "41", "34"])
+        _row(page, 276, ["NL", "10", "10", "8,2"])
+        _rule(page, 281)
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert markdown_rows(table.markdown) == [["ENG", "36", "50", "41"], ["EU", "22", "41", "34"], ["NL", "10", "10", "8,2"]]

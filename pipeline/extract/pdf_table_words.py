@@ -110,13 +110,15 @@ def _lines(words: list[Word]) -> list[_Line]:
     return result
 
 
-def _gaps(lines: list[_Line], left: float, right: float, min_gap: float) -> list[float]:
-    """The middles of the column gaps: x-intervals inside the table that few lines cross."""
+def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header: int) -> list[float]:
+    """The middles of the column gaps: x-intervals inside the table that few lines cross; the
+    first `header` lines, above the rule drawn under a table's header, may cross any (a header
+    that spans columns: `Brasil China Brasil China` over a column each)."""
     edges = sorted({round(x, 1) for line in lines for phrase in line.phrases for x in (phrase.x0, phrase.x1)})
     # Every phrase starts and ends on an edge, so it covers whole segments between edges: count
     # the phrases over each segment with a difference array (a line's phrases never overlap).
     crossing = [0] * len(edges)
-    for line in lines:
+    for line in lines[header:]:
         for phrase in line.phrases:
             crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
             crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1
@@ -229,7 +231,9 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
     # The last rule closes the table where fewer lines follow it than precede it; a table that
     # runs on to the next page has its header's rule last, and the rows below it.
     body_lines = [line for line in lines if line not in below_last_rule] if 2 * len(below_last_rule) < len(lines) else lines
-    gaps = _gaps(body_lines, left, right, _MIN_GAP * median)
+    inside = [y for y in rules_y if body_lines[0].y1 < y < body_lines[-1].y0]
+    header = sum(1 for line in body_lines if inside and line.y1 <= min(inside))
+    gaps = _gaps(body_lines, left, right, _MIN_GAP * median, header if len(body_lines) - header >= 2 else 0)
     if not gaps:
         return None
     rows: list[list[str | None]] = []
