@@ -47,6 +47,7 @@ def test_a_caption_label_as_papers_print_it_opens_a_caption(paragraph: str, rule
         "Tabela 1 apresenta as características das mulheres.",
         "Figura 2 mostra a área de estudo.",
         "Figs 1-3 show the sites.",
+        "Figs 1–3 show the sites.",
         "Table II lists the fitted parameters.",
         "Table-1 gives the counts.",
         "Tables 1 and 2 list the doses.",
