@@ -12,6 +12,8 @@ Usage: python scripts/score_tables.py [--corpus PATH] [--rules rules/default.tom
   empty in both. Each stored row is found once.
 - **Captions**: a JATS table with a label is attached when a stored table carries the same label
   (numbers and letters compared) and a caption that holds the JATS caption's first words.
+- **Chunks**: a stored table with a label has its chunk when the chunk stage typed its caption's
+  chunk `table` and gave the table that chunk's id (what a `Table 2` cross-reference leads to).
 
 Tables printed as images (a `<graphic>` and no rows in the JATS) count nowhere. `--explain`
 lists, per paper, the gold rows missed next to what was stored.
@@ -32,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from score_pdf_headings import parse_jats  # noqa: E402
 
-from pipeline.extract import extract  # noqa: E402
+from pipeline.ingest.task import process_file  # noqa: E402
 from pipeline.extract.tables import markdown_rows  # noqa: E402
 from pipeline.models import Table  # noqa: E402
 from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules  # noqa: E402
@@ -96,11 +98,16 @@ class PaperScore:
     attached: int = 0
     tables: int = 0
     parsed: int = 0
+    labelled_ours: int = 0
+    chunked: int = 0
     missed: list[tuple[str, ...]] = field(default_factory=list)
 
 
 def score_paper(ours: list[Table], gold: list[GoldTable]) -> PaperScore:
-    score = PaperScore(tables=len(ours), parsed=sum(1 for table in ours if table.markdown))
+    score = PaperScore(
+        tables=len(ours), parsed=sum(1 for table in ours if table.markdown),
+        labelled_ours=sum(1 for table in ours if table.label), chunked=sum(1 for table in ours if table.label and table.chunk_id),
+    )
     stored = Counter(row_key(row) for table in ours if table.markdown for row in markdown_rows(table.markdown))
     for table in gold:
         for row in table.rows:
@@ -139,15 +146,15 @@ def main() -> None:
         overrides = {**overrides, "pdf": {**overrides.get("pdf", {}), "tables": {"strategy": args.strategy}}}
     rules = load_rules(args.rules, overrides=overrides) if overrides else load_rules(args.rules)
     total = PaperScore()
-    print(f"{'paper':45} {'rows':>5} {'found':>5} {'share':>6} {'capt':>5} {'tables':>6}")
+    print(f"{'paper':45} {'rows':>5} {'found':>5} {'share':>6} {'capt':>5} {'tables':>6} {'chunks':>6}")
     for pdf in sorted(folder.glob("*.pdf")):
         gold = gold_tables(parse_jats(pdf.with_suffix(".xml")))
-        raw = extract(pdf, pdf.name, rules)
+        raw = process_file(pdf, pdf.name, pdf.name, rules)
         score = score_paper(raw.tables, gold)
-        for name in ("rows", "found", "labelled", "attached", "tables", "parsed"):
+        for name in ("rows", "found", "labelled", "attached", "tables", "parsed", "labelled_ours", "chunked"):
             setattr(total, name, getattr(total, name) + getattr(score, name))
         share = f"{score.found / score.rows:.2f}" if score.rows else "-"
-        print(f"{pdf.stem:45} {score.rows:5} {score.found:5} {share:>6} {score.attached:2}/{score.labelled:<2} {score.parsed:2}/{score.tables:<2}")
+        print(f"{pdf.stem:45} {score.rows:5} {score.found:5} {share:>6} {score.attached:2}/{score.labelled:<2} {score.parsed:2}/{score.tables:<2} {score.chunked:2}/{score.labelled_ours:<2}")
         if args.explain and score.missed:
             for key in score.missed:
                 print(f"    missed: {' | '.join(key)}")
@@ -159,7 +166,8 @@ def main() -> None:
     attached = total.attached / total.labelled if total.labelled else 0.0
     print(
         f"overall: {total.found}/{total.rows} body rows found ({share:.3f}); captions attached "
-        f"{total.attached}/{total.labelled} ({attached:.3f}); tables with cells {total.parsed}/{total.tables}"
+        f"{total.attached}/{total.labelled} ({attached:.3f}); tables with cells {total.parsed}/{total.tables}; "
+        f"labelled tables with their chunk {total.chunked}/{total.labelled_ours}"
     )
 
 

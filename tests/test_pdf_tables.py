@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.extract.pdf import extract_pdf
 from pipeline.extract.pdf_layout_model import layout_model_installed
-from pipeline.extract.tables import markdown_rows
+from pipeline.extract.tables import grid_cells, markdown_rows
 from pipeline.models import Table, TableParse
 from pipeline.rules import Rules, load_rules
 
@@ -201,3 +201,72 @@ def test_a_caption_given_in_two_languages_heads_one_table(tmp_path: Path, rules:
     table = _only_table(_paper(tmp_path, draw), rules)
     assert table.caption == "Tabela 1. Doses por grupo. Table 1. Doses by arm."
     assert markdown_rows(table.markdown) == [["Aspirin", "75 mg", "A"]]
+
+
+def test_a_cell_leaves_out_the_soft_hyphens_the_pdf_prints_nothing_for() -> None:
+    cells = grid_cells([["Variety", "Code"], ["Ocimum tenuiflorum var. CIM-\u00adAyu", "V12"]], header_rows=1)
+    assert [cell.text for cell in cells if not cell.header] == ["Ocimum tenuiflorum var. CIM-Ayu", "V12"]
+
+
+def test_a_row_label_centred_on_its_two_rows_names_the_upper_one(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 210), "Table 1. Share of stems by growth form.", fontsize=9)
+        _row(page, 235, ["Form", "Measure", "Plot A", "Plot B"])
+        _row(page, 250, ["", "ST (%)", "11.4", "15.2"])
+        _row(page, 257, ["Herb"])  # centred between the lines of the two rows it names
+        _row(page, 264, ["", "P (%)", "0.3", "9.7"])
+        _row(page, 278, ["Tree", "ST (%)", "59.5", "39.9"])
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert markdown_rows(table.markdown) == [
+        ["Herb", "ST (%)", "11.4", "15.2"],
+        ["", "P (%)", "0.3", "9.7"],
+        ["Tree", "ST (%)", "59.5", "39.9"],
+    ]
+
+
+def test_a_group_label_on_a_line_of_its_own_stays_a_row_above_a_centred_label(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 210), "Table 1. Share of stems by growth form.", fontsize=9)
+        _row(page, 235, ["Form", "Measure", "Plot A", "Plot B"])
+        _row(page, 250, ["Individuals"])
+        _row(page, 264, ["", "ST (%)", "11.4", "15.2"])
+        _row(page, 271, ["Herb"])
+        _row(page, 278, ["", "P (%)", "0.3", "9.7"])
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert [row[0] for row in markdown_rows(table.markdown)] == ["Individuals", "Herb", ""]
+
+
+def test_a_row_label_wrapped_round_its_centred_values_is_one_row(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 210), "Table 2. Diversity indices by plot.", fontsize=9)
+        _row(page, 235, ["Index", "Plot A", "Plot B", "Plot C"])
+        _row(page, 250, ["Simpson's evenness", "0.55", "0.52", "0.70"])
+        _row(page, 264, ["Pielou-Simpson's"])
+        _row(page, 271, ["", "2.81", "2.67", "0.90"])  # centred between the label's two lines
+        _row(page, 278, ["evenness"])
+        _row(page, 292, ["Gini-Simpson's evenness", "0.97", "0.96", "0.79"])
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert markdown_rows(table.markdown) == [
+        ["Simpson's evenness", "0.55", "0.52", "0.70"],
+        ["Pielou-Simpson's evenness", "2.81", "2.67", "0.90"],
+        ["Gini-Simpson's evenness", "0.97", "0.96", "0.79"],
+    ]
+
+
+def test_header_lines_over_the_rule_under_them_may_span_the_columns_of_a_dense_table(tmp_path: Path, rules: Rules) -> None:
+    def draw(page: pymupdf.Page) -> None:
+        page.insert_text((72, 200), "Table 3. Papers by country and year.", fontsize=9)
+        _rule(page, 208)
+        _row(page, 220, ["", "Brazil China Brazil China Brazil China"])
+        _row(page, 232, ["Country", "papers in each year of the study"])
+        _rule(page, 237)
+        _row(page, 250, ["ENG", "36", "50", "41"])
+        _row(page, 263, ["EU", "22", "41", "34"])
+        _row(page, 276, ["NL", "10", "10", "8,2"])
+        _rule(page, 281)
+
+    table = _only_table(_paper(tmp_path, draw), rules)
+    assert markdown_rows(table.markdown) == [["ENG", "36", "50", "41"], ["EU", "22", "41", "34"], ["NL", "10", "10", "8,2"]]

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from pipeline.ingest import ingest_folder
 from pipeline.ingest.task import process_file
@@ -61,6 +62,46 @@ def test_ingest_stores_a_paper_tables_row_beside_the_tables_chunk(tmp_path: Path
     assert (label, section_type) == ("Table 2", "table")
     assert markdown.splitlines()[2] == "| Total cholesterol | 38 ± 2 | 133 ± 5 |"
     assert {"row": 1, "col": 1, "row_span": 1, "col_span": 1, "header": False, "text": "38 ± 2"} in json.loads(cells)
+
+
+@pytest.mark.parametrize(
+    ("reference", "caption"),
+    [("Tabela 2", "Tabela 2. Lipídios séricos por grupo."), ("Tabla 2", "Tabla 2: Lípidos séricos por grupo."), ("Table 2", "Table-2: Serum lipids by group.")],
+)
+def test_a_cross_reference_in_the_papers_own_words_leads_to_the_tables_chunk(reference: str, caption: str, tmp_path: Path) -> None:
+    paper = PAPER.replace("(Table 2)", f"({reference})").replace("Table 2. Serum lipids by group.", caption)
+    file = tmp_path / "paper.md"
+    file.write_text(paper, encoding="utf-8")
+    chunked = process_file(file, "paper.md", "paper.md", load_rules())
+    (link,) = [link for link in chunked.links if link.label == reference]
+    assert link.target_chunk_id == chunked.tables[0].chunk_id is not None
+
+
+def _pdf_with_a_table_under(caption: str, tmp_path: Path) -> Path:
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 60, 523, 180), "The trial enrolled adults from three clinics. " * 12, fontsize=10)
+    page.insert_text((72, 210), caption, fontsize=9)
+    for y, cells in ((235, ["Drug", "Dose", "Arm"]), (250, ["Aspirin", "75 mg", "A"]), (265, ["Statin", "20 mg", "B"])):
+        for x, text in zip((72, 220, 360), cells):
+            page.insert_text((x, y), text, fontsize=9)
+    page.insert_textbox(pymupdf.Rect(72, 300, 523, 700), "The doses were kept through the year. " * 20, fontsize=10)
+    path = tmp_path / "paper.pdf"
+    doc.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "caption", ["Tabela 1. Doses por grupo.", "Table-1: Doses by arm.", "Tabla 1: Dosis por grupo.", "TABLE II. Doses by arm."]
+)
+def test_a_pdf_table_whose_caption_is_labelled_in_another_style_gets_its_chunk(caption: str, tmp_path: Path) -> None:
+    path = _pdf_with_a_table_under(caption, tmp_path)
+    chunked = process_file(path, "paper.pdf", "paper.pdf", load_rules(overrides={"pdf": {"layout": {"mode": "rules"}}}))
+    (table,) = chunked.tables
+    chunk = next(c for c in chunked.chunks if c.chunk_id == table.chunk_id)
+    assert (chunk.text, chunk.section_type) == (caption, SectionType.table)
 
 
 def test_show_draws_a_pdf_table_chunks_grid_beside_its_captions_lines(tmp_path: Path) -> None:

@@ -110,13 +110,15 @@ def _lines(words: list[Word]) -> list[_Line]:
     return result
 
 
-def _gaps(lines: list[_Line], left: float, right: float, min_gap: float) -> list[float]:
-    """The middles of the column gaps: x-intervals inside the table that few lines cross."""
+def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header: int) -> list[float]:
+    """The middles of the column gaps: x-intervals inside the table that few lines cross; the
+    first `header` lines, above the rule drawn under a table's header, may cross any (a header
+    that spans columns: `Brasil China Brasil China` over a column each)."""
     edges = sorted({round(x, 1) for line in lines for phrase in line.phrases for x in (phrase.x0, phrase.x1)})
     # Every phrase starts and ends on an edge, so it covers whole segments between edges: count
     # the phrases over each segment with a difference array (a line's phrases never overlap).
     crossing = [0] * len(edges)
-    for line in lines:
+    for line in lines[header:]:
         for phrase in line.phrases:
             crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
             crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1
@@ -166,6 +168,52 @@ def _continues(row: list[str | None], above: list[str | None]) -> bool:
     )
 
 
+_Placed = tuple[list[str | None], float, float]
+"""A row's cells, and the top and bottom of its lines."""
+
+
+def _squeezed(placed: list[_Placed], index: int) -> bool:
+    """Whether the row's line stands between its neighbours' lines rather than on a line of its
+    own: the lines above and below it are less than its height apart."""
+    return placed[index + 1][1] - placed[index - 1][2] < placed[index][2] - placed[index][1]
+
+
+def _unlabelled_values(cells: list[str | None]) -> bool:
+    return cells[0] == "" and len(_filled(cells)) > 1
+
+
+def _move_centred_labels(placed: list[_Placed]) -> list[_Placed]:
+    """A row label centred on the two rows it names stands on neither line (`Herb` between its
+    `ST` and `P` rows): it goes to the upper row, where a span starts, as a publisher's markup
+    gives it."""
+    moved: list[_Placed] = []
+    for index, (cells, top, bottom) in enumerate(placed):
+        between = 0 < index < len(placed) - 1 and _unlabelled_values(placed[index - 1][0]) and _unlabelled_values(placed[index + 1][0])
+        if between and _filled(cells) == {0} and _squeezed(placed, index):
+            upper, upper_top, upper_bottom = moved[-1]
+            moved[-1] = ([cells[0], *upper[1:]], upper_top, upper_bottom)
+        else:
+            moved.append((cells, top, bottom))
+    return moved
+
+
+def _join_labels_wrapped_round_values(placed: list[_Placed]) -> list[_Placed]:
+    """A row label wrapped onto two lines has its row's values centred between them
+    (`Pielou-Simpson's`, the values, `evenness`): the three lines are one row."""
+    joined: list[_Placed] = []
+    index = 0
+    while index < len(placed):
+        if index + 2 < len(placed):
+            (first, top, _), (values, _, _), (second, _, bottom) = placed[index : index + 3]
+            if _filled(first) == {0} == _filled(second) and _unlabelled_values(values) and _squeezed(placed, index + 1):
+                joined.append(([f"{first[0]} {second[0]}", *values[1:]], top, bottom))
+                index += 3
+                continue
+        joined.append(placed[index])
+        index += 1
+    return joined
+
+
 def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float]) -> WordGrid | None:
     """The grid of the page's words inside `region` (by their middles), or None where they make no
     two columns; `rules_y` are the heights of the horizontal rules drawn across the region."""
@@ -183,7 +231,9 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
     # The last rule closes the table where fewer lines follow it than precede it; a table that
     # runs on to the next page has its header's rule last, and the rows below it.
     body_lines = [line for line in lines if line not in below_last_rule] if 2 * len(below_last_rule) < len(lines) else lines
-    gaps = _gaps(body_lines, left, right, _MIN_GAP * median)
+    inside = [y for y in rules_y if body_lines[0].y1 < y < body_lines[-1].y0]
+    header = sum(1 for line in body_lines if inside and line.y1 <= min(inside))
+    gaps = _gaps(body_lines, left, right, _MIN_GAP * median, header if len(body_lines) - header >= 2 else 0)
     if not gaps:
         return None
     rows: list[list[str | None]] = []
@@ -201,6 +251,9 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
         rows.append(row)
         tops.append(line.y0)
         bottoms.append(line.y1)
+    # A label centred on two rows first, so that a label above it is not taken for its first line.
+    placed = _join_labels_wrapped_round_values(_move_centred_labels(list(zip(rows, tops, bottoms))))
+    rows, tops, bottoms = [cells for cells, _, _ in placed], [top for _, top, _ in placed], [bottom for _, _, bottom in placed]
     # Rows of one phrase after the last row of several cells are the notes under an unruled table,
     # as far as they run on without a gap; what follows a gap (a running foot, a heading) is not the table's.
     notes: list[str] = []

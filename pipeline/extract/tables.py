@@ -11,6 +11,10 @@ from pipeline.models import TableCell
 
 Grid = list[list[str | None]]
 
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+"""Characters that print nothing (a soft hyphen, zero-width spaces): normalize drops them from the
+text, so the cells drop them too, and a search for `CIM-Ayu` finds the cell `CIM-\u00adAyu`."""
+
 
 def cell_text(text: str | None) -> str:
     """A cell's text on one line: its lines joined by spaces, runs of spaces made one."""
@@ -19,7 +23,7 @@ def cell_text(text: str | None) -> str:
 
 def grid_cells(grid: Grid, header_rows: int) -> list[TableCell]:
     """The grid's cells, row by row, each once where it starts, with the rows and columns it spans;
-    their text as the grid gives it (a reader makes it one line).
+    their text as the grid gives it (a reader makes it one line), but for characters that print nothing.
 
     A covered slot belongs to the cell on its left in the same row where there is one, else to the
     cell above it: a merged header (`Group A` over `n` and `%`) spans columns, a merged first
@@ -48,7 +52,7 @@ def grid_cells(grid: Grid, header_rows: int) -> list[TableCell]:
     return [
         TableCell(
             row=row, col=col, row_span=spans[row, col][0], col_span=spans[row, col][1],
-            header=row < header_rows, text=grid[row][col] or "",
+            header=row < header_rows, text=(grid[row][col] or "").translate(_INVISIBLE),
         )
         for row, col in sorted(spans)
     ]

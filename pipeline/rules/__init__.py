@@ -83,13 +83,17 @@ class PageMarkerRule(RulesModel):
 class CaptionRules(RulesModel):
     """Figure and table captions: one vocabulary of labels, and the two tests written around it."""
 
-    labels: str = r"fig(?:ure)?s?\.?|tab(?:le)?\.?|scheme|plate|chart|box|supplementary (?:fig(?:ure)?\.?|table)"
+    labels: str = r"fig(?:ure|ura|ur)?s?\.?|tab(?:le(?:au)?|ell[ae]|ela|el|la)?\.?|abb(?:ildung)?\.?|gr[aá]fico|quadro|cuadro|scheme|esquema|plate|chart|box"
     """The words a caption opens with, as alternatives of one regular expression."""
     paragraph: Pattern = Field(
-        default=r"^[*_]*(?:{labels})\s*s?\d+[a-z]?(?:[*_]*\s*[.:|—–]|[*_]+\s|\s+(?-i:[A-Z(]))", validate_default=True
+        default=r"^[*_]*(?:(?:supplement(?:al|ary)|suppl\.|supporting)\s+)?(?:{labels})\s*-?\s*(?:(?-i:[A-Z])?\d+[a-z]?|s\d+[a-z]?|(?-i:[IVXL]{1,6})\b)(?:[*_]*\s*(?:[.:|]|[—–-](?!\s*\d))|[*_]+\s|\s+(?-i:[A-Z(]))",
+        validate_default=True,
     )
     """Normalize's test that a paragraph is a caption, by how it starts; `{labels}` stands for `labels`."""
-    pdf_start: Pattern = Field(default=r"^(?:{labels})\.?\s*[A-Z]?\d", validate_default=True)
+    pdf_start: Pattern = Field(
+        default=r"^(?:(?:supplement(?:al|ary)|suppl\.|supporting)\s+)?(?:{labels})\.?\s*-?\s*(?:[A-Z]?\d|(?-i:[IVXL]{1,6})\b)",
+        validate_default=True,
+    )
     """PDF extraction's test that a line or block starts like a caption, whatever follows its number."""
 
     @field_validator("labels")

@@ -195,7 +195,7 @@ class PdfTableRules(RulesModel):
     """Tables as cells: where PyMuPDF's table finder runs, and what a found grid must be to count."""
 
     caption: Pattern = Field(
-        default=r"^(?P<label>(?:supplement(?:al|ary)\s+)?tab(?:le(?:au)?|ela|la|elle)?[.-]?\s*[A-Z]?\d+[a-z]?)(?=\s*$|\s*[.:|—–-]|\s+(?-i:[A-Z(]))",
+        default=r"^(?P<label>(?:supplement(?:al|ary)\s+)?(?:tab(?:le(?:au)?|ell[ae]|ela|el|la)?|cuadro|quadro)[.-]?\s*(?:[A-Z]?\d+[a-z]?|(?-i:[IVXL]{1,6})\b))(?=\s*$|\s*[.:|—–-]|\s+(?-i:[A-Z(]))",
         validate_default=True,
     )
     """A line that opens a table's caption, matched case-insensitively; group `label` is the
