@@ -156,3 +156,49 @@ def test_a_title_page_one_prints_as_read_is_kept_as_read():
     lines = [FrontLine(text="A study of sleep and", size=20.8, bold=False, x0=60, y0=100),
              FrontLine(text="interleukin-6 in adults", size=20.8, bold=False, x0=60, y0=124)]
     assert printed_title(lines, "A study of sleep and interleukin-6 in adults") == "A study of sleep and interleukin-6 in adults"
+
+
+def _page_with(path: Path, lines: list[tuple[float, float, str, float]]) -> Path:
+    """A first page that prints each `(x, y, text, size)` where it says (a size over 14 in bold),
+    then an abstract and a section of body text below them."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for x, y, text, size in lines:
+        page.insert_text((x, y), text, fontsize=size, fontname="hebo" if size > 14 else "helv")
+    page.insert_text((170, 430), "Abstract", fontsize=11, fontname="hebo")
+    page.insert_text((170, 448), "We measured interleukin-6 after a night without sleep in forty adults.", fontsize=10)
+    page.insert_text((170, 480), "1. Introduction", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(170, 490, 540, 820), BODY, fontsize=10)
+    doc.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "journal_line",
+    ["Acta Testica 49: e1112020, 4 tab., 3 fig., 2022", "Acta Testica. v. 35, e227169, 2022", "Acta Testica I v. 35 I e227169 I 2022"],
+)
+def test_the_year_of_a_journal_line_that_gives_volume_and_pages_first_is_read(journal_line, tmp_path, rules):
+    file = _page_with(tmp_path / "journal_line.pdf", [
+        (72, 40, journal_line, 10),
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1 and Bo Chen2", 12),
+    ])
+    assert _describe(file, rules).year == 2022
+
+
+def test_a_date_printed_under_its_label_gives_the_year(tmp_path, rules):
+    file = _page_with(tmp_path / "label_above.pdf", [
+        (40, 100, "Received", 7), (40, 109, "30 Nov. 2022", 7), (40, 122, "Accepted", 7), (40, 131, "29 Mar. 2023", 7),
+        (170, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (170, 140, "Ana Silva1 and Bo Chen2", 12),
+    ])
+    assert _describe(file, rules).year == 2023
+
+
+def test_a_year_inside_a_doi_is_no_year_of_publication(tmp_path, rules):
+    file = _page_with(tmp_path / "doi_year.pdf", [
+        (72, 40, "Acta Testica 49: 3 tab. http://dx.doi.org/10.1590/2236-8906-111/2020", 10),
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1 and Bo Chen2", 12),
+    ])
+    assert _describe(file, rules).year is None

@@ -13,6 +13,10 @@ from pipeline.rules.metadata import MetadataRules
 
 _SAME_ROW = 2.0
 """Points between the tops of two pieces of one printed row (a name beside a name)."""
+_NEXT_LINE_STEP = 1.8
+"""Font sizes from a line's top to the top of the line printed under it, at most."""
+_LABEL_MAX_WORDS = 3
+"""Words in a label that a value is printed under (`Published online`)."""
 _TITLE_SHARE = 0.6
 """Of the extractor's title's letters, the share its own lines must spell to stand for it."""
 _ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
@@ -185,7 +189,25 @@ def _declared_doi(embedded: dict[str, str], rules: MetadataRules) -> tuple[str, 
 
 
 def year(lines: list[FrontLine], rules: MetadataRules) -> int | None:
-    return year_in(page_text(lines), rules)
+    """The year of the first cue that matches a row of page 1, or a label with the date printed
+    under it (`Published` / `3 March 2021` in a side column)."""
+    return year_in([*page_text(lines), *_labels_over_values(lines)], rules)
+
+
+def _labels_over_values(lines: list[FrontLine]) -> list[str]:
+    """Each short label of page 1 without digits joined with the line set right under it at the
+    same left edge: a side column prints `Received`, then the date, on rows of their own."""
+    joined = []
+    for label in lines:
+        if len(label.text.split()) > _LABEL_MAX_WORDS or any(ch.isdigit() for ch in label.text):
+            continue
+        under = [
+            line for line in lines
+            if abs(line.x0 - label.x0) <= _SAME_ROW and 0 < line.y0 - label.y0 <= _NEXT_LINE_STEP * label.size
+        ]
+        if under:
+            joined.append(f"{label.text.strip()} {min(under, key=lambda line: line.y0).text.strip()}")
+    return joined
 
 
 def journal(embedded: dict[str, str], lines: list[FrontLine]) -> tuple[str, MetadataSource] | None:
