@@ -173,6 +173,16 @@ def _page_with(path: Path, lines: list[tuple[float, float, str, float]]) -> Path
     return path
 
 
+def test_a_byline_whose_name_wraps_onto_the_next_row_is_read_whole(tmp_path, rules):
+    file = _page_with(tmp_path / "wrapped.pdf", [
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1,*, Bo Chen2, Rui Costa1, Maria", 12),
+        (72, 155, "Okafor3 and Li Wei2", 12),
+        (72, 180, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
+    ])
+    assert _describe(file, rules).author_keys == ["silva", "chen", "costa", "okafor", "wei"]
+
+
 @pytest.mark.parametrize(
     "journal_line",
     ["Acta Testica 49: e1112020, 4 tab., 3 fig., 2022", "Acta Testica. v. 35, e227169, 2022", "Acta Testica I v. 35 I e227169 I 2022"],

@@ -84,35 +84,44 @@ def printed_title(lines: list[FrontLine], title: str) -> str:
 def byline(lines: list[FrontLine], title: str | None, rules: MetadataRules) -> list[str]:
     """The authors printed in the first rows under the title whose every part is a name: rows
     between (a translated title, a section label) are passed over, up to `byline_search_rows`,
-    and so are rows in smaller print than most of the page's (an editor named in a side column)."""
+    and so are rows in smaller print than most of the page's (an editor named in a side column).
+    A name cut by the end of a row (`…, Maria` / `Okafor3 and Li Wei2`) is read across it."""
     if not title:
         return []
     found = title_rows(lines, title)
     if found is None:
         return []
-    page_rows = rows(lines)
     least_size = rules.byline_min_size * _usual_size(lines)
+    under = [
+        row for row in rows(lines)[found[1] + 1 : found[1] + 1 + rules.byline_search_rows]
+        if max(line.size for line in row) >= least_size
+    ]
+    candidates = [_names_row(row, rules) for row in under]
     names: list[str] = []
     texts: list[str] = []
-    for row in page_rows[found[1] + 1 : found[1] + 1 + rules.byline_search_rows]:
-        size = max(line.size for line in row)
-        if size < least_size:
-            continue
-        text = _names_row(row, rules)
+    index = 0
+    while index < len(candidates):
+        text = candidates[index]
         if _ET_AL.search(text):
             return []  # a list of related articles' authors: a byline names every author
         if rules.affiliation_words.search(text):
             break
+        taken = 1
         parsed = split_names(" ".join([*texts, text]), rules)
-        if parsed is not None and not names and len(parsed) == 1 and not _marked(row):
+        if parsed is None and index + 1 < len(candidates) and not rules.affiliation_words.search(candidates[index + 1]):
+            parsed = split_names(" ".join([*texts, text, candidates[index + 1]]), rules)
+            taken = 2
+        if parsed is not None and not names and len(parsed) == 1 and not _marked(under[index]):
             parsed = None  # one name with no affiliation mark reads as well as a short heading
         if parsed is None:
             if names:
                 break
+            index += 1
             continue
-        texts.append(text)
+        texts.extend(candidates[index : index + taken])
         names = parsed
-        if len(texts) == rules.byline_max_lines:
+        index += taken
+        if len(texts) >= rules.byline_max_lines:
             break
     return names
 
