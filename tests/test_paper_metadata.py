@@ -183,6 +183,33 @@ def test_a_byline_whose_name_wraps_onto_the_next_row_is_read_whole(tmp_path, rul
     assert _describe(file, rules).author_keys == ["silva", "chen", "costa", "okafor", "wei"]
 
 
+def test_a_byline_below_a_side_column_beside_the_title_is_read(tmp_path, rules):
+    side = ["Editor", "Joana Pereira", "Support", "Research Council of Testing", "(Grant 48/2021)",
+            "Conflict of interest", "None declared.", "Received", "30 Nov. 2022", "Approved", "29 Mar. 2023"]
+    file = _page_with(tmp_path / "side_column.pdf", [
+        *[(40, 100 + 14 * row, text, 7) for row, text in enumerate(side)],
+        (170, 100, "Brazilian and Chinese", 20),
+        (170, 124, "publications indexed in the", 20),
+        (170, 148, "Web of Science", 20),
+        (170, 290, "Laura Santos1, Rosa Rodrigues2, Patricia Neubert3", 10),
+        (170, 310, "1 Universidade Federal de Testes, Florianópolis, Brasil", 7),
+    ])
+    assert _describe(file, rules).author_keys == ["santos", "rodrigues", "neubert"]
+
+
+def test_a_byline_that_starts_under_a_translated_title_is_read_to_its_end(tmp_path, rules):
+    file = _page_with(tmp_path / "translated.pdf", [
+        (72, 100, "A publicação científica do Brasil", 20),
+        (72, 130, "Scientific publication in Brazil", 16),
+        (72, 150, "and China indexed in the Web", 16),
+        (72, 170, "of Science", 16),
+        (72, 200, "Laura Santos1, Rosa Rodrigues2,", 10),
+        (72, 214, "Patricia Neubert3", 10),
+        (72, 240, "1 Universidade Federal de Testes, Florianópolis, Brasil", 7),
+    ])
+    assert _describe(file, rules).author_keys == ["santos", "rodrigues", "neubert"]
+
+
 @pytest.mark.parametrize(
     "journal_line",
     ["Acta Testica 49: e1112020, 4 tab., 3 fig., 2022", "Acta Testica. v. 35, e227169, 2022", "Acta Testica I v. 35 I e227169 I 2022"],

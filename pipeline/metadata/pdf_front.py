@@ -68,6 +68,16 @@ def printed_title(lines: list[FrontLine], title: str) -> str:
     part of the title, in order, where they spell most of it (`_TITLE_SHARE`) in one stretch."""
     if title_rows(lines, title) is not None:
         return title
+    best = _title_lines(lines, title)
+    spelt = "".join(letters(line.text) for line in best)
+    if best and len(spelt) >= _TITLE_SHARE * len(letters(title)):
+        return " ".join(" ".join(line.text.split()) for line in best)
+    return title
+
+
+def _title_lines(lines: list[FrontLine], title: str) -> list[FrontLine]:
+    """The lines of one size whose text is all part of `title`, in order, that spell the most of
+    it in one stretch; none where they spell no part of it."""
     target = letters(title)
     by_size: dict[float, list[FrontLine]] = {}
     for line in sorted(lines, key=lambda line: (line.y0, line.x0)):
@@ -75,32 +85,49 @@ def printed_title(lines: list[FrontLine], title: str) -> str:
         if len(spelt) >= 3 and spelt in target:
             by_size.setdefault(round(line.size * 2) / 2, []).append(line)
     best = max(by_size.values(), key=lambda found: sum(len(letters(line.text)) for line in found), default=[])
-    spelt = "".join(letters(line.text) for line in best)
-    if best and spelt in target and len(spelt) >= _TITLE_SHARE * len(target):
-        return " ".join(" ".join(line.text.split()) for line in best)
-    return title
+    return best if "".join(letters(line.text) for line in best) in target else []
 
 
 def byline(lines: list[FrontLine], title: str | None, rules: MetadataRules) -> list[str]:
     """The authors printed in the first rows under the title whose every part is a name: rows
     between (a translated title, a section label) are passed over, up to `byline_search_rows`,
     and so are rows in smaller print than most of the page's (an editor named in a side column).
-    A name cut by the end of a row (`…, Maria` / `Okafor3 and Li Wei2`) is read across it."""
+    A name cut by the end of a row (`…, Maria` / `Okafor3 and Li Wei2`) is read across it. Where
+    the page's rows give none, the rows of the title's own column are read: a side column set
+    beside the title (editor, dates) shares its rows and pushes the byline out of reach."""
     if not title:
         return []
+    least_size = rules.byline_min_size * _usual_size(lines)
+    names = _byline_in(lines, title, least_size, rules)
+    if not names and (column := _title_column(lines, title)) and len(column) < len(lines):
+        names = _byline_in(column, title, least_size, rules)
+    return names
+
+
+def _title_column(lines: list[FrontLine], title: str) -> list[FrontLine]:
+    """The lines of page 1 that start no further left than the title's lines."""
+    printed = _title_lines(lines, title)
+    if not printed:
+        return []
+    left = min(line.x0 for line in printed)
+    return [line for line in lines if line.x0 >= left - _SAME_ROW]
+
+
+def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: MetadataRules) -> list[str]:
     found = title_rows(lines, title)
     if found is None:
         return []
-    least_size = rules.byline_min_size * _usual_size(lines)
-    under = [
-        row for row in rows(lines)[found[1] + 1 : found[1] + 1 + rules.byline_search_rows]
-        if max(line.size for line in row) >= least_size
-    ]
+    # The byline starts within byline_search_rows of the title and may run on past them.
+    following = rows(lines)[found[1] + 1 : found[1] + 1 + rules.byline_search_rows + rules.byline_max_lines]
+    placed = [(position, row) for position, row in enumerate(following) if max(line.size for line in row) >= least_size]
+    under = [row for _, row in placed]
     candidates = [_names_row(row, rules) for row in under]
     names: list[str] = []
     texts: list[str] = []
     index = 0
     while index < len(candidates):
+        if not names and placed[index][0] >= rules.byline_search_rows:
+            break
         text = candidates[index]
         if _ET_AL.search(text):
             return []  # a list of related articles' authors: a byline names every author
