@@ -211,6 +211,24 @@ def test_a_byline_that_starts_under_a_translated_title_is_read_to_its_end(tmp_pa
 
 
 @pytest.mark.parametrize(
+    ("cite_line", "first_key"),
+    [
+        ("How to cite this article: Santos, L. L. S.; Rodrigues, R. S. Brazil and China. Acta Testica 35, 2023.", "santos"),
+        ("How to cite this article: dos Santos, L. L. S.; Rodrigues, R. S. Brazil and China. Acta Testica 35, 2023.", "dossantos"),
+        ("Acta Testica 35, 2023.", "dossantos"),
+    ],
+)
+def test_the_first_authors_surname_is_as_the_papers_own_citation_cuts_it(cite_line, first_key, tmp_path, rules):
+    file = _page_with(tmp_path / "cited.pdf", [
+        (72, 110, "Scientific publication in Brazil and China", 20),
+        (72, 140, "Laura Sabino dos Santos1 and Rosa Rodrigues2", 12),
+        (72, 170, "1 Universidade Federal de Testes, Florianópolis, Brasil", 8),
+        (72, 190, cite_line, 8),
+    ])
+    assert _describe(file, rules).author_keys == [first_key, "rodrigues"]
+
+
+@pytest.mark.parametrize(
     "journal_line",
     ["Acta Testica 49: e1112020, 4 tab., 3 fig., 2022", "Acta Testica. v. 35, e227169, 2022", "Acta Testica I v. 35 I e227169 I 2022"],
 )

@@ -40,6 +40,8 @@ def paper_metadata(raw: RawDocument, document: Document, rules: MetadataRules) -
             values.update({name: value, f"{name}_source": source})
     if values.get("authors"):
         values["author_keys"] = [surname_key(name, rules) for name in values["authors"]]
+        if raw.format is SourceFormat.pdf:
+            values["author_keys"] = pdf_front.first_key_as_cited(values["author_keys"], raw.first_page, rules)
     return PaperMetadata(**values)
 
 

@@ -19,6 +19,8 @@ _LABEL_MAX_WORDS = 3
 """Words in a label that a value is printed under (`Published online`)."""
 _TITLE_SHARE = 0.6
 """Of the extractor's title's letters, the share its own lines must spell to stand for it."""
+_CITED_SURNAME = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?),\s*(?-i:[A-Z])\.")
+"""A citation's first author as `Surname, I.`."""
 _ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
 
 
@@ -172,6 +174,21 @@ def _names_row(row: list[FrontLine], rules: MetadataRules) -> str:
     (`Abstract` opening a side column) is left out."""
     pieces = [without_superscripts(line.text, line.superscripts) for line in row]
     return " , ".join(piece for piece in pieces if not rules.abstract_heading.fullmatch(piece.strip().casefold()))
+
+
+def first_key_as_cited(keys: list[str], lines: list[FrontLine], rules: MetadataRules) -> list[str]:
+    """`keys` with the first one as page 1's citation of the paper cites it, where that is the
+    end of it: the particles a byline sets before a surname (`dos Santos`) belong to it in some
+    languages and not in others, and the paper's own citation (`Santos, L. L. S.; …`) says which."""
+    for text in page_text(lines):
+        label = rules.cite_as_label.search(text)
+        if label is None:
+            continue
+        cited = _CITED_SURNAME.match(text[label.end() :])
+        if cited and keys and keys[0] != letters(cited["surname"]) and keys[0].endswith(letters(cited["surname"])):
+            return [letters(cited["surname"]), *keys[1:]]
+        return keys
+    return keys
 
 
 def confirmed_title(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[str, MetadataSource] | None:

@@ -31,6 +31,11 @@ class MetadataRules(RulesModel):
         default=r"^\W*(?:key\s*-?\s*words?|index terms|palavras[- ]chave|palabras[- ]clave|mots[- ]cl[ée]s)\W*", validate_default=True
     )
     """What opens a paragraph or line of keywords; the rest of it is the keywords."""
+    cite_as_label: Pattern = Field(
+        default=r"\b(?:to cite this article|cite (?:this article )?as|how to cite(?: this article)?|como citar(?: este artigo)?|c[óo]mo citar)\b(?:[^:\n]{0,40}:)?\s*",
+        validate_default=True,
+    )
+    """What opens the paper's citation of itself on page 1; the surname after it is the first author's as cited."""
     abstract_heading: Pattern = Field(default=r"abstract|summary|resumo|resumen|r[ée]sum[ée]", validate_default=True)
     """A heading (its key: lower case, no numbering) that heads the abstract; or a label that opens its paragraph."""
     name_joiners: list[str] = Field(default_factory=lambda: ["and", "&", "e", "y", "und"])
