@@ -62,6 +62,10 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     names = pdf_front.byline(lines, document.title, rules)
     if not names and "title" in found and found["title"][0] != document.title:
         names = pdf_front.byline(lines, found["title"][0], rules)
+    if not names and found.get("title", (None, MetadataSource.first_page))[1] is MetadataSource.first_page:
+        if (bylined := pdf_front.title_over_byline(lines, rules)) is not None:
+            found["title"] = (bylined[0], MetadataSource.first_page)
+            names = bylined[1]
     if confirmed is not None and len(confirmed[0]) > 1:
         found["authors"] = confirmed
     elif names:

@@ -106,6 +106,33 @@ def byline(lines: list[FrontLine], title: str | None, rules: MetadataRules) -> l
     return names
 
 
+def title_over_byline(lines: list[FrontLine], rules: MetadataRules) -> tuple[str, list[str]] | None:
+    """The title that a byline is printed under, with the byline: of the runs of rows in large
+    print (`title_min_size` of page 1's usual size, `title_min_words` words or more), the largest
+    that has one. A journal's name set larger than the title in a masthead has none."""
+    least_size = rules.title_min_size * _usual_size(lines)
+    runs: list[tuple[float, list[str]]] = []
+    for row in rows(lines):
+        large = [line for line in row if line.size >= least_size]
+        if not large:
+            runs.append((0.0, []))
+            continue
+        size = round(max(line.size for line in large) * 2) / 2
+        text = " ".join(" ".join(line.text.split()) for line in large if round(line.size * 2) / 2 == size)
+        if runs and runs[-1][0] == size:
+            runs[-1][1].append(text)
+        else:
+            runs.append((size, [text]))
+    found = None
+    for size, texts in runs:
+        title = " ".join(texts)
+        if len(title.split()) < rules.title_min_words or (found and found[0] >= size):
+            continue
+        if names := byline(lines, title, rules):
+            found = (size, title, names)
+    return (found[1], found[2]) if found else None
+
+
 def _title_column(lines: list[FrontLine], title: str) -> list[FrontLine]:
     """The lines of page 1 that start no further left than the title's lines."""
     printed = _title_lines(lines, title)

@@ -59,5 +59,7 @@ class MetadataRules(RulesModel):
     """Rows under the title in which the byline is sought."""
     byline_min_size: Annotated[float, Field(gt=0)] = 0.85
     """A byline is printed at least this share of the size most of page 1 is printed in."""
+    title_min_size: Annotated[float, Field(gt=0)] = 1.15
+    """A title that a byline is printed under is set at least this many times page 1's usual size."""
     title_min_words: Annotated[int, Field(gt=0)] = 3
     """A title in the PDF's own metadata is trusted only if it has this many words and page 1 prints it."""
