@@ -124,6 +124,7 @@ def test_a_doi_inside_a_sentence_of_markdown_front_matter_is_another_papers(tmp_
         ("Takeshi Araki∗ and Hiroyuki Ishida∗", ["Takeshi Araki", "Hiroyuki Ishida"]),
         ("Jane Roe, MD, PhD; John Doe, MSc", ["Jane Roe", "John Doe"]),
         ("Amit Kumar1 | Priyanka Mishra1 | Ajit K. Shasany2", ["Amit Kumar", "Priyanka Mishra", "Ajit K. Shasany"]),
+        ("Lj. Davidovi´c, B. Nikoli´c", ["Lj. Davidović", "B. Nikolić"]),
     ],
 )
 def test_a_byline_is_cut_into_names_without_marks_or_degrees(byline, names, rules):
