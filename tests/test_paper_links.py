@@ -50,6 +50,7 @@ def _citing(entries: str) -> str:
 BY_DOI = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2019;4:1-9. doi:10.1000/sleep.2019.7\n"
 BY_TITLE = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2019;4:1-9.\n"
 OTHER_YEAR = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2017;2:1-9.\n"
+YEAR_OFF_BY_ONE = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2020;5:1-9.\n"
 OTHER_WORK = "1. Okafor M. Exercise and interleukin-6 in healthy adults. J Sleep. 2019;4:10-19.\n"
 
 
@@ -75,6 +76,12 @@ def test_an_entry_without_a_doi_links_by_title_year_and_first_author_to_every_co
         ("review.md", "R1", "cited.md", "title_year_author"),
         ("review.md", "R1", "preprint.md", "title_year_author"),
     ]
+
+
+def test_an_entry_that_gives_the_year_next_to_the_papers_links_by_title_year_and_first_author(tmp_path, rules):
+    # The paper went online in 2019 and came out in an issue of 2020, which the entry gives.
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(YEAR_OFF_BY_ONE)})
+    assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "title_year_author")]
 
 
 def test_the_same_title_in_another_year_or_another_work_of_the_author_links_nothing(tmp_path, rules):
@@ -120,8 +127,7 @@ def test_on_the_shared_pdfs_and_papers_citing_them_every_link_is_right(tmp_path,
         for doc_id, ref_id, cited in open_readonly(db).execute("SELECT doc_id, ref_id, cited_doc_id FROM paper_links").fetchall()
     }
     assert found <= known  # precision 1.0: every link found is one the JATS or the citing paper makes
-    # Each known link missed is a cited PDF whose year or first author page 1 does not give us.
-    assert len(found) >= 0.85 * len(known)
+    assert len(found) >= 0.9 * len(known)
 
 
 def test_an_exported_entry_names_the_papers_of_the_folder_it_is(tmp_path, rules):
