@@ -159,9 +159,9 @@ def test_a_title_page_one_prints_as_read_is_kept_as_read():
     assert printed_title(lines, "A study of sleep and interleukin-6 in adults") == "A study of sleep and interleukin-6 in adults"
 
 
-def _page_with(path: Path, lines: list[tuple[float, float, str, float]]) -> Path:
+def _page_with(path: Path, lines: list[tuple[float, float, str, float]], info: dict[str, str] | None = None) -> Path:
     """A first page that prints each `(x, y, text, size)` where it says (a size over 14 in bold),
-    then an abstract and a section of body text below them."""
+    then an abstract and a section of body text below them; `info` is the file's own metadata."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     for x, y, text, size in lines:
@@ -170,6 +170,8 @@ def _page_with(path: Path, lines: list[tuple[float, float, str, float]]) -> Path
     page.insert_text((170, 448), "We measured interleukin-6 after a night without sleep in forty adults.", fontsize=10)
     page.insert_text((170, 480), "1. Introduction", fontsize=12, fontname="hebo")
     page.insert_textbox(pymupdf.Rect(170, 490, 540, 820), BODY, fontsize=10)
+    if info:
+        doc.set_metadata(info)
     doc.save(path)
     return path
 
@@ -273,3 +275,12 @@ def test_a_year_inside_a_doi_is_no_year_of_publication(tmp_path, rules):
         (72, 140, "Ana Silva1 and Bo Chen2", 12),
     ])
     assert _describe(file, rules).year is None
+
+
+def test_a_title_from_the_pdfs_own_metadata_has_its_ligatures_folded_to_letters(tmp_path, rules):
+    file = _page_with(
+        tmp_path / "ligatures.pdf",
+        [(72, 110, "Efficient filtering of sleep records", 20), (72, 140, "Ana Silva1 and Bo Chen2", 12)],
+        info={"title": "E\ufb03cient \ufb01ltering of sleep records"},
+    )
+    assert _describe(file, rules).title == "Efficient filtering of sleep records"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pipeline.metadata import markdown_front, pdf_front
 from pipeline.metadata.names import surname_key
 from pipeline.metadata.text_fields import abstract_span, keywords_block, year_in
+from pipeline.normalize import clean_characters
 from pipeline.models import Document, MetadataSource, PaperMetadata, RawDocument, SourceFormat
 from pipeline.rules.metadata import MetadataRules
 
@@ -34,6 +35,12 @@ def paper_metadata(raw: RawDocument, document: Document, rules: MetadataRules) -
         fields["abstract"] = (span, MetadataSource.heading)
     values: dict[str, object] = {}
     for name, (value, source) in fields.items():
+        # A PDF's own metadata and its page 1 as read are not normalized text: their ligatures
+        # (`ﬁ`) and odd spaces would keep a title from matching the entries that cite it.
+        if name in ("title", "journal"):
+            value = clean_characters(value)
+        elif name == "authors":
+            value = [clean_characters(author) for author in value]
         if name == "abstract":
             values.update(abstract_start=value[0], abstract_end=value[1], abstract_source=source)
         else:
