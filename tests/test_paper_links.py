@@ -70,6 +70,20 @@ def test_an_entry_with_the_papers_doi_links_to_it(tmp_path, rules):
     assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "doi")]
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        "[https://doi.org/10.1000/sleep.2019.7](https://doi.org/10.1000/sleep.2019.7)",
+        "*doi:10.1000/sleep.2019.7*",
+        "“doi:10.1000/SLEEP.2019.7”",
+    ],
+)
+def test_an_entry_whose_doi_is_written_in_markup_or_quotes_links_to_it(written, tmp_path, rules):
+    entry = f"1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2019;4:1-9. {written}\n"
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(entry)})
+    assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "doi")]
+
+
 def test_an_entry_without_a_doi_links_by_title_year_and_first_author_to_every_copy_held(tmp_path, rules):
     _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "preprint.md": PREPRINT, "review.md": _citing(BY_TITLE)})
     assert _links(tmp_path / "db.duckdb") == [
