@@ -92,6 +92,18 @@ def test_an_entry_without_a_doi_links_by_title_year_and_first_author_to_every_co
     ]
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "1. M. Okafor, J. Park, Sleep loss raises interleukin-6 in healthy adults, J. Sleep 4 (2019) 1.\n",
+        "1. Maria Okafor and Jun Park. 2019. Sleep loss raises interleukin-6 in healthy adults. J Sleep 4.\n",
+    ],
+)
+def test_an_entry_that_gives_the_first_authors_initials_or_name_before_the_surname_links_by_title(entry, tmp_path, rules):
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(entry)})
+    assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "title_year_author")]
+
+
 def test_an_entry_that_gives_the_year_next_to_the_papers_links_by_title_year_and_first_author(tmp_path, rules):
     # The paper went online in 2019 and came out in an issue of 2020, which the entry gives.
     _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(YEAR_OFF_BY_ONE)})

@@ -7,7 +7,7 @@ A link is made two ways, and says which (`matched_by`):
 - `title_year_author`: where the entry or the paper has no DOI, the entry's text holds the
   paper's whole title (letters and digits compared, in lower case, accents dropped), the entry's
   year is the paper's or within `YEAR_SPREAD` of it, and its first author's surname (initials
-  left out) is the paper's first author's. A title of fewer than `MIN_TITLE_LETTERS` letters is
+  and given names left out, before or after it) is the paper's first author's. A title of fewer than `MIN_TITLE_LETTERS` letters is
   too common to say which work it is.
 
 An entry links to every paper that matches it: a work held twice (a preprint and its version of
@@ -33,6 +33,12 @@ _KEY = "regexp_replace(lower(strip_accents({0})), '[^\\p{{L}}\\p{{N}}]+', '', 'g
 # An entry's first author as the entry writes it (`Okafor M`, `Dias, C.H.S.`) less the initials
 # after the surname: `papers.author_keys` hold surnames.
 _SURNAME = "regexp_replace({0}, '(?:[,\\s]+(?:\\p{{Lu}}{{1,3}}\\.?-?)+)+$', '')"
+_ENTRY_SURNAME = _SURNAME.format("b.first_author")
+# The entry's surname is its first author's key whole (`Okafor M`, `de Iaco A`), or the last word
+# of it where initials or a given name come first (`M. Okafor`, `Maria Okafor`, and `dos Santos`
+# for a paper whose own citation cuts the surname `Santos`).
+_ENTRY_LAST_WORD = f"regexp_extract({_ENTRY_SURNAME}, '(\\S+)$', 1)"
+_ENTRY_KEYS = f"({_KEY.format(_ENTRY_SURNAME)}, {_KEY.format(_ENTRY_LAST_WORD)})"
 _LINKS = f"""
 INSERT INTO paper_links
 SELECT DISTINCT b.doc_id, b.ref_id, p.doc_id, 'doi'
@@ -44,7 +50,7 @@ FROM bibliography b
 JOIN (SELECT doc_id, doi, year, author_keys[1] AS first_key, {_KEY.format('title')} AS title_key FROM papers
       WHERE title IS NOT NULL AND year IS NOT NULL AND len(author_keys) > 0) p
   ON abs(TRY_CAST(left(b.year, 4) AS INTEGER) - p.year) <= {YEAR_SPREAD}
- AND {_KEY.format(_SURNAME.format('b.first_author'))} = p.first_key
+ AND p.first_key IN {_ENTRY_KEYS}
 WHERE (b.doi IS NULL OR p.doi IS NULL) AND b.doc_id <> p.doc_id
   AND length(p.title_key) >= {MIN_TITLE_LETTERS}
   AND contains({_KEY.format('b.text')}, p.title_key)
