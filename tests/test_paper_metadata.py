@@ -284,3 +284,34 @@ def test_a_title_from_the_pdfs_own_metadata_has_its_ligatures_folded_to_letters(
         info={"title": "E\ufb03cient \ufb01ltering of sleep records"},
     )
     assert _describe(file, rules).title == "Efficient filtering of sleep records"
+
+
+@pytest.mark.parametrize(
+    ("journal_line", "journal", "volume"),
+    [
+        ("Okafor et al. Sleep Research Letters (2021) 12:638", "Sleep Research Letters", "12"),
+        ("J Test Sleep. 2021;8(3):e230-5.", "J Test Sleep", "8"),
+        ("214 The Open Sleep Journal, 2021, 10, 214-226", "The Open Sleep Journal", "10"),
+        ("SLEEP REVIEW D 97, 025001 (2021)", "SLEEP REVIEW D", "97"),
+    ],
+)
+def test_the_journal_and_volume_are_read_from_the_line_that_cites_the_paper(journal_line, journal, volume, tmp_path, rules):
+    file = _page_with(tmp_path / "cited_line.pdf", [
+        (72, 40, journal_line, 9),
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1 and Bo Chen2", 12),
+        (72, 170, "Published: 3 March 2021", 8),
+    ])
+    metadata = _describe(file, rules)
+    assert (metadata.journal, metadata.volume, metadata.journal_source) == (journal, volume, MetadataSource.first_page)
+
+
+def test_a_line_that_opens_like_a_journal_line_with_another_year_gives_no_journal(tmp_path, rules):
+    file = _page_with(tmp_path / "sentence.pdf", [
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1 and Bo Chen2", 12),
+        (72, 170, "Published: 3 March 2021", 8),
+        (72, 190, "Sleep loss studies 2019, 12, 40 adults in all were seen.", 9),
+    ])
+    metadata = _describe(file, rules)
+    assert (metadata.journal, metadata.volume) == (None, None)

@@ -11,6 +11,7 @@ but for its DOI fields, which name the paper's DOI or nothing.
 from __future__ import annotations
 
 from pipeline.metadata import markdown_front, pdf_front
+from pipeline.metadata.journal_line import journal_line
 from pipeline.metadata.names import surname_key
 from pipeline.metadata.text_fields import abstract_span, keywords_block, year_in
 from pipeline.normalize import clean_characters
@@ -88,6 +89,9 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     ):
         if value is not None:
             found[name] = value
+    if (cited := journal_line(lines, found.get("year", (None, None))[0], rules)) is not None:
+        found.setdefault("journal", (cited.journal, MetadataSource.first_page))
+        found.setdefault("volume", (cited.volume, MetadataSource.first_page))
     if (keywords := pdf_front.embedded_keywords(embedded, rules)) is not None:
         found["keywords"] = keywords
     return found

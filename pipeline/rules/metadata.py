@@ -22,11 +22,28 @@ class YearCue(RulesModel):
         return naming_group(pattern, "year", "the year")
 
 
+class JournalLine(RulesModel):
+    """A named pattern for the line where page 1 cites its own paper's journal, year and volume
+    (`BMC Genomics (2015) 16:413`): groups `journal`, `year` and `volume`, read from a row's start."""
+
+    name: str
+    pattern: Pattern
+
+    @field_validator("pattern")
+    @classmethod
+    def _names_its_fields(cls, pattern):
+        for group in ("journal", "year", "volume"):
+            naming_group(pattern, group, f"the {group}")
+        return pattern
+
+
 class MetadataRules(RulesModel):
     doi: Pattern = Field(default=r"(?:\bdoi\s*:?\s*|doi\.org/)(?P<doi>10\.\d{4,9}/[^\s\"<>]+)", validate_default=True)
     """A DOI the paper prints as its own: labelled (`doi:`, `DOI`, `https://doi.org/`)."""
     year_cues: list[YearCue] = Field(default_factory=list)
     """Tried in order on page 1 (a Markdown paper: its front matter); the first that matches wins."""
+    journal_lines: list[JournalLine] = Field(default_factory=list)
+    """Tried in order on each row of page 1, a running head's `Name et al.` and page number left out."""
     keywords_label: Pattern = Field(
         default=r"^\W*(?:key\s*-?\s*words?|index terms|palavras[- ]chave|palabras[- ]clave|mots[- ]cl[ée]s)\W*", validate_default=True
     )
