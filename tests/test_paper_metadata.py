@@ -11,7 +11,7 @@ import pytest
 from pipeline.extract import extract
 from pipeline.metadata import paper_metadata
 from pipeline.metadata.names import split_names, surname_key
-from pipeline.metadata.pdf_front import printed_title
+from pipeline.metadata.pdf_front import byline, printed_title
 from pipeline.models import FrontLine, MetadataSource
 from pipeline.normalize import normalize
 
@@ -315,3 +315,17 @@ def test_a_line_that_opens_like_a_journal_line_with_another_year_gives_no_journa
     ])
     metadata = _describe(file, rules)
     assert (metadata.journal, metadata.volume) == (None, None)
+
+
+def test_a_name_set_a_little_above_the_names_beside_it_keeps_its_place_in_the_byline(rules):
+    lines = [
+        FrontLine(text="A perspective on explanations of models", size=20.7, bold=True, x0=99, y0=120),
+        FrontLine(text="Aditi Seshadri,‡ and", size=14.3, bold=False, x0=355, y0=208),
+        FrontLine(text="Geemi P. Wellawatte,†", size=14.3, bold=False, x0=88, y0=211),
+        FrontLine(text="Heta A. Gandhi,‡", size=14.3, bold=False, x0=236, y0=211),
+        FrontLine(text="Andrew", size=14.3, bold=False, x0=489, y0=213),
+        FrontLine(text="D. White∗,‡", size=14.3, bold=False, x0=273, y0=241),
+    ]
+    assert byline(lines, "A perspective on explanations of models", rules.metadata) == [
+        "Geemi P. Wellawatte", "Heta A. Gandhi", "Aditi Seshadri", "Andrew D. White",
+    ]

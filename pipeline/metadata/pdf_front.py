@@ -12,7 +12,10 @@ from pipeline.models import FrontLine, MetadataSource
 from pipeline.rules.metadata import MetadataRules
 
 _SAME_ROW = 2.0
-"""Points between the tops of two pieces of one printed row (a name beside a name)."""
+"""Points between the tops of two pieces of one printed row (a name beside a name), at least."""
+_RAISED_SHARE = 0.25
+"""Of the smaller of two pieces' sizes, how far apart their tops may be in one row: PyMuPDF may
+set a name whose marks are raised (`Seshadri,‡`) a few points above the names beside it."""
 _NEXT_LINE_STEP = 1.8
 """Font sizes from a line's top to the top of the line printed under it, at most."""
 _LABEL_MAX_WORDS = 3
@@ -28,7 +31,7 @@ def rows(lines: list[FrontLine]) -> list[list[FrontLine]]:
     """Page 1's lines gathered into printed rows, top to bottom, each row left to right."""
     gathered: list[list[FrontLine]] = []
     for line in sorted(lines, key=lambda line: (line.y0, line.x0)):
-        if gathered and abs(gathered[-1][0].y0 - line.y0) <= _SAME_ROW:
+        if gathered and abs(gathered[-1][0].y0 - line.y0) <= max(_SAME_ROW, _RAISED_SHARE * min(gathered[-1][0].size, line.size)):
             gathered[-1].append(line)
         else:
             gathered.append([line])
