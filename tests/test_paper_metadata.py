@@ -329,3 +329,13 @@ def test_a_name_set_a_little_above_the_names_beside_it_keeps_its_place_in_the_by
     assert byline(lines, "A perspective on explanations of models", rules.metadata) == [
         "Geemi P. Wellawatte", "Heta A. Gandhi", "Aditi Seshadri", "Andrew D. White",
     ]
+
+
+def test_a_subtitle_in_title_case_over_the_byline_is_not_read_into_its_first_name(tmp_path, rules):
+    file = _page_with(tmp_path / "subtitle.pdf", [
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 136, "A Crossover Trial", 14),
+        (72, 160, "Ana Silva1, Bo Chen2 and Rui Costa1", 12),
+        (72, 180, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
+    ])
+    assert _describe(file, rules).author_keys == ["silva", "chen", "costa"]
