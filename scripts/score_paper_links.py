@@ -5,7 +5,9 @@ Markdown papers written here that cite them.
 Usage: python scripts/score_paper_links.py [--corpus PATH] [--rules rules/default.toml] [--keep DIR]
 
 The folder (a temporary one, or `--keep DIR`) holds links to the PDFs, used in place, and one
-citing paper per PDF. Each citing paper's bibliography, from the PDFs' own JATS `<front>`, cites:
+citing paper per PDF. Each citing paper's bibliography, from the PDFs' own JATS `<front>`, in
+one of three styles (Vancouver `Okafor M`, APA `Okafor, M. (2019)`, physics `M. Okafor, …
+(2019)`), cites:
 
 - one held paper by its DOI, as the JATS gives it (a link by `doi`);
 - another by its title, first author and year, with no DOI (a link by `title_year_author`);
@@ -39,8 +41,17 @@ from pipeline.rules import DEFAULT_RULES_PATH, load_rules  # noqa: E402
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
-def _entry(number: int, surname: str, title: str, year: int, doi: str | None = None) -> str:
-    return f"{number}. {surname} A, Other B. {title}. J Test. {year};1:1-9." + (f" doi:{doi}" if doi else "")
+# The styles a citing paper writes its entries in, by its number: Vancouver, APA, and physics'
+# initials before the surname with the year after the volume.
+_STYLES = (
+    "{number}. {surname} A, Other B. {title}. J Test. {year};1:1-9.{doi}",
+    "{number}. {surname}, A., & Other, B. ({year}). {title}. Journal of Tests, 1, 1-9.{doi}",
+    "{number}. A. {surname}, B. Other, {title}, J. Test 1, 1 ({year}).{doi}",
+)
+
+
+def _entry(style: int, number: int, surname: str, title: str, year: int, doi: str | None = None) -> str:
+    return _STYLES[style % len(_STYLES)].format(number=number, surname=surname, title=title, year=year, doi=f" doi:{doi}" if doi else "")
 
 
 def _unheld_doi(xml: Path) -> str | None:
@@ -81,15 +92,15 @@ def build_folder(corpus: Path, folder: Path) -> set[tuple[str, str, str]]:
         cited, titled = golds[by_doi], golds[by_title]
         entries = []
         if cited.doi and cited.first_author and cited.years:
-            entries.append(_entry(len(entries) + 1, cited.first_author, cited.title, min(cited.years), cited.doi))
+            entries.append(_entry(index, len(entries) + 1, cited.first_author, cited.title, min(cited.years), cited.doi))
             known.add((f"citing-{index:02}.md", f"R{len(entries)}", by_doi))
         if titled.first_author and titled.years:
-            entries.append(_entry(len(entries) + 1, titled.first_author, titled.title, min(titled.years)))
+            entries.append(_entry(index, len(entries) + 1, titled.first_author, titled.title, min(titled.years)))
             known.add((f"citing-{index:02}.md", f"R{len(entries)}", by_title))
-            entries.append(_entry(len(entries) + 1, titled.first_author, titled.title, min(titled.years) - 3))
-            entries.append(_entry(len(entries) + 1, titled.first_author, "A survey of something else entirely in the field", min(titled.years)))
+            entries.append(_entry(index, len(entries) + 1, titled.first_author, titled.title, min(titled.years) - 3))
+            entries.append(_entry(index, len(entries) + 1, titled.first_author, "A survey of something else entirely in the field", min(titled.years)))
         if (unheld := _unheld_doi(pdf.with_suffix(".xml"))) is not None:
-            entries.append(_entry(len(entries) + 1, "Nobody", "A work the folder does not hold at all", 2001, unheld))
+            entries.append(_entry(index, len(entries) + 1, "Nobody", "A work the folder does not hold at all", 2001, unheld))
         markers = ", ".join(str(number) for number in range(1, len(entries) + 1))
         (folder / f"citing-{index:02}.md").write_text(
             f"# Citing paper {index}\n\n## Results\n\nAs shown before [{markers}].\n\n## References\n\n" + "\n\n".join(entries) + "\n",

@@ -4,16 +4,18 @@ against the JATS in jats/ it was rendered from.
 
 Usage: python scripts/score_paper_metadata.py [--corpus PATH] [--rules rules/default.toml]
 
-Per field (title, first author's surname, year, DOI), over the papers whose JATS gives it:
+Per field (title, first author's surname, year, DOI, journal, volume), over the papers whose JATS
+gives it:
 
 - **right**: our value equals the gold. Titles compare by their letters and digits in lower case;
   surnames by their letters (`pipeline.metadata.names.letters`); the year is right if it is the
-  year of any of the JATS `<pub-date>`s (epub, ppub, collection); DOIs in lower case.
+  year of any of the JATS `<pub-date>`s (epub, ppub, collection); DOIs in lower case; the journal
+  if it is the JATS journal title or one of its abbreviations; the volume as written.
 - **wrong**: we give a value that is not the gold's: the failure the issue forbids.
 - **missing**: we give none.
-- **printed**: the papers whose text prints the gold value at all (its letters appear in the
-  file's first page for a PDF, in the Markdown before its first section for a Markdown paper);
-  accuracy is right over printed, and precision right over what we gave.
+- **printed**: the papers whose text prints the gold value at all (its letters appear, accents
+  dropped, in the file's first page for a PDF, in the Markdown before its first section for a
+  Markdown paper); accuracy is right over printed, and precision right over what we gave.
 
 Every miss is listed with both values.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
@@ -39,7 +42,7 @@ from pipeline.normalize import normalize  # noqa: E402
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-FIELDS = ("title", "first_author", "year", "doi")
+FIELDS = ("title", "first_author", "year", "doi", "journal", "volume")
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,9 @@ class Gold:
     first_author: str | None
     years: frozenset[int]
     doi: str | None
+    journals: tuple[str, ...] = ()
+    """The journal's title and its abbreviations, as the JATS `<journal-meta>` gives them."""
+    volume: str | None = None
 
 
 def _text(element: ElementTree.Element | None) -> str | None:
@@ -55,7 +61,8 @@ def _text(element: ElementTree.Element | None) -> str | None:
 
 
 def gold_front(xml: Path) -> Gold:
-    article = parse_jats(xml).find("front/article-meta")
+    front = parse_jats(xml).find("front")
+    article = front.find("article-meta") if front is not None else None
     if article is None:
         return Gold(None, None, frozenset(), None)
     surname = None
@@ -65,7 +72,10 @@ def gold_front(xml: Path) -> Gold:
             break
     years = frozenset(int(year.text) for date in article.iter("pub-date") for year in date.iter("year") if (year.text or "").strip().isdigit())
     doi = next((_text(item) for item in article.iter("article-id") if item.get("pub-id-type") == "doi"), None)
-    return Gold(_text(article.find("title-group/article-title")), surname, years, doi.lower() if doi else None)
+    journals = tuple(
+        title for element in front.iter() if element.tag in ("journal-title", "abbrev-journal-title") and (title := _text(element))
+    )
+    return Gold(_text(article.find("title-group/article-title")), surname, years, doi.lower() if doi else None, journals, _text(article.find("volume")))
 
 
 def title_key(text: str) -> str:
@@ -85,11 +95,16 @@ def right(name: str, value, gold: Gold) -> bool:
         return value == letters(gold.first_author)
     if name == "year":
         return value in gold.years
+    if name == "journal":
+        return any(title_key(value) == title_key(journal) for journal in gold.journals)
+    if name == "volume":
+        return value == gold.volume
     return value == gold.doi
 
 
 def gold_value(name: str, gold: Gold):
-    return {"title": gold.title, "first_author": gold.first_author, "year": sorted(gold.years) or None, "doi": gold.doi}[name]
+    values = {"title": gold.title, "first_author": gold.first_author, "year": sorted(gold.years) or None, "doi": gold.doi}
+    return {**values, "journal": list(gold.journals) or None, "volume": gold.volume}[name]
 
 
 def printed(name: str, gold: Gold, shown: str) -> bool:
@@ -99,7 +114,16 @@ def printed(name: str, gold: Gold, shown: str) -> bool:
         return False
     if name == "year":
         return any(str(year) in shown for year in gold.years)
-    return title_key(str(value)) in title_key(shown)
+    if name == "journal":
+        return any(_unaccented_key(journal) in _unaccented_key(shown) for journal in gold.journals)
+    if name == "volume":
+        return re.search(rf"(?<!\d){re.escape(gold.volume)}(?!\d)", shown) is not None
+    # Accents dropped: a PDF may give an accent as a glyph of its own (`Davidovi´c`), still printed.
+    return _unaccented_key(str(value)) in _unaccented_key(shown)
+
+
+def _unaccented_key(text: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text.casefold()) if ch.isalnum())
 
 
 @dataclass

@@ -50,6 +50,7 @@ def _citing(entries: str) -> str:
 BY_DOI = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2019;4:1-9. doi:10.1000/sleep.2019.7\n"
 BY_TITLE = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2019;4:1-9.\n"
 OTHER_YEAR = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2017;2:1-9.\n"
+YEAR_OFF_BY_ONE = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2020;5:1-9.\n"
 OTHER_WORK = "1. Okafor M. Exercise and interleukin-6 in healthy adults. J Sleep. 2019;4:10-19.\n"
 
 
@@ -69,12 +70,44 @@ def test_an_entry_with_the_papers_doi_links_to_it(tmp_path, rules):
     assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "doi")]
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        "[https://doi.org/10.1000/sleep.2019.7](https://doi.org/10.1000/sleep.2019.7)",
+        "*doi:10.1000/sleep.2019.7*",
+        "“doi:10.1000/SLEEP.2019.7”",
+    ],
+)
+def test_an_entry_whose_doi_is_written_in_markup_or_quotes_links_to_it(written, tmp_path, rules):
+    entry = f"1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 2019;4:1-9. {written}\n"
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(entry)})
+    assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "doi")]
+
+
 def test_an_entry_without_a_doi_links_by_title_year_and_first_author_to_every_copy_held(tmp_path, rules):
     _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "preprint.md": PREPRINT, "review.md": _citing(BY_TITLE)})
     assert _links(tmp_path / "db.duckdb") == [
         ("review.md", "R1", "cited.md", "title_year_author"),
         ("review.md", "R1", "preprint.md", "title_year_author"),
     ]
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "1. M. Okafor, J. Park, Sleep loss raises interleukin-6 in healthy adults, J. Sleep 4 (2019) 1.\n",
+        "1. Maria Okafor and Jun Park. 2019. Sleep loss raises interleukin-6 in healthy adults. J Sleep 4.\n",
+    ],
+)
+def test_an_entry_that_gives_the_first_authors_initials_or_name_before_the_surname_links_by_title(entry, tmp_path, rules):
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(entry)})
+    assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "title_year_author")]
+
+
+def test_an_entry_that_gives_the_year_next_to_the_papers_links_by_title_year_and_first_author(tmp_path, rules):
+    # The paper went online in 2019 and came out in an issue of 2020, which the entry gives.
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(YEAR_OFF_BY_ONE)})
+    assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "title_year_author")]
 
 
 def test_the_same_title_in_another_year_or_another_work_of_the_author_links_nothing(tmp_path, rules):
@@ -120,8 +153,7 @@ def test_on_the_shared_pdfs_and_papers_citing_them_every_link_is_right(tmp_path,
         for doc_id, ref_id, cited in open_readonly(db).execute("SELECT doc_id, ref_id, cited_doc_id FROM paper_links").fetchall()
     }
     assert found <= known  # precision 1.0: every link found is one the JATS or the citing paper makes
-    # Each known link missed is a cited PDF whose year or first author page 1 does not give us.
-    assert len(found) >= 0.85 * len(known)
+    assert len(found) >= 0.9 * len(known)
 
 
 def test_an_exported_entry_names_the_papers_of_the_folder_it_is(tmp_path, rules):

@@ -11,7 +11,7 @@ import pytest
 from pipeline.extract import extract
 from pipeline.metadata import paper_metadata
 from pipeline.metadata.names import split_names, surname_key
-from pipeline.metadata.pdf_front import printed_title
+from pipeline.metadata.pdf_front import byline, printed_title
 from pipeline.models import FrontLine, MetadataSource
 from pipeline.normalize import normalize
 
@@ -124,6 +124,7 @@ def test_a_doi_inside_a_sentence_of_markdown_front_matter_is_another_papers(tmp_
         ("Takeshi Araki∗ and Hiroyuki Ishida∗", ["Takeshi Araki", "Hiroyuki Ishida"]),
         ("Jane Roe, MD, PhD; John Doe, MSc", ["Jane Roe", "John Doe"]),
         ("Amit Kumar1 | Priyanka Mishra1 | Ajit K. Shasany2", ["Amit Kumar", "Priyanka Mishra", "Ajit K. Shasany"]),
+        ("Lj. Davidovi´c, B. Nikoli´c", ["Lj. Davidović", "B. Nikolić"]),
     ],
 )
 def test_a_byline_is_cut_into_names_without_marks_or_degrees(byline, names, rules):
@@ -156,3 +157,185 @@ def test_a_title_page_one_prints_as_read_is_kept_as_read():
     lines = [FrontLine(text="A study of sleep and", size=20.8, bold=False, x0=60, y0=100),
              FrontLine(text="interleukin-6 in adults", size=20.8, bold=False, x0=60, y0=124)]
     assert printed_title(lines, "A study of sleep and interleukin-6 in adults") == "A study of sleep and interleukin-6 in adults"
+
+
+def _page_with(path: Path, lines: list[tuple[float, float, str, float]], info: dict[str, str] | None = None) -> Path:
+    """A first page that prints each `(x, y, text, size)` where it says (a size over 14 in bold),
+    then an abstract and a section of body text below them; `info` is the file's own metadata."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for x, y, text, size in lines:
+        page.insert_text((x, y), text, fontsize=size, fontname="hebo" if size > 14 else "helv")
+    page.insert_text((170, 430), "Abstract", fontsize=11, fontname="hebo")
+    page.insert_text((170, 448), "We measured interleukin-6 after a night without sleep in forty adults.", fontsize=10)
+    page.insert_text((170, 480), "1. Introduction", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(170, 490, 540, 820), BODY, fontsize=10)
+    if info:
+        doc.set_metadata(info)
+    doc.save(path)
+    return path
+
+
+def test_a_journal_name_set_larger_than_the_title_is_not_taken_for_it(tmp_path, rules):
+    file = _page_with(tmp_path / "masthead.pdf", [
+        (72, 50, "Journal of Test Results, 2016, 10, 214-226", 8),
+        (150, 80, "Journal of Test Results", 18),
+        (170, 100, "Content list available at: www.example.org/JTR/", 8),
+        (170, 115, "DOI: 10.1234/jtr.2016.0214", 8),
+        (72, 150, "Natural options for the treatment of sleep loss", 16),
+        (72, 175, "Ana Silva1,*, Bo Chen2 and Rui Costa1", 12),
+        (72, 195, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
+    ])
+    metadata = _describe(file, rules)
+    assert metadata.title == "Natural options for the treatment of sleep loss"
+    assert metadata.author_keys == ["silva", "chen", "costa"]
+
+
+def test_a_byline_whose_name_wraps_onto_the_next_row_is_read_whole(tmp_path, rules):
+    file = _page_with(tmp_path / "wrapped.pdf", [
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1,*, Bo Chen2, Rui Costa1, Maria", 12),
+        (72, 155, "Okafor3 and Li Wei2", 12),
+        (72, 180, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
+    ])
+    assert _describe(file, rules).author_keys == ["silva", "chen", "costa", "okafor", "wei"]
+
+
+def test_a_byline_below_a_side_column_beside_the_title_is_read(tmp_path, rules):
+    side = ["Editor", "Joana Pereira", "Support", "Research Council of Testing", "(Grant 48/2021)",
+            "Conflict of interest", "None declared.", "Received", "30 Nov. 2022", "Approved", "29 Mar. 2023"]
+    file = _page_with(tmp_path / "side_column.pdf", [
+        *[(40, 100 + 14 * row, text, 7) for row, text in enumerate(side)],
+        (170, 100, "Brazilian and Chinese", 20),
+        (170, 124, "publications indexed in the", 20),
+        (170, 148, "Web of Science", 20),
+        (170, 290, "Laura Santos1, Rosa Rodrigues2, Patricia Neubert3", 10),
+        (170, 310, "1 Universidade Federal de Testes, Florianópolis, Brasil", 7),
+    ])
+    assert _describe(file, rules).author_keys == ["santos", "rodrigues", "neubert"]
+
+
+def test_a_byline_that_starts_under_a_translated_title_is_read_to_its_end(tmp_path, rules):
+    file = _page_with(tmp_path / "translated.pdf", [
+        (72, 100, "A publicação científica do Brasil", 20),
+        (72, 130, "Scientific publication in Brazil", 16),
+        (72, 150, "and China indexed in the Web", 16),
+        (72, 170, "of Science", 16),
+        (72, 200, "Laura Santos1, Rosa Rodrigues2,", 10),
+        (72, 214, "Patricia Neubert3", 10),
+        (72, 240, "1 Universidade Federal de Testes, Florianópolis, Brasil", 7),
+    ])
+    assert _describe(file, rules).author_keys == ["santos", "rodrigues", "neubert"]
+
+
+@pytest.mark.parametrize(
+    ("cite_line", "first_key"),
+    [
+        ("How to cite this article: Santos, L. L. S.; Rodrigues, R. S. Brazil and China. Acta Testica 35, 2023.", "santos"),
+        ("How to cite this article: dos Santos, L. L. S.; Rodrigues, R. S. Brazil and China. Acta Testica 35, 2023.", "dossantos"),
+        ("Acta Testica 35, 2023.", "dossantos"),
+    ],
+)
+def test_the_first_authors_surname_is_as_the_papers_own_citation_cuts_it(cite_line, first_key, tmp_path, rules):
+    file = _page_with(tmp_path / "cited.pdf", [
+        (72, 110, "Scientific publication in Brazil and China", 20),
+        (72, 140, "Laura Sabino dos Santos1 and Rosa Rodrigues2", 12),
+        (72, 170, "1 Universidade Federal de Testes, Florianópolis, Brasil", 8),
+        (72, 190, cite_line, 8),
+    ])
+    assert _describe(file, rules).author_keys == [first_key, "rodrigues"]
+
+
+@pytest.mark.parametrize(
+    "journal_line",
+    ["Acta Testica 49: e1112020, 4 tab., 3 fig., 2022", "Acta Testica. v. 35, e227169, 2022", "Acta Testica I v. 35 I e227169 I 2022"],
+)
+def test_the_year_of_a_journal_line_that_gives_volume_and_pages_first_is_read(journal_line, tmp_path, rules):
+    file = _page_with(tmp_path / "journal_line.pdf", [
+        (72, 40, journal_line, 10),
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1 and Bo Chen2", 12),
+    ])
+    assert _describe(file, rules).year == 2022
+
+
+def test_a_date_printed_under_its_label_gives_the_year(tmp_path, rules):
+    file = _page_with(tmp_path / "label_above.pdf", [
+        (40, 100, "Received", 7), (40, 109, "30 Nov. 2022", 7), (40, 122, "Accepted", 7), (40, 131, "29 Mar. 2023", 7),
+        (170, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (170, 140, "Ana Silva1 and Bo Chen2", 12),
+    ])
+    assert _describe(file, rules).year == 2023
+
+
+def test_a_year_inside_a_doi_is_no_year_of_publication(tmp_path, rules):
+    file = _page_with(tmp_path / "doi_year.pdf", [
+        (72, 40, "Acta Testica 49: 3 tab. http://dx.doi.org/10.1590/2236-8906-111/2020", 10),
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1 and Bo Chen2", 12),
+    ])
+    assert _describe(file, rules).year is None
+
+
+def test_a_title_from_the_pdfs_own_metadata_has_its_ligatures_folded_to_letters(tmp_path, rules):
+    file = _page_with(
+        tmp_path / "ligatures.pdf",
+        [(72, 110, "Efficient filtering of sleep records", 20), (72, 140, "Ana Silva1 and Bo Chen2", 12)],
+        info={"title": "E\ufb03cient \ufb01ltering of sleep records"},
+    )
+    assert _describe(file, rules).title == "Efficient filtering of sleep records"
+
+
+@pytest.mark.parametrize(
+    ("journal_line", "journal", "volume"),
+    [
+        ("Okafor et al. Sleep Research Letters (2021) 12:638", "Sleep Research Letters", "12"),
+        ("J Test Sleep. 2021;8(3):e230-5.", "J Test Sleep", "8"),
+        ("214 The Open Sleep Journal, 2021, 10, 214-226", "The Open Sleep Journal", "10"),
+        ("SLEEP REVIEW D 97, 025001 (2021)", "SLEEP REVIEW D", "97"),
+    ],
+)
+def test_the_journal_and_volume_are_read_from_the_line_that_cites_the_paper(journal_line, journal, volume, tmp_path, rules):
+    file = _page_with(tmp_path / "cited_line.pdf", [
+        (72, 40, journal_line, 9),
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1 and Bo Chen2", 12),
+        (72, 170, "Published: 3 March 2021", 8),
+    ])
+    metadata = _describe(file, rules)
+    assert (metadata.journal, metadata.volume, metadata.journal_source) == (journal, volume, MetadataSource.first_page)
+
+
+def test_a_line_that_opens_like_a_journal_line_with_another_year_gives_no_journal(tmp_path, rules):
+    file = _page_with(tmp_path / "sentence.pdf", [
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 140, "Ana Silva1 and Bo Chen2", 12),
+        (72, 170, "Published: 3 March 2021", 8),
+        (72, 190, "Sleep loss studies 2019, 12, 40 adults in all were seen.", 9),
+    ])
+    metadata = _describe(file, rules)
+    assert (metadata.journal, metadata.volume) == (None, None)
+
+
+def test_a_name_set_a_little_above_the_names_beside_it_keeps_its_place_in_the_byline(rules):
+    lines = [
+        FrontLine(text="A perspective on explanations of models", size=20.7, bold=True, x0=99, y0=120),
+        FrontLine(text="Aditi Seshadri,‡ and", size=14.3, bold=False, x0=355, y0=208),
+        FrontLine(text="Geemi P. Wellawatte,†", size=14.3, bold=False, x0=88, y0=211),
+        FrontLine(text="Heta A. Gandhi,‡", size=14.3, bold=False, x0=236, y0=211),
+        FrontLine(text="Andrew", size=14.3, bold=False, x0=489, y0=213),
+        FrontLine(text="D. White∗,‡", size=14.3, bold=False, x0=273, y0=241),
+    ]
+    assert byline(lines, "A perspective on explanations of models", rules.metadata) == [
+        "Geemi P. Wellawatte", "Heta A. Gandhi", "Aditi Seshadri", "Andrew D. White",
+    ]
+
+
+def test_a_subtitle_in_title_case_over_the_byline_is_not_read_into_its_first_name(tmp_path, rules):
+    file = _page_with(tmp_path / "subtitle.pdf", [
+        (72, 110, "Interleukin-6 after sleep loss in adults", 20),
+        (72, 136, "A Crossover Trial", 14),
+        (72, 160, "Ana Silva1, Bo Chen2 and Rui Costa1", 12),
+        (72, 180, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
+    ])
+    assert _describe(file, rules).author_keys == ["silva", "chen", "costa"]

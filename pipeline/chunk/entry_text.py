@@ -17,6 +17,8 @@ _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,3})[.)])[ \t]+")
 # on after the space normalize joined the lines with: no DOI ends in either. One broken after a
 # `.` is left at the break, which a sentence's end cannot be told from.
 DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+(?:(?<=[/-]) [^\s\"<>]+)*")
+_AFTER_DOI = ".,;)]*_'\"’”"
+"""Characters that end a sentence, a bracket, emphasis or a quote after a DOI; no DOI ends in one."""
 # A year stands alone: not part of an arXiv number (`1908.04729`), a DOI, pages or an ISSN. What
 # comes before it is looked at once its first two digits are read (`..`), so that the pattern
 # starts with them and `re` skips ahead to each `1` or `2`: a look-behind first, it would try
@@ -34,8 +36,9 @@ _LEADING_MARKUP = re.compile(r"[\s*_`]+")
 
 def printed_doi(printed: str) -> str:
     """A DOI as `DOI` finds it printed, without the spaces of its line breaks and the
-    punctuation after it."""
-    return printed.replace(" ", "").rstrip(".,;)]")
+    punctuation after it: a sentence's, a bracket's, the emphasis or quotes closed after it, or
+    the target of a Markdown link whose text it is (`[10.1/x](https://doi.org/10.1/x)`)."""
+    return printed.replace(" ", "").split("](")[0].rstrip(_AFTER_DOI)
 
 
 def without_leading_markup(text: str) -> str:

@@ -6,8 +6,9 @@ A link is made two ways, and says which (`matched_by`):
 - `doi`: the entry shows a DOI, and a paper of the folder has it;
 - `title_year_author`: where the entry or the paper has no DOI, the entry's text holds the
   paper's whole title (letters and digits compared, in lower case, accents dropped), the entry's
-  year is the paper's and its first author's surname (initials left out) is the paper's first author's. A title of
-  fewer than `MIN_TITLE_LETTERS` letters is too common to say which work it is.
+  year is the paper's or within `YEAR_SPREAD` of it, and its first author's surname (initials
+  and given names left out, before or after it) is the paper's first author's. A title of fewer than `MIN_TITLE_LETTERS` letters is
+  too common to say which work it is.
 
 An entry links to every paper that matches it: a work held twice (a preprint and its version of
 record) is linked twice. A paper never links to itself. Recomputing it whole costs one join a run,
@@ -22,12 +23,22 @@ import duckdb
 from pipeline.index.database import Transaction
 
 MIN_TITLE_LETTERS = 20
+YEAR_SPREAD = 1
+"""Years an entry's year may be off the paper's: an entry may give the year the work went online,
+or its preprint's, where the paper prints its issue's (online in December, in an issue of
+January), or the other way round. The whole title and the first author must still match."""
 
 # Letters and digits in lower case, accents dropped: titles as compared.
 _KEY = "regexp_replace(lower(strip_accents({0})), '[^\\p{{L}}\\p{{N}}]+', '', 'g')"
 # An entry's first author as the entry writes it (`Okafor M`, `Dias, C.H.S.`) less the initials
 # after the surname: `papers.author_keys` hold surnames.
 _SURNAME = "regexp_replace({0}, '(?:[,\\s]+(?:\\p{{Lu}}{{1,3}}\\.?-?)+)+$', '')"
+_ENTRY_SURNAME = _SURNAME.format("b.first_author")
+# The entry's surname is its first author's key whole (`Okafor M`, `de Iaco A`), or the last word
+# of it where initials or a given name come first (`M. Okafor`, `Maria Okafor`, and `dos Santos`
+# for a paper whose own citation cuts the surname `Santos`).
+_ENTRY_LAST_WORD = f"regexp_extract({_ENTRY_SURNAME}, '(\\S+)$', 1)"
+_ENTRY_KEYS = f"({_KEY.format(_ENTRY_SURNAME)}, {_KEY.format(_ENTRY_LAST_WORD)})"
 _LINKS = f"""
 INSERT INTO paper_links
 SELECT DISTINCT b.doc_id, b.ref_id, p.doc_id, 'doi'
@@ -38,8 +49,8 @@ SELECT DISTINCT b.doc_id, b.ref_id, p.doc_id, 'title_year_author'
 FROM bibliography b
 JOIN (SELECT doc_id, doi, year, author_keys[1] AS first_key, {_KEY.format('title')} AS title_key FROM papers
       WHERE title IS NOT NULL AND year IS NOT NULL AND len(author_keys) > 0) p
-  ON TRY_CAST(left(b.year, 4) AS INTEGER) = p.year
- AND {_KEY.format(_SURNAME.format('b.first_author'))} = p.first_key
+  ON abs(TRY_CAST(left(b.year, 4) AS INTEGER) - p.year) <= {YEAR_SPREAD}
+ AND p.first_key IN {_ENTRY_KEYS}
 WHERE (b.doi IS NULL OR p.doi IS NULL) AND b.doc_id <> p.doc_id
   AND length(p.title_key) >= {MIN_TITLE_LETTERS}
   AND contains({_KEY.format('b.text')}, p.title_key)

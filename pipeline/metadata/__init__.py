@@ -11,9 +11,11 @@ but for its DOI fields, which name the paper's DOI or nothing.
 from __future__ import annotations
 
 from pipeline.metadata import markdown_front, pdf_front
+from pipeline.metadata.journal_line import journal_line
 from pipeline.metadata.names import surname_key
 from pipeline.metadata.text_fields import abstract_span, keywords_block, year_in
 from pipeline.models import Document, MetadataSource, PaperMetadata, RawDocument, SourceFormat
+from pipeline.normalize import clean_characters
 from pipeline.rules.metadata import MetadataRules
 
 __all__ = ["paper_metadata"]
@@ -34,12 +36,20 @@ def paper_metadata(raw: RawDocument, document: Document, rules: MetadataRules) -
         fields["abstract"] = (span, MetadataSource.heading)
     values: dict[str, object] = {}
     for name, (value, source) in fields.items():
+        # A PDF's own metadata and its page 1 as read are not normalized text: their ligatures
+        # (`ﬁ`) and odd spaces would keep a title from matching the entries that cite it.
+        if name in ("title", "journal"):
+            value = clean_characters(value)
+        elif name == "authors":
+            value = [clean_characters(author) for author in value]
         if name == "abstract":
             values.update(abstract_start=value[0], abstract_end=value[1], abstract_source=source)
         else:
             values.update({name: value, f"{name}_source": source})
     if values.get("authors"):
         values["author_keys"] = [surname_key(name, rules) for name in values["authors"]]
+        if raw.format is SourceFormat.pdf:
+            values["author_keys"] = pdf_front.first_key_as_cited(values["author_keys"], raw.first_page, rules)
     return PaperMetadata(**values)
 
 
@@ -60,6 +70,10 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     names = pdf_front.byline(lines, document.title, rules)
     if not names and "title" in found and found["title"][0] != document.title:
         names = pdf_front.byline(lines, found["title"][0], rules)
+    if not names and found.get("title", (None, MetadataSource.first_page))[1] is MetadataSource.first_page:
+        if (bylined := pdf_front.title_over_byline(lines, rules)) is not None:
+            found["title"] = (bylined[0], MetadataSource.first_page)
+            names = bylined[1]
     if confirmed is not None and len(confirmed[0]) > 1:
         found["authors"] = confirmed
     elif names:
@@ -75,6 +89,9 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     ):
         if value is not None:
             found[name] = value
+    if (cited := journal_line(lines, found.get("year", (None, None))[0], rules)) is not None:
+        found.setdefault("journal", (cited.journal, MetadataSource.first_page))
+        found.setdefault("volume", (cited.volume, MetadataSource.first_page))
     if (keywords := pdf_front.embedded_keywords(embedded, rules)) is not None:
         found["keywords"] = keywords
     return found

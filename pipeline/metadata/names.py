@@ -13,6 +13,10 @@ from pipeline.rules.metadata import MetadataRules
 _MARKS = re.compile(r"[*∗†‡§¶#⁎✉⊥]+|[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+|\[\d[^\]]*\]|\(\d[^)]*\)|<sup>.*?</sup>|\^[^\s^]+\^?")
 _LETTER_MARKS = re.compile(r"(?<=\w)\s*(?:\b[a-h](?:\s*,\s*[a-h])*\b)(?=\s*(?:,|;|$|\s(?:and|&)\s))")
 _ORCID = re.compile(r"\[?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{3}[\dX]\s*\]?")
+# Accents that TeX sets as glyphs of their own, which PyMuPDF gives as spacing characters before
+# their letter (`Davidovi´c` for `Davidović`), and the combining marks they stand for.
+_SPACING_ACCENTS = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "ˇ": "\u030c", "˘": "\u0306", "˚": "\u030a", "˝": "\u030b"}
+_SPACING_ACCENT = re.compile(f"([{''.join(_SPACING_ACCENTS)}])(\\w)")
 _INITIAL = re.compile(r"^(?-i:[A-Z])\.?(?:-?(?-i:[A-Z])\.?)*$")
 
 
@@ -33,9 +37,15 @@ def without_superscripts(text: str, superscripts: list[tuple[int, int]]) -> str:
     return "".join(kept)
 
 
+def with_accents_joined(text: str) -> str:
+    """`text` with each accent set before its letter as a character of its own put on the letter."""
+    return unicodedata.normalize("NFC", _SPACING_ACCENT.sub(lambda match: match[2] + _SPACING_ACCENTS[match[1]], text))
+
+
 def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     """The names of a byline in order, or None where a part of it is not a name (the line is an
     affiliation, a sentence, a label): a byline is taken whole or not at all."""
+    line = with_accents_joined(line)
     # Icons set as glyphs (an ORCID or mail icon in a private-use code point) are no part of a name.
     cleaned = "".join(" " if unicodedata.category(ch) in ("Co", "So", "Cn") else ch for ch in line)
     cleaned = _ORCID.sub(" ", cleaned)

@@ -12,9 +12,18 @@ from pipeline.models import FrontLine, MetadataSource
 from pipeline.rules.metadata import MetadataRules
 
 _SAME_ROW = 2.0
-"""Points between the tops of two pieces of one printed row (a name beside a name)."""
+"""Points between the tops of two pieces of one printed row (a name beside a name), at least."""
+_RAISED_SHARE = 0.25
+"""Of the smaller of two pieces' sizes, how far apart their tops may be in one row: PyMuPDF may
+set a name whose marks are raised (`Seshadri,‡`) a few points above the names beside it."""
+_NEXT_LINE_STEP = 1.8
+"""Font sizes from a line's top to the top of the line printed under it, at most."""
+_LABEL_MAX_WORDS = 3
+"""Words in a label that a value is printed under (`Published online`)."""
 _TITLE_SHARE = 0.6
 """Of the extractor's title's letters, the share its own lines must spell to stand for it."""
+_CITED_SURNAME = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?),\s*(?-i:[A-Z])\.")
+"""A citation's first author as `Surname, I.`."""
 _ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
 
 
@@ -22,7 +31,7 @@ def rows(lines: list[FrontLine]) -> list[list[FrontLine]]:
     """Page 1's lines gathered into printed rows, top to bottom, each row left to right."""
     gathered: list[list[FrontLine]] = []
     for line in sorted(lines, key=lambda line: (line.y0, line.x0)):
-        if gathered and abs(gathered[-1][0].y0 - line.y0) <= _SAME_ROW:
+        if gathered and abs(gathered[-1][0].y0 - line.y0) <= max(_SAME_ROW, _RAISED_SHARE * min(gathered[-1][0].size, line.size)):
             gathered[-1].append(line)
         else:
             gathered.append([line])
@@ -64,6 +73,16 @@ def printed_title(lines: list[FrontLine], title: str) -> str:
     part of the title, in order, where they spell most of it (`_TITLE_SHARE`) in one stretch."""
     if title_rows(lines, title) is not None:
         return title
+    best = _title_lines(lines, title)
+    spelt = "".join(letters(line.text) for line in best)
+    if best and len(spelt) >= _TITLE_SHARE * len(letters(title)):
+        return " ".join(" ".join(line.text.split()) for line in best)
+    return title
+
+
+def _title_lines(lines: list[FrontLine], title: str) -> list[FrontLine]:
+    """The lines of one size whose text is all part of `title`, in order, that spell the most of
+    it in one stretch; none where they spell no part of it."""
     target = letters(title)
     by_size: dict[float, list[FrontLine]] = {}
     for line in sorted(lines, key=lambda line: (line.y0, line.x0)):
@@ -71,44 +90,97 @@ def printed_title(lines: list[FrontLine], title: str) -> str:
         if len(spelt) >= 3 and spelt in target:
             by_size.setdefault(round(line.size * 2) / 2, []).append(line)
     best = max(by_size.values(), key=lambda found: sum(len(letters(line.text)) for line in found), default=[])
-    spelt = "".join(letters(line.text) for line in best)
-    if best and spelt in target and len(spelt) >= _TITLE_SHARE * len(target):
-        return " ".join(" ".join(line.text.split()) for line in best)
-    return title
+    return best if "".join(letters(line.text) for line in best) in target else []
 
 
 def byline(lines: list[FrontLine], title: str | None, rules: MetadataRules) -> list[str]:
     """The authors printed in the first rows under the title whose every part is a name: rows
     between (a translated title, a section label) are passed over, up to `byline_search_rows`,
-    and so are rows in smaller print than most of the page's (an editor named in a side column)."""
+    and so are rows in smaller print than most of the page's (an editor named in a side column).
+    A name cut by the end of a row (`…, Maria` / `Okafor3 and Li Wei2`) is read across it. Where
+    the page's rows give none, the rows of the title's own column are read: a side column set
+    beside the title (editor, dates) shares its rows and pushes the byline out of reach."""
     if not title:
         return []
+    least_size = rules.byline_min_size * _usual_size(lines)
+    names = _byline_in(lines, title, least_size, rules)
+    if not names and (column := _title_column(lines, title)) and len(column) < len(lines):
+        names = _byline_in(column, title, least_size, rules)
+    return names
+
+
+def title_over_byline(lines: list[FrontLine], rules: MetadataRules) -> tuple[str, list[str]] | None:
+    """The title that a byline is printed under, with the byline: of the runs of rows in large
+    print (`title_min_size` of page 1's usual size, `title_min_words` words or more), the largest
+    that has one. A journal's name set larger than the title in a masthead has none."""
+    least_size = rules.title_min_size * _usual_size(lines)
+    runs: list[tuple[float, list[str]]] = []
+    for row in rows(lines):
+        large = [line for line in row if line.size >= least_size]
+        if not large:
+            runs.append((0.0, []))
+            continue
+        size = round(max(line.size for line in large) * 2) / 2
+        text = " ".join(" ".join(line.text.split()) for line in large if round(line.size * 2) / 2 == size)
+        if runs and runs[-1][0] == size:
+            runs[-1][1].append(text)
+        else:
+            runs.append((size, [text]))
+    found = None
+    for size, texts in runs:
+        title = " ".join(texts)
+        if len(title.split()) < rules.title_min_words or (found and found[0] >= size):
+            continue
+        if names := byline(lines, title, rules):
+            found = (size, title, names)
+    return (found[1], found[2]) if found else None
+
+
+def _title_column(lines: list[FrontLine], title: str) -> list[FrontLine]:
+    """The lines of page 1 that start no further left than the title's lines."""
+    printed = _title_lines(lines, title)
+    if not printed:
+        return []
+    left = min(line.x0 for line in printed)
+    return [line for line in lines if line.x0 >= left - _SAME_ROW]
+
+
+def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: MetadataRules) -> list[str]:
     found = title_rows(lines, title)
     if found is None:
         return []
-    page_rows = rows(lines)
-    least_size = rules.byline_min_size * _usual_size(lines)
+    # The byline starts within byline_search_rows of the title and may run on past them.
+    following = rows(lines)[found[1] + 1 : found[1] + 1 + rules.byline_search_rows + rules.byline_max_lines]
+    placed = [(position, row) for position, row in enumerate(following) if max(line.size for line in row) >= least_size]
+    under = [row for _, row in placed]
+    candidates = [_names_row(row, rules) for row in under]
     names: list[str] = []
     texts: list[str] = []
-    for row in page_rows[found[1] + 1 : found[1] + 1 + rules.byline_search_rows]:
-        size = max(line.size for line in row)
-        if size < least_size:
-            continue
-        text = _names_row(row, rules)
+    index = 0
+    while index < len(candidates):
+        if not names and placed[index][0] >= rules.byline_search_rows:
+            break
+        text = candidates[index]
         if _ET_AL.search(text):
             return []  # a list of related articles' authors: a byline names every author
         if rules.affiliation_words.search(text):
             break
+        taken = 1
         parsed = split_names(" ".join([*texts, text]), rules)
-        if parsed is not None and not names and len(parsed) == 1 and not _marked(row):
+        if parsed is None and index + 1 < len(candidates) and not rules.affiliation_words.search(candidates[index + 1]):
+            parsed = split_names(" ".join([*texts, text, candidates[index + 1]]), rules)
+            taken = 2
+        if parsed is not None and not names and len(parsed) == 1 and not _marked(under[index]):
             parsed = None  # one name with no affiliation mark reads as well as a short heading
         if parsed is None:
             if names:
                 break
+            index += 1
             continue
-        texts.append(text)
+        texts.extend(candidates[index : index + taken])
         names = parsed
-        if len(texts) == rules.byline_max_lines:
+        index += taken
+        if len(texts) >= rules.byline_max_lines:
             break
     return names
 
@@ -132,6 +204,21 @@ def _names_row(row: list[FrontLine], rules: MetadataRules) -> str:
     (`Abstract` opening a side column) is left out."""
     pieces = [without_superscripts(line.text, line.superscripts) for line in row]
     return " , ".join(piece for piece in pieces if not rules.abstract_heading.fullmatch(piece.strip().casefold()))
+
+
+def first_key_as_cited(keys: list[str], lines: list[FrontLine], rules: MetadataRules) -> list[str]:
+    """`keys` with the first one as page 1's citation of the paper cites it, where that is the
+    end of it: the particles a byline sets before a surname (`dos Santos`) belong to it in some
+    languages and not in others, and the paper's own citation (`Santos, L. L. S.; …`) says which."""
+    for text in page_text(lines):
+        label = rules.cite_as_label.search(text)
+        if label is None:
+            continue
+        cited = _CITED_SURNAME.match(text[label.end() :])
+        if cited and keys and keys[0] != letters(cited["surname"]) and keys[0].endswith(letters(cited["surname"])):
+            return [letters(cited["surname"]), *keys[1:]]
+        return keys
+    return keys
 
 
 def confirmed_title(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
@@ -185,7 +272,25 @@ def _declared_doi(embedded: dict[str, str], rules: MetadataRules) -> tuple[str, 
 
 
 def year(lines: list[FrontLine], rules: MetadataRules) -> int | None:
-    return year_in(page_text(lines), rules)
+    """The year of the first cue that matches a row of page 1, or a label with the date printed
+    under it (`Published` / `3 March 2021` in a side column)."""
+    return year_in([*page_text(lines), *_labels_over_values(lines)], rules)
+
+
+def _labels_over_values(lines: list[FrontLine]) -> list[str]:
+    """Each short label of page 1 without digits joined with the line set right under it at the
+    same left edge: a side column prints `Received`, then the date, on rows of their own."""
+    joined = []
+    for label in lines:
+        if len(label.text.split()) > _LABEL_MAX_WORDS or any(ch.isdigit() for ch in label.text):
+            continue
+        under = [
+            line for line in lines
+            if abs(line.x0 - label.x0) <= _SAME_ROW and 0 < line.y0 - label.y0 <= _NEXT_LINE_STEP * label.size
+        ]
+        if under:
+            joined.append(f"{label.text.strip()} {min(under, key=lambda line: line.y0).text.strip()}")
+    return joined
 
 
 def journal(embedded: dict[str, str], lines: list[FrontLine]) -> tuple[str, MetadataSource] | None:

@@ -22,15 +22,37 @@ class YearCue(RulesModel):
         return naming_group(pattern, "year", "the year")
 
 
+class JournalLine(RulesModel):
+    """A named pattern for the line where page 1 cites its own paper's journal, year and volume
+    (`BMC Genomics (2015) 16:413`): groups `journal`, `year` and `volume`, read from a row's start."""
+
+    name: str
+    pattern: Pattern
+
+    @field_validator("pattern")
+    @classmethod
+    def _names_its_fields(cls, pattern):
+        for group in ("journal", "year", "volume"):
+            naming_group(pattern, group, f"the {group}")
+        return pattern
+
+
 class MetadataRules(RulesModel):
     doi: Pattern = Field(default=r"(?:\bdoi\s*:?\s*|doi\.org/)(?P<doi>10\.\d{4,9}/[^\s\"<>]+)", validate_default=True)
     """A DOI the paper prints as its own: labelled (`doi:`, `DOI`, `https://doi.org/`)."""
     year_cues: list[YearCue] = Field(default_factory=list)
     """Tried in order on page 1 (a Markdown paper: its front matter); the first that matches wins."""
+    journal_lines: list[JournalLine] = Field(default_factory=list)
+    """Tried in order on each row of page 1, a running head's `Name et al.` and page number left out."""
     keywords_label: Pattern = Field(
         default=r"^\W*(?:key\s*-?\s*words?|index terms|palavras[- ]chave|palabras[- ]clave|mots[- ]cl[ée]s)\W*", validate_default=True
     )
     """What opens a paragraph or line of keywords; the rest of it is the keywords."""
+    cite_as_label: Pattern = Field(
+        default=r"\b(?:to cite this article|cite (?:this article )?as|how to cite(?: this article)?|como citar(?: este artigo)?|c[óo]mo citar)\b(?:[^:\n]{0,40}:)?\s*",
+        validate_default=True,
+    )
+    """What opens the paper's citation of itself on page 1; the surname after it is the first author's as cited."""
     abstract_heading: Pattern = Field(default=r"abstract|summary|resumo|resumen|r[ée]sum[ée]", validate_default=True)
     """A heading (its key: lower case, no numbering) that heads the abstract; or a label that opens its paragraph."""
     name_joiners: list[str] = Field(default_factory=lambda: ["and", "&", "e", "y", "und"])
@@ -54,5 +76,7 @@ class MetadataRules(RulesModel):
     """Rows under the title in which the byline is sought."""
     byline_min_size: Annotated[float, Field(gt=0)] = 0.85
     """A byline is printed at least this share of the size most of page 1 is printed in."""
+    title_min_size: Annotated[float, Field(gt=0)] = 1.15
+    """A title that a byline is printed under is set at least this many times page 1's usual size."""
     title_min_words: Annotated[int, Field(gt=0)] = 3
     """A title in the PDF's own metadata is trusted only if it has this many words and page 1 prints it."""
