@@ -253,8 +253,7 @@ def _finish(
     changes: list[RecordChange], previous_run_id: int | None,
 ) -> None:
     """Order the search index where due, record the run and what it changed, and checkpoint:
-    the state to publish."""
-    link_papers(connection)
+    the state to publish. The papers were linked by `_changes_made`, which `changes` come from."""
     order_search_index(connection)
     summary.duration_seconds = time.monotonic() - clock
     summary.run_id = record_run(connection, _run_record(summary, started, rules), after_run_id=previous_run_id)
