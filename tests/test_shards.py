@@ -34,7 +34,7 @@ from conftest import writable_database
 
 
 def _task(path: str, sha256: str = "a" * 64) -> Task:
-    return Task(f"/papers/{path}", path, path.removesuffix(".md"), sha256, 10, None)
+    return Task(f"/papers/{path}", path, path.removesuffix(".md"), sha256, 10, None, "key")
 
 
 def _planned(path: str) -> PlannedFile:

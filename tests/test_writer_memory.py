@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from conftest import PROJECT
 from pipeline.cli import app
 from pipeline.errors import PipelineError
-from pipeline.index.database import open_for_writing
+from pipeline.index.database import open_for_writing, published_beside
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest import run
 
@@ -47,3 +47,14 @@ def test_ingest_names_a_bad_memory_limit_in_one_line(tmp_path):
     assert result.exit_code == 1
     assert "Error: memory limit 'lots' is not a size" in result.output
     assert not (tmp_path / "p.duckdb").exists()
+
+
+def test_the_published_database_a_run_reads_shares_the_writers_memory_limit(tmp_path):
+    published = tmp_path / "papers.duckdb"
+    with open_for_writing(published) as connection:
+        connection.execute("CREATE TABLE documents AS SELECT 'a' AS doc_id")
+    with open_for_writing(tmp_path / "building.duckdb", memory_limit="512MB") as connection:
+        with published_beside(connection, published) as reader:
+            assert reader.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "488.2 MiB"
+            assert reader.execute("SELECT doc_id FROM documents").fetchall() == [("a",)]
+        assert connection.execute("SELECT count(*) FROM duckdb_databases() WHERE NOT internal").fetchone()[0] == 1

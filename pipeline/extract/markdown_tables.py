@@ -159,7 +159,6 @@ def markdown_tables(blocks: list[RawBlock], lines: list[str], caption: re.Patter
             line_end = next((n + 1 for n in range(block.line_start - 1, len(lines)) if _HTML_TABLE_END.search(lines[n])), line_end)
             covered = line_end
         source = "\n".join(lines[block.line_start - 1 : line_end])
-        label_and_text = _caption_near(blocks, index, caption)
         if block.kind is BlockKind.table:
             parsed = pipe_table_grid(source)
             if parsed is None:
@@ -173,6 +172,8 @@ def markdown_tables(blocks: list[RawBlock], lines: list[str], caption: re.Patter
             grid, header_rows, own_caption = parsed_html
         else:
             continue
+        # Looked for only beside a table: most blocks are not one.
+        label_and_text = _caption_near(blocks, index, caption)
         if own_caption is not None and (match := caption.match(_EMPHASIS.sub("", own_caption))) is not None:
             label_and_text = (" ".join(match["label"].split()), own_caption)
         elif own_caption is not None and label_and_text is None:

@@ -8,6 +8,8 @@ which says when it had to rebuild a database an older pipeline wrote.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -84,6 +86,30 @@ def refuse_non_database_file(db: Path) -> None:
         raise IndexingError(
             f"cannot open database {db}: it is not a DuckDB database file (it does not start with DuckDB's header); {_NO_DATABASE_ADVICE}"
         )
+
+
+# The name a writer's connection attaches a published database under (`published_beside`).
+_PUBLISHED = "published_before_run"
+
+
+@contextmanager
+def published_beside(connection: duckdb.DuckDBPyConnection, db: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The published database `db`, read-only, as a connection of the writer's own DuckDB whose
+    tables are `db`'s. Attached there, its pages share the writer's buffer pool and so its
+    memory limit: opened apart, a database gets a buffer pool of its own, which grows to 80% of
+    the machine's memory, and reading the old rows of a few papers from a library of a million
+    chunks filled it by gigabytes while the writer's stood at its limit."""
+    quoted = str(db).replace("'", "''")
+    connection.execute(f"ATTACH '{quoted}' AS {_PUBLISHED} (READ_ONLY)")
+    try:
+        reader = connection.cursor()
+        try:
+            reader.execute(f"USE {_PUBLISHED}")
+            yield reader
+        finally:
+            reader.close()
+    finally:
+        connection.execute(f"DETACH {_PUBLISHED}")
 
 
 def open_for_writing(db: Path, shown_as: Path | None = None, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:

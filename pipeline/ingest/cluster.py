@@ -24,6 +24,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import PipelineError
+from pipeline.extract import extraction_key
 from pipeline.index.database import read_extraction
 from pipeline.index.writer import remove_documents
 from pipeline.ingest.plan import PlannedFile, RunPlan
@@ -170,9 +171,9 @@ def connected_to_ray(address: str | None, cpus: int) -> Iterator[int]:
             ray.shutdown()
 
 
-def _task(planned: PlannedFile, stored_extraction: str | None) -> Task:
+def _task(planned: PlannedFile, stored_extraction: str | None, key: str) -> Task:
     item = planned.scanned
-    return Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, stored_extraction)
+    return Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, stored_extraction, key)
 
 
 @dataclass
@@ -206,6 +207,7 @@ class RayScheduler:
         self.timeout_seconds = timeout_seconds
         self.files_per_task = files_per_task
         self.read_extraction = read_extraction
+        self.extraction_key = extraction_key(rules)
         self.keys: list[str] = []
         self.skipped: list[ScannedFile] = []
         self.skipped_keys: list[str] = []
@@ -224,7 +226,7 @@ class RayScheduler:
         readable = [planned for planned in files if planned.scanned.read_error is None]
         groups = []
         for group in group_files(readable, self.files_per_task):
-            key = shard_key([_task(planned, None) for planned in group], self.rules)
+            key = shard_key([_task(planned, None, self.extraction_key) for planned in group], self.rules)
             if skip_written and not any(planned.reuse_extraction for planned in group) and shards_complete(self.shard_folder, key):
                 self.keys.append(key)
                 self.skipped_keys.append(key)
@@ -243,7 +245,7 @@ class RayScheduler:
         """Write, here in the driver, the rows of files that failed without a task to write them."""
         if not failures:
             return
-        tasks = [Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, None) for item, _ in failures]
+        tasks = [Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, None, self.extraction_key) for item, _ in failures]
         rows = [failure_rows(item.path, item.doc_id, item.sha256, item.bytes, result, self.rules) for item, result in failures]
         key = shard_key(tasks, self.rules)
         write_shards(rows, self.shard_folder, key)
@@ -254,7 +256,7 @@ class RayScheduler:
             return
         group = self._waiting.pop()
         tasks = [
-            _task(planned, self.read_extraction(planned.scanned.doc_id) if planned.reuse_extraction else None)
+            _task(planned, self.read_extraction(planned.scanned.doc_id) if planned.reuse_extraction else None, self.extraction_key)
             for planned in group
         ]
         reference = self._remote.remote(tasks, self._rules_ref, str(self.shard_folder), self.timeout_seconds)

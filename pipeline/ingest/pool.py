@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 import pebble
 
 from pipeline.errors import RunStopped
+from pipeline.extract import extraction_key
 from pipeline.ingest.plan import PlannedFile
 from pipeline.ingest.scan import ScannedFile
 from pipeline.ingest.task import Task, TaskResult, failed, over_time_limit, run_task, worker_died
@@ -46,6 +47,7 @@ class FileScheduler:
         self.timeout_seconds = timeout_seconds
         self.in_flight = in_flight
         self.read_extraction = read_extraction
+        self.extraction_key = extraction_key(rules)
         self._waiting: Iterator[PlannedFile] = iter(())
         self._unreadable: list[ScannedFile] = []
         self._running: dict[concurrent.futures.Future, ScannedFile] = {}
@@ -65,7 +67,7 @@ class FileScheduler:
         item = planned.scanned
         # Gone only if the stored row vanished meanwhile: the file is then read again.
         stored = self.read_extraction(item.doc_id) if planned.reuse_extraction else None
-        task = Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, stored)
+        task = Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, stored, self.extraction_key)
         self._running[self.pool.schedule(run_task, args=(task, self.rules), timeout=self.timeout_seconds)] = item
 
     def results(self) -> Iterator[tuple[ScannedFile, TaskResult]]:

@@ -34,7 +34,7 @@ from pipeline.index.database import (
     ensure_schema,
     last_run_id,
     open_for_writing,
-    open_readonly,
+    published_beside,
     read_extraction,
     refuse_non_database_file,
     stored_documents,
@@ -253,8 +253,7 @@ def _finish(
     changes: list[RecordChange], previous_run_id: int | None,
 ) -> None:
     """Order the search index where due, record the run and what it changed, and checkpoint:
-    the state to publish."""
-    link_papers(connection)
+    the state to publish. The papers were linked by `_changes_made`, which `changes` come from."""
     order_search_index(connection)
     summary.duration_seconds = time.monotonic() - clock
     summary.run_id = record_run(connection, _run_record(summary, started, rules), after_run_id=previous_run_id)
@@ -356,11 +355,8 @@ def _changes_made(connection: duckdb.DuckDBPyConnection, db: Path, plan: RunPlan
     relinked = link_papers(connection) - set(written) - set(plan.stale_doc_ids)
     if not plan.stale_doc_ids and not relinked:
         return changes_of_run(connection, None, written, ())  # no stored paper was touched: none to read
-    published = open_readonly(db)
-    try:
+    with published_beside(connection, db) as published:
         return changes_of_run(connection, published, written, plan.stale_doc_ids, relinked)
-    finally:
-        published.close()
 
 
 def _write_result(writer: DocumentWriter, item: ScannedFile, result: TaskResult, rules: Rules, summary: RunSummary) -> None:

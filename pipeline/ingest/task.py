@@ -13,7 +13,7 @@ from pathlib import Path
 from pipeline import __version__
 from pipeline.chunk import chunk
 from pipeline.errors import NoTextLayerError, PipelineError
-from pipeline.extract import extract, extraction_key, source_format
+from pipeline.extract import extract, source_format
 from pipeline.index.rows import DocumentRow, PaperRows, paper_rows
 from pipeline.index.terms import count_paper_terms
 from pipeline.link import link
@@ -40,6 +40,9 @@ class Task:
     sha256: str
     bytes: int
     raw_document: str | None
+    extraction_key: str
+    """`extraction_key(rules)`, which a fresh extraction is stored under: made once a run, not
+    once a file, since it reads the installed packages' metadata."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,7 @@ def run_task(task: Task, rules: Rules) -> TaskResult:
         document = normalize(raw, task.doc_id, rules)
         chunked = link(chunk(document, rules), rules)
         metadata = paper_metadata(raw, document, rules.metadata)
-        extraction = (extraction_key(rules), raw.model_dump_json()) if fresh else None
+        extraction = (task.extraction_key, raw.model_dump_json()) if fresh else None
         row = document_row(task.path, task.doc_id, task.sha256, task.bytes, DocumentStatus.ingested, None, rules)
         rows = paper_rows(row, chunked, extraction, count_paper_terms(chunked), metadata)
         return TaskResult(
