@@ -159,9 +159,9 @@ def test_the_text_output_shows_the_query_the_search_query_and_the_evidence_apart
 
 
 def test_a_query_whose_every_word_is_unmapped_and_finds_nothing_says_so(database):
-    result = runner.invoke(app, ["search", "놀이터 고양이", "--db", str(database), "--glossary", str(DEFAULT_GLOSSARY_PATH)])
+    result = runner.invoke(app, ["search", "놀이터 미끄럼틀", "--db", str(database), "--glossary", str(DEFAULT_GLOSSARY_PATH)])
     assert result.stderr.splitlines()[-1] == (
-        f"No chunks match '놀이터 고양이': no word of it has an entry in the glossary {DEFAULT_GLOSSARY_PATH} (놀이터, 고양이), "
+        f"No chunks match '놀이터 미끄럼틀': no word of it has an entry in the glossary {DEFAULT_GLOSSARY_PATH} (놀이터, 미끄럼틀), "
         "and searched as typed no chunk holds any of its words."
     )
 
