@@ -27,6 +27,8 @@ ignore = ["무엇", "있다"]
 "유의" = ["significant"]
 "비열등성" = ["non-inferiority"]
 "시험" = ["trial"]
+"경동맥" = ["carotid"]
+"경동맥 내중막 두께" = ["carotid intima-media thickness"]
 """
 
 
@@ -81,3 +83,9 @@ def test_a_verb_that_carries_no_content_is_left_out(glossary, analyser):
 
 def test_without_the_analyser_an_ending_outside_the_suffix_list_leaves_the_word_unmapped(glossary):
     assert map_query("감소했다", glossary).unmapped == ("감소했다",)
+
+
+def test_an_entry_the_typed_words_reach_further_than_their_stems_wins(glossary, analyser):
+    # Kiwi reads `내중막` (intima-media) as a verb, `나` + `중` + `막`; the typed words with the
+    # suffix list are the three-word entry.
+    assert map_query("경동맥 내중막 두께는", glossary, analyser).search_query == "carotid intima-media thickness"

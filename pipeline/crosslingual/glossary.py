@@ -161,7 +161,7 @@ def map_query(query: str, glossary: Glossary, analyser: KoreanAnalyser | None = 
     ignored: list[str] = list(particles)
     position = 0
     while position < len(words):
-        found = _longest_mapping(stems, position, lookup, endings) or _longest_mapping(words, position, lookup, endings)
+        found = _further(_longest_mapping(stems, position, lookup, endings), _longest_mapping(words, position, lookup, endings))
         if found is None and analysed[position] is not None:
             found = _mapped_by_parts(analysed[position], lookup, endings)
             if found is not None:
@@ -192,6 +192,16 @@ def map_query(query: str, glossary: Glossary, analyser: KoreanAnalyser | None = 
             ignored.append(typed)
         position = end
     return GlossaryMapping(" ".join(pieces), tuple(mapped), tuple(unmapped), tuple(kept), tuple(ignored), tuple(searched))
+
+
+def _further(by_stems: tuple[int, tuple[str, ...]] | None, as_typed: tuple[int, tuple[str, ...]] | None) -> tuple[int, tuple[str, ...]] | None:
+    """Of the mappings from the words' stems and from the words as typed, the one reaching over
+    more words; the stems' where they reach as far. Kiwi can misread a rare word (`내중막`,
+    intima-media, as a verb), while the typed words and the closed suffix list still reach the
+    entry it belongs to."""
+    if as_typed is not None and (by_stems is None or as_typed[0] > by_stems[0]):
+        return as_typed
+    return by_stems
 
 
 def _terms(glossary: Glossary, entries: tuple[str, ...]) -> tuple[str, ...]:
