@@ -39,7 +39,7 @@ from pipeline.ingest.shards import (
     shards_complete,
     write_shards,
 )
-from pipeline.ingest.task import Task, TaskResult, failed, failure_rows, over_time_limit, run_task, worker_died
+from pipeline.ingest.task import Task, TaskResult, failed, failure_rows, over_time_limit, run_task, task_for, worker_died
 from pipeline.rules import Rules
 
 TASKS_IN_FLIGHT_PER_CPU = 2
@@ -171,11 +171,6 @@ def connected_to_ray(address: str | None, cpus: int) -> Iterator[int]:
             ray.shutdown()
 
 
-def _task(planned: PlannedFile, stored_extraction: str | None, key: str) -> Task:
-    item = planned.scanned
-    return Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, stored_extraction, key)
-
-
 @dataclass
 class _Group:
     key: str
@@ -226,7 +221,7 @@ class RayScheduler:
         readable = [planned for planned in files if planned.scanned.read_error is None]
         groups = []
         for group in group_files(readable, self.files_per_task):
-            key = shard_key([_task(planned, None, self.extraction_key) for planned in group], self.rules)
+            key = shard_key([task_for(planned.scanned, None, self.extraction_key) for planned in group], self.rules)
             if skip_written and not any(planned.reuse_extraction for planned in group) and shards_complete(self.shard_folder, key):
                 self.keys.append(key)
                 self.skipped_keys.append(key)
@@ -245,7 +240,7 @@ class RayScheduler:
         """Write, here in the driver, the rows of files that failed without a task to write them."""
         if not failures:
             return
-        tasks = [Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, None, self.extraction_key) for item, _ in failures]
+        tasks = [task_for(item, None, self.extraction_key) for item, _ in failures]
         rows = [failure_rows(item.path, item.doc_id, item.sha256, item.bytes, result, self.rules) for item, result in failures]
         key = shard_key(tasks, self.rules)
         write_shards(rows, self.shard_folder, key)
@@ -256,7 +251,7 @@ class RayScheduler:
             return
         group = self._waiting.pop()
         tasks = [
-            _task(planned, self.read_extraction(planned.scanned.doc_id) if planned.reuse_extraction else None, self.extraction_key)
+            task_for(planned.scanned, self.read_extraction(planned.scanned.doc_id) if planned.reuse_extraction else None, self.extraction_key)
             for planned in group
         ]
         reference = self._remote.remote(tasks, self._rules_ref, str(self.shard_folder), self.timeout_seconds)

@@ -16,6 +16,7 @@ from pipeline.errors import NoTextLayerError, PipelineError
 from pipeline.extract import extract, source_format
 from pipeline.index.rows import DocumentRow, PaperRows, paper_rows
 from pipeline.index.terms import count_paper_terms
+from pipeline.ingest.scan import ScannedFile
 from pipeline.link import link
 from pipeline.metadata import paper_metadata
 from pipeline.models import ChunkedDocument, DocumentStatus, RawDocument
@@ -43,6 +44,11 @@ class Task:
     extraction_key: str
     """`extraction_key(rules)`, which a fresh extraction is stored under: made once a run, not
     once a file, since it reads the installed packages' metadata."""
+
+
+def task_for(item: ScannedFile, raw_document: str | None, extraction_key: str) -> Task:
+    """The task of a scanned file, for the local pool and for Ray alike."""
+    return Task(str(item.file), item.path, item.doc_id, item.sha256, item.bytes, raw_document, extraction_key)
 
 
 @dataclass(frozen=True)
