@@ -70,7 +70,8 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     names = pdf_front.byline(lines, document.title, rules)
     if not names and "title" in found and found["title"][0] != document.title:
         names = pdf_front.byline(lines, found["title"][0], rules)
-    if not names and found.get("title", (None, MetadataSource.first_page))[1] is MetadataSource.first_page:
+    # A title the file's own metadata confirms stays; one read from page 1 may be a masthead.
+    if not names and title is None:
         if (bylined := pdf_front.title_over_byline(lines, rules)) is not None:
             found["title"] = (bylined[0], MetadataSource.first_page)
             names = bylined[1]
