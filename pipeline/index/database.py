@@ -96,9 +96,8 @@ _PUBLISHED = "published_before_run"
 def published_beside(connection: duckdb.DuckDBPyConnection, db: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """The published database `db`, read-only, as a connection of the writer's own DuckDB whose
     tables are `db`'s. Attached there, its pages share the writer's buffer pool and so its
-    memory limit: opened apart, a database gets a buffer pool of its own, which grows to 80% of
-    the machine's memory, and reading the old rows of a few papers from a library of a million
-    chunks filled it by gigabytes while the writer's stood at its limit."""
+    memory limit: opened apart, a database gets a buffer pool of its own, which may grow to 80%
+    of the machine's memory whatever the writer's limit."""
     quoted = str(db).replace("'", "''")
     connection.execute(f"ATTACH '{quoted}' AS {_PUBLISHED} (READ_ONLY)")
     try:
