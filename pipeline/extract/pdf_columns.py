@@ -186,11 +186,11 @@ def _rows(pieces: list[Piece], group: int) -> list[Row]:
 
 def _row(pieces: list[Piece], group: int) -> Row:
     if len(pieces) == 1:
+        # Most rows are one piece; by position, in `Row`'s order, as the page's thousands of rows add up.
         p = pieces[0]
         return Row(
-            page=p.page, group=group, x0=p.x0, y0=p.y0, x1=p.x1, y1=p.y1, text=p.text, size=p.size,
-            font=p.font, bold=p.bold, small_caps=p.small_caps, chars=p.chars, cells=0, rotated=p.rotated, aside=p.aside, box=p.box,
-            superscripts=p.superscripts, label=p.label, lead=p.lead,
+            p.page, group, p.x0, p.y0, p.x1, p.y1, p.text, p.size, p.font, p.bold, p.small_caps, p.chars, 0, p.rotated, p.aside, p.box,
+            p.superscripts, p.label, p.lead,
         )
     chars = sum(p.chars for p in pieces)
     sizes: dict[float, int] = {}
