@@ -71,7 +71,8 @@ PageBox = tuple[float, float, float, float]
 
 
 def union(boxes: list[PageBox]) -> PageBox:
-    return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
+    x0s, y0s, x1s, y1s = zip(*boxes)
+    return min(x0s), min(y0s), max(x1s), max(y1s)
 
 
 @dataclass(frozen=True, slots=True)
