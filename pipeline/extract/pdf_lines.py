@@ -320,7 +320,7 @@ def _summed_spans(
     styled: list[_StyledSpan] = []
     c, s = frame
     # `_lead` reads the spans up to the first that leaves the first span's bold or italic: only
-    # those are written out (in most lines, the first span alone, set in the regular face).
+    # those are written out (of a line that opens in the regular face, its first span alone).
     seeking_lead = frame == (1, 0)
     for span in spans:
         text = span["text"]
