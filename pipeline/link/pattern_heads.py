@@ -173,6 +173,63 @@ def heads_looked_for(pattern: re.Pattern[str]) -> LookedFor | None:
 
 
 @cached_by_source
+def heads_after_opening_looked_for(pattern: re.Pattern[str]) -> LookedFor | None:
+    """`heads_looked_for`, with each head that is looked for in the text as it is (`\\d`, `§`)
+    found only where the assertions the pattern opens with also hold (`_opening_assertions`):
+    for a text searched whole, as a look-behind at a piece's start would see the piece before it.
+    A pattern that starts with `(?<=[^\\W\\d_])\\d` is then tried at the digits after a letter,
+    not at every digit: each place found costs a call in Python, each place passed over only `re`'s
+    check in C."""
+    looked_for = heads_looked_for(pattern)
+    opening = _opening_assertions(pattern)
+    if looked_for is None or opening is None or not looked_for.in_text:
+        return looked_for
+    return looked_for._replace(in_text=tuple(_after_opening(head, opening, pattern.flags) for head in looked_for.in_text))
+
+
+def _opening_assertions(pattern: re.Pattern[str]) -> str | None:
+    """The source of the items the pattern opens with that match no character (look-behinds,
+    look-aheads, a group of alternatives each only those), or None where it opens with none.
+    Looked for as the longest stretch of the source up to a `)` that parses as such items alone
+    and as the pattern's own first items (not the first alternative of a pattern that has two)."""
+    source = pattern.pattern
+    try:
+        whole = sre_parse.parse(source, pattern.flags).data
+    except re.error:
+        return None
+    opening = None
+    for end in (index + 1 for index, character in enumerate(source) if character == ")"):
+        try:
+            items = sre_parse.parse(source[:end], pattern.flags).data
+        except re.error:
+            continue  # inside a group, or after an escaped `)`
+        if not items or not all(map(_matches_no_character, items)) or repr(items) != repr(whole[: len(items)]):
+            break
+        opening = source[:end]
+    return opening
+
+
+def _matches_no_character(item: tuple) -> bool:
+    op, argument = item
+    if op is sre_parse.BRANCH:
+        return all(all(map(_matches_no_character, alternative.data)) for alternative in argument[1])
+    if op is sre_parse.SUBPATTERN:
+        return all(map(_matches_no_character, argument[3].data))
+    return op in _ZERO_WIDTH
+
+
+def _after_opening(head: Head, opening: str, flags: int) -> Head:
+    """The head, found only where `opening` holds at its start: a look-behind after it that steps
+    back over it. Where that cannot be compiled (the head's alternatives differ in length, the
+    opening sets flags for the whole pattern), the head as it is."""
+    written = f"(?-i:{head.pattern.pattern})" if flags & re.IGNORECASE else f"(?:{head.pattern.pattern})"
+    try:
+        return Head(re.compile(f"{written}(?<=(?:{opening}){written})", flags), head.overlaps)
+    except re.error:
+        return head
+
+
+@cached_by_source
 def required_heads_looked_for(pattern: re.Pattern[str]) -> LookedFor | None:
     """How `pattern`'s required heads (`required_heads`) are looked for; None where it has none."""
     heads = required_heads(pattern)
