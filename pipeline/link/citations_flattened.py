@@ -39,6 +39,14 @@ _BEFORE_REACH = 12
 """Characters before the digits that `flattened_not_after` is tried on: the longest word it names, and its full stop."""
 
 
+class _Run(NamedTuple):
+    """A run of digits glued to a word that may be a flattened citation: where it is, and its numbers."""
+
+    chunk: Chunk
+    match: re.Match[str]
+    members: list[str]
+
+
 class _Candidate(NamedTuple):
     """A run of flattened digits that may be a citation: where it is, its numbers, and whether the
     bibliography (the list the chunk cites) labels every one of them."""
@@ -58,7 +66,13 @@ def flattened_citations(
     if not any(label.isdigit() for label in bibliography.by_label):
         return []
     read = [chunk for chunk in sorted(chunks, key=lambda chunk: chunk.char_start) if chunk.chunk_id not in skip]
-    candidates = _candidates(read, document, bibliography, defined_footnotes(chunks, skip, rules), rules)
+    runs = _glued_runs(read, document, rules)
+    bracketed = sum(len(rules.brackets.findall(chunk.text)) for chunk in read)
+    # Each check below keeps some of these runs at most: a paper with too few of them, or no more
+    # than its markers in brackets, fails them all, and its footnotes need not be read.
+    if len(runs) < rules.flattened_min_markers or len(runs) <= bracketed:
+        return []
+    candidates = _candidates(runs, bibliography, defined_footnotes(chunks, skip, rules), rules)
     if len(candidates) < rules.flattened_min_markers:
         return []
     fitting = _in_first_citation_order(candidates)
@@ -69,7 +83,7 @@ def flattened_citations(
     named = {member for candidate in fitting for member in candidate.members}
     if len(named) < rules.flattened_min_coverage * bibliography.highest_of_all:
         return []
-    if len(fitting) <= sum(len(rules.brackets.findall(chunk.text)) for chunk in read):
+    if len(fitting) <= bracketed:
         return []  # a paper that cites in brackets glues digits to words for other reasons
     found = []
     for candidate in fitting:
@@ -82,15 +96,12 @@ def flattened_citations(
     return found
 
 
-def _candidates(
-    chunks: list[Chunk], document: Document, bibliography: Bibliography, footnotes: set[str], rules: CitationRules
-) -> list[_Candidate]:
-    """Every run of flattened digits in the chunks, in text order, that nothing but the paper's
-    order of citation tells from a citation."""
+def _glued_runs(chunks: list[Chunk], document: Document, rules: CitationRules) -> list[_Run]:
+    """Every run of digits glued to a word in the chunks (`flattened`), in text order, that is
+    neither after a word it counts or names (`flattened_not_after`) nor printed raised."""
     raised_starts = [start for start, _ in document.superscripts]
     found = []
     for chunk in chunks:
-        labels = bibliography.labels_for(chunk)
         for match in Matches(chunk.text).finditer(rules.flattened):
             start, end = match.span("members")
             if rules.flattened_not_after.search(chunk.text, max(0, start - _BEFORE_REACH), start):
@@ -98,9 +109,20 @@ def _candidates(
             if _raised(document, raised_starts, chunk.char_start + start, chunk.char_start + end):
                 continue  # the PDF printed it raised: read, or found to be no citation, as a superscript
             members = _members(match["members"], rules.max_range)
-            if members is None or footnotes.intersection(members):
-                continue
-            found.append(_Candidate(chunk, match, members, all(member in labels for member in members)))
+            if members is not None:
+                found.append(_Run(chunk, match, members))
+    return found
+
+
+def _candidates(runs: list[_Run], bibliography: Bibliography, footnotes: set[str], rules: CitationRules) -> list[_Candidate]:
+    """The runs that nothing but the paper's order of citation tells from a citation: those that
+    name no footnote of the paper, glued to a word that is not written with them again and again."""
+    found = [
+        _Candidate(run.chunk, run.match, run.members, all(member in labels for member in run.members))
+        for run in runs
+        if not footnotes.intersection(run.members)
+        for labels in [bibliography.labels_for(run.chunk)]
+    ]
     # A word written with the same number again and again is a name (`Cft1`, `Skp2`, `Aβ42`): a
     # paper cites an entry after a different word each time.
     written = Counter(_glued(candidate) for candidate in found)
