@@ -38,12 +38,11 @@ _RELATION_REACH = 8
 
 
 def cite(
-    chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules, superscripted: bool = False
+    chunks: list[Chunk], bibliography: Bibliography, skip: set[str], paper_text: str, rules: CitationRules, superscripted: bool = False
 ) -> list[Citation]:
     """The citation markers of every chunk but those in `skip` (the bibliography's own), in order.
     A paper that cites in superscripts (`superscripted`) numbers other things in parentheses:
     compounds, items."""
-    bibliography = Bibliography(references, chunks)
     # Only a numbered bibliography is cited by numbers. Brackets first: their pattern starts with
     # a literal, found fast, and most papers have them; the equations' pattern is tried at every
     # position of the text.
@@ -96,7 +95,7 @@ def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: Bibliography,
     matches = list(pattern.finditer(chunk.text))
     labels = bibliography.labels_for(chunk) if matches else {}
     missing = bibliography.missing_because(chunk) if matches else NO_ENTRY
-    highest = max((int(label) for label in labels if label.isdecimal()), default=0) if matches else 0
+    highest = bibliography.highest_for(chunk) if matches else 0
     for match, following in zip(matches, [*matches[1:], None]):
         members = _members(match["members"], rules.max_range)
         if members is None or not bibliography.numbers_that_far(members, chunk, rules) or _values(chunk.text, match, members, highest, rules):

@@ -29,7 +29,7 @@ from pipeline.link.cited_bibliography import Bibliography
 from pipeline.link.citations import _members, _resolved
 from pipeline.link.citations_superscript import defined_footnotes
 from pipeline.link.matches import Matches
-from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
+from pipeline.models import Chunk, Citation, CitationResolution, Document
 from pipeline.rules import CitationRules
 
 _WORD_BEFORE = re.compile(r"[^\W\d_]{1,40}$")
@@ -58,11 +58,10 @@ class _Candidate(NamedTuple):
 
 
 def flattened_citations(
-    chunks: list[Chunk], document: Document, references: list[Reference], skip: set[str], rules: CitationRules
+    chunks: list[Chunk], document: Document, bibliography: Bibliography, skip: set[str], rules: CitationRules
 ) -> list[Citation]:
     """The flattened superscript citations of every chunk but those in `skip` (the bibliography's
     own and the front matter's), in text order; none where the paper does not cite this way."""
-    bibliography = Bibliography(references, chunks)
     if not any(label.isdigit() for label in bibliography.by_label):
         return []
     read = [chunk for chunk in sorted(chunks, key=lambda chunk: chunk.char_start) if chunk.chunk_id not in skip]

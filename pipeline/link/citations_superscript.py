@@ -23,7 +23,7 @@ import bisect
 
 from pipeline.link.citations import _members, _resolved
 from pipeline.link.cited_bibliography import Bibliography
-from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
+from pipeline.models import Chunk, Citation, CitationResolution, Document
 from pipeline.rules import CitationRules
 
 _REACH = 12
@@ -33,7 +33,7 @@ spaces a formula sets around a sign."""
 
 
 def superscript_citations(
-    chunks: list[Chunk], document: Document, references: list[Reference], skip: set[str], rules: CitationRules
+    chunks: list[Chunk], document: Document, bibliography: Bibliography, skip: set[str], rules: CitationRules
 ) -> list[Citation]:
     """The superscript citations of every chunk but those in `skip` (the bibliography's own and
     the front matter's), in order; none where the paper does not cite in superscripts."""
@@ -43,7 +43,6 @@ def superscript_citations(
     ]
     if not runs and not marked:
         return []
-    bibliography = Bibliography(references, chunks)
     if not bibliography.by_label or not any(label.isdigit() for label in bibliography.by_label):
         return []
     starts = [start for start, _ in runs]
