@@ -65,11 +65,14 @@ def flattened_citations(
     if not any(label.isdigit() for label in bibliography.by_label):
         return []
     read = [chunk for chunk in sorted(chunks, key=lambda chunk: chunk.char_start) if chunk.chunk_id not in skip]
-    runs = _glued_runs(read, document, rules)
+    glued = [(chunk, match) for chunk in read for match in Matches(chunk.text).finditer(rules.flattened)]
     bracketed = sum(len(rules.brackets.findall(chunk.text)) for chunk in read)
-    # Each check below keeps some of these runs at most: a paper with too few of them, or no more
-    # than its markers in brackets, fails them all, and its footnotes need not be read.
-    if len(runs) < rules.flattened_min_markers or len(runs) <= bracketed:
+    # Each check below keeps some of these runs at most: a paper with too few of them fails them
+    # all, and the words before the runs and its footnotes need not be read.
+    if _too_few(len(glued), bracketed, rules):
+        return []
+    runs = _glued_runs(glued, document, rules)
+    if _too_few(len(runs), bracketed, rules):
         return []
     candidates = _candidates(runs, bibliography, defined_footnotes(chunks, skip, rules), rules)
     if len(candidates) < rules.flattened_min_markers:
@@ -95,21 +98,27 @@ def flattened_citations(
     return found
 
 
-def _glued_runs(chunks: list[Chunk], document: Document, rules: CitationRules) -> list[_Run]:
-    """Every run of digits glued to a word in the chunks (`flattened`), in text order, that is
-    neither after a word it counts or names (`flattened_not_after`) nor printed raised."""
+def _too_few(runs: int, bracketed: int, rules: CitationRules) -> bool:
+    """Whether a paper with this many runs of flattened digits at most does not cite with them:
+    fewer than `flattened_min_markers`, or no more than its markers in brackets."""
+    return runs < rules.flattened_min_markers or runs <= bracketed
+
+
+def _glued_runs(glued: list[tuple[Chunk, re.Match[str]]], document: Document, rules: CitationRules) -> list[_Run]:
+    """The runs of digits glued to a word (each chunk and its match of `flattened`), in text order,
+    that are neither after a word that counts or names them (`flattened_not_after`) nor printed
+    raised."""
     raised_starts = [start for start, _ in document.superscripts]
     found = []
-    for chunk in chunks:
-        for match in Matches(chunk.text).finditer(rules.flattened):
-            start, end = match.span("members")
-            if rules.flattened_not_after.search(chunk.text, max(0, start - _BEFORE_REACH), start):
-                continue
-            if _raised(document, raised_starts, chunk.char_start + start, chunk.char_start + end):
-                continue  # the PDF printed it raised: read, or found to be no citation, as a superscript
-            members = _members(match["members"], rules.max_range)
-            if members is not None:
-                found.append(_Run(chunk, match, members))
+    for chunk, match in glued:
+        start, end = match.span("members")
+        if rules.flattened_not_after.search(chunk.text, max(0, start - _BEFORE_REACH), start):
+            continue
+        if _raised(document, raised_starts, chunk.char_start + start, chunk.char_start + end):
+            continue  # the PDF printed it raised: read, or found to be no citation, as a superscript
+        members = _members(match["members"], rules.max_range)
+        if members is not None:
+            found.append(_Run(chunk, match, members))
     return found
 
 
