@@ -7,7 +7,7 @@ import re
 import pytest
 
 from pipeline.link.matches import FOLDS_TO_ASCII, Matches, Pieces, finditer, search
-from pipeline.link.pattern_heads import heads_after_opening_looked_for
+from pipeline.link.pattern_heads import heads_after_opening_looked_for, opening_assertions
 
 TEXT = "See Table 2 and tables 3-4; Atable 5 is no table. Cf. @C03, e@C04, [see S2-P1] and §4."
 
@@ -188,3 +188,17 @@ def test_the_assertions_a_pattern_opens_with_are_checked_in_c_before_the_pattern
     """Of the four digits only the one after a letter is a place to try."""
     (head,) = heads_after_opening_looked_for(re.compile(r"(?<=[^\W\d_])\d+", re.IGNORECASE)).in_text
     assert [m.start() for m in head.pattern.finditer("12 a3 45")] == [4]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "opening"),
+    [
+        (r"(?:(?<=[a-z])|(?<=\)[.,]))\d+", r"(?:(?<=[a-z])|(?<=\)[.,]))"),
+        (r"(?<![(\]])\b\(\d\)", r"(?<![(\]])"),  # parentheses inside a class are characters
+        (r"(?m)(?<!\d)\d", r"(?m)(?<!\d)"),
+        (r"(?<=a)b|c", None),  # the look-behind opens one alternative, not the pattern
+        (r"(?:(?<=a)b)", None),  # a group that matches a character
+    ],
+)
+def test_the_assertions_a_pattern_opens_with_are_read_off_its_source(pattern, opening):
+    assert opening_assertions(re.compile(pattern)) == opening

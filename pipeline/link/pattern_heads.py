@@ -17,6 +17,9 @@ from typing import NamedTuple, TypeVar
 # backslashes and classes are matched so as to be kept.
 _ASSERTION = re.compile(r"\\\\|\[(?:\\.|[^\]\\])*\]|(?P<assertion>\\b|\(\?<[=!](?:\\.|\[(?:\\.|[^\]\\])*\]|[^()\\\[])*\))")
 _ESCAPE = re.compile(r"\\.")
+# What a pattern's nesting is read from (`opening_assertions`): escapes and classes, whose
+# parentheses are characters, parentheses, and the rest.
+_NESTING_TOKEN = re.compile(r"\\.|\[\^?\]?(?:\\.|[^\]\\])*\]|[()]|[^()\\\[]+", re.DOTALL)
 # What a head is written with (`_starts`): escapes (`\d`, `\.`), characters, and `|`.
 _HEAD_TOKEN = re.compile(r"\\.|.", re.DOTALL)
 # A head's classes for a text's ASCII form: what `re` matches of them in ASCII (`\s` takes the
@@ -175,37 +178,45 @@ def heads_looked_for(pattern: re.Pattern[str]) -> LookedFor | None:
 @cached_by_source
 def heads_after_opening_looked_for(pattern: re.Pattern[str]) -> LookedFor | None:
     """`heads_looked_for`, with each head that is looked for in the text as it is (`\\d`, `§`)
-    found only where the assertions the pattern opens with also hold (`_opening_assertions`):
-    for a text searched whole, as a look-behind at a piece's start would see the piece before it.
-    A pattern that starts with `(?<=[^\\W\\d_])\\d` is then tried at the digits after a letter,
-    not at every digit: each place found costs a call in Python, each place passed over only `re`'s
-    check in C."""
+    found only where the assertions the pattern opens with also hold (`opening_assertions`). A
+    pattern that starts with `(?<=[^\\W\\d_])\\d` is then tried at the digits after a letter, not
+    at every digit: each place found costs a call in Python, each place passed over only `re`'s
+    check in C. For a text searched whole (`Matches`) alone: in the stretch of several pieces
+    (`Pieces`) a look-behind at a piece's start would see the piece before it, which the
+    pattern, tried in the piece, does not."""
     looked_for = heads_looked_for(pattern)
-    opening = _opening_assertions(pattern)
+    opening = opening_assertions(pattern)
     if looked_for is None or opening is None or not looked_for.in_text:
         return looked_for
     return looked_for._replace(in_text=tuple(_after_opening(head, opening, pattern.flags) for head in looked_for.in_text))
 
 
-def _opening_assertions(pattern: re.Pattern[str]) -> str | None:
+def opening_assertions(pattern: re.Pattern[str]) -> str | None:
     """The source of the items the pattern opens with that match no character (look-behinds,
     look-aheads, a group of alternatives each only those), or None where it opens with none.
-    Looked for as the longest stretch of the source up to a `)` that parses as such items alone
-    and as the pattern's own first items (not the first alternative of a pattern that has two)."""
+    Looked for as the longest stretch of the source that ends a group opened at its top level
+    and parses as such items alone, and as the pattern's own first items (not the first
+    alternative of a pattern that has two)."""
     source = pattern.pattern
     try:
         whole = sre_parse.parse(source, pattern.flags).data
     except re.error:
         return None
     opening = None
-    for end in (index + 1 for index, character in enumerate(source) if character == ")"):
+    depth = 0
+    for token in _NESTING_TOKEN.finditer(source):
+        depth += {"(": 1, ")": -1}.get(token.group(), 0)
+        if token.group() != ")" or depth:
+            continue
         try:
-            items = sre_parse.parse(source[:end], pattern.flags).data
+            items = sre_parse.parse(source[: token.end()], pattern.flags).data
         except re.error:
-            continue  # inside a group, or after an escaped `)`
-        if not items or not all(map(_matches_no_character, items)) or repr(items) != repr(whole[: len(items)]):
-            break
-        opening = source[:end]
+            return opening
+        if not items:
+            continue  # flags set for the whole pattern, `(?m)`
+        if not all(map(_matches_no_character, items)) or repr(items) != repr(whole[: len(items)]):
+            return opening
+        opening = source[: token.end()]
     return opening
 
 
