@@ -30,9 +30,12 @@ def link(chunked: ChunkedDocument, rules: Rules) -> ChunkedDocument:
     front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}
     unread = skip | {c.chunk_id for c in chunks if c.section_id in front}
     bibliography = Bibliography(listed, chunks)
-    raised = superscript_citations(chunks, document, bibliography, unread, rules.citations)
-    raised += flattened_citations(chunks, document, bibliography, unread, rules.citations)
-    cited = cite(chunks, bibliography, skip, document.text, rules.citations, superscripted=bool(raised))
+    # Numbers in brackets are markers to read, and what tells a paper that cites so from one that
+    # cites in superscripts: each pass asks for them, found once.
+    bracketed = {c.chunk_id: list(rules.citations.brackets.finditer(c.text)) for c in chunks if c.chunk_id not in skip}
+    raised = superscript_citations(chunks, document, bibliography, bracketed, unread, rules.citations)
+    raised += flattened_citations(chunks, document, bibliography, bracketed, unread, rules.citations)
+    cited = cite(chunks, bibliography, bracketed, document.text, rules.citations, superscripted=bool(raised))
     return chunked.model_copy(
         update={
             "references": listed,

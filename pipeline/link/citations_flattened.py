@@ -58,21 +58,27 @@ class _Candidate(NamedTuple):
 
 
 def flattened_citations(
-    chunks: list[Chunk], document: Document, bibliography: Bibliography, skip: set[str], rules: CitationRules
+    chunks: list[Chunk],
+    document: Document,
+    bibliography: Bibliography,
+    bracketed: dict[str, list[re.Match[str]]],
+    skip: set[str],
+    rules: CitationRules,
 ) -> list[Citation]:
     """The flattened superscript citations of every chunk but those in `skip` (the bibliography's
-    own and the front matter's), in text order; none where the paper does not cite this way."""
+    own and the front matter's), in text order; none where the paper does not cite this way.
+    `bracketed` has the chunks' matches of the rules' `brackets` (of every chunk read, at least)."""
     if not any(label.isdigit() for label in bibliography.by_label):
         return []
     read = [chunk for chunk in sorted(chunks, key=lambda chunk: chunk.char_start) if chunk.chunk_id not in skip]
     glued = [(chunk, match) for chunk in read for match in Matches(chunk.text).finditer(rules.flattened)]
-    bracketed = sum(len(rules.brackets.findall(chunk.text)) for chunk in read)
+    in_brackets = sum(len(bracketed[chunk.chunk_id]) for chunk in read)
     # Each check below keeps some of these runs at most: a paper with too few of them fails them
     # all, and the words before the runs and its footnotes need not be read.
-    if _too_few(len(glued), bracketed, rules):
+    if _too_few(len(glued), in_brackets, rules):
         return []
     runs = _glued_runs(glued, document, rules)
-    if _too_few(len(runs), bracketed, rules):
+    if _too_few(len(runs), in_brackets, rules):
         return []
     candidates = _candidates(runs, bibliography, defined_footnotes(chunks, skip, rules), rules)
     if len(candidates) < rules.flattened_min_markers:
@@ -85,7 +91,7 @@ def flattened_citations(
     named = {member for candidate in fitting for member in candidate.members}
     if len(named) < rules.flattened_min_coverage * bibliography.highest_of_all:
         return []
-    if len(fitting) <= bracketed:
+    if len(fitting) <= in_brackets:
         return []  # a paper that cites in brackets glues digits to words for other reasons
     found = []
     for candidate in fitting:
@@ -98,10 +104,10 @@ def flattened_citations(
     return found
 
 
-def _too_few(runs: int, bracketed: int, rules: CitationRules) -> bool:
+def _too_few(runs: int, in_brackets: int, rules: CitationRules) -> bool:
     """Whether a paper with this many runs of flattened digits at most does not cite with them:
     fewer than `flattened_min_markers`, or no more than its markers in brackets."""
-    return runs < rules.flattened_min_markers or runs <= bracketed
+    return runs < rules.flattened_min_markers or runs <= in_brackets
 
 
 def _glued_runs(glued: list[tuple[Chunk, re.Match[str]]], document: Document, rules: CitationRules) -> list[_Run]:
