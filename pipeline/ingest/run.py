@@ -28,7 +28,7 @@ import pebble
 from pipeline import __version__
 from pipeline.errors import IndexingError, MassRemovalError, PipelineError
 from pipeline.extract import extraction_key
-from pipeline.export.changes import RecordChange, changes_of_run, chunk_change_counts, record_changes
+from pipeline.export.changes import RunChanges, changes_of_run, chunk_change_counts, record_changes
 from pipeline.index.database import (
     SchemaChange,
     ensure_schema,
@@ -250,7 +250,7 @@ def ingest_folder(
 
 def _finish(
     connection: duckdb.DuckDBPyConnection, summary: RunSummary, started: datetime, clock: float, rules: Rules,
-    changes: list[RecordChange], previous_run_id: int | None,
+    changes: RunChanges, previous_run_id: int | None,
 ) -> None:
     """Order the search index where due, record the run and what it changed, and checkpoint:
     the state to publish. The papers were linked by `_changes_made`, which `changes` come from."""
@@ -258,7 +258,7 @@ def _finish(
     summary.duration_seconds = time.monotonic() - clock
     summary.run_id = record_run(connection, _run_record(summary, started, rules), after_run_id=previous_run_id)
     record_changes(connection, summary.run_id, changes)
-    summary.chunk_changes = chunk_change_counts(changes)
+    summary.chunk_changes = chunk_change_counts(connection, summary.run_id)
     connection.execute("CHECKPOINT")
 
 
@@ -346,7 +346,7 @@ def _carry_out(
     connection.execute("RESET checkpoint_threshold")
 
 
-def _changes_made(connection: duckdb.DuckDBPyConnection, db: Path, plan: RunPlan) -> list[RecordChange]:
+def _changes_made(connection: duckdb.DuckDBPyConnection, db: Path, plan: RunPlan) -> RunChanges:
     """What the run changed in the exported records of the papers it wrote or removed, against
     the published database at `db`: the state before the run, which it replaces only when it
     publishes. The bibliographies' entries are linked to the papers of the folder first: a paper
