@@ -721,7 +721,7 @@ def _memory_rows(report: dict) -> list[str]:
     """The writer's and the largest worker's peak RSS in the first runs above and in the runs of
     bench/writer_memory.py and bench/million.py, each with its date: they are run apart."""
     incremental = report["incremental"]
-    lines = [f"| peak RSS, first run: writer / largest worker | {incremental['first_rss_main_mib']:,.0f} / "
+    lines = [f"| peak RSS of the first runs above, writer / largest worker | {incremental['first_rss_main_mib']:,.0f} / "
              f"{incremental['first_rss_worker_mib']:,.0f} MiB at 1×"]
     if "scale" in report:
         scaled = report["scale"]["scaled"]
@@ -733,7 +733,7 @@ def _memory_rows(report: dict) -> list[str]:
             f"| {many['copies']} copies, first run ({many['files']:,} files, {many['chunks']:,} chunks, {many['workers']} workers; "
             f"`bench/writer_memory.py`, {many['date']}) | writer peak {many['rss_main_mib']:,.0f} MiB under `--memory-limit "
             f"{many['memory_limit']}` ({memory_bytes(many['memory_limit']) / 2**20:,.0f} MiB), largest worker {many['rss_worker_mib']:,.0f} MiB; "
-            f"{many['seconds']:.0f} s at load {many['load_average_at_start'][0]:.1f} |"
+            f"{many['seconds']:,.0f} s at load {many['load_average_at_start'][0]:.1f} |"
         )
     million = report.get("million")
     if million:
@@ -742,7 +742,7 @@ def _memory_rows(report: dict) -> list[str]:
             f"| nightly run over {built['chunks']:,} chunks ({built['db_bytes'] / 1e9:.1f} GB; `bench/million.py`, {million['date']}) "
             f"| writer peak {nightly['rss_main_mib']:,.0f} MiB under `--memory-limit {million['memory_limit']}` "
             f"({memory_bytes(million['memory_limit']) / 2**20:,.0f} MiB), largest worker {nightly['rss_other_mib']:,.0f} MiB; "
-            f"{nightly['seconds']:.0f} s at load {million['load_average_at_start'][0]:.1f} |"
+            f"{nightly['seconds']:,.0f} s at load {million['load_average_at_start'][0]:.1f} |"
         )
     return lines
 

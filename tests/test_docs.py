@@ -180,4 +180,4 @@ def test_the_summary_carries_the_writers_peak_of_the_memory_runs_with_their_date
 def test_the_summary_leaves_out_the_memory_runs_that_were_not_made(bench, report):
     summary = _summary_table(bench.render_markdown(report))
     assert "bench/writer_memory.py" not in summary and "bench/million.py" not in summary
-    assert "| peak RSS, first run: writer / largest worker |" in summary
+    assert "| peak RSS of the first runs above, writer / largest worker |" in summary
