@@ -39,6 +39,7 @@ from datetime import datetime
 from pathlib import Path
 
 from corpus import QUERIES, BenchError, Corpus, find_corpus, lay_out
+from pipeline.index.database import memory_bytes
 from pipeline.ingest.run import available_cpus
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -69,6 +70,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the Markdown file whose generated section (between the bench markers) is rewritten after the run",
     )
     parser.add_argument("--no-docs", action="store_true", help="leave --docs alone (a trial run)")
+    parser.add_argument(
+        "--writer-memory", type=Path, default=PROJECT / "out" / "writer_memory.json",
+        help="bench/writer_memory.py's report (a first run over many copies): the summary carries its writer's peak, where it exists",
+    )
+    parser.add_argument(
+        "--million", type=Path, default=PROJECT / "out" / "million.json",
+        help="bench/million.py's report (a nightly run over a million chunks): the summary carries its writer's peak, where it exists",
+    )
     parser.add_argument(
         "--report-only", action="store_true",
         help="run nothing: print the tables of the JSON report at --out and rewrite --docs' generated section from it",
@@ -705,7 +714,47 @@ def _summary_table(report: dict) -> list[str]:
     if report["search"]:
         p95 = ", ".join(f"{row['p95_ms']:.0f} ms at {row['chunks']:,} chunks" for row in report["search"])
         lines.append(f"| search p95 | {p95} |")
+    return lines + _memory_rows(report)
+
+
+def _memory_rows(report: dict) -> list[str]:
+    """The writer's and the largest worker's peak RSS in the first runs above and in the runs of
+    bench/writer_memory.py and bench/million.py, each with its date: they are run apart."""
+    incremental = report["incremental"]
+    lines = [f"| peak RSS of the first runs above, writer / largest worker | {incremental['first_rss_main_mib']:,.0f} / "
+             f"{incremental['first_rss_worker_mib']:,.0f} MiB at 1×"]
+    if "scale" in report:
+        scaled = report["scale"]["scaled"]
+        lines[0] += f", {scaled['first_rss_main_mib']:,.0f} / {scaled['first_rss_worker_mib']:,.0f} MiB at {report['scale']['copies']}×"
+    lines[0] += " |"
+    many = report.get("writer_memory")
+    if many:
+        lines.append(
+            f"| {many['copies']} copies, first run ({many['files']:,} files, {many['chunks']:,} chunks, {many['workers']} workers; "
+            f"`bench/writer_memory.py`, {many['date']}) | writer peak {many['rss_main_mib']:,.0f} MiB under `--memory-limit "
+            f"{many['memory_limit']}` ({memory_bytes(many['memory_limit']) / 2**20:,.0f} MiB), largest worker {many['rss_worker_mib']:,.0f} MiB; "
+            f"{many['seconds']:,.0f} s at load {many['load_average_at_start'][0]:.1f} |"
+        )
+    million = report.get("million")
+    if million:
+        nightly, built = million["nightly"], million["build"]
+        lines.append(
+            f"| nightly run over {built['chunks']:,} chunks ({built['db_bytes'] / 1e9:.1f} GB; `bench/million.py`, {million['date']}) "
+            f"| writer peak {nightly['rss_main_mib']:,.0f} MiB under `--memory-limit {million['memory_limit']}` "
+            f"({memory_bytes(million['memory_limit']) / 2**20:,.0f} MiB), largest worker {nightly['rss_other_mib']:,.0f} MiB; "
+            f"{nightly['seconds']:,.0f} s at load {million['load_average_at_start'][0]:.1f} |"
+        )
     return lines
+
+
+def attach_memory_runs(report: dict, args: argparse.Namespace) -> None:
+    """Put the reports of bench/writer_memory.py and bench/million.py into `report`, where they
+    exist: what its summary carries of them."""
+    for key, path in (("writer_memory", args.writer_memory), ("million", args.million)):
+        if path.exists():
+            found = json.loads(path.read_text())
+            found.pop("samples", None)
+            report[key] = found
 
 
 def render_markdown(report: dict) -> str:
@@ -761,6 +810,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as error:
             print(f"Error: cannot read {args.out}: {error.strerror}; run bench/run.py first, or pass --out", file=sys.stderr)
             return 2
+        attach_memory_runs(report, args)
         print(render(report))
     else:
         started = time.perf_counter()
@@ -770,6 +820,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Error: {error}", file=sys.stderr)
             return 2
         report["bench_seconds"] = time.perf_counter() - started
+        attach_memory_runs(report, args)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
         print(render(report))

@@ -158,3 +158,26 @@ def test_readme_carries_the_performance_summary_table(bench):
     """The README's copy of the table the bench writes; copy it again after a bench run."""
     performance = (PROJECT / "docs" / "performance.md").read_text().split(bench.SECTION_BEGIN, 1)[1]
     assert _summary_table((PROJECT / "README.md").read_text()) == _summary_table(performance)
+
+
+def test_the_summary_carries_the_writers_peak_of_the_memory_runs_with_their_dates(bench, report):
+    measured = copy.deepcopy(report)
+    measured["writer_memory"] = {
+        "date": "2026-12-06 03:40 UTC", "copies": 30, "files": 9360, "chunks": 182000, "workers": 2, "memory_limit": "4GB",
+        "rss_main_mib": 3500.4, "rss_worker_mib": 112.0, "seconds": 300.2, "load_average_at_start": [2.5, 2.0, 1.0],
+    }
+    measured["million"] = {
+        "date": "2026-12-06 04:00 UTC", "memory_limit": "4GB", "load_average_at_start": [3.0, 2.0, 1.0],
+        "build": {"chunks": 1000620, "db_bytes": 16.0e9}, "nightly": {"seconds": 150.0, "rss_main_mib": 3400.0, "rss_other_mib": 87.0},
+    }
+    summary = _summary_table(bench.render_markdown(measured))
+    assert ("| 30 copies, first run (9,360 files, 182,000 chunks, 2 workers; `bench/writer_memory.py`, 2026-12-06 03:40 UTC) "
+            "| writer peak 3,500 MiB under `--memory-limit 4GB` (3,815 MiB), largest worker 112 MiB; 300 s at load 2.5 |") in summary
+    assert ("| nightly run over 1,000,620 chunks (16.0 GB; `bench/million.py`, 2026-12-06 04:00 UTC) "
+            "| writer peak 3,400 MiB under `--memory-limit 4GB` (3,815 MiB), largest worker 87 MiB; 150 s at load 3.0 |") in summary
+
+
+def test_the_summary_leaves_out_the_memory_runs_that_were_not_made(bench, report):
+    summary = _summary_table(bench.render_markdown(report))
+    assert "bench/writer_memory.py" not in summary and "bench/million.py" not in summary
+    assert "| peak RSS of the first runs above, writer / largest worker |" in summary

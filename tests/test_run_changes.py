@@ -181,3 +181,14 @@ def test_every_run_records_exactly_what_a_diff_of_the_whole_exports_shows(tmp_pa
         before = _records(db)
         summary = ingest_folder(papers, db, current, OPTIONS)
         assert _recorded(db, summary.run_id) == _expected(before, _records(db))
+
+
+def test_a_new_papers_records_are_listed_in_duckdb_not_held_in_python(tmp_path, rules, monkeypatch):
+    # A first run adds every record of the library: held as Python objects, hundreds of MiB at 30×
+    # the shared corpus, over the writer's memory limit.
+    returned = []
+    real = change_log.changes_of_run
+    monkeypatch.setattr("pipeline.ingest.run.changes_of_run", lambda *args: returned.append(real(*args)) or returned[-1])
+    _, db = _ingested(tmp_path, rules, {"a.md": _paper("Results"), "b.md": _paper("Outcomes")})
+    assert [(changes.records, changes.new_papers) for changes in returned] == [([], ("a.md", "b.md"))]
+    assert _recorded(db, 1) == _expected({}, _records(db))

@@ -117,7 +117,7 @@ def ingest(
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for extract/normalize/chunk; default: the CPUs this process may use.")] = available_cpus(),
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
     memory_limit: Annotated[
-        str, typer.Option("--memory-limit", help="Most memory the database writer may hold (DuckDB's buffer pool, e.g. 4GB); past it, it spills to disk.")
+        str, typer.Option("--memory-limit", help="Most memory the database writer's process may hold, e.g. 4GB: DuckDB's buffer pool gets 80% of what is left after 192 MiB for the process (2.8 GiB of 4GB), and spills to disk past that.")
     ] = IngestOptions.memory_limit,
     allow_mass_removal: Annotated[bool, typer.Option("--allow-mass-removal", help="Let this run remove more than half of the stored papers.")] = False,
     quiet: QuietOption = False,

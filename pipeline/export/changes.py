@@ -7,21 +7,23 @@ under new rules into the same chunks changes nothing, while a paragraph edited e
 changes the offsets, and so the metadata, of every record after it. Only papers whose rows
 changed are fingerprinted: each paper's `documents.records_digest` covers every row its records
 are read from (`pipeline.index.rows.records_digest`), so a rules change that leaves most papers'
-rows as they were costs their fingerprints nothing.
+rows as they were costs their fingerprints nothing. The records of a paper new to the database are
+all added, and are listed by DuckDB as they are written (`record_changes`): a first run has
+hundreds of thousands, which as Python objects held the writer's process hundreds of MiB over
+DuckDB's memory limit.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from enum import Enum
 
 import duckdb
 
-from pipeline.export.records import Selection, Unit, read_records, record_ids
+from pipeline.export.records import Selection, Unit, read_records, record_ids, record_ids_statement
 from pipeline.index.writer import run_over_json_lines
 
 Fingerprints = dict[tuple[str, str], tuple[str, str]]
@@ -55,6 +57,21 @@ def _paper_of(record_id: str) -> str:
     return record_id.rsplit(":", 1)[0]
 
 
+_PAPER_OF_RECORD_ID = "left(record_id, length(record_id) - strpos(reverse(record_id), ':'))"
+"""`_paper_of` in SQL."""
+
+
+@dataclass(frozen=True)
+class RunChanges:
+    """What a run changed in the exported records."""
+
+    records: list[RecordChange]
+    """The records of the papers compared in both states, and those of the papers removed."""
+    new_papers: tuple[str, ...] = ()
+    """Papers the state before the run did not hold: every record of theirs is added. Listed by
+    `record_changes` in DuckDB, not here."""
+
+
 def fingerprints(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]) -> Fingerprints:
     """The fingerprints of every record (bibliography included) of these papers."""
     if not doc_ids:
@@ -72,7 +89,7 @@ def changes_of_run(
     written: Collection[str],
     stale: Collection[str],
     relinked: Collection[str] = (),
-) -> list[RecordChange]:
+) -> RunChanges:
     """The records added, changed and removed by a run that wrote the papers `written` into
     `built` after removing the rows of the papers `stale` (those it rewrote, under their old ids,
     and those it removed), which `published`, the state before the run, holds (None where there
@@ -83,7 +100,8 @@ def changes_of_run(
     records and a new paper's are listed, not fingerprinted: each is removed, or added, whatever
     its digests (a first run's fingerprints would build every record's metadata only for nothing
     to compare it with). A paper of `relinked`, whose entries now name other papers of the folder
-    (`pipeline.index.paper_links`), is fingerprinted in both states though its rows are as they were."""
+    (`pipeline.index.paper_links`), is fingerprinted in both states though its rows are as they were.
+    A new paper's records are left to `record_changes` to list."""
     stale, written = set(stale), set(written)
     relinked = set(relinked) - written - stale
     old = records_digests(published, stale) if published is not None else {}
@@ -92,8 +110,8 @@ def changes_of_run(
     rewritten = ((written & old.keys()) - same) | (relinked if published is not None else set())
     # One after the other: each statement already takes every core DuckDB is given.
     before = {**fingerprints(published, rewritten), **_listed(published, stale - written)} if published is not None else {}
-    after = {**fingerprints(built, rewritten), **_listed(built, written - old.keys())}
-    return changes_between(before, after)
+    after = fingerprints(built, rewritten)
+    return RunChanges(changes_between(before, after), tuple(sorted(written - old.keys())))
 
 
 def _listed(connection: duckdb.DuckDBPyConnection, doc_ids: Collection[str]) -> Fingerprints:
@@ -134,10 +152,20 @@ def changes_between(before: Fingerprints, after: Fingerprints) -> list[RecordCha
 _CHANGE_TYPES = {"unit": "VARCHAR", "record_id": "VARCHAR", "doc_id": "VARCHAR", "change": "VARCHAR", "text_changed": "BOOLEAN"}
 
 
-def record_changes(connection: duckdb.DuckDBPyConnection, run_id: int, changes: list[RecordChange]) -> None:
-    """Write a run's changes into `run_changes`, in one statement over JSON lines: bound as lists
-    of parameters, DuckDB converts the values one at a time, seconds for a first run's changes."""
-    if not changes:
+def record_changes(connection: duckdb.DuckDBPyConnection, run_id: int, changes: RunChanges) -> None:
+    """Write a run's changes into `run_changes` in one statement, in record id order: the records
+    compared over JSON lines (bound as lists of parameters, DuckDB converts the values one at a
+    time), and every record of the new papers read where it is stored."""
+    added = " UNION ALL ".join(
+        f"SELECT '{unit.value}' AS unit, record_id, {_PAPER_OF_RECORD_ID} AS doc_id, 'added' AS change, true AS text_changed "
+        f"FROM ({record_ids_statement(unit)}) AS ids(record_id)"
+        for unit in Unit
+    )
+    new_papers = [list(changes.new_papers)] * len(Unit)
+    insert = f"INSERT INTO run_changes SELECT {int(run_id)}, * FROM ({{rows}}) ORDER BY unit, record_id"
+    if not changes.records:
+        if changes.new_papers:
+            connection.execute(insert.replace("{rows}", added), new_papers)
         return
     lines = [
         json.dumps(
@@ -145,15 +173,18 @@ def record_changes(connection: duckdb.DuckDBPyConnection, run_id: int, changes: 
              "change": change.change.value, "text_changed": change.text_changed},
             ensure_ascii=False,
         ).encode()
-        for change in changes
+        for change in changes.records
     ]
+    rows = "{rows} UNION ALL " + added if changes.new_papers else "{rows}"
     run_over_json_lines(
-        connection, f"INSERT INTO run_changes SELECT {int(run_id)}, * FROM ({{rows}})", "run_changes", _CHANGE_TYPES,
-        ", ".join(_CHANGE_TYPES), b"\n".join(lines) + b"\n", max(map(len, lines)),
+        connection, insert.replace("{rows}", rows), "run_changes", _CHANGE_TYPES, ", ".join(_CHANGE_TYPES),
+        b"\n".join(lines) + b"\n", max(map(len, lines)), new_papers if changes.new_papers else [],
     )
 
 
-def chunk_change_counts(changes: list[RecordChange]) -> dict[str, int]:
-    """How many chunks were added, changed and removed."""
-    counted = Counter(change.change.value for change in changes if change.unit is Unit.chunk)
-    return {change.value: counted[change.value] for change in Change}
+def chunk_change_counts(connection: duckdb.DuckDBPyConnection, run_id: int) -> dict[str, int]:
+    """How many chunks the run `run_id` added, changed and removed, as `run_changes` records them."""
+    counted = dict(
+        connection.execute("SELECT change, count(*) FROM run_changes WHERE run_id = ? AND unit = 'chunk' GROUP BY change", [run_id]).fetchall()
+    )
+    return {change.value: counted.get(change.value, 0) for change in Change}

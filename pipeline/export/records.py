@@ -223,10 +223,15 @@ def record_ids(connection: duckdb.DuckDBPyConnection, unit: Unit, doc_ids: Colle
     `read_records` returns for them, at a fraction of its cost."""
     if not doc_ids:
         return set()
-    statement = (_CHUNK_IDS if unit is Unit.chunk else _PARAGRAPH_IDS).format(
+    return {record_id for (record_id,) in connection.execute(record_ids_statement(unit), [sorted(doc_ids)]).fetchall()}
+
+
+def record_ids_statement(unit: Unit) -> str:
+    """`record_ids`'s statement, one column of ids, for the papers whose doc_ids its one parameter
+    lists: for a caller that keeps the ids in DuckDB."""
+    return (_CHUNK_IDS if unit is Unit.chunk else _PARAGRAPH_IDS).format(
         selected=_SELECTED_PAPERS.format(papers="SELECT unnest(?::VARCHAR[]) AS doc_id"), in_selected=_IN_SELECTED
     )
-    return {record_id for (record_id,) in connection.execute(statement, [sorted(doc_ids)]).fetchall()}
 
 
 def removed_ids(connection: duckdb.DuckDBPyConnection, unit: Unit, since_run_id: int) -> list[str]:

@@ -111,16 +111,45 @@ def published_beside(connection: duckdb.DuckDBPyConnection, db: Path) -> Iterato
         connection.execute(f"DETACH {_PUBLISHED}")
 
 
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT])(i?)B", re.IGNORECASE)
+_POWERS = {"K": 1, "M": 2, "G": 3, "T": 4}
+# What a writer's process holds besides DuckDB's buffer pool (docs/performance.md, "Memory"): the
+# interpreter, its imports and DuckDB's library before any data; and DuckDB's own work outside
+# the pool, which its memory_limit does not bound (a sort's and an insert's buffers, freed pages
+# its allocator has not yet given back), and which grows with what the pool holds.
+PROCESS_RESERVE_BYTES = 192 * 2**20
+DUCKDB_SHARE = 0.8
+# Below this DuckDB cannot run a writer's statements at all: a tiny limit still gets this much.
+DUCKDB_FLOOR_BYTES = 128 * 2**20
+
+
+def memory_bytes(size: str) -> int:
+    """Bytes in a size as DuckDB's memory_limit takes it (`4GB` is 4 * 1000**3, `4GiB` 4 * 1024**3)."""
+    found = _SIZE.fullmatch(size.strip())
+    if found is None:
+        raise ValueError(f"{size!r} is not a size such as 4GB or 512MiB")
+    number, unit, binary = found.groups()
+    return int(float(number) * (1024 if binary else 1000) ** _POWERS[unit.upper()])
+
+
+def duckdb_memory_limit(process_limit: str) -> str:
+    """DuckDB's memory_limit for a writer whose whole process is to stay within `process_limit`:
+    what is left after the process's own reserve, less DuckDB's work outside its buffer pool, and
+    never under the floor DuckDB needs to work."""
+    share = int((memory_bytes(process_limit) - PROCESS_RESERVE_BYTES) * DUCKDB_SHARE)
+    return f"{max(share, DUCKDB_FLOOR_BYTES) // 1024}KiB"
+
+
 def open_for_writing(db: Path, shown_as: Path | None = None, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     """Open (or create) a database file for writing, its folder too; errors name `shown_as`
     where `db` is a working copy of it. The schema is `ensure_schema`'s to set up. `memory_limit`
-    bounds DuckDB's buffer pool (`4GB`): past it DuckDB spills to a temporary folder beside the
-    file instead of growing the process."""
+    (`4GB`) is the most the whole process should hold: DuckDB gets its `duckdb_memory_limit` of it,
+    past which it spills to a temporary folder beside the file instead of growing the process."""
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise IndexingError(f"cannot create the folder of {shown_as or db}: {error.strerror}; check the path") from None
-    config = {**_CONFIG, "memory_limit": memory_limit} if memory_limit else _CONFIG
+    config = {**_CONFIG, "memory_limit": duckdb_memory_limit(memory_limit)} if memory_limit else _CONFIG
     return _open(db, read_only=False, shown_as=shown_as or db, config=config)
 
 

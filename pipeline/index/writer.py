@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tempfile
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -208,10 +208,12 @@ def run_over_json_lines(
     select: str,
     lines: bytes,
     longest_line: int,
+    parameters: Sequence = (),
 ) -> None:
     """Run `statement` with `{rows}` standing for `SELECT select` over newline-delimited JSON rows
     of `table` with these column types, none longer than `longest_line` bytes: an insert here, a
-    Parquet shard's `COPY` in `pipeline.ingest.shards`, both reading the rows alike."""
+    Parquet shard's `COPY` in `pipeline.ingest.shards`, both reading the rows alike. `parameters`
+    are those of the statement's placeholders after `{rows}`."""
     columns = ", ".join(f"{name}: '{data_type}'" for name, data_type in types.items())
     # One row holds a whole paper's text, which can be far over read_json's 16 MB default. The
     # reader takes a buffer of twice the size it is told to expect, counted against DuckDB's
@@ -232,7 +234,7 @@ def run_over_json_lines(
             f"SELECT {select} FROM read_json(?, columns = {{{columns}}}, "
             f"format = 'newline_delimited', maximum_object_size = {object_bytes})"
         )
-        connection.execute(statement.replace("{rows}", rows), [staging.name])
+        connection.execute(statement.replace("{rows}", rows), [staging.name, *parameters])
     finally:
         if staging is not None:
             Path(staging.name).unlink(missing_ok=True)

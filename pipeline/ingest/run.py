@@ -10,7 +10,6 @@ from __future__ import annotations
 import errno
 import math
 import os
-import re
 import sys
 import time
 from collections import Counter
@@ -28,11 +27,12 @@ import pebble
 from pipeline import __version__
 from pipeline.errors import IndexingError, MassRemovalError, PipelineError
 from pipeline.extract import extraction_key
-from pipeline.export.changes import RecordChange, changes_of_run, chunk_change_counts, record_changes
+from pipeline.export.changes import RunChanges, changes_of_run, chunk_change_counts, record_changes
 from pipeline.index.database import (
     SchemaChange,
     ensure_schema,
     last_run_id,
+    memory_bytes,
     open_for_writing,
     published_beside,
     read_extraction,
@@ -79,10 +79,6 @@ class Engine(StrEnum):
     ray = "ray"
 
 
-_MEMORY_SIZE = re.compile(r"\d+(?:\.\d+)?\s*(?:[KMGT]i?B)", re.IGNORECASE)
-"""A size as DuckDB's memory_limit takes it: `4GB`, `512MB`, `1.5GiB`."""
-
-
 @dataclass(frozen=True)
 class IngestOptions:
     workers: int = field(default_factory=available_cpus)
@@ -104,16 +100,22 @@ class IngestOptions:
     None: beside the database's working copy."""
 
     memory_limit: str = "4GB"
-    """The most memory the writer's DuckDB may hold (its buffer pool); past it DuckDB spills to
-    disk. The buffer pool otherwise grows with the database, up to 80% of the machine's memory;
-    4 GB leaves most of a 24 GB, 2-core machine to the workers and the page cache
-    (docs/performance.md has the writer's peak at 10x the shared corpus, with and without a limit)."""
+    """The most memory the writer's process should hold (`4GB`, `512MB`, `1.5GiB`); each worker
+    holds its own besides. DuckDB's buffer pool gets less than all of it: what is left after the
+    process's own reserve and DuckDB's work outside its pool (`duckdb_memory_limit`: 2.8 GiB of
+    4GB); past that DuckDB spills to disk. Unbounded, the pool grows with the database, up to 80%
+    of the machine's memory; 4 GB leaves most of a 24 GB, 2-core machine to the workers and the
+    page cache. DuckDB never gets less than 128 MiB, so a limit under about 400 MiB cannot be
+    kept (docs/performance.md has the writer's peak at 10x and 30x the shared corpus and at a
+    million chunks)."""
 
     def __post_init__(self) -> None:
-        if not _MEMORY_SIZE.fullmatch(self.memory_limit):
+        try:
+            memory_bytes(self.memory_limit)
+        except ValueError:
             raise PipelineError(
                 f"memory limit {self.memory_limit!r} is not a size; pass --memory-limit as a number and a unit, e.g. 4GB or 512MB"
-            )
+            ) from None
         if self.files_per_task < 1:
             raise PipelineError(f"files_per_task is {self.files_per_task}: a Ray task needs 1 file or more; pass --files-per-task 1 or more")
 
@@ -250,7 +252,7 @@ def ingest_folder(
 
 def _finish(
     connection: duckdb.DuckDBPyConnection, summary: RunSummary, started: datetime, clock: float, rules: Rules,
-    changes: list[RecordChange], previous_run_id: int | None,
+    changes: RunChanges, previous_run_id: int | None,
 ) -> None:
     """Order the search index where due, record the run and what it changed, and checkpoint:
     the state to publish. The papers were linked by `_changes_made`, which `changes` come from."""
@@ -258,7 +260,7 @@ def _finish(
     summary.duration_seconds = time.monotonic() - clock
     summary.run_id = record_run(connection, _run_record(summary, started, rules), after_run_id=previous_run_id)
     record_changes(connection, summary.run_id, changes)
-    summary.chunk_changes = chunk_change_counts(changes)
+    summary.chunk_changes = chunk_change_counts(connection, summary.run_id)
     connection.execute("CHECKPOINT")
 
 
@@ -346,7 +348,7 @@ def _carry_out(
     connection.execute("RESET checkpoint_threshold")
 
 
-def _changes_made(connection: duckdb.DuckDBPyConnection, db: Path, plan: RunPlan) -> list[RecordChange]:
+def _changes_made(connection: duckdb.DuckDBPyConnection, db: Path, plan: RunPlan) -> RunChanges:
     """What the run changed in the exported records of the papers it wrote or removed, against
     the published database at `db`: the state before the run, which it replaces only when it
     publishes. The bibliographies' entries are linked to the papers of the folder first: a paper
