@@ -186,42 +186,36 @@ def _rows(pieces: list[Piece], group: int) -> list[Row]:
 
 def _row(pieces: list[Piece], group: int) -> Row:
     if len(pieces) == 1:
+        # Most rows are one piece; built by position, in `Row`'s order: a dataclass this wide takes
+        # far longer to match its fields by name.
         p = pieces[0]
         return Row(
-            page=p.page, group=group, x0=p.x0, y0=p.y0, x1=p.x1, y1=p.y1, text=p.text, size=p.size,
-            font=p.font, bold=p.bold, small_caps=p.small_caps, chars=p.chars, cells=0, rotated=p.rotated, aside=p.aside, box=p.box,
-            superscripts=p.superscripts, label=p.label, lead=p.lead,
+            p.page, group, p.x0, p.y0, p.x1, p.y1, p.text, p.size, p.font, p.bold, p.small_caps, p.chars, 0, p.rotated, p.aside, p.box,
+            p.superscripts, p.label, p.lead,
         )
-    chars = sum(p.chars for p in pieces)
+    chars = bold_chars = caps_chars = 0
     sizes: dict[float, int] = {}
     fonts: dict[str, int] = {}
     labels: dict[str | None, int] = {}
     for p in pieces:
-        sizes[p.size] = sizes.get(p.size, 0) + p.chars
-        fonts[p.font] = fonts.get(p.font, 0) + p.chars
-        labels[p.label] = labels.get(p.label, 0) + p.chars
+        count = p.chars
+        chars += count
+        sizes[p.size] = sizes.get(p.size, 0) + count
+        fonts[p.font] = fonts.get(p.font, 0) + count
+        labels[p.label] = labels.get(p.label, 0) + count
+        if p.bold:
+            bold_chars += count
+        if p.small_caps:
+            caps_chars += count
     size = max(sizes, key=sizes.__getitem__)
     cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > _CELL_GAP * size)
+    first = pieces[0]
     return Row(
-        page=pieces[0].page,
-        group=group,
-        x0=min(p.x0 for p in pieces),
-        y0=min(p.y0 for p in pieces),
-        x1=max(p.x1 for p in pieces),
-        y1=max(p.y1 for p in pieces),
-        text=" ".join(p.text for p in pieces),
-        size=size,
-        font=max(fonts, key=fonts.__getitem__),
-        bold=sum(p.chars for p in pieces if p.bold) >= NEARLY_ALL * chars,
-        small_caps=sum(p.chars for p in pieces if p.small_caps) >= NEARLY_ALL * chars,
-        chars=chars,
-        cells=cells,
-        rotated=pieces[0].rotated,
-        aside=pieces[0].aside,
-        box=union([p.box for p in pieces]),
-        superscripts=joined_superscripts([(p.text, p.superscripts) for p in pieces], " "),
-        label=max(labels, key=labels.__getitem__),
-        lead=_row_lead(pieces),
+        first.page, group, min([p.x0 for p in pieces]), min([p.y0 for p in pieces]), max([p.x1 for p in pieces]),
+        max([p.y1 for p in pieces]), " ".join([p.text for p in pieces]), size, max(fonts, key=fonts.__getitem__),
+        bold_chars >= NEARLY_ALL * chars, caps_chars >= NEARLY_ALL * chars, chars, cells, first.rotated, first.aside,
+        union([p.box for p in pieces]), joined_superscripts([(p.text, p.superscripts) for p in pieces], " "),
+        max(labels, key=labels.__getitem__), _row_lead(pieces),
     )
 
 

@@ -71,7 +71,8 @@ PageBox = tuple[float, float, float, float]
 
 
 def union(boxes: list[PageBox]) -> PageBox:
-    return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
+    x0s, y0s, x1s, y1s = zip(*boxes)
+    return min(x0s), min(y0s), max(x1s), max(y1s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,8 +246,9 @@ def font_family(font: str) -> str:
     return re.split(r"[-,+]", font.split("+")[-1], maxsplit=1)[0].casefold()
 
 
-def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tuple[bool, bool, bool]]) -> Piece | None:
-    """One PyMuPDF line as a piece: its text, box and the size, font and weight most of its characters have."""
+def _piece(line: dict, frame: tuple[int, int], block: int, styles: dict[str, tuple[bool, bool, bool]], place: _Placement) -> Piece | None:
+    """One PyMuPDF line (of PyMuPDF's `block` on the page) as a piece: its text, box and the
+    size, font and weight most of its characters have."""
     spans = line["spans"]
     if len(spans) == 1:
         # Most lines have one span: no gaps to look for and no majority to count.
@@ -268,9 +270,10 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
         if summed is None:
             return None
         text, chars, size, font, bold, small_caps, superscripts, lead = summed
-    x0, y0, x1, y1 = line["bbox"] if frame == (1, 0) else to_frame(line["bbox"], frame)
-    box = tuple(line["bbox"])
-    if size < _TYPE3_MAX_SIZE:
+    box = line["bbox"]
+    x0, y0, x1, y1 = box if frame == (1, 0) else to_frame(box, frame)
+    estimated = size < _TYPE3_MAX_SIZE
+    if estimated:
         # Type3 bitmap fonts report a tiny size and glyph boxes that are far too tall: estimate
         # the size from the advance and hang the box on the baseline.
         c, s = frame
@@ -279,10 +282,26 @@ def _piece(line: dict, page: int, frame: tuple[int, int], styles: dict[str, tupl
         base = oy * c - ox * s
         y0, y1 = base - _ASCENT * size, base + _DESCENT * size
         box = from_frame((x0, y0, x1, y1), frame)
-        return Piece(
-            page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars, box=box, superscripts=superscripts, estimated_size=True
-        )
-    return Piece(page, x0, y0, x1, y1, text, size, font, bold, small_caps, chars, box=box, superscripts=superscripts, lead=lead)
+        lead = None
+    # A Type3 font's glyph boxes can reach past the page's edge; a box says where the line is
+    # printed, which is on the page.
+    left, upper, right, lower = place.clip
+    box = (max(box[0], left), max(box[1], upper), min(box[2], right), min(box[3], lower))
+    return Piece(
+        place.page, x0, y0 - place.top, x1, y1 - place.top, text, size, font, bold, small_caps, chars, frame != place.main,
+        block, False, box, superscripts, estimated, None, lead, frame,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Placement:
+    """Where a page's pieces go: its number, its dominant writing direction, the top of its frame
+    (which `Piece.y0` and `y1` are measured from) and the page's box that line boxes are clipped to."""
+
+    page: int
+    main: tuple[int, int]
+    top: float
+    clip: PageBox
 
 
 def _summed_spans(
@@ -300,6 +319,9 @@ def _summed_spans(
     flagged: list[tuple[int, dict]] = []  # (where its text starts in the parts, span)
     styled: list[_StyledSpan] = []
     c, s = frame
+    # `_lead` reads the spans up to the first that leaves the first span's bold or italic: only
+    # those are written out (of a line that opens in the regular face, its first span alone).
+    seeking_lead = frame == (1, 0)
     for span in spans:
         text = span["text"]
         stripped = text.strip()
@@ -311,35 +333,40 @@ def _summed_spans(
         x0, y0, x1, y1 = span["bbox"]
         if c != 1:
             x0, x1 = sorted((x0 * c + y0 * s, x1 * c + y1 * s))
+        span_size = span["size"]
+        flags = span["flags"]
         # Spans set apart by a visible gap ("1" and "Introduction") are separate words.
-        if last_end is not None and x0 - last_end > _WORD_GAP * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
+        if last_end is not None and x0 - last_end > _WORD_GAP * span_size and parts[-1][-1:] != " " and text[0] != " ":
             parts.append(" ")
             written_length += 1
         start = written_length
-        if span["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT:
+        if flags & pymupdf.TEXT_FONT_SUPERSCRIPT:
             flagged.append((start, span))
         parts.append(text)
         written_length += len(text)
         last_end = x1
         count = len(stripped)
         chars += count
-        size = round(span["size"], 1)
+        size = round(span_size, 1)
         sizes[size] = sizes.get(size, 0) + count
         font = span["font"]
         fonts[font] = fonts.get(font, 0) + count
         bold_name, caps_name, italic_name = styles.get(font) or _font_style(font, styles)
-        span_bold = bold_name or bool(span["flags"] & pymupdf.TEXT_FONT_BOLD)
+        span_bold = bold_name or bool(flags & pymupdf.TEXT_FONT_BOLD)
         if span_bold:
             bold += count
         if caps_name:
             caps += count
-        # Where its text starts and ends: a space at either end takes its share of the span's width.
-        lead_space, end = len(text) - len(text.lstrip()), len(text.rstrip())
-        advance = (x1 - x0) / len(text)
-        styled.append(_StyledSpan(
-            start + lead_space, start + end, x0 + lead_space * advance, x1 - (len(text) - end) * advance, span_bold,
-            italic_name or bool(span["flags"] & pymupdf.TEXT_FONT_ITALIC), font,
-        ))
+        if seeking_lead:
+            span_italic = italic_name or bool(flags & pymupdf.TEXT_FONT_ITALIC)
+            # Where its text starts and ends: a space at either end takes its share of the span's width.
+            lead_space, end = len(text) - len(text.lstrip()), len(text.rstrip())
+            advance = (x1 - x0) / len(text)
+            styled.append(_StyledSpan(
+                start + lead_space, start + end, x0 + lead_space * advance, x1 - (len(text) - end) * advance, span_bold, span_italic, font,
+            ))
+            first = styled[0]
+            seeking_lead = (first.bold or first.italic) and span_bold == first.bold and span_italic == first.italic
     if not chars:
         return None
     written = "".join(parts)
@@ -456,23 +483,13 @@ def read_page(
     _, top, _, bottom = to_frame(tuple(page.rect), main)
     # Text comes in the coordinates of the page as stored, before its /Rotate: `page.rect` is
     # the page as shown, turned back here.
-    left, upper, right, lower = page.rect * page.derotation_matrix
+    place = _Placement(number, main, top, tuple(page.rect * page.derotation_matrix))
     pieces = []
     for line, frame, block in zip(lines, frames, blocks):
         for part in _margin_numbers_apart(line, frame):
-            piece = _piece(part, number, frame, styles)
-            if piece is None:
-                continue
-            # A Type3 font's glyph boxes can reach past the page's edge; a box says where the
-            # line is printed, which is on the page.
-            x0, y0, x1, y1 = piece.box
-            piece.box = max(x0, left), max(y0, upper), min(x1, right), min(y1, lower)
-            piece.block = block
-            piece.rotated = frame != main
-            piece.frame = frame
-            piece.y0 -= top
-            piece.y1 -= top
-            pieces.append(piece)
+            piece = _piece(part, frame, block, styles, place)
+            if piece is not None:
+                pieces.append(piece)
     _even_out_estimated_sizes(pieces)
     return pieces, bottom - top
 
