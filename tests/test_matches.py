@@ -7,6 +7,7 @@ import re
 import pytest
 
 from pipeline.link.matches import FOLDS_TO_ASCII, Matches, Pieces, finditer, search
+from pipeline.link.pattern_heads import heads_after_opening_looked_for, opening_assertions
 
 TEXT = "See Table 2 and tables 3-4; Atable 5 is no table. Cf. @C03, e@C04, [see S2-P1] and §4."
 
@@ -165,3 +166,39 @@ def test_the_first_match_is_the_one_search_finds(text):
     doi = re.compile(r"\b10\.\d{4,9}/\S+")
     found, expected = search(doi, text), doi.search(text)
     assert (found.span() if found else None) == (expected.span() if expected else None)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        # Digits glued to a word, or after its full stop: tried only at the digits a letter or a
+        # letter and a stop come before, where the look-behinds hold.
+        (r"(?:(?<=[^\W\d_])|(?<=[^\W\d_][.,;]))\d+(?:,\d+)*", "cited here.12 and there3,4 but not 56 nor (7) nor é8"),
+        (r"(?<!\d)\(\d+\)", "(1) and 2(3) and x(45)"),  # a negative look-behind
+        (r"(?<=[^\W\d_])\d|(?<=x)y", "a1 xy 2"),  # two alternatives: the look-behind opens only one of them
+        (r"(?=\d\d)\d", "1 23 456"),  # a look-ahead opens it
+    ],
+)
+def test_a_pattern_that_opens_with_assertions_is_tried_where_they_hold(pattern, text):
+    compiled = re.compile(pattern, re.IGNORECASE)
+    assert [m.span() for m in Matches(text).finditer(compiled)] == [m.span() for m in compiled.finditer(text)]
+
+
+def test_the_assertions_a_pattern_opens_with_are_checked_in_c_before_the_pattern_is_tried():
+    """Of the four digits only the one after a letter is a place to try."""
+    (head,) = heads_after_opening_looked_for(re.compile(r"(?<=[^\W\d_])\d+", re.IGNORECASE)).in_text
+    assert [m.start() for m in head.pattern.finditer("12 a3 45")] == [4]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "opening"),
+    [
+        (r"(?:(?<=[a-z])|(?<=\)[.,]))\d+", r"(?:(?<=[a-z])|(?<=\)[.,]))"),
+        (r"(?<![(\]])\b\(\d\)", r"(?<![(\]])"),  # parentheses inside a class are characters
+        (r"(?m)(?<!\d)\d", r"(?m)(?<!\d)"),
+        (r"(?<=a)b|c", None),  # the look-behind opens one alternative, not the pattern
+        (r"(?:(?<=a)b)", None),  # a group that matches a character
+    ],
+)
+def test_the_assertions_a_pattern_opens_with_are_read_off_its_source(pattern, opening):
+    assert opening_assertions(re.compile(pattern)) == opening

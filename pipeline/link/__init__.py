@@ -12,6 +12,7 @@ from pipeline.chunk.block_index import BlockIndex
 from pipeline.link.citations import cite, outside_entries
 from pipeline.link.citations_flattened import flattened_citations
 from pipeline.link.citations_superscript import merged, superscript_citations
+from pipeline.link.cited_bibliography import Bibliography
 from pipeline.link.crossrefs import link_labels
 from pipeline.link.references import references
 from pipeline.models import ChunkedDocument, TypeSource
@@ -28,9 +29,13 @@ def link(chunked: ChunkedDocument, rules: Rules) -> ChunkedDocument:
     # The front matter's superscripts are the authors' affiliation marks.
     front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}
     unread = skip | {c.chunk_id for c in chunks if c.section_id in front}
-    raised = superscript_citations(chunks, document, listed, unread, rules.citations)
-    raised += flattened_citations(chunks, document, listed, unread, rules.citations)
-    cited = cite(chunks, listed, skip, document.text, rules.citations, superscripted=bool(raised))
+    bibliography = Bibliography(listed, chunks)
+    # Numbers in brackets are markers to read, and what tells a paper that cites so from one that
+    # cites in superscripts: each pass asks for them, found once.
+    bracketed = {c.chunk_id: list(rules.citations.brackets.finditer(c.text)) for c in chunks if c.chunk_id not in skip}
+    raised = superscript_citations(chunks, document, bibliography, bracketed, unread, rules.citations)
+    raised += flattened_citations(chunks, document, bibliography, bracketed, unread, rules.citations)
+    cited = cite(chunks, bibliography, bracketed, document.text, rules.citations, superscripted=bool(raised))
     return chunked.model_copy(
         update={
             "references": listed,

@@ -38,12 +38,17 @@ _RELATION_REACH = 8
 
 
 def cite(
-    chunks: list[Chunk], references: list[Reference], skip: set[str], paper_text: str, rules: CitationRules, superscripted: bool = False
+    chunks: list[Chunk],
+    bibliography: Bibliography,
+    bracketed: dict[str, list[re.Match[str]]],
+    paper_text: str,
+    rules: CitationRules,
+    superscripted: bool = False,
 ) -> list[Citation]:
-    """The citation markers of every chunk but those in `skip` (the bibliography's own), in order.
-    A paper that cites in superscripts (`superscripted`) numbers other things in parentheses:
-    compounds, items."""
-    bibliography = Bibliography(references, chunks)
+    """The citation markers of the chunks that `bracketed` holds (all but the bibliography's
+    own), in order; `bracketed` has each one's matches of the rules' `brackets`. A paper that
+    cites in superscripts (`superscripted`) numbers other things in parentheses: compounds,
+    items."""
     # Only a numbered bibliography is cited by numbers. Brackets first: their pattern starts with
     # a literal, found fast, and most papers have them; the equations' pattern is tried at every
     # position of the text.
@@ -52,11 +57,11 @@ def cite(
     )
     citations = []
     for chunk in chunks:
-        if chunk.chunk_id in skip:
+        if chunk.chunk_id not in bracketed:
             continue
-        found = _numeric(chunk, rules.brackets, bibliography, rules)
+        found = _numeric(chunk, bracketed[chunk.chunk_id], bibliography, rules)
         if numbered_in_parentheses:
-            found += _numeric(chunk, rules.parentheses, bibliography, rules)
+            found += _numeric(chunk, list(rules.parentheses.finditer(chunk.text)), bibliography, rules)
         found += _by_id(chunk, bibliography, rules)
         found += _author_year(chunk, bibliography, rules)
         citations.extend(sorted(found, key=lambda citation: citation.char_start))
@@ -91,12 +96,12 @@ def _members(written: str, limit: int) -> list[str] | None:
     return members
 
 
-def _numeric(chunk: Chunk, pattern: re.Pattern[str], bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
+def _numeric(chunk: Chunk, matches: list[re.Match[str]], bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
+    """The citations of the numeric markers `matches` (of the rules' `brackets` or `parentheses`) in the chunk."""
     found = []
-    matches = list(pattern.finditer(chunk.text))
     labels = bibliography.labels_for(chunk) if matches else {}
     missing = bibliography.missing_because(chunk) if matches else NO_ENTRY
-    highest = max((int(label) for label in labels if label.isdecimal()), default=0) if matches else 0
+    highest = bibliography.highest_for(chunk) if matches else 0
     for match, following in zip(matches, [*matches[1:], None]):
         members = _members(match["members"], rules.max_range)
         if members is None or not bibliography.numbers_that_far(members, chunk, rules) or _values(chunk.text, match, members, highest, rules):

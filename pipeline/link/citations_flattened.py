@@ -29,7 +29,7 @@ from pipeline.link.cited_bibliography import Bibliography
 from pipeline.link.citations import _members, _resolved
 from pipeline.link.citations_superscript import defined_footnotes
 from pipeline.link.matches import Matches
-from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
+from pipeline.models import Chunk, Citation, CitationResolution, Document
 from pipeline.rules import CitationRules
 
 _WORD_BEFORE = re.compile(r"[^\W\d_]{1,40}$")
@@ -37,6 +37,14 @@ _WORD_REACH = 40
 """Characters before the digits searched for the word they are glued to: a name is shorter."""
 _BEFORE_REACH = 12
 """Characters before the digits that `flattened_not_after` is tried on: the longest word it names, and its full stop."""
+
+
+class _Run(NamedTuple):
+    """A run of digits glued to a word that may be a flattened citation: where it is, and its numbers."""
+
+    chunk: Chunk
+    match: re.Match[str]
+    members: list[str]
 
 
 class _Candidate(NamedTuple):
@@ -50,15 +58,29 @@ class _Candidate(NamedTuple):
 
 
 def flattened_citations(
-    chunks: list[Chunk], document: Document, references: list[Reference], skip: set[str], rules: CitationRules
+    chunks: list[Chunk],
+    document: Document,
+    bibliography: Bibliography,
+    bracketed: dict[str, list[re.Match[str]]],
+    skip: set[str],
+    rules: CitationRules,
 ) -> list[Citation]:
     """The flattened superscript citations of every chunk but those in `skip` (the bibliography's
-    own and the front matter's), in text order; none where the paper does not cite this way."""
-    bibliography = Bibliography(references, chunks)
+    own and the front matter's), in text order; none where the paper does not cite this way.
+    `bracketed` has the chunks' matches of the rules' `brackets` (of every chunk read, at least)."""
     if not any(label.isdigit() for label in bibliography.by_label):
         return []
     read = [chunk for chunk in sorted(chunks, key=lambda chunk: chunk.char_start) if chunk.chunk_id not in skip]
-    candidates = _candidates(read, document, bibliography, defined_footnotes(chunks, skip, rules), rules)
+    glued = [(chunk, match) for chunk in read for match in Matches(chunk.text).finditer(rules.flattened)]
+    in_brackets = sum(len(bracketed[chunk.chunk_id]) for chunk in read)
+    # Each check below keeps some of these runs at most: a paper with too few of them fails them
+    # all, and the words before the runs and its footnotes need not be read.
+    if _too_few(len(glued), in_brackets, rules):
+        return []
+    runs = _glued_runs(glued, document, rules)
+    if _too_few(len(runs), in_brackets, rules):
+        return []
+    candidates = _candidates(runs, bibliography, defined_footnotes(chunks, skip, rules), rules)
     if len(candidates) < rules.flattened_min_markers:
         return []
     fitting = _in_first_citation_order(candidates)
@@ -69,7 +91,7 @@ def flattened_citations(
     named = {member for candidate in fitting for member in candidate.members}
     if len(named) < rules.flattened_min_coverage * bibliography.highest_of_all:
         return []
-    if len(fitting) <= sum(len(rules.brackets.findall(chunk.text)) for chunk in read):
+    if len(fitting) <= in_brackets:
         return []  # a paper that cites in brackets glues digits to words for other reasons
     found = []
     for candidate in fitting:
@@ -82,25 +104,39 @@ def flattened_citations(
     return found
 
 
-def _candidates(
-    chunks: list[Chunk], document: Document, bibliography: Bibliography, footnotes: set[str], rules: CitationRules
-) -> list[_Candidate]:
-    """Every run of flattened digits in the chunks, in text order, that nothing but the paper's
-    order of citation tells from a citation."""
+def _too_few(runs: int, in_brackets: int, rules: CitationRules) -> bool:
+    """Whether a paper with this many runs of flattened digits at most does not cite with them:
+    fewer than `flattened_min_markers`, or no more than its markers in brackets."""
+    return runs < rules.flattened_min_markers or runs <= in_brackets
+
+
+def _glued_runs(glued: list[tuple[Chunk, re.Match[str]]], document: Document, rules: CitationRules) -> list[_Run]:
+    """The runs of digits glued to a word (each chunk and its match of `flattened`), in text order,
+    that are neither after a word that counts or names them (`flattened_not_after`) nor printed
+    raised."""
     raised_starts = [start for start, _ in document.superscripts]
     found = []
-    for chunk in chunks:
-        labels = bibliography.labels_for(chunk)
-        for match in Matches(chunk.text).finditer(rules.flattened):
-            start, end = match.span("members")
-            if rules.flattened_not_after.search(chunk.text, max(0, start - _BEFORE_REACH), start):
-                continue
-            if _raised(document, raised_starts, chunk.char_start + start, chunk.char_start + end):
-                continue  # the PDF printed it raised: read, or found to be no citation, as a superscript
-            members = _members(match["members"], rules.max_range)
-            if members is None or footnotes.intersection(members):
-                continue
-            found.append(_Candidate(chunk, match, members, all(member in labels for member in members)))
+    for chunk, match in glued:
+        start, end = match.span("members")
+        if rules.flattened_not_after.search(chunk.text, max(0, start - _BEFORE_REACH), start):
+            continue
+        if _raised(document, raised_starts, chunk.char_start + start, chunk.char_start + end):
+            continue  # the PDF printed it raised: read, or found to be no citation, as a superscript
+        members = _members(match["members"], rules.max_range)
+        if members is not None:
+            found.append(_Run(chunk, match, members))
+    return found
+
+
+def _candidates(runs: list[_Run], bibliography: Bibliography, footnotes: set[str], rules: CitationRules) -> list[_Candidate]:
+    """The runs that nothing but the paper's order of citation tells from a citation: those that
+    name no footnote of the paper, glued to a word that is not written with them again and again."""
+    found = [
+        _Candidate(run.chunk, run.match, run.members, all(member in labels for member in run.members))
+        for run in runs
+        if not footnotes.intersection(run.members)
+        for labels in [bibliography.labels_for(run.chunk)]
+    ]
     # A word written with the same number again and again is a name (`Cft1`, `Skp2`, `Aβ42`): a
     # paper cites an entry after a different word each time.
     written = Counter(_glued(candidate) for candidate in found)

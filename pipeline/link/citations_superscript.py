@@ -20,10 +20,11 @@ that starts `<sup>3</sup>`)."""
 from __future__ import annotations
 
 import bisect
+import re
 
 from pipeline.link.citations import _members, _resolved
 from pipeline.link.cited_bibliography import Bibliography
-from pipeline.models import Chunk, Citation, CitationResolution, Document, Reference
+from pipeline.models import Chunk, Citation, CitationResolution, Document
 from pipeline.rules import CitationRules
 
 _REACH = 12
@@ -33,17 +34,22 @@ spaces a formula sets around a sign."""
 
 
 def superscript_citations(
-    chunks: list[Chunk], document: Document, references: list[Reference], skip: set[str], rules: CitationRules
+    chunks: list[Chunk],
+    document: Document,
+    bibliography: Bibliography,
+    bracketed: dict[str, list[re.Match[str]]],
+    skip: set[str],
+    rules: CitationRules,
 ) -> list[Citation]:
     """The superscript citations of every chunk but those in `skip` (the bibliography's own and
-    the front matter's), in order; none where the paper does not cite in superscripts."""
+    the front matter's), in order; none where the paper does not cite in superscripts.
+    `bracketed` has the chunks' matches of the rules' `brackets` (of every chunk read, at least)."""
     runs = _superscript_runs(document)
     marked = [
         (chunk, match) for chunk in chunks if chunk.chunk_id not in skip for match in rules.superscript_markup.finditer(chunk.text)
     ]
     if not runs and not marked:
         return []
-    bibliography = Bibliography(references, chunks)
     if not bibliography.by_label or not any(label.isdigit() for label in bibliography.by_label):
         return []
     starts = [start for start, _ in runs]
@@ -61,9 +67,9 @@ def superscript_citations(
     footnotes = defined_footnotes(chunks, skip, rules) if marked else set()
     for chunk, match in marked:
         found += _citations_of(chunk, match.start(), match.end(), match[match.lastgroup], bibliography, rules, footnotes)
-    bracketed = sum(len(rules.brackets.findall(chunk.text)) for chunk in chunks if chunk.chunk_id not in skip)
+    in_brackets = sum(len(bracketed[chunk.chunk_id]) for chunk in chunks if chunk.chunk_id not in skip)
     markers = {(citation.chunk_id, citation.char_start) for citation in found}
-    return found if len(markers) > bracketed else []
+    return found if len(markers) > in_brackets else []
 
 
 def defined_footnotes(chunks: list[Chunk], skip: set[str], rules: CitationRules) -> set[str]:

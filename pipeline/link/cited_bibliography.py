@@ -86,6 +86,12 @@ class Bibliography:
             return self.lists[0]
         return self.lists[self._list_of(chunk)]
 
+    def highest_for(self, chunk: Chunk) -> int:
+        """The highest number of the list a number in `chunk` cites (`labels_for`); 0 where it cites none."""
+        if self._before_unnumbered_list(chunk):
+            return 0
+        return self.highest[0] if len(self.lists) == 1 else self.highest[self._list_of(chunk)]
+
     def numbers_that_far(self, members: list[str], chunk: Chunk | None, rules: CitationRules) -> bool:
         """Whether a numeric marker's members are numbers it may name: up to the rules'
         `max_unlisted_number` anywhere, past it only up to the highest number of the list that

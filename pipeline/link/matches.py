@@ -27,7 +27,14 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
 
-from pipeline.link.pattern_heads import Head, LookedFor, assertion_free, heads_looked_for, required_heads_looked_for
+from pipeline.link.pattern_heads import (
+    Head,
+    LookedFor,
+    assertion_free,
+    heads_after_opening_looked_for,
+    heads_looked_for,
+    required_heads_looked_for,
+)
 
 # The characters outside ASCII that a case-blind pattern takes for an ASCII letter (`İ` and
 # `ı` for `i`, `ſ` for `s`, the Kelvin sign for `k`) though lower-casing does not turn them into
@@ -55,7 +62,7 @@ class Matches:
 
     def finditer(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """The non-overlapping matches of `pattern` in the text, left to right: `pattern.finditer(text)`."""
-        heads = heads_looked_for(pattern)
+        heads = heads_after_opening_looked_for(pattern)
         places = None if heads is None else self._places_of(heads)
         if places is not None:
             return (match for _, match in _tried_in_pieces(pattern, [(self.text, 0)], [0], places))

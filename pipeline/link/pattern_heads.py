@@ -17,6 +17,9 @@ from typing import NamedTuple, TypeVar
 # backslashes and classes are matched so as to be kept.
 _ASSERTION = re.compile(r"\\\\|\[(?:\\.|[^\]\\])*\]|(?P<assertion>\\b|\(\?<[=!](?:\\.|\[(?:\\.|[^\]\\])*\]|[^()\\\[])*\))")
 _ESCAPE = re.compile(r"\\.")
+# What a pattern's nesting is read from (`opening_assertions`): escapes and classes, whose
+# parentheses are characters, parentheses, and the rest.
+_NESTING_TOKEN = re.compile(r"\\.|\[\^?\]?(?:\\.|[^\]\\])*\]|[()]|[^()\\\[]+", re.DOTALL)
 # What a head is written with (`_starts`): escapes (`\d`, `\.`), characters, and `|`.
 _HEAD_TOKEN = re.compile(r"\\.|.", re.DOTALL)
 # A head's classes for a text's ASCII form: what `re` matches of them in ASCII (`\s` takes the
@@ -170,6 +173,71 @@ def heads_looked_for(pattern: re.Pattern[str]) -> LookedFor | None:
     """How `pattern`'s heads (`_heads`) are looked for; None where it has none."""
     heads = _heads(pattern)
     return None if heads is None else _looked_for(heads)
+
+
+@cached_by_source
+def heads_after_opening_looked_for(pattern: re.Pattern[str]) -> LookedFor | None:
+    """`heads_looked_for`, with each head that is looked for in the text as it is (`\\d`, `§`)
+    found only where the assertions the pattern opens with also hold (`opening_assertions`). A
+    pattern that starts with `(?<=[^\\W\\d_])\\d` is then tried at the digits after a letter, not
+    at every digit: each place found costs a call in Python, each place passed over only `re`'s
+    check in C. For a text searched whole (`Matches`) alone: in the stretch of several pieces
+    (`Pieces`) a look-behind at a piece's start would see the piece before it, which the
+    pattern, tried in the piece, does not."""
+    looked_for = heads_looked_for(pattern)
+    opening = opening_assertions(pattern)
+    if looked_for is None or opening is None or not looked_for.in_text:
+        return looked_for
+    return looked_for._replace(in_text=tuple(_after_opening(head, opening, pattern.flags) for head in looked_for.in_text))
+
+
+def opening_assertions(pattern: re.Pattern[str]) -> str | None:
+    """The source of the items the pattern opens with that match no character (look-behinds,
+    look-aheads, a group of alternatives each only those), or None where it opens with none.
+    Looked for as the longest stretch of the source that ends a group opened at its top level
+    and parses as such items alone, and as the pattern's own first items (not the first
+    alternative of a pattern that has two)."""
+    source = pattern.pattern
+    try:
+        whole = sre_parse.parse(source, pattern.flags).data
+    except re.error:
+        return None
+    opening = None
+    depth = 0
+    for token in _NESTING_TOKEN.finditer(source):
+        depth += {"(": 1, ")": -1}.get(token.group(), 0)
+        if token.group() != ")" or depth:
+            continue
+        try:
+            items = sre_parse.parse(source[: token.end()], pattern.flags).data
+        except re.error:
+            return opening
+        if not items:
+            continue  # flags set for the whole pattern, `(?m)`
+        if not all(map(_matches_no_character, items)) or repr(items) != repr(whole[: len(items)]):
+            return opening
+        opening = source[: token.end()]
+    return opening
+
+
+def _matches_no_character(item: tuple) -> bool:
+    op, argument = item
+    if op is sre_parse.BRANCH:
+        return all(all(map(_matches_no_character, alternative.data)) for alternative in argument[1])
+    if op is sre_parse.SUBPATTERN:
+        return all(map(_matches_no_character, argument[3].data))
+    return op in _ZERO_WIDTH
+
+
+def _after_opening(head: Head, opening: str, flags: int) -> Head:
+    """The head, found only where `opening` holds at its start: a look-behind after it that steps
+    back over it. Where that cannot be compiled (the head's alternatives differ in length, the
+    opening sets flags for the whole pattern), the head as it is."""
+    written = f"(?-i:{head.pattern.pattern})" if flags & re.IGNORECASE else f"(?:{head.pattern.pattern})"
+    try:
+        return Head(re.compile(f"{written}(?<=(?:{opening}){written})", flags), head.overlaps)
+    except re.error:
+        return head
 
 
 @cached_by_source
