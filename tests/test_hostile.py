@@ -304,8 +304,8 @@ def test_a_catastrophic_pattern_in_the_rules_stops_at_the_time_limit_and_the_run
     from pipeline.rules import load_rules
 
     # Nested repetition that a heading of many a's and no match at the end makes backtrack for ever.
-    slow = edited_rules_file(tmp_path, 'name = "conclusion"\ntype = "conclusion"\npattern = "conclu"',
-                             'name = "conclusion"\ntype = "conclusion"\npattern = "(a+)+$"')
+    slow = edited_rules_file(tmp_path, 'name = "conclusion"\ntype = "conclusion"\npattern = "conclu|',
+                             'name = "conclusion"\ntype = "conclusion"\npattern = "(a+)+$|conclu|')
     (papers / "trap.md").write_text("# Trap\n\n## " + "a" * 40 + "!\n\nText.\n")
     summary = ingest_folder(papers, tmp_path / "papers.duckdb", load_rules(slow), IngestOptions(workers=1, timeout_seconds=3))
     assert list(summary.failed) == ["trap.md"] and "stopped after 3 s (time limit per file)" in summary.failed["trap.md"]

@@ -119,7 +119,7 @@ def test_a_change_to_rules_extraction_reads_changes_the_extraction_key(tmp_path,
         ("meta_max_words = 3000", "meta_max_words = 2000"),
         ('paragraph = "^', 'paragraph = "^ ?'),
         ('pattern = "results?|', 'pattern = "results?|outcomes|'),
-        ('pattern = "conclu"', 'pattern = "conclu|summary"'),
+        ('pattern = "conclu|', 'pattern = "conclu|summary|'),
     ],
     ids=["chunk size", "absorb cap", "inherit cap", "caption paragraph", "results anchor", "classify pattern"],
 )

@@ -9,6 +9,8 @@ import pymupdf
 import pytest
 
 from pipeline.extract import extract
+from pipeline.index.database import open_readonly
+from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.metadata import paper_metadata
 from pipeline.metadata.names import split_names, surname_key
 from pipeline.metadata.pdf_front import byline, printed_title
@@ -339,3 +341,22 @@ def test_a_subtitle_in_title_case_over_the_byline_is_not_read_into_its_first_nam
         (72, 180, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
     ])
     assert _describe(file, rules).author_keys == ["silva", "chen", "costa"]
+
+
+def test_the_documents_title_is_the_papers_title_where_the_title_heading_is_a_journal_name(tmp_path, rules):
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    _page_with(folder / "masthead.pdf", [
+        (72, 50, "Journal of Test Results, 2016, 10, 214-226", 8),
+        (150, 80, "Journal of Test Results", 18),
+        (170, 100, "Content list available at: www.example.org/JTR/", 8),
+        (170, 115, "DOI: 10.1234/jtr.2016.0214", 8),
+        (72, 150, "Natural options for the treatment of sleep loss", 16),
+        (72, 175, "Ana Silva1,*, Bo Chen2 and Rui Costa1", 12),
+        (72, 195, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
+    ])
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, IngestOptions(workers=1))
+    with open_readonly(db) as connection:
+        titles = connection.execute("SELECT d.title, p.title FROM documents d JOIN papers p USING (doc_id)").fetchall()
+    assert titles == [("Natural options for the treatment of sleep loss",) * 2]

@@ -214,3 +214,24 @@ def test_a_shared_pdf_keeps_its_label_free_figures(name, rules):
     check = label_free_check(file, extract_pdf(file, name, rules))
     assert check.sentence_share >= FLOOR[name]["sentences"] - FLOOR_TOLERANCE
     assert check.block_share >= FLOOR[name]["blocks"] - FLOOR_TOLERANCE
+
+
+def _aside_chunks(layouts, name):
+    path, _, _ = layouts[name]
+    rules = load_rules()
+    chunked = process_file(path, path.name, doc_id_for(path.name), rules)
+    return [chunk for chunk in chunked.chunks if chunk.split == "aside"]
+
+
+def test_a_pages_box_of_short_notes_is_one_chunk_holding_every_note_in_order(layouts):
+    _, truth, _ = layouts["side_box"]
+    [chunk] = _aside_chunks(layouts, "side_box")
+    assert word_stream(chunk.text) == word_stream(" ".join(truth.asides))
+    assert chunk.section_type.value == "meta"
+
+
+def test_margin_notes_are_one_chunk_a_page(layouts):
+    chunks = _aside_chunks(layouts, "margin_notes")
+    pages = [chunk.page_start for chunk in chunks]
+    assert len(pages) > 1
+    assert sorted(pages) == sorted(set(pages))

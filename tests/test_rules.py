@@ -161,3 +161,18 @@ def test_an_invalid_fragment_names_its_key(tmp_path):
     path = edited_rules_file(tmp_path, 'particle = "(?:de|', 'particle = "(?:de|(|')
     with pytest.raises(RulesError, match=r"references\.particle: invalid regular expression"):
         load_rules(path)
+
+
+def test_a_heading_is_matched_by_the_rules_asked_not_by_rules_asked_before(tmp_path):
+    default = load_rules()
+    tuned = load_rules(edited_rules_file(tmp_path, 'pattern = "conclu|', 'pattern = "conclu|outlook|'))
+    assert default.classify_heading("outlook") is None
+    assert tuned.classify_heading("outlook").type.value == "conclusion"
+    assert default.classify_heading("outlook") is None
+
+
+def test_rules_that_have_matched_headings_still_equal_rules_loaded_from_the_same_file():
+    matched = load_rules()
+    matched.anchor_for("methods")
+    matched.classify_heading("statistical analysis")
+    assert matched == load_rules()

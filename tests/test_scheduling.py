@@ -13,13 +13,15 @@ import pebble
 import pytest
 
 import pipeline.ingest.run
+import pipeline.ingest.task
 from pipeline.errors import IndexingError, PipelineError, RunStopped
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest.plan import Change, PlannedFile
 from pipeline.ingest.pool import FileScheduler
 from pipeline.ingest.run import available_cpus
 from pipeline.ingest.scan import ScannedFile
-from pipeline.ingest.task import TaskResult
+from pipeline.extract import extraction_key
+from pipeline.ingest.task import Task, TaskResult, keep_worker_rules, run_task_with_worker_rules
 from pipeline.ingest.workers import prepare_worker, preloaded_modules, unrunnable_main_script
 from pipeline.models import DocumentStatus
 
@@ -49,9 +51,11 @@ class _Pool:
 
     def __init__(self) -> None:
         self.handed: list[str] = []
+        self.arguments: list[tuple] = []
 
     def schedule(self, function, args, timeout):
-        task, _rules = args
+        self.arguments.append(args)
+        (task,) = args
         self.handed.append(task.path)
         future = concurrent.futures.Future()
         future.set_result(TaskResult(DocumentStatus.ingested, None))
@@ -78,6 +82,23 @@ def test_the_first_files_go_to_the_workers_before_the_caller_asks_for_any_result
     pool = _Pool()
     FileScheduler(pool, rules, 300, 8, lambda doc_id: "{}").start(_files(3, tmp_path))
     assert pool.handed == ["p00.md", "p01.md", "p02.md"]
+
+
+def test_a_file_goes_to_a_worker_without_the_rules_which_each_worker_holds_from_its_start(tmp_path, rules):
+    pool = _Pool()
+    FileScheduler(pool, rules, 300, 8, lambda doc_id: "{}").start(_files(2, tmp_path))
+    assert [type(argument).__name__ for args in pool.arguments for argument in args] == ["Task", "Task"]
+
+
+def test_a_worker_runs_its_files_with_the_rules_it_was_started_with(tmp_path, rules, monkeypatch):
+    monkeypatch.setattr(pipeline.ingest.task, "_worker_rules", None)
+    paper = tmp_path / "a.md"
+    paper.write_text("# A\n\n## Results\n\nIL-6 rose.\n")
+    task = Task(str(paper), "a.md", "a", "hash", paper.stat().st_size, None, extraction_key(rules))
+    with pytest.raises(RuntimeError, match="without the run's rules"):
+        run_task_with_worker_rules(task)
+    keep_worker_rules(rules)
+    assert run_task_with_worker_rules(task).status is DocumentStatus.ingested
 
 
 def test_a_stored_extraction_is_read_when_its_file_is_handed_on_not_all_of_them_at_the_start(tmp_path, rules):
@@ -175,7 +196,7 @@ def test_the_ingest_pool_prepares_each_worker(tmp_path, rules, monkeypatch):
     made, real_pool = [], pebble.ProcessPool
 
     def recording_pool(*args, **kwargs):
-        made.append(kwargs.get("initializer"))
+        made.append((kwargs.get("initializer"), kwargs.get("initargs")))
         return real_pool(*args, **kwargs)
 
     monkeypatch.setattr(pipeline.ingest.run.pebble, "ProcessPool", recording_pool)
@@ -183,7 +204,7 @@ def test_the_ingest_pool_prepares_each_worker(tmp_path, rules, monkeypatch):
     folder.mkdir()
     (folder / "a.md").write_text("# A\n\nSome text.\n")
     ingest_folder(folder, tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
-    assert made == [prepare_worker]
+    assert made == [(prepare_worker, (rules,))]
 
 
 def test_a_script_that_has_duckdb_loaded_has_the_server_load_it_for_the_workers_that_run_the_script_again():

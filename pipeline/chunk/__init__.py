@@ -41,7 +41,7 @@ def chunk(document: Document, rules: Rules) -> ChunkedDocument:
     whole = [(entry.char_start, entry.char_end) for entry in entries]
     planned = apart_from_the_text_before(plan_chunks(nodes, rules), entries, index)
     body = drop_bare_headings(enforce_max(planned, document, index, rules, whole))
-    captions = enforce_max(caption_chunks(nodes), document, index, rules)
+    captions = enforce_max(caption_chunks(nodes, rules), document, index, rules)
     bibliography = {member.section_id for node in bibliography_nodes(nodes, rules) for member in node.subtree()}
     chunked = mark_unheaded_bibliography(build_records(document, nodes, body + captions, index, bibliography), entries)
     table_chunks, tables = attach_tables(chunked.chunks, document.tables, rules.pdf.tables.caption)

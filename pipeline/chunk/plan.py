@@ -1,6 +1,6 @@
 """Which spans of text become chunks: H1/H2 are hard splits; a section over the target with
 sub-sections is split at them, and small neighbours of one type are merged back; every caption
-is a chunk of its own."""
+is a chunk of its own, and so is each page's run of asides."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from pipeline.chunk.sections import SectionNode
 from pipeline.models import Block, BlockKind, ChunkSplit
+from pipeline.normalize import BLOCK_SEPARATOR
 from pipeline.rules import Rules
 
 
@@ -143,10 +144,35 @@ def drop_bare_headings(plan: ChunkPlan) -> ChunkPlan:
     return ChunkPlan(kept, plan.decisions + dropped)
 
 
-def caption_chunks(nodes: list[SectionNode]) -> ChunkPlan:
-    """Every caption, and every aside, is a chunk of its own, kept out of the body text around it."""
+def caption_chunks(nodes: list[SectionNode], rules: Rules) -> ChunkPlan:
+    """Every caption is a chunk of its own, and so is every page's run of asides, kept out of the
+    body text around them."""
     every = [node for top in nodes for node in top.subtree()]
+    target = rules.chunk.target_max_words
     return ChunkPlan(
         tuple(piece_of([block], node, ChunkSplit.caption) for node in every for block in node.captions)
-        + tuple(piece_of([block], node, ChunkSplit.aside) for node in every for block in node.asides)
+        + tuple(piece_of(run, node, ChunkSplit.aside) for node in every for run in _aside_runs(node.asides, target))
     )
+
+
+def _aside_runs(asides: list[Block], target: int) -> list[list[Block]]:
+    """The asides in runs printed on one page and laid out one after the other, each within
+    `target` words: a side column of one-line notes (an editor, a funder, the dates received and
+    accepted) is one chunk about the paper, not ten of a word or two that answer nothing alone."""
+    runs: list[list[Block]] = []
+    for block in asides:
+        run = runs[-1] if runs else None
+        if (
+            run is not None
+            and _first_page(run[-1]) == _first_page(block)
+            and block.char_start == run[-1].char_end + len(BLOCK_SEPARATOR)
+            and sum(aside.word_count for aside in run) + block.word_count <= target
+        ):
+            run.append(block)
+        else:
+            runs.append([block])
+    return runs
+
+
+def _first_page(block: Block) -> int | None:
+    return block.page_spans[0].page if block.page_spans else None

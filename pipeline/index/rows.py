@@ -68,9 +68,13 @@ def paper_rows(
     paper must have; `metadata` its row of `papers` (`pipeline.metadata`), where it was read.
     """
     document = chunked.document if chunked else None
+    # The paper's title as its metadata read it, which weighs the byline under it and the file's
+    # own metadata, over the extractor's title heading (the largest text on page 1, which can be a
+    # journal's name), so that exports and citing papers name the paper as `papers` does.
+    title = (metadata.title if metadata is not None and metadata.title else document.title) if document else None
     content = [
         row.doc_id, row.path, row.format, row.sha256, row.bytes,
-        document.title if document else None,
+        title,
         document.page_count if document else None,
         document.text if document else None,
         row.status, row.error,

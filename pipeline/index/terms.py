@@ -223,6 +223,23 @@ class UnitTerms:
         return sum(self.frequencies)
 
 
+class _Stems(dict[str, "str | None"]):
+    """Word → its stem, None for a stopword: a word looked up for the first time is stripped and
+    stemmed then. Most of a paper's words were seen in earlier papers, so looking each up as it
+    comes costs less than first gathering the paper's vocabulary into a set to learn it in one call."""
+
+    def __init__(self, stemmer: Stemmer.Stemmer) -> None:
+        super().__init__()
+        self._stem_word = stemmer.stemWord
+
+    def __missing__(self, word: str) -> str | None:
+        bare = strip_accents(word)
+        # An accented stopword (`à` for `a`) is one too.
+        stem = None if word in STOPWORDS or bare in STOPWORDS else self._stem_word(bare)
+        self[word] = stem
+        return stem
+
+
 class TermCounter:
     """Counts index terms. It remembers each word's stem, since papers repeat most of their
     words and stemming them one by one was most of the cost. Not for sharing between threads:
@@ -231,7 +248,7 @@ class TermCounter:
     def __init__(self) -> None:
         # PyStemmer's own cache is off: words reach it once each, and keeping it cost 3x the stemming.
         self._stemmer = Stemmer.Stemmer("porter", 0)
-        self._stems: dict[str, str | None] = {}
+        self._stems = _Stems(self._stemmer)
 
     @property
     def remembered(self) -> int:
@@ -259,7 +276,7 @@ class TermCounter:
         return counts
 
     def stems_of(self, words: list[str]) -> list[str | None]:
-        """The stems of words that were all learned, None for a stopword's."""
+        """The stems of words, None for a stopword's; a word not learned yet is learned on the way."""
         return list(map(self._stems.__getitem__, words))
 
     def count(self, *texts: str) -> Counter[str]:
@@ -371,7 +388,6 @@ def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
     # Each text's words once, by identity: a paragraph's are among its chunk's pieces too.
     pieces = {id(piece): piece for piece in (*of_paragraph.values(), *of_heading.values(), *(p for c in of_chunk for p in c))}
     counter = _thread_counter()
-    counter.learn(set().union(*(words for piece in pieces.values() for words in piece)))  # the paper's vocabulary in one call
     # Stemmed once a text, counted once a unit: a stem is the stemmer's own string, which the
     # counts compare by identity, where each word read is a string of its own.
     stems = {key: tuple(map(counter.stems_of, piece)) for key, piece in pieces.items()}

@@ -234,7 +234,7 @@ def ingest_folder(
         # The pool outlives the writing: stopped once the last file is done, its shutdown
         # overlaps the last write and the checkpoint instead of following them.
         workers = max(1, min(options.workers, len(plan.to_process)))
-        with pebble.ProcessPool(max_workers=workers, initializer=prepare_worker, context=context) as pool, open_for_writing(
+        with pebble.ProcessPool(max_workers=workers, initializer=prepare_worker, initargs=(rules,), context=context) as pool, open_for_writing(
             publication.building, db, options.memory_limit
         ) as connection:
             try:

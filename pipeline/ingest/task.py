@@ -99,6 +99,24 @@ def failure_rows(path: str, doc_id: str, sha256: str, size: int, result: TaskRes
     return paper_rows(document_row(path, doc_id, sha256, size, result.status, result.error, rules), None)
 
 
+_worker_rules: Rules | None = None
+"""The run's rules in a pool worker, sent once when the worker starts (`workers.prepare_worker`):
+sent with every file instead, a worker unpickled the whole rules file, hundreds of patterns, for
+each paper, and started afresh what the rules remember between papers (the headings matched)."""
+
+
+def keep_worker_rules(rules: Rules) -> None:
+    global _worker_rules
+    _worker_rules = rules
+
+
+def run_task_with_worker_rules(task: Task) -> TaskResult:
+    """`run_task` with the rules this worker was started with (`keep_worker_rules`)."""
+    if _worker_rules is None:
+        raise RuntimeError("a pool worker was started without the run's rules: pass them to prepare_worker")
+    return run_task(task, _worker_rules)
+
+
 def run_task(task: Task, rules: Rules) -> TaskResult:
     """Run the stages on one file and build its rows; a failure becomes a result, never an exception."""
     try:

@@ -34,10 +34,14 @@ _PRELOADED_MODULES = [_STAGES, "pebble"]
 _NEW_OBJECTS_PER_COLLECTION = 10_000
 
 
-def prepare_worker() -> None:
-    """Run by each worker before its first file: the objects it was forked with (the modules of
-    the stages and the pool) are left out of the cyclic garbage collector's walks for good
-    (`gc.freeze`), and its young objects are collected every `_NEW_OBJECTS_PER_COLLECTION`."""
+def prepare_worker(rules: object = None) -> None:
+    """Run by each worker before its first file: the run's `rules` (a `Rules`), sent once a
+    worker, are kept for every file it runs (`task.run_task_with_worker_rules`); the objects it was
+    forked with (the modules of the stages and the pool) and the rules are left out of the cyclic
+    garbage collector's walks for good (`gc.freeze`), and its young objects are collected every
+    `_NEW_OBJECTS_PER_COLLECTION`."""
+    if rules is not None:
+        importlib.import_module(_STAGES).keep_worker_rules(rules)
     gc.freeze()
     gc.set_threshold(_NEW_OBJECTS_PER_COLLECTION, *gc.get_threshold()[1:])
 
