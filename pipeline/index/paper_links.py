@@ -13,7 +13,10 @@ A link is made two ways, and says which (`matched_by`):
 An entry links to every paper that matches it: a work held twice (a preprint and its version of
 record) is linked twice. A paper never links to itself. Recomputing it whole costs one join a run,
 and needs no file: a paper added tonight completes the links of papers ingested long ago, and a
-removed one takes its links away.
+removed one takes its links away. The title join pairs an entry with the papers whose first
+author is its own, each of the entry's two readings of its surname a key of the join: DuckDB
+hashes an equality, where `IN` over the two made it pair every entry with every paper and test
+each pair, which grew with the square of the library.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ _ENTRY_SURNAME = _SURNAME.format("b.first_author")
 # of it where initials or a given name come first (`M. Okafor`, `Maria Okafor`, and `dos Santos`
 # for a paper whose own citation cuts the surname `Santos`).
 _ENTRY_LAST_WORD = f"regexp_extract({_ENTRY_SURNAME}, '(\\S+)$', 1)"
-_ENTRY_KEYS = f"({_KEY.format(_ENTRY_SURNAME)}, {_KEY.format(_ENTRY_LAST_WORD)})"
+_ENTRY_KEYS = f"[{_KEY.format(_ENTRY_SURNAME)}, {_KEY.format(_ENTRY_LAST_WORD)}]"
 _LINKS = f"""
 INSERT INTO paper_links
 SELECT DISTINCT b.doc_id, b.ref_id, p.doc_id, 'doi'
@@ -46,12 +49,13 @@ FROM bibliography b JOIN papers p ON lower(b.doi) = p.doi
 WHERE b.doi IS NOT NULL AND b.doc_id <> p.doc_id
 UNION ALL
 SELECT DISTINCT b.doc_id, b.ref_id, p.doc_id, 'title_year_author'
-FROM bibliography b
+FROM (SELECT doc_id, ref_id, doi, text, TRY_CAST(left(year, 4) AS INTEGER) AS year, unnest({_ENTRY_KEYS}) AS entry_key
+      FROM bibliography b) b
 JOIN (SELECT doc_id, doi, year, author_keys[1] AS first_key, {_KEY.format('title')} AS title_key FROM papers
       WHERE title IS NOT NULL AND year IS NOT NULL AND len(author_keys) > 0) p
-  ON abs(TRY_CAST(left(b.year, 4) AS INTEGER) - p.year) <= {YEAR_SPREAD}
- AND p.first_key IN {_ENTRY_KEYS}
-WHERE (b.doi IS NULL OR p.doi IS NULL) AND b.doc_id <> p.doc_id
+  ON p.first_key = b.entry_key
+WHERE abs(b.year - p.year) <= {YEAR_SPREAD}
+  AND (b.doi IS NULL OR p.doi IS NULL) AND b.doc_id <> p.doc_id
   AND length(p.title_key) >= {MIN_TITLE_LETTERS}
   AND contains({_KEY.format('b.text')}, p.title_key)
 """
