@@ -7,4 +7,4 @@ The five stages, each a plain function from one record to the next:
 and `index` into DuckDB.
 """
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"
