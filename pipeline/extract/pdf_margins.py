@@ -38,6 +38,14 @@ _CELL_GAP = 2.0
 word spaces, even in justified text, stay well under it."""
 _NEAR_LINES = 1.5
 """A piece is beside a body line when the two lie within this many body sizes of each other in height."""
+_LABEL_MIN_LETTERS = 3
+"""Letters a label beside larger print holds: fewer is a mark or a number, not a word."""
+_LABEL_SIZE_RATIO = 2.0
+"""Times a label's size the print beside it is, at least, for the label to be set apart from it:
+a title beside a badge; a heading's or a body line's marks and neighbours are nearer its size."""
+_DISPLAY_SIZE = 1.5
+"""Body sizes from which print is display print, a title's: a label beside body text is a
+figure's or a formula's."""
 
 
 def drop_line_numbers(pages: list[list[Piece]]) -> tuple[list[list[Piece]], list[Piece]]:
@@ -124,6 +132,30 @@ def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules
             if members in phrases or any(abs(min(p.x0 for p in members) - edge) <= _SAME_EDGE for edge in edges):
                 for piece in members:
                     piece.aside = True
+        for block, members in blocks.items():
+            if block not in large and _label_by_display_print(members, body, tops, reach, table_rows, body_size):
+                for piece in members:
+                    piece.aside = True
+
+
+def _label_by_display_print(
+    members: list[Piece], body: list[Piece], tops: list[float], reach: float, table_rows: list[Piece], body_size: float
+) -> bool:
+    """Whether a block of small print too short for a note is a label set apart on the line of
+    display print (a title's size): a badge such as `ORIGINAL` or `Review` beside the title, which
+    shares the title's line and would be read into it. A short piece beside body text (a figure's
+    label, a formula's subscript, a table cell) stays in place, and so does a bare number."""
+    if sum(ch.isalpha() for p in members for ch in p.text) < _LABEL_MIN_LETTERS or _in_table(_box(members), table_rows, reach):
+        return False
+    for piece in members:
+        for line in _near(body, tops, piece, reach):
+            apart = max(line.x0, piece.x0) - min(line.x1, piece.x1)
+            if (
+                _same_line(line, piece) and apart > _CELL_GAP * piece.size
+                and line.size >= max(_LABEL_SIZE_RATIO * piece.size, _DISPLAY_SIZE * body_size)
+            ):
+                return True
+    return False
 
 
 def _has_cells(members: list[Piece]) -> bool:
