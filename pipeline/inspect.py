@@ -40,17 +40,19 @@ def chunk_note(chunk: Chunk) -> str:
     return f"chunk {chunk.ordinal} ({chunk.split}, {chunk.word_count} words)"
 
 
-def render_tree(chunked: ChunkedDocument) -> str:
-    """The paper's sections grouped as the chunker grouped them, with its decisions."""
-    return "\n".join(_TreeView(chunked).lines())
+def render_tree(chunked: ChunkedDocument, paper_title: str | None = None) -> str:
+    """The paper's sections grouped as the chunker grouped them, with its decisions; `paper_title`
+    is the title its metadata reads (`papers.title`, and so `documents.title`), where it has one."""
+    return "\n".join(_TreeView(chunked, paper_title).lines())
 
 
 class _TreeView:
     """The lines of `render_tree`: a header on the document, a group per top-level section with
     its sub-sections as a tree, then the captions."""
 
-    def __init__(self, chunked: ChunkedDocument) -> None:
+    def __init__(self, chunked: ChunkedDocument, paper_title: str | None = None) -> None:
         self.chunked = chunked
+        self.paper_title = paper_title
         self.chunks_by_section: dict[str, list[Chunk]] = defaultdict(list)
         for chunk in chunked.chunks:
             self.chunks_by_section[chunk.section_id].append(chunk)
@@ -70,8 +72,12 @@ class _TreeView:
         where = f", {document.page_count} pages" if document.page_count else ""
         lines = [
             f"{document.path}: {len(self.chunked.sections)} sections, {len(self.chunked.chunks)} chunks{where}",
-            f"title: {document.title or '(none found)'}",
+            f"title: {self.paper_title or document.title or '(none found)'}",
         ]
+        # The database names the paper by its metadata's title; the heading path keeps the title
+        # heading, which can be a journal's name printed larger: both are shown where they differ.
+        if self.paper_title and document.title and " ".join(document.title.split()) != " ".join(self.paper_title.split()):
+            lines.append(f"title heading: {document.title} (the chunks' heading path; the title above is the metadata's)")
         if document.layout:
             lines.append(f"layout read by: {document.layout} ({document.layout_reason})")
         if document.removed_running_lines:

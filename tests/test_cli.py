@@ -266,3 +266,27 @@ def test_inspect_given_a_folder_says_it_takes_one_file(tmp_path):
         f"Error: {tmp_path} is a folder; inspect takes one paper (a *.md or *.pdf file): "
         "pass the path of a paper in it, or ingest the folder with `pipeline ingest`\n"
     )
+
+
+def test_inspect_names_the_paper_by_its_metadatas_title_and_shows_a_title_heading_that_differs(tmp_path):
+    """A journal's name printed larger than the title is the title heading (the largest text on
+    page 1), but the paper's metadata reads the title over the byline, as `documents.title` does."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((200, 70), "The Open Test Journal, 2021, 12, 101-110", fontsize=8)
+    page.insert_text((200, 110), "The Open Test Journal", fontsize=18, fontname="hebo")
+    page.insert_text((200, 155), "Content list available at: www.example.org/test-journal/", fontsize=8)
+    page.insert_text((200, 175), "DOI: 10.1234/otj.2021.0042", fontsize=8)
+    page.insert_text((72, 208), "Interleukin-6 after sleep loss in a crossover trial", fontsize=16, fontname="hebo")
+    page.insert_text((72, 236), "Ana Silva, Bo Chen and Rui Costa", fontsize=12)
+    page.insert_text((72, 280), "Introduction", fontsize=13, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 290, 523, 800), "Sleep loss raises interleukin-6 in the blood. " * 40, fontsize=10)
+    doc.save(tmp_path / "paper.pdf")
+    result = runner.invoke(app, ["inspect", str(tmp_path / "paper.pdf"), "--layout", "rules"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1:3] == [
+        "title: Interleukin-6 after sleep loss in a crossover trial",
+        "title heading: The Open Test Journal (the chunks' heading path; the title above is the metadata's)",
+    ]

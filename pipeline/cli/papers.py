@@ -14,7 +14,7 @@ from pipeline.export import ExportFormat, Selection, export_database
 from pipeline.export import Unit as ExportUnit
 from pipeline.index.database import open_readonly
 from pipeline.ingest.scan import doc_id_for
-from pipeline.ingest.task import process_file
+from pipeline.ingest.task import process_paper
 from pipeline.inspect import render_links, render_tree
 from pipeline.models import SectionType
 from pipeline.report import render_report
@@ -42,13 +42,13 @@ def inspect_command(
         )
     if not file.is_file():
         raise PipelineError(f"{file}: no such file; pass the path of a paper")
-    chunked = process_file(file, file.name, doc_id_for(file.name), loaded)
+    chunked, metadata = process_paper(file, file.name, doc_id_for(file.name), loaded)
     if as_json:
         typer.echo(chunked.model_dump_json(indent=2, exclude={"document": {"text", "blocks"}}))
     elif with_links:
         typer.echo(render_links(chunked))
     else:
-        typer.echo(render_tree(chunked))
+        typer.echo(render_tree(chunked, metadata.title))
 
 
 @app.command("export")

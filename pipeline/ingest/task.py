@@ -19,7 +19,7 @@ from pipeline.index.terms import count_paper_terms
 from pipeline.ingest.scan import ScannedFile
 from pipeline.link import link
 from pipeline.metadata import paper_metadata
-from pipeline.models import ChunkedDocument, DocumentStatus, RawDocument
+from pipeline.models import ChunkedDocument, DocumentStatus, PaperMetadata, RawDocument
 from pipeline.normalize import normalize
 from pipeline.rules import Rules
 
@@ -28,6 +28,13 @@ def process_file(file: Path, relative_path: str, doc_id: str, rules: Rules) -> C
     """extract → normalize → chunk → link for one file."""
     raw = extract(file, relative_path, rules)
     return link(chunk(normalize(raw, doc_id, rules), rules), rules)
+
+
+def process_paper(file: Path, relative_path: str, doc_id: str, rules: Rules) -> tuple[ChunkedDocument, PaperMetadata]:
+    """`process_file`, and the paper's metadata as an ingest stores it in `papers`."""
+    raw = extract(file, relative_path, rules)
+    document = normalize(raw, doc_id, rules)
+    return link(chunk(document, rules), rules), paper_metadata(raw, document, rules.metadata)
 
 
 @dataclass(frozen=True)
