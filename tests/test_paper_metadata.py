@@ -193,6 +193,22 @@ def test_a_journal_name_set_larger_than_the_title_is_not_taken_for_it(tmp_path, 
     assert metadata.author_keys == ["silva", "chen", "costa"]
 
 
+def test_a_journal_name_set_larger_than_the_title_with_no_journal_line_above_it_is_not_taken_for_it(tmp_path, rules):
+    """The masthead's address and DOI in small print set the title apart from it: the byline
+    under the title is the title's, not the masthead's, though it lies within the rows searched."""
+    file = _page_with(tmp_path / "masthead.pdf", [
+        (150, 80, "Journal of Test Results", 18),
+        (170, 100, "Content list available at: www.example.org/JTR/", 8),
+        (170, 115, "DOI: 10.1234/jtr.2016.0214", 8),
+        (72, 150, "Natural options for the treatment of sleep loss", 16),
+        (72, 175, "Ana Silva1,*, Bo Chen2 and Rui Costa1", 12),
+        (72, 195, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
+    ])
+    metadata = _describe(file, rules)
+    assert metadata.title == "Natural options for the treatment of sleep loss"
+    assert metadata.author_keys == ["silva", "chen", "costa"]
+
+
 def test_a_byline_whose_name_wraps_onto_the_next_row_is_read_whole(tmp_path, rules):
     file = _page_with(tmp_path / "wrapped.pdf", [
         (72, 110, "Interleukin-6 after sleep loss in adults", 20),

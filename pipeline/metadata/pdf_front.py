@@ -152,6 +152,14 @@ def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: Met
     # The byline starts within byline_search_rows of the title and may run on past them.
     following = rows(lines)[found[1] + 1 : found[1] + 1 + rules.byline_search_rows + rules.byline_max_lines]
     placed = [(position, row) for position, row in enumerate(following) if max(line.size for line in row) >= least_size]
+    # A row in a title's print that smaller print sets apart from `title` is a title of its own,
+    # and the byline under it is its: `title` is then a masthead (a journal's name set larger,
+    # then its address and a DOI). A translated title follows its title directly.
+    title_size = rules.title_min_size * _usual_size(lines)
+    for index, (position, row) in enumerate(placed):
+        if position > index and max(line.size for line in row) >= title_size and len(row_text(row).split()) >= rules.title_min_words:
+            placed = placed[:index]
+            break
     under = [row for _, row in placed]
     candidates = [_names_row(row, rules) for row in under]
     names: list[str] = []
