@@ -280,7 +280,7 @@ def test_inspect_names_the_paper_by_its_metadatas_title_and_shows_a_title_headin
     page.insert_text((200, 155), "Content list available at: www.example.org/test-journal/", fontsize=8)
     page.insert_text((200, 175), "DOI: 10.1234/otj.2021.0042", fontsize=8)
     page.insert_text((72, 208), "Interleukin-6 after sleep loss in a crossover trial", fontsize=16, fontname="hebo")
-    page.insert_text((72, 236), "Ana Silva, Bo Chen and Rui Costa", fontsize=12)
+    page.insert_text((72, 236), "Ana Silva1 and Bo Chen2", fontsize=12)
     page.insert_text((72, 280), "Introduction", fontsize=13, fontname="hebo")
     page.insert_textbox(pymupdf.Rect(72, 290, 523, 800), "Sleep loss raises interleukin-6 in the blood. " * 40, fontsize=10)
     doc.save(tmp_path / "paper.pdf")

@@ -124,6 +124,42 @@ def test_a_title_must_be_as_large_as_the_rules_ask(generated, tmp_path):
     assert [text for level, text in headings(doc) if level == 1] == []
 
 
+def _masthead_page(path: Path, title: str, byline: str) -> Path:
+    """Page 1 under a journal's name set larger than the title, its address and DOI in small print."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((200, 80), "The Open Test Journal", fontsize=18, fontname="hebo")
+    page.insert_text((200, 125), "Content list available at: www.example.org/test-journal/", fontsize=8)
+    page.insert_text((200, 145), "DOI: 10.1234/otj.2021.0042", fontsize=8)
+    page.insert_text((72, 178), title, fontsize=16, fontname="hebo")
+    page.insert_text((72, 206), byline, fontsize=12)
+    page.insert_text((72, 250), "Introduction", fontsize=13, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 260, 523, 800), "Sleep loss raises interleukin-6 in the blood. " * 40, fontsize=10)
+    doc.save(path)
+    return path
+
+
+def test_a_journals_name_set_larger_than_the_title_gives_way_to_the_title_over_the_byline(tmp_path, rules):
+    path = _masthead_page(tmp_path / "masthead.pdf", "Interleukin-6 after sleep loss in a crossover trial", "Ana Silva, Bo Chen and Rui Costa")
+    doc = extract_pdf(path, path.name, rules)
+    assert [text for level, text in headings(doc) if level == 1] == ["Interleukin-6 after sleep loss in a crossover trial"]
+
+
+def test_a_long_title_in_the_largest_print_stays_the_title_though_no_byline_is_seen_under_it(tmp_path, rules):
+    """Only a short line (a journal's name) gives way: a long title whose byline the extractor
+    cannot tell (no commas, no marks) is not passed over for smaller print."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Interleukin-6 after sleep loss in forty adults", fontsize=18, fontname="hebo")
+    page.insert_text((72, 110), "Julien Lesgourgues and Sergio Pastor", fontsize=12)
+    page.insert_text((72, 150), "Sleep and memory: a reply", fontsize=14, fontname="hebo")
+    page.insert_text((72, 175), "Ana Silva, Bo Chen and Rui Costa", fontsize=12)
+    page.insert_textbox(pymupdf.Rect(72, 200, 523, 800), "Sleep loss raises interleukin-6 in the blood. " * 40, fontsize=10)
+    doc.save(tmp_path / "long.pdf")
+    extracted = extract_pdf(tmp_path / "long.pdf", "long.pdf", rules)
+    assert [text for level, text in headings(extracted) if level == 1] == ["Interleukin-6 after sleep loss in forty adults"]
+
+
 def test_papers_without_running_lines_lose_nothing(extracted):
     assert extracted["single_column"].removed_running_lines == 0
 

@@ -35,6 +35,11 @@ DEEPEST_LEVEL = 4
 set at 4, as a paper's fifth level is rare and the styles give no sure way to tell it."""
 _TITLE_MIN_LETTERS = 8
 """A title has a few words of letters; a large number or a logo's initials is not one."""
+_MASTHEAD_MAX_WORDS = 6
+"""Words a journal's name set as a masthead runs to (`The Open Dentistry Journal`)."""
+_TITLE_BYLINE_REACH = 2
+"""Blocks in smaller print than a title's that may stand between it and its byline (a label, a
+line of notes): a masthead's address and DOI put the byline under the title, not under it."""
 _TITLE_LINE_STEP = 1.6
 """Font sizes from one title line's top to the next's: titles are set with a leading of
 1.2 to 1.5 sizes, and a byline below sits further down."""
@@ -72,8 +77,9 @@ def _title_index(
     blocks: list[PdfBlock], layout: Layout, page_height: float, front: int | None, rules: PdfTitleRules
 ) -> int | None:
     """The paper title: the largest text of a few words or more in the upper part of page 1,
-    above the abstract, and clearly above body size."""
-    best: tuple[float, int, int] | None = None
+    above the abstract, and clearly above body size; the largest such text with a byline under
+    it, where the largest has none (a journal's name set larger than the title, in a masthead)."""
+    candidates: list[tuple[float, int, int]] = []
     for index, block in enumerate(blocks):
         row = block.rows[0]
         if row.page != 1 or (front is not None and index >= front):
@@ -85,12 +91,34 @@ def _title_index(
         if sum(ch.isalpha() for ch in block.text) < _TITLE_MIN_LETTERS or len(block.rows) > rules.max_rows:
             continue
         size = max(r.size for r in block.rows)
-        key = (size, len(block.text), -index)
-        if best is None or key > best:
-            best = key
-    if best is None or best[0] < rules.min_size * layout.body_size:
+        if size >= rules.min_size * layout.body_size:
+            candidates.append((size, len(block.text), -index))
+    if not candidates:
         return None
-    return -best[2]
+    candidates.sort(reverse=True)
+    largest = -candidates[0][2]
+    large = rules.min_size * layout.body_size
+    if len(blocks[largest].text.split()) <= _MASTHEAD_MAX_WORDS and not _byline_follows(blocks, largest, large):
+        # A short line in the largest print with no byline under it may be a journal's masthead:
+        # the title is then the large print that has one, where some has.
+        bylined = [key for key in candidates[1:] if _byline_follows(blocks, -key[2], large)]
+        if bylined:
+            return -bylined[0][2]
+    return largest
+
+
+def _byline_follows(blocks: list[PdfBlock], title: int, large: float) -> bool:
+    """Whether a byline is among the blocks right under the title's: past the blocks in large
+    print (its own lines carried on, a translated title), within a label or two in smaller print."""
+    smaller = 0
+    for block in blocks[title + 1 :]:
+        if block.rows[0].page != 1 or smaller == _TITLE_BYLINE_REACH:
+            return False
+        if _looks_like_byline(block.text):
+            return True
+        if max(r.size for r in block.rows) < large:
+            smaller += 1
+    return False
 
 
 def _title_goes_on(rows: list[Row], following: tuple[Row, ...], rules: PdfTitleRules) -> bool:
