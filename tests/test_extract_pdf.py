@@ -119,7 +119,7 @@ def test_a_running_head_on_fewer_pages_than_the_rules_ask_is_kept(generated, tmp
 
 
 def test_a_title_must_be_as_large_as_the_rules_ask(generated, tmp_path):
-    strict = load_rules(edited_rules_file(tmp_path, "min_size = 1.15", "min_size = 3.0"))
+    strict = load_rules(edited_rules_file(tmp_path, "min_size = 1.15", "min_size = 3.0"), {"pdf": {"title": {"bylined_min_size": 3.0}}})
     doc = extract_pdf(generated["single_column"], "generated/single_column.pdf", strict)
     assert [text for level, text in headings(doc) if level == 1] == []
 
@@ -158,6 +158,33 @@ def test_a_long_title_in_the_largest_print_stays_the_title_though_no_byline_is_s
     doc.save(tmp_path / "long.pdf")
     extracted = extract_pdf(tmp_path / "long.pdf", "long.pdf", rules)
     assert [text for level, text in headings(extracted) if level == 1] == ["Interleukin-6 after sleep loss in forty adults"]
+
+
+def _title_a_point_over_the_body(path: Path, byline: str) -> Path:
+    """Page 1 whose title is set in bold at 12 points over a body of 11, `byline` under it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Basil extract raises choline acetyltransferase", fontsize=12, fontname="hebo")
+    page.insert_text((72, 96), "in endothelial cells of the brain", fontsize=12, fontname="hebo")
+    page.insert_text((72, 118), byline, fontsize=8)
+    page.insert_text((72, 160), "Introduction", fontsize=11, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 170, 523, 800), "Basil raises the enzyme in the cells we grew. " * 60, fontsize=11)
+    doc.save(path)
+    return path
+
+
+def test_a_bold_title_a_point_over_the_body_is_the_title_where_a_byline_is_under_it(tmp_path, rules):
+    path = _title_a_point_over_the_body(tmp_path / "small_title.pdf", "Dwi Kusindarta1, Hevi Wihadmadyatami1 and Aris Haryanto2")
+    doc = extract_pdf(path, path.name, rules)
+    assert [" ".join(text.split()) for level, text in headings(doc) if level == 1] == [
+        "Basil extract raises choline acetyltransferase in endothelial cells of the brain"
+    ]
+
+
+def test_a_bold_line_a_point_over_the_body_with_no_byline_under_it_is_no_title(tmp_path, rules):
+    path = _title_a_point_over_the_body(tmp_path / "no_byline.pdf", "Received 12 June 2016; accepted 13 October 2016")
+    doc = extract_pdf(path, path.name, rules)
+    assert [text for level, text in headings(doc) if level == 1] == []
 
 
 def test_papers_without_running_lines_lose_nothing(extracted):

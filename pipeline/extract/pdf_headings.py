@@ -78,8 +78,10 @@ def _title_index(
 ) -> int | None:
     """The paper title: the largest text of a few words or more in the upper part of page 1,
     above the abstract, and clearly above body size; the largest such text with a byline under
-    it, where the largest has none (a journal's name set larger than the title, in a masthead)."""
+    it, where the largest has none (a journal's name set larger than the title, in a masthead);
+    where no text is that large, bold text a little over body size with a byline under it."""
     candidates: list[tuple[float, int, int]] = []
+    bold: list[tuple[float, int, int]] = []
     for index, block in enumerate(blocks):
         row = block.rows[0]
         if row.page != 1 or (front is not None and index >= front):
@@ -93,11 +95,14 @@ def _title_index(
         size = max(r.size for r in block.rows)
         if size >= rules.min_size * layout.body_size:
             candidates.append((size, len(block.text), -index))
+        elif size >= rules.bylined_min_size * layout.body_size and all(r.bold for r in block.rows):
+            bold.append((size, len(block.text), -index))
+    large = rules.min_size * layout.body_size
     if not candidates:
-        return None
+        bylined = sorted((key for key in bold if _byline_follows(blocks, -key[2], large)), reverse=True)
+        return -bylined[0][2] if bylined else None
     candidates.sort(reverse=True)
     largest = -candidates[0][2]
-    large = rules.min_size * layout.body_size
     if len(blocks[largest].text.split()) <= _MASTHEAD_MAX_WORDS and not _byline_follows(blocks, largest, large):
         # A short line in the largest print with no byline under it may be a journal's masthead:
         # the title is then the large print that has one, where some has.

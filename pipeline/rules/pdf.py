@@ -124,7 +124,11 @@ class PdfTitleRules(RulesModel):
     """The paper title: the largest text in the upper part of page 1, above the abstract."""
 
     min_size: Annotated[float, Field(gt=0, le=10)] = 1.15
-    """Smallest title, as a share of the body size: page 1 has no title without text this large."""
+    """Smallest title, as a share of the body size: page 1 has no title without text this large,
+    unless it has bold text `bylined_min_size` large with a byline under it."""
+    bylined_min_size: Annotated[float, Field(gt=0, le=10)] = 1.05
+    """Smallest title in bold with a byline under it, where no text is `min_size` large: a title
+    set a point over the body in bold over its authors' names."""
     max_top: Annotated[float, Field(gt=0, le=1)] = 0.6
     """Lowest a title may start, as a share of the page height from its top."""
     min_words: Annotated[int, Field(ge=1)] = 3
