@@ -187,6 +187,33 @@ def test_a_bold_line_a_point_over_the_body_with_no_byline_under_it_is_no_title(t
     assert [text for level, text in headings(doc) if level == 1] == []
 
 
+def test_a_cover_whose_picture_fills_the_top_has_its_title_low_on_the_page(tmp_path, rules):
+    """Page 1 of some journals is a picture with the title under it, near the foot: as the page's
+    first text, it is the title though it starts below `max_top`."""
+    doc = pymupdf.open()
+    cover = doc.new_page(width=595, height=794)
+    cover.draw_rect(pymupdf.Rect(40, 100, 555, 560), color=(0, 0.3, 0.5), fill=(0, 0.3, 0.5))
+    cover.insert_text((57, 615), "Unravelling the genome of holy basil", fontsize=23, fontname="hebo")
+    cover.insert_text((57, 695), "Rastogi et al.", fontsize=14)
+    page = doc.new_page(width=595, height=794)
+    page.insert_text((57, 80), "Background", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(57, 90, 540, 760), "Holy basil is a herb of traditional medicine. " * 60, fontsize=10)
+    doc.save(tmp_path / "cover.pdf")
+    extracted = extract_pdf(tmp_path / "cover.pdf", "cover.pdf", rules)
+    assert [text for level, text in headings(extracted) if level == 1] == ["Unravelling the genome of holy basil"]
+
+
+def test_large_text_low_on_page_one_under_other_text_is_no_title(tmp_path, rules):
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=794)
+    page.insert_text((57, 60), "A note on basil", fontsize=11, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(57, 70, 540, 560), "Holy basil is a herb of traditional medicine. " * 40, fontsize=10)
+    page.insert_text((57, 615), "Basil in the kitchen and the clinic", fontsize=23, fontname="hebo")
+    doc.save(tmp_path / "low.pdf")
+    extracted = extract_pdf(tmp_path / "low.pdf", "low.pdf", rules)
+    assert [text for level, text in headings(extracted) if level == 1] == []
+
+
 def test_papers_without_running_lines_lose_nothing(extracted):
     assert extracted["single_column"].removed_running_lines == 0
 

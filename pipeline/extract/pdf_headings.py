@@ -88,7 +88,8 @@ def _title_index(
             break
         if len(block.text.split()) < rules.min_words:
             continue
-        if block.kind is not BlockKind.paragraph or row.rotated or row.y0 > rules.max_top * page_height:
+        if block.kind is not BlockKind.paragraph or row.rotated or (row.y0 > rules.max_top * page_height and index > 0):
+            # Low on the page only as page 1's first text: a cover whose picture fills the top.
             continue
         if sum(ch.isalpha() for ch in block.text) < _TITLE_MIN_LETTERS or len(block.rows) > rules.max_rows:
             continue

@@ -130,7 +130,8 @@ class PdfTitleRules(RulesModel):
     """Smallest title in bold with a byline under it, where no text is `min_size` large: a title
     set a point over the body in bold over its authors' names."""
     max_top: Annotated[float, Field(gt=0, le=1)] = 0.6
-    """Lowest a title may start, as a share of the page height from its top."""
+    """Lowest a title may start, as a share of the page height from its top, unless it is page 1's
+    first text (a cover whose picture fills the top)."""
     min_words: Annotated[int, Field(ge=1)] = 3
     """Fewest words in a title."""
     max_rows: Annotated[int, Field(ge=1)] = 6
