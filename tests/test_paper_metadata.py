@@ -178,33 +178,22 @@ def _page_with(path: Path, lines: list[tuple[float, float, str, float]], info: d
     return path
 
 
-def test_a_journal_name_set_larger_than_the_title_is_not_taken_for_it(tmp_path, rules):
-    file = _page_with(tmp_path / "masthead.pdf", [
-        (72, 50, "Journal of Test Results, 2016, 10, 214-226", 8),
+@pytest.mark.parametrize("journal_line", [True, False], ids=["a journal line above it", "no journal line above it"])
+def test_a_journal_name_set_larger_than_the_title_is_not_taken_for_it(tmp_path, rules, journal_line):
+    """With no journal line above the masthead, its address and DOI in small print still set the
+    title apart from it: the byline under the title is the title's, though it lies within the
+    rows searched from the masthead."""
+    lines = [
         (150, 80, "Journal of Test Results", 18),
         (170, 100, "Content list available at: www.example.org/JTR/", 8),
         (170, 115, "DOI: 10.1234/jtr.2016.0214", 8),
         (72, 150, "Natural options for the treatment of sleep loss", 16),
         (72, 175, "Ana Silva1,*, Bo Chen2 and Rui Costa1", 12),
         (72, 195, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
-    ])
-    metadata = _describe(file, rules)
-    assert metadata.title == "Natural options for the treatment of sleep loss"
-    assert metadata.author_keys == ["silva", "chen", "costa"]
-
-
-def test_a_journal_name_set_larger_than_the_title_with_no_journal_line_above_it_is_not_taken_for_it(tmp_path, rules):
-    """The masthead's address and DOI in small print set the title apart from it: the byline
-    under the title is the title's, not the masthead's, though it lies within the rows searched."""
-    file = _page_with(tmp_path / "masthead.pdf", [
-        (150, 80, "Journal of Test Results", 18),
-        (170, 100, "Content list available at: www.example.org/JTR/", 8),
-        (170, 115, "DOI: 10.1234/jtr.2016.0214", 8),
-        (72, 150, "Natural options for the treatment of sleep loss", 16),
-        (72, 175, "Ana Silva1,*, Bo Chen2 and Rui Costa1", 12),
-        (72, 195, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
-    ])
-    metadata = _describe(file, rules)
+    ]
+    if journal_line:
+        lines.insert(0, (72, 50, "Journal of Test Results, 2016, 10, 214-226", 8))
+    metadata = _describe(_page_with(tmp_path / "masthead.pdf", lines), rules)
     assert metadata.title == "Natural options for the treatment of sleep loss"
     assert metadata.author_keys == ["silva", "chen", "costa"]
 

@@ -80,6 +80,7 @@ def _title_index(
     above the abstract, and clearly above body size; the largest such text with a byline under
     it, where the largest has none (a journal's name set larger than the title, in a masthead);
     where no text is that large, bold text a little over body size with a byline under it."""
+    large = rules.min_size * layout.body_size
     candidates: list[tuple[float, int, int]] = []
     bold: list[tuple[float, int, int]] = []
     for index, block in enumerate(blocks):
@@ -94,11 +95,10 @@ def _title_index(
         if sum(ch.isalpha() for ch in block.text) < _TITLE_MIN_LETTERS or len(block.rows) > rules.max_rows:
             continue
         size = max(r.size for r in block.rows)
-        if size >= rules.min_size * layout.body_size:
+        if size >= large:
             candidates.append((size, len(block.text), -index))
         elif size >= rules.bylined_min_size * layout.body_size and all(r.bold for r in block.rows):
             bold.append((size, len(block.text), -index))
-    large = rules.min_size * layout.body_size
     if not candidates:
         bylined = sorted((key for key in bold if _byline_follows(blocks, -key[2], large)), reverse=True)
         return -bylined[0][2] if bylined else None
