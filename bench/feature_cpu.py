@@ -30,8 +30,8 @@ from pipeline.index.rows import paper_rows
 from pipeline.index.terms import count_paper_terms
 from pipeline.ingest.scan import doc_id_for
 from pipeline.ingest.task import document_row
-from pipeline.models import DocumentStatus
-from pipeline.normalize import normalize
+from pipeline.records.base import DocumentStatus
+from pipeline.normalize.stage import normalize
 from pipeline.rules import load_rules
 
 PROJECT = Path(__file__).resolve().parent.parent

@@ -56,8 +56,8 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
     from pipeline.index.rows import paper_rows
     from pipeline.ingest.scan import doc_id_for
     from pipeline.ingest.task import document_row
-    from pipeline.models import DocumentStatus
-    from pipeline.normalize import normalize
+    from pipeline.records.base import DocumentStatus
+    from pipeline.normalize.stage import normalize
     from pipeline.rules import load_rules
 
     # Trees before paragraph postings (0.3.1 and older) count the chunks' terms alone.

@@ -154,8 +154,8 @@ def stages(params: dict) -> dict:
     from pipeline.index.writer import DocumentWriter, order_search_index
     from pipeline.ingest.scan import doc_id_for, find_papers
     from pipeline.ingest.task import document_row
-    from pipeline.models import DocumentStatus
-    from pipeline.normalize import normalize
+    from pipeline.records.base import DocumentStatus
+    from pipeline.normalize.stage import normalize
     from pipeline.rules import load_rules
 
     folder = Path(params["folder"])

@@ -1,4 +1,4 @@
-"""How a judge does on the labelled sentences of tests/audit_pages/labelled_sentences.toml.
+"""How a judge does on the labelled sentences of tests/audit/audit_pages/labelled_sentences.toml.
 
 Ingests the set's papers from ../shared/corpus/jats_md/nested into a temporary database, finds
 each quoted chunk, writes every sentence as a paragraph of one page citing its chunks by id,

@@ -1,4 +1,4 @@
-"""How a judge scores the wiki paragraphs of tests/audit_pages/shared_corpus.toml: faithful
+"""How a judge scores the wiki paragraphs of tests/audit/audit_pages/shared_corpus.toml: faithful
 ones, and ones with a planted error (a changed number, a wrong direction, a wrong chunk).
 
 Ingests the three papers from ../shared/corpus into a temporary database, audits each paragraph

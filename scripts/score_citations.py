@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pipeline.citation_scoring import CitationScore, disagreements, pdf_gold, pdf_golds, score_jats_md, score_pdfs
+from citation_scoring import CitationScore, disagreements, pdf_gold, pdf_golds, score_jats_md, score_pdfs
 from pipeline.ingest.task import process_file
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 

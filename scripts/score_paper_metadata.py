@@ -37,8 +37,8 @@ from pipeline.extract import extract  # noqa: E402
 from pipeline.metadata import paper_metadata  # noqa: E402
 from pipeline.metadata.names import letters  # noqa: E402
 from pipeline.metadata.markdown_front import front_blocks  # noqa: E402
-from pipeline.models import PaperMetadata  # noqa: E402
-from pipeline.normalize import normalize  # noqa: E402
+from pipeline.records.metadata import PaperMetadata  # noqa: E402
+from pipeline.normalize.stage import normalize  # noqa: E402
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

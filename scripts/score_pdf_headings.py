@@ -23,7 +23,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from pipeline.extract import extract
-from pipeline.models import BlockKind
+from pipeline.records.base import BlockKind
 from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

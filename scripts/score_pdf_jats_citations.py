@@ -36,9 +36,10 @@ from xml.etree import ElementTree
 
 from score_pdf_headings import parse_jats
 
-from pipeline.citation_scoring import count_xrefs
+from citation_scoring import count_xrefs
 from pipeline.ingest.task import process_file
-from pipeline.models import ChunkedDocument, Reference
+from pipeline.records.chunked import ChunkedDocument
+from pipeline.records.links import Reference
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -2,7 +2,7 @@
 and the same questions asked in Korean through the glossary; write the figures as JSON.
 
 Usage: python scripts/score_qa.py [--corpus PATH] [--rules rules/default.toml]
-       [--glossary rules/glossary-ko-en.toml] [--korean tests/qa_korean.toml] [--json out/qa.json]
+       [--glossary rules/glossary-ko-en.toml] [--korean tests/crosslingual/qa_korean.toml] [--json out/qa.json]
 
 The papers the questions are about are written out as Markdown and ingested into a temporary
 database by the pipeline itself (`ingest_folder`), all into one, so that every question is
@@ -46,7 +46,7 @@ from pipeline.index.paragraphs import ParagraphHit
 from pipeline.index.search import SearchHit, Unit
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.rules import DEFAULT_RULES_PATH, SearchRules, load_rules
-from pipeline.search_results import SearchRequest, run_search
+from pipeline.report.search_results import SearchRequest, run_search
 
 PROJECT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = PROJECT.parent / "shared" / "corpus"

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
-from pipeline.scoring import score_shape
+from shape_scoring import score_shape
 
 DEFAULT_JATS_MD = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "jats_md"
 

@@ -36,7 +36,7 @@ from score_pdf_headings import parse_jats  # noqa: E402
 
 from pipeline.ingest.task import process_file  # noqa: E402
 from pipeline.extract.tables import markdown_rows  # noqa: E402
-from pipeline.models import Table  # noqa: E402
+from pipeline.records.extract import Table  # noqa: E402
 from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules  # noqa: E402
 from pipeline.rules.pdf import TableStrategy  # noqa: E402
 

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 
 from pipeline.rules import load_rules
-from pipeline.scoring import score_shape
+from shape_scoring import score_shape
 
 DEFAULT_JATS_MD = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "jats_md"
 SIBLING_CAPS = (8, 12, 16, 20, 30, 50)

@@ -12,15 +12,17 @@ import pytest
 
 from pipeline.chunk import chunk
 from pipeline.link import link
-from pipeline.extract.markdown import extract_markdown_text
+from pipeline.extract.markdown.document import extract_markdown_text
 from pipeline.index.database import ensure_schema, open_for_writing, open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
-from pipeline.models import ChunkedDocument
-from pipeline.normalize import normalize
+from pipeline.records.chunked import ChunkedDocument
+from pipeline.normalize.stage import normalize
 from pipeline.rules import DEFAULT_RULES_PATH, Rules, load_rules
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED_CORPUS = PROJECT.parent / "shared" / "corpus"
+# The scoring helpers are evaluation code beside the scripts that use them, not the product's.
+sys.path.insert(0, str(PROJECT / "scripts"))
 
 
 def project_script(relative: str) -> ModuleType:

@@ -6,7 +6,7 @@ Importable by the tests, and a script that prints the figures for the shared cor
     .venv/bin/python tests/pdf_helpers.py --write-floor   # rewrite tests/pdf_label_free_floor.json
 
 The floor file holds every shared PDF's label-free figures as this script measures them, which
-`tests/test_pdf_layouts.py` keeps each file at; rewrite it after a change that raises them.
+`tests/extract/test_pdf_layouts.py` keeps each file at; rewrite it after a change that raises them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pymupdf
 
-from pipeline.models import BlockKind, RawDocument
+from pipeline.records.base import BlockKind
+from pipeline.records.extract import RawDocument
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS_PDF = SHARED / "corpus" / "pdf"
@@ -61,7 +62,7 @@ def words_by_page(doc: RawDocument) -> dict[int, Counter[str]]:
 def running_words(file: Path) -> dict[int, Counter[str]]:
     """Words of the running heads and feet and the line numbers the extractor drops, by page
     (its own passes, rerun)."""
-    from pipeline.extract import pdf_lines, pdf_margins
+    from pipeline.extract.pdf import lines as pdf_lines, margins as pdf_margins
     from pipeline.rules import load_rules
 
     styles: dict[str, tuple[bool, bool, bool]] = {}
@@ -291,7 +292,7 @@ _FLOOR_DIGITS = 4
 
 def write_label_free_floor(files: list[Path], target: Path = LABEL_FREE_FLOOR) -> None:
     """Measure the label-free figures of `files` with the default rules and write them as the floor."""
-    from pipeline.extract.pdf import extract_pdf
+    from pipeline.extract.pdf.document import extract_pdf
     from pipeline.rules import load_rules
 
     rules = load_rules()
@@ -317,7 +318,7 @@ def write_label_free_floor(files: list[Path], target: Path = LABEL_FREE_FLOOR) -
 
 def main(files: list[Path]) -> None:
     from pipeline.errors import NoTextLayerError
-    from pipeline.extract.pdf import extract_pdf
+    from pipeline.extract.pdf.document import extract_pdf
     from pipeline.rules import load_rules
 
     rules = load_rules()

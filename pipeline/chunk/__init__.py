@@ -11,8 +11,8 @@ they did.
 from __future__ import annotations
 
 from pipeline.chunk.absorb import absorb_siblings
-from pipeline.chunk.bibliography import bibliography_nodes, entry_spans
-from pipeline.chunk.block_index import BlockIndex
+from pipeline.bibliography.entries import bibliography_nodes, entry_spans
+from pipeline.normalize.block_index import BlockIndex
 from pipeline.chunk.boxes import chunk_boxes, section_boxes, usual_line_gap
 from pipeline.chunk.classify import classify_sections
 from pipeline.chunk.ids import assign_ids
@@ -23,7 +23,8 @@ from pipeline.chunk.sections import build_sections
 from pipeline.chunk.split import enforce_max
 from pipeline.chunk.structure import structure_warning
 from pipeline.chunk.tables import attach_tables
-from pipeline.models import ChunkedDocument, Document
+from pipeline.records.chunked import ChunkedDocument
+from pipeline.records.document import Document
 from pipeline.rules import Rules
 
 __all__ = ["chunk"]

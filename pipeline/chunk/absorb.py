@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from pipeline.chunk.classify import inherit_type
-from pipeline.chunk.sections import SectionNode
-from pipeline.models import TypeSource
+from pipeline.records.chunks import SectionNode
+from pipeline.records.base import TypeSource
 from pipeline.rules import AbsorbRules, Rules
 
 

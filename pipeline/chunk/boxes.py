@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import statistics
 
-from pipeline.chunk.block_index import BlockIndex
-from pipeline.models import Box, Chunk, ChunkBox, Section, SectionBox, TextBox
+from pipeline.normalize.block_index import BlockIndex
+from pipeline.records.base import Box
+from pipeline.records.chunks import Chunk, ChunkBox, Section, SectionBox
+from pipeline.records.document import TextBox
 
 MERGE_GAP = 0.5
 """Two lines, one under the next, are one run while the space between them is at most this many

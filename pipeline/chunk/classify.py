@@ -3,8 +3,8 @@ patterns), passed on to its sub-sections, which inherit it."""
 
 from __future__ import annotations
 
-from pipeline.chunk.sections import SectionNode
-from pipeline.models import SectionType, TypeSource
+from pipeline.records.chunks import SectionNode
+from pipeline.records.base import SectionType, TypeSource
 from pipeline.rules import Rules
 
 

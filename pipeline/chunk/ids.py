@@ -3,7 +3,7 @@ their children, and what each section was absorbed into."""
 
 from __future__ import annotations
 
-from pipeline.chunk.sections import SectionNode
+from pipeline.records.chunks import SectionNode
 
 
 def assign_ids(nodes: list[SectionNode]) -> list[SectionNode]:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pipeline.chunk.bibliography import bibliography_nodes
-from pipeline.chunk.block_index import BlockIndex
+from pipeline.bibliography.entries import bibliography_nodes
+from pipeline.normalize.block_index import BlockIndex
 from pipeline.chunk.plan import ChunkPlan, Decision, piece_of
-from pipeline.chunk.sections import SectionNode
-from pipeline.models import ChunkedDocument, ChunkSplit, EntrySpan
+from pipeline.records.chunks import SectionNode
+from pipeline.records.base import ChunkSplit
+from pipeline.records.chunked import ChunkedDocument, EntrySpan
 from pipeline.rules import Rules
 
 

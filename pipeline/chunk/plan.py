@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.chunk.sections import SectionNode
-from pipeline.models import Block, BlockKind, ChunkSplit
-from pipeline.normalize import BLOCK_SEPARATOR
+from pipeline.records.chunks import SectionNode
+from pipeline.records.base import BlockKind, ChunkSplit
+from pipeline.records.document import Block
+from pipeline.normalize.stage import BLOCK_SEPARATOR
 from pipeline.rules import Rules
 
 

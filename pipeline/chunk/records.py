@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from pipeline.chunk.block_index import BlockIndex
+from pipeline.normalize.block_index import BlockIndex
 from pipeline.chunk.plan import ChunkPlan, Decision, Piece
-from pipeline.chunk.sections import SectionNode
-from pipeline.models import Chunk, ChunkedDocument, ChunkSplit, Document, Paragraph, Section, SectionType
+from pipeline.records.chunks import SectionNode
+from pipeline.records.base import ChunkSplit, SectionType
+from pipeline.records.chunked import ChunkedDocument
+from pipeline.records.chunks import Chunk, Paragraph, Section
+from pipeline.records.document import Document
 
 _SPLIT_TYPES = {ChunkSplit.caption: SectionType.figure_caption, ChunkSplit.aside: SectionType.meta}
 """The type of a chunk kept out of the body, whatever its section's: a caption describes a figure,

@@ -7,74 +7,12 @@ changed by copy (`node._replace(...)`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
-from pipeline.models import Block, BlockKind, Document, SectionType, TypeSource
+from pipeline.records.chunks import SectionNode
+from pipeline.records.document import Block, Document
+from pipeline.records.base import BlockKind
 
 
-class SectionNode(NamedTuple):
-    """A section while the chunker works on it: its heading, blocks and children, and what the
-    passes so far decided for it.
-
-    A named tuple rather than a frozen dataclass: the passes copy every node four or five times,
-    and a named tuple's copy costs a sixth of `dataclasses.replace`."""
-
-    heading: Block | None
-    """The heading block; None for front matter without a title."""
-    heading_text: str | None
-    level: int
-    """1 for the front matter (title and what precedes the first section), 2 top-level, 3 child, …"""
-    items: tuple[Block, ...] = ()
-    """Body blocks and captions in reading order."""
-    children: tuple[SectionNode, ...] = ()
-    anchor: str | None = None
-    """The strict anchor rule the heading matched (classify)."""
-    broad_type: SectionType | None = None
-    """The type the anchor or a broad pattern gives the heading (classify); absorption stops at it."""
-    broad_rule: str | None = None
-    section_type: SectionType = SectionType.other
-    type_source: TypeSource = TypeSource.unmatched
-    type_rule: str | None = None
-    absorbed: bool = False
-    """A flat sibling that the anchor above it absorbed (absorb)."""
-    section_id: str = ""
-    parent_id: str | None = None
-    heading_path: tuple[str, ...] = ()
-    absorbed_into: str | None = None
-    """The anchor that absorbed this section, where it was absorbed (ids)."""
-    within_absorbed: str | None = None
-    """The anchor that absorbed this section or a section it sits in (ids)."""
-    decisions: tuple[str, ...] = ()
-    """What the passes decided here, in words, for `pipeline inspect`."""
-
-    @property
-    def body(self) -> list[Block]:
-        return [block for block in self.items if block.kind not in (BlockKind.caption, BlockKind.aside)]
-
-    @property
-    def captions(self) -> list[Block]:
-        return [block for block in self.items if block.kind == BlockKind.caption]
-
-    @property
-    def asides(self) -> list[Block]:
-        return [block for block in self.items if block.kind == BlockKind.aside]
-
-    @property
-    def own_blocks(self) -> list[Block]:
-        """Heading and body in text order (a title may follow the front matter's first lines)."""
-        return sorted(([self.heading] if self.heading else []) + self.body, key=lambda block: block.char_start)
-
-    def subtree(self) -> list[SectionNode]:
-        return [self] + [node for child in self.children for node in child.subtree()]
-
-    def subtree_blocks(self) -> list[Block]:
-        return [block for node in self.subtree() for block in node.own_blocks]
-
-    def body_words(self) -> int:
-        return sum(block.word_count for block in self.body)
-
-    def subtree_words(self) -> int:
-        return sum(block.word_count for block in self.subtree_blocks())
 
 
 @dataclass

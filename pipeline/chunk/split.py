@@ -9,11 +9,12 @@ import math
 import re
 from collections.abc import Sequence
 
-from pipeline.chunk.block_index import BlockIndex
-from pipeline.chunk.list_items import list_item_spans
+from pipeline.normalize.block_index import BlockIndex
+from pipeline.normalize.list_items import list_item_spans
 from pipeline.chunk.plan import ChunkPlan, Decision, Piece
-from pipeline.models import BlockKind, ChunkSplit, Document
-from pipeline.normalize import LONG_WORD_CHARS, count_words
+from pipeline.records.base import BlockKind, ChunkSplit
+from pipeline.records.document import Document
+from pipeline.normalize.stage import LONG_WORD_CHARS, count_words
 from pipeline.rules import Rules
 
 _SENTENCE_END = re.compile(r"[.!?][)\]\"'”’]*\s+(?=[A-Z0-9(\[\"“])")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.models import Section
+from pipeline.records.chunks import Section
 from pipeline.rules import ChunkRules
 
 

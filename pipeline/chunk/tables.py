@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
-from pipeline.models import Chunk, ChunkSplit, SectionType, Table
+from pipeline.records.base import ChunkSplit, SectionType
+from pipeline.records.chunks import Chunk
+from pipeline.records.extract import Table
 
 _EMPHASIS = re.compile(r"^[*_\s]+")
 _LABEL_PARTS = re.compile(r"[\W_]+")

@@ -17,7 +17,7 @@ from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, Q
 from pipeline.cli.app import file_and_cause, json_text, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
-from pipeline.models import DocumentStatus
+from pipeline.records.base import DocumentStatus
 from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
 
 

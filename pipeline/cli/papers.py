@@ -15,8 +15,8 @@ from pipeline.export import Unit as ExportUnit
 from pipeline.index.database import open_readonly
 from pipeline.ingest.scan import doc_id_for
 from pipeline.ingest.task import process_paper
-from pipeline.inspect import render_links, render_tree
-from pipeline.models import SectionType
+from pipeline.report.inspection import render_links, render_tree
+from pipeline.records.base import SectionType
 from pipeline.report import render_report
 from pipeline.report.html_report import write_html_report
 from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules

@@ -20,10 +20,10 @@ from pipeline.crosslingual.script import Script, query_script
 from pipeline.errors import IndexingError, PipelineError, TranslationError
 from pipeline.index.database import open_readonly, profiling_or_logging
 from pipeline.index.search import Unit, UnitFilters
-from pipeline.models import SectionType
+from pipeline.records.base import SectionType
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
-from pipeline.search_results import SearchRequest, SearchResults, hit_lines, query_lines, run_search
-from pipeline.show import show_chunk
+from pipeline.report.search_results import SearchRequest, SearchResults, hit_lines, query_lines, run_search
+from pipeline.report.show import show_chunk
 
 
 @app.command("search")

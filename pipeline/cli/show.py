@@ -9,7 +9,7 @@ import typer
 
 from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, app
 from pipeline.index.database import open_readonly
-from pipeline.show import show_chunk
+from pipeline.report.show import show_chunk
 
 
 @app.command("show")

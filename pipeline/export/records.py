@@ -3,7 +3,7 @@
 
 The same statements feed the files (`pipeline.export.files`), the loaders
 (`pipeline.export.langchain`, `pipeline.export.llamaindex`) and the fingerprints a run records
-its changes by (`pipeline.export.changes`), so a record changes exactly when what is exported of
+its changes by (`pipeline.ingest.changes`), so a record changes exactly when what is exported of
 it changes.
 """
 
@@ -41,7 +41,7 @@ class Selection:
     """Paragraph units only: the paragraphs on either side, within the same section, whose text
     goes into each record's `window`."""
     since_run_id: int | None = None
-    """Only records added or changed by the runs after this one (`pipeline.export.changes`)."""
+    """Only records added or changed by the runs after this one (`pipeline.ingest.changes`)."""
     doc_ids: tuple[str, ...] | None = field(default=None, repr=False)
     """Only these papers (the change fingerprints of one run's papers); every paper where None."""
 

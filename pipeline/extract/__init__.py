@@ -9,9 +9,10 @@ from pathlib import Path
 
 from pipeline import __version__
 from pipeline.errors import ExtractError
-from pipeline.extract.markdown import extract_markdown
-from pipeline.extract.markdown_parse import PARSER_VERSION
-from pipeline.models import RawDocument, SourceFormat
+from pipeline.extract.markdown.document import extract_markdown
+from pipeline.extract.markdown.parse import PARSER_VERSION
+from pipeline.records.base import SourceFormat
+from pipeline.records.extract import RawDocument
 from pipeline.rules import Rules
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -31,7 +32,7 @@ def extract(file: Path, path: str, rules: Rules) -> RawDocument:
         return extract_markdown(file, path, rules.page_markers, rules.pdf.tables.caption)
     if suffix in PDF_SUFFIXES:
         # Imported here: `pipeline sql` and `search` load this module too, and need no PyMuPDF.
-        from pipeline.extract.pdf import extract_pdf
+        from pipeline.extract.pdf.document import extract_pdf
 
         return extract_pdf(file, path, rules)
     raise ExtractError(f"{path}: unsupported file type {suffix!r}; the pipeline reads {', '.join(SUPPORTED_SUFFIXES)}")

@@ -7,7 +7,7 @@ to its left or above spans over it (as PyMuPDF's `Table.extract()` gives a merge
 
 from __future__ import annotations
 
-from pipeline.models import TableCell
+from pipeline.records.extract import TableCell
 
 Grid = list[list[str | None]]
 

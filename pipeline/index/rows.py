@@ -16,7 +16,11 @@ from pydantic_core import to_json
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES
 from pipeline.index.terms import PaperTerms
 from pipeline.link.crossrefs import BROKEN_WHEN_MISSING
-from pipeline.models import ChunkedDocument, Citation, DocumentStatus, Link, PaperMetadata, Reference, SourceFormat, Table
+from pipeline.records.base import DocumentStatus, SourceFormat
+from pipeline.records.chunked import ChunkedDocument
+from pipeline.records.extract import Table
+from pipeline.records.links import Citation, Link, Reference
+from pipeline.records.metadata import PaperMetadata
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ def records_digest(content: list, lines: dict[str, bytes], tables: dict[str, lis
     (`lines`, or the `tables` they were written from) but its extraction and the columns in
     `NOT_READ_BY_RECORDS`. Two runs that give a paper the same digest gave it the same records,
     so a run that re-chunks it under new rules into the same rows has changed none of them
-    (`pipeline.export.changes`) and need not fingerprint them. It covers more than the records
+    (`pipeline.ingest.changes`) and need not fingerprint them. It covers more than the records
     read (the postings, the boxes): a paper whose digest changed is fingerprinted, and the
     fingerprints decide."""
     digest = hashlib.blake2b(to_json(content), digest_size=16)

@@ -118,7 +118,7 @@ CREATE TABLE IF NOT EXISTS bibliography (
     year VARCHAR,                      -- the first year the entry shows (2020a)
     first_author VARCHAR               -- as the entry writes the name
 );
--- The paper's tables as data, a row per table (pipeline.models.Table), its cells as JSON (not named
+-- The paper's tables as data, a row per table (pipeline.records.Table), its cells as JSON (not named
 -- `tables`, which DuckDB's DESCRIBE reads as a command). A table with a caption chunk
 -- (chunks.section_type = 'table') names it; parse = 'text' where no grid of cells was found beside
 -- the caption, and its lines stay in the text as printed.
@@ -233,7 +233,7 @@ CREATE TABLE IF NOT EXISTS extractions (
     doc_id VARCHAR NOT NULL,
     sha256 VARCHAR NOT NULL,           -- of the file the extraction was made from
     extract_key VARCHAR NOT NULL,      -- pipeline version and the rules extraction depends on
-    raw_document VARCHAR NOT NULL      -- pipeline.models.RawDocument as JSON text
+    raw_document VARCHAR NOT NULL      -- pipeline.records.RawDocument as JSON text
 );
 CREATE TABLE IF NOT EXISTS runs (
     run_id INTEGER NOT NULL,           -- 1, 2, ... in order
@@ -252,7 +252,7 @@ CREATE TABLE IF NOT EXISTS runs (
     pipeline_version VARCHAR NOT NULL,
     rules_sha256 VARCHAR NOT NULL
 );
--- What each run changed in the exported records (pipeline/export/changes.py): `pipeline export
+-- What each run changed in the exported records (pipeline/ingest/changes.py): `pipeline export
 -- --since RUN` reads the rows of the runs after RUN. A rebuilt database numbers its runs on from
 -- the last run of the database it replaced, so that no old run id names a run of the new one.
 CREATE TABLE IF NOT EXISTS run_changes (

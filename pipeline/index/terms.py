@@ -5,7 +5,7 @@ compute them in parallel and the index grows paper by paper instead of being reb
 fts' `create_fts_index` lowers, strips accents, replaces every run of characters outside its
 `ignore` pattern with a space, splits on whitespace, drops its English stopwords and applies the
 Porter stemmer. `count_paper_terms` does the same with the same stopword list and Snowball's own Porter
-stemmer (PyStemmer is the C library fts bundles), and `tests/test_terms.py` checks the scores
+stemmer (PyStemmer is the C library fts bundles), and `tests/index/test_terms.py` checks the scores
 against fts' `match_bm25` where the extension is installed.
 """
 
@@ -21,7 +21,8 @@ from itertools import chain
 import Stemmer
 
 from pipeline.index.unmarked import text_to_index
-from pipeline.models import Chunk, ChunkedDocument, Paragraph
+from pipeline.records.chunked import ChunkedDocument
+from pipeline.records.chunks import Chunk, Paragraph
 
 # Every run of letters and digits of any script, `-` and `/`: fts with `ignore` set to
 # `[^\p{L}\p{N}/-]+`, so `IL-6`, `p53`, `CO2`, `FDG-PET/CT` and `정확도` stay whole terms (fts'

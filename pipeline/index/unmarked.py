@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.models import ChunkedDocument
+from pipeline.records.chunked import ChunkedDocument
 
 # An entry's own number where it starts the entry, after at most a bullet, a bracket and markup
 # around it: `6.`, `[6]`, `(6)`, `- **[6]**`.

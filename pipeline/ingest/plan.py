@@ -15,7 +15,7 @@ from enum import StrEnum
 from pipeline import __version__
 from pipeline.index.database import StoredDocument
 from pipeline.ingest.scan import FolderScan, ScannedFile
-from pipeline.models import DocumentStatus
+from pipeline.records.base import DocumentStatus
 from pipeline.rules import Rules
 
 

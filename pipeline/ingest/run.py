@@ -27,7 +27,7 @@ import pebble
 from pipeline import __version__
 from pipeline.errors import IndexingError, MassRemovalError, PipelineError
 from pipeline.extract import extraction_key
-from pipeline.export.changes import RunChanges, changes_of_run, chunk_change_counts, record_changes
+from pipeline.ingest.changes import RunChanges, changes_of_run, chunk_change_counts, record_changes
 from pipeline.index.database import (
     SchemaChange,
     ensure_schema,
@@ -48,7 +48,7 @@ from pipeline.ingest.publish import Publication
 from pipeline.ingest.scan import FolderScan, ScannedFile, scan_folder
 from pipeline.ingest.task import TaskResult, failure_rows
 from pipeline.ingest.workers import prepare_worker, start_fork_server, unrunnable_main_script
-from pipeline.models import DocumentStatus
+from pipeline.records.base import DocumentStatus
 from pipeline.rules import Rules
 
 # How much write-ahead log a run lets pile up before DuckDB checkpoints (see `_carry_out`): more

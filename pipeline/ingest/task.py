@@ -19,8 +19,11 @@ from pipeline.index.terms import count_paper_terms
 from pipeline.ingest.scan import ScannedFile
 from pipeline.link import link
 from pipeline.metadata import paper_metadata
-from pipeline.models import ChunkedDocument, DocumentStatus, PaperMetadata, RawDocument
-from pipeline.normalize import normalize
+from pipeline.records.base import DocumentStatus
+from pipeline.records.chunked import ChunkedDocument
+from pipeline.records.extract import RawDocument
+from pipeline.records.metadata import PaperMetadata
+from pipeline.normalize.stage import normalize
 from pipeline.rules import Rules
 
 

@@ -8,14 +8,15 @@ module each; it changes no section, paragraph or chunk.
 
 from __future__ import annotations
 
-from pipeline.chunk.block_index import BlockIndex
+from pipeline.normalize.block_index import BlockIndex
 from pipeline.link.citations import cite, outside_entries
 from pipeline.link.citations_flattened import flattened_citations
 from pipeline.link.citations_superscript import merged, superscript_citations
 from pipeline.link.cited_bibliography import Bibliography
 from pipeline.link.crossrefs import link_labels
 from pipeline.link.references import references
-from pipeline.models import ChunkedDocument, TypeSource
+from pipeline.records.base import TypeSource
+from pipeline.records.chunked import ChunkedDocument
 from pipeline.rules import Rules
 
 __all__ = ["link"]

@@ -9,7 +9,9 @@ import re
 
 from pipeline.link.cited_bibliography import NO_ENTRY, Bibliography, surname_key
 from pipeline.link.matches import Matches, search
-from pipeline.models import Chunk, Citation, CitationResolution, EntrySpan, Reference
+from pipeline.records.chunked import EntrySpan
+from pipeline.records.chunks import Chunk
+from pipeline.records.links import Citation, CitationResolution, Reference
 from pipeline.rules import CitationRules
 
 # Separators with the spaces about them, matched from where the spaces start: tried inside a long

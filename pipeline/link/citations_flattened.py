@@ -29,7 +29,9 @@ from pipeline.link.cited_bibliography import Bibliography
 from pipeline.link.citations import _members, _resolved
 from pipeline.link.citations_superscript import defined_footnotes
 from pipeline.link.matches import Matches
-from pipeline.models import Chunk, Citation, CitationResolution, Document
+from pipeline.records.chunks import Chunk
+from pipeline.records.document import Document
+from pipeline.records.links import Citation, CitationResolution
 from pipeline.rules import CitationRules
 
 _WORD_BEFORE = re.compile(r"[^\W\d_]{1,40}$")

@@ -24,7 +24,9 @@ import re
 
 from pipeline.link.citations import _members, _resolved
 from pipeline.link.cited_bibliography import Bibliography
-from pipeline.models import Chunk, Citation, CitationResolution, Document
+from pipeline.records.chunks import Chunk
+from pipeline.records.document import Document
+from pipeline.records.links import Citation, CitationResolution
 from pipeline.rules import CitationRules
 
 _REACH = 12

@@ -8,8 +8,10 @@ import unicodedata
 from collections import defaultdict
 from functools import cached_property
 
-from pipeline.chunk.entry_text import YEAR
-from pipeline.models import Chunk, ChunkSplit, Reference
+from pipeline.bibliography.entry_text import YEAR
+from pipeline.records.base import ChunkSplit
+from pipeline.records.chunks import Chunk
+from pipeline.records.links import Reference
 from pipeline.rules import CitationRules
 
 _PARTICLES = {"de", "van", "von", "der", "den", "du", "da", "di", "le", "la", "del", "dos", "ten", "ter"}

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from pipeline.link.matches import Pieces
-from pipeline.models import Chunk, ChunkSplit, Link, LinkKind, Section
+from pipeline.records.base import ChunkSplit
+from pipeline.records.chunks import Chunk, Section
+from pipeline.records.links import Link, LinkKind
 from pipeline.rules import LinkRules
 
 # Matched from where the spaces before a separator start (see citations._RANGE).

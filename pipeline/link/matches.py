@@ -38,7 +38,7 @@ from pipeline.link.pattern_heads import (
 
 # The characters outside ASCII that a case-blind pattern takes for an ASCII letter (`İ` and
 # `ı` for `i`, `ſ` for `s`, the Kelvin sign for `k`) though lower-casing does not turn them into
-# that letter: four, each found by a fast scan (tests/test_matches.py checks there are no others).
+# that letter: four, each found by a fast scan (tests/link/test_matches.py checks there are no others).
 FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 
 

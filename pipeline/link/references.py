@@ -6,10 +6,12 @@ Nothing is looked up and nothing guessed: a field the entry does not show stays 
 
 from __future__ import annotations
 
-from pipeline.chunk.block_index import BlockIndex
-from pipeline.chunk.entry_text import DOI, NAME_AND_YEAR, YEAR, entry_body, printed_doi
+from pipeline.normalize.block_index import BlockIndex
+from pipeline.bibliography.entry_text import DOI, NAME_AND_YEAR, YEAR, entry_body, printed_doi
 from pipeline.link.matches import search
-from pipeline.models import Document, EntrySpan, Reference
+from pipeline.records.chunked import EntrySpan
+from pipeline.records.document import Document
+from pipeline.records.links import Reference
 from pipeline.rules import Rules
 
 

@@ -14,8 +14,11 @@ from pipeline.metadata import markdown_front, pdf_front
 from pipeline.metadata.journal_line import journal_line
 from pipeline.metadata.names import surname_key
 from pipeline.metadata.text_fields import abstract_span, keywords_block, year_in
-from pipeline.models import Document, MetadataSource, PaperMetadata, RawDocument, SourceFormat
-from pipeline.normalize import clean_characters
+from pipeline.records.base import SourceFormat
+from pipeline.records.document import Document
+from pipeline.records.extract import RawDocument
+from pipeline.records.metadata import MetadataSource, PaperMetadata
+from pipeline.normalize.stage import clean_characters
 from pipeline.rules.metadata import MetadataRules
 
 __all__ = ["paper_metadata"]

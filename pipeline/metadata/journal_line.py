@@ -8,7 +8,7 @@ import re
 from typing import NamedTuple
 
 from pipeline.metadata.pdf_front import page_text
-from pipeline.models import FrontLine
+from pipeline.records.extract import FrontLine
 from pipeline.rules.metadata import MetadataRules
 
 _RUNNING_HEAD = re.compile(r"^(?:\d{1,5}\s+)?(?:.{0,60}?\bet al\.?\s+)?", re.IGNORECASE)

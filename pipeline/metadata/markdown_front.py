@@ -10,7 +10,8 @@ import yaml
 
 from pipeline.metadata.names import split_names
 from pipeline.metadata.text_fields import clean_doi, split_keywords
-from pipeline.models import BlockKind, Document
+from pipeline.records.base import BlockKind
+from pipeline.records.document import Document
 from pipeline.rules.metadata import MetadataRules
 
 _DOI_LINE = re.compile(r"^\W*(?:doi\s*:?\s*|https?://(?:dx\.)?doi\.org/)(10\.\d{4,9}/\S+?)\W*$", re.IGNORECASE)

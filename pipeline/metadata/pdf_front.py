@@ -8,7 +8,8 @@ import re
 
 from pipeline.metadata.names import letters, split_names, without_superscripts
 from pipeline.metadata.text_fields import clean_doi, labelled_dois, split_keywords, year_in
-from pipeline.models import FrontLine, MetadataSource
+from pipeline.records.extract import FrontLine
+from pipeline.records.metadata import MetadataSource
 from pipeline.rules.metadata import MetadataRules
 
 _SAME_ROW = 2.0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from pipeline.models import BlockKind, Document
+from pipeline.records.base import BlockKind
+from pipeline.records.document import Document
 from pipeline.rules.metadata import MetadataRules
 
 _DOI_TAIL = ".,;:)]}>'\"’”"

@@ -7,7 +7,8 @@ from datetime import datetime
 
 import duckdb
 
-from pipeline.models import Chunk, Section, SectionType
+from pipeline.records.base import SectionType
+from pipeline.records.chunks import Chunk, Section
 from pipeline.rules import ChunkRules
 
 SECTION_TYPES = tuple(section_type.value for section_type in SectionType)

@@ -8,8 +8,9 @@ from collections import defaultdict
 import duckdb
 
 from pipeline.chunk.structure import structure_warning
-from pipeline.inspect import TYPE_TITLES, chunk_note, section_labels, section_where
-from pipeline.models import Chunk, DocumentStatus, Section
+from pipeline.report.inspection import TYPE_TITLES, chunk_note, section_labels, section_where
+from pipeline.records.base import DocumentStatus
+from pipeline.records.chunks import Chunk, Section
 from pipeline.report import data
 from pipeline.report.data import PaperRow
 from pipeline.report.markup import attribute, href, page, table, text

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pipeline.ingest.scan import relative_path_of
 from pipeline.report.data import PaperRow
-from pipeline.show import zoom_within
+from pipeline.report.show import zoom_within
 
 THUMBNAIL_DPI = 40
 """Low enough that a paper's pages stay a few hundred kilobytes in its page, high enough to see the layout."""

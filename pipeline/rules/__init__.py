@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from pipeline.errors import RulesError
-from pipeline.models import SectionType
+from pipeline.records.base import SectionType
 from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern, naming_group
 from pipeline.rules.metadata import MetadataRules
 from pipeline.rules.pdf import PdfRules

@@ -1,0 +1,227 @@
+"""What a heading looks like: the typographic style of a block that may be one, the evidence for
+it, and whether a face with no other sign of a heading is a heading style.
+
+A block's style is (size to half a point, bold, capitals, font face); `heading_style` gives it
+for a short block that is larger than body, bold, in capitals or in a face of its own at body
+size; `consistent_faces` keeps a face-only style where the paper uses it as one; and
+`style_evidence` says in words what made a block a heading, for `pipeline inspect`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from pipeline.extract.pdf.lines import TABLE_ROW_MIN_GAPS, Layout, PdfBlock, font_face, half_point
+from pipeline.records.base import BlockKind
+from pipeline.rules import Rules
+from pipeline.rules.pdf import PdfHeadingRules, PdfTitleRules
+
+NUMBERING = re.compile(
+    r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)])"
+    r"|(?P<parenthesized>\((?:\d{1,2}|[a-z]|[ivx]{1,4})\)))"
+    r"\s+(?:[|·•—–]\s+)?(?=\S)"
+)
+"""A heading's numbering and the space after it; a separator glyph set between the number and the
+title (`2.1 | Plant material`, `3 — Results`) belongs to the numbering, not to the title. A number
+in parentheses (`(1) Study population`, `(b)`) numbers sub-headings whose depth it does not say:
+their level comes from their style."""
+
+SECTION_HEADER = "section-header"
+"""The layout model's label for a heading (`pdf_layout_model.LayoutLabel.section_header`)."""
+_HEADING_MIN_LETTERS = 3
+_CAPITALS_MIN_LETTERS = 4
+"""A heading has a word's worth of letters; one in capitals has four or more (DNA, RNA and
+other acronyms have three)."""
+_HEADING_MAX_DIGIT_SHARE = 0.3
+_HEADING_MIN_LETTER_SHARE = 0.5
+"""A heading is mostly letters: a line with more digits (a table row, a date) or few letters
+(a formula) is not one."""
+_FACE_STYLE_MIN_BLOCKS = 2
+_FACE_SPACED_SHARE = 0.8
+"""A face with no other sign of a heading marks headings where two lines or more, and nearly all
+of its lines, stand apart from the text above them: a heading style recurs, and is set off."""
+_MONOSPACED_FONT = re.compile(r"mono(?!type)|courier|consol|code|typewriter|cmtt|lmtt|txtt|menlo|monaco", re.IGNORECASE)
+"""Font names of monospaced faces (`Courier`, `Consolas`, `DejaVuSansMono`, `SourceCodePro`, TeX's
+`CMTT10`): text set in one apart from the body is code or a command, never a heading."""
+_ROMAN_NUMERAL = re.compile(r"(?:x{0,3}|xl|lx{0,3}|xc|c)(?:ix|iv|v?i{0,3})", re.IGNORECASE)
+"""A roman number up to c (100), as front matter's pages are numbered: alone on a line it is a
+page number that no running-line test caught, never a heading."""
+_SPACED_ABOVE = 1.15
+"""Line pitches from the line above beyond which a line has space above it (a heading's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeadingRules:
+    """What the heading pass reads from the rules."""
+
+    typography: PdfHeadingRules
+    title: PdfTitleRules
+    caption_start: re.Pattern[str]
+    opening_anchors: tuple[re.Pattern[str], ...]
+    """Patterns of the anchor rules whose headings open a paper's body on page 1."""
+    opening_words: frozenset[str]
+
+    @classmethod
+    def from_rules(cls, rules: Rules) -> HeadingRules:
+        front = rules.pdf.front_matter
+        return cls(
+            typography=rules.pdf.headings,
+            title=rules.pdf.title,
+            caption_start=rules.captions.pdf_start,
+            opening_anchors=tuple(anchor.pattern for anchor in rules.anchors_named(front.opening_anchors)),
+            opening_words=frozenset(front.opening_words),
+        )
+
+
+def without_numbering(text: str) -> str:
+    match = NUMBERING.match(text)
+    return text[match.end() :] if match else text
+
+
+def numbering_depth(text: str, roman_sections: bool) -> int | None:
+    match = NUMBERING.match(text)
+    if not match:
+        return None
+    if match["arabic"]:
+        if int(match["arabic"].split(".")[0]) == 0:
+            return None
+        return match["arabic"].count(".") + 1
+    if match["roman"]:
+        return 1
+    if match["parenthesized"]:
+        return None
+    depth = 1 + (match["sub"] or "").count(".")
+    return depth + 1 if roman_sections else depth
+
+
+def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple | None:
+    """The typographic style of a block that looks like a heading, or None."""
+    typography = rules.typography
+    if block.kind is not BlockKind.paragraph or len(block.rows) > typography.max_rows:
+        return None
+    rows = block.rows
+    if sum(len(row.text) for row in rows) > typography.max_chars or rows[0].rotated:
+        return None
+    text = block.text
+    words = text.split()
+    letters = sum(ch.isalpha() for ch in text)
+    if not 1 <= len(words) <= typography.max_words or letters < _HEADING_MIN_LETTERS:
+        return None
+    first = without_numbering(text)
+    if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i" or _ROMAN_NUMERAL.fullmatch(text):
+        return None
+    if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
+        return None
+    if re.search(r"[a-z)]\. +[A-Z0-9]", first):
+        return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
+    numbered = NUMBERING.match(text) is not None
+    if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
+        return None  # table rows
+    compact = text.replace(" ", "")
+    digits = sum(ch.isdigit() for ch in compact)
+    if digits > _HEADING_MAX_DIGIT_SHARE * len(compact) or letters < _HEADING_MIN_LETTER_SHARE * len(compact) or "=" in text:
+        return None  # numbers and formulas
+    size = max(row.size for row in rows)
+    body = layout.body_size
+    # Where the layout model reads the lines as a section header, its word stands in for the
+    # size and weight that typography asks for: small bold headings under body size, and
+    # headings set in body type with only space around them.
+    model_header = read_as_header(block)
+    if size < typography.min_size * body and not model_header:
+        return None
+    caps = all(row.small_caps for row in rows) or (first.isupper() and letters >= _CAPITALS_MIN_LETTERS)
+    bold = all(row.bold for row in rows)
+    larger = size >= typography.larger_size * body
+    face = font_face(rows[0].font)
+    own_face = face != layout.body_face and all(font_face(row.font) == face for row in rows)
+    if own_face and _MONOSPACED_FONT.search(face):
+        return None  # code; where the body itself is monospaced (an OCR layer's stand-in face), its face says nothing
+    if not (larger or bold or caps or own_face or model_header):
+        return None
+    return (half_point(size), bold, caps, face)
+
+
+def read_as_header(block: PdfBlock) -> bool:
+    """Whether the layout model reads every line of the block as a section header."""
+    return all(row.label == SECTION_HEADER for row in block.rows)
+
+
+def _face_only(style: tuple, layout: Layout, rules: HeadingRules) -> bool:
+    """Whether a style's only sign of a heading is its font face: not larger, bold or capitals."""
+    size, bold, caps, _ = style
+    return not (bold or caps or size >= rules.typography.larger_size * layout.body_size)
+
+
+def consistent_faces(
+    blocks: list[PdfBlock], found: list[tuple[int, tuple]], layout: Layout, rules: HeadingRules
+) -> list[tuple[int, tuple]]:
+    """The candidates without those whose only sign is a font face that is not a heading style.
+
+    A face marks headings where it is used consistently: for `_FACE_STYLE_MIN_BLOCKS` short
+    lines or more, each with space above it, and for no more text elsewhere than in them (a face
+    that sets captions, tables or a lead paragraph as well is not a heading style).
+    """
+    by_style: dict[tuple, list[int]] = defaultdict(list)
+    for index, style in found:
+        by_style[style].append(index)
+    chosen = {index for index, _ in found}
+    kept_styles = set()
+    for style, indexes in by_style.items():
+        if not _face_only(style, layout, rules):
+            kept_styles.add(style)
+            continue
+        # Headings the model read: kept one by one below, whatever else the face sets.
+        indexes = [index for index in indexes if not read_as_header(blocks[index])]
+        if not indexes:
+            continue
+        size, _, _, face = style
+        elsewhere = sum(
+            row.chars
+            for position, block in enumerate(blocks)
+            if position not in chosen
+            for row in block.rows
+            if font_face(row.font) == face and half_point(row.size) == size
+        )
+        spaced = sum(1 for index in indexes if _spaced_above(blocks, index, layout))
+        inside = sum(row.chars for index in indexes for row in blocks[index].rows)
+        if spaced >= _FACE_STYLE_MIN_BLOCKS and spaced >= _FACE_SPACED_SHARE * len(indexes) and elsewhere <= inside:
+            kept_styles.add(style)
+    return [(index, style) for index, style in found if style in kept_styles or read_as_header(blocks[index])]
+
+
+def model_label(block: PdfBlock) -> str | None:
+    """The layout model's label that most of the block's characters have; None where the model did not read it."""
+    chars: dict[str | None, int] = {}
+    for row in block.rows:
+        chars[row.label] = chars.get(row.label, 0) + row.chars
+    return max(chars, key=chars.__getitem__)
+
+
+def style_evidence(style: tuple, numbered: bool, layout: Layout, rules: HeadingRules) -> tuple[str, ...]:
+    """What in a heading's style (and numbering) made it one, in words."""
+    size, bold, caps, face = style
+    evidence = []
+    if size >= rules.typography.larger_size * layout.body_size:
+        evidence.append(f"larger than body ({size:g} pt, body {layout.body_size:g} pt)")
+    evidence.extend(name for name, shown in (("bold", bold), ("capitals", caps)) if shown)
+    if face != layout.body_face:
+        evidence.append(f"its own face ({face}, body {layout.body_face})")
+    return tuple(evidence + (["numbered"] if numbered else []))
+
+
+def model_evidence(block: PdfBlock) -> tuple[str, ...]:
+    """What the layout model reads a heading as, in words; nothing where the model did not read
+    it. Shown whatever it is: a heading it reads as text stands on typography or the outline alone."""
+    label = model_label(block)
+    if label is None:
+        return ()
+    return ("the layout model reads a section header",) if label == SECTION_HEADER else (f"the layout model reads {label}",)
+
+
+def _spaced_above(blocks: list[PdfBlock], index: int, layout: Layout) -> bool:
+    """Whether the block starts a column or page, or sits further below the line before it than lines do."""
+    first = blocks[index].rows[0]
+    above = [block.rows[-1] for block in blocks[:index] if block.rows[-1].page == first.page and block.rows[-1].group == first.group]
+    return not above or first.y1 - above[-1].y1 > _SPACED_ABOVE * layout.pitch * first.size

@@ -1,0 +1,437 @@
+"""Heading blocks and their levels: the title, outline entries, then typography.
+
+`mark_headings` finds the title on page 1, marks the blocks whose text is an outline
+(`get_toc()`) title on the page the outline names, then the blocks that look like headings by
+their type: larger than body, or bold or capitals at body size. Numbering gives the depth, and
+distinct styles map to levels by prominence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
+
+from pipeline.extract.pdf.heading_styles import (
+    NUMBERING,
+    HeadingRules,
+    consistent_faces,
+    heading_style,
+    numbering_depth,
+    SECTION_HEADER,
+    model_evidence,
+    style_evidence,
+    without_numbering,
+)
+from pipeline.extract.pdf.lines import HEADING_LINE_FILL, SAME_SIZE, TERMINAL, Layout, PdfBlock, Row
+from pipeline.records.base import BlockKind
+from pipeline.rules.pdf import PdfTitleRules
+
+_TITLE = "title"
+"""The layout model's label for a title (`pdf_layout_model.LayoutLabel.title`)."""
+TOP_LEVEL = 2
+DEEPEST_LEVEL = 4
+"""Heading levels run from 2 (below the title's 1) to 4: a deeper number or outline entry is
+set at 4, as a paper's fifth level is rare and the styles give no sure way to tell it."""
+_TITLE_MIN_LETTERS = 8
+"""A title has a few words of letters; a large number or a logo's initials is not one."""
+_MASTHEAD_MAX_WORDS = 6
+"""Words a journal's name set as a masthead runs to (`The Open Dentistry Journal`)."""
+_TITLE_BYLINE_REACH = 2
+"""Blocks in smaller print than a title's that may stand between it and its byline (a label, a
+line of notes): a masthead's address and DOI put the byline under the title, not under it."""
+_TITLE_LINE_STEP = 1.6
+"""Font sizes from one title line's top to the next's: titles are set with a leading of
+1.2 to 1.5 sizes, and a byline below sits further down."""
+_WRAPPED_HEADING_STEP = 1.6
+"""Line pitches from a heading's line to the line it wraps onto: more is the space after a heading."""
+_OUTLINE_MIN_FOUND = 2
+"""An outline is trusted where this many of its entries, and at least half, are found on their
+pages: one stray bookmark does not make an outline."""
+_OUTLINE_HEADING_MAX_ROWS = 4
+"""Lines an outline title may be found on: the outline says it is a heading, so a long title
+may wrap further than a typographic heading does."""
+_ROMAN_SECTIONS_MIN = 2
+"""Roman-numbered headings that make a paper's sections Roman (one `I.` may be a pronoun)."""
+_FRONT_LABEL_MAX_CHARS = 40
+"""A label alone on a line (`Abstract`, `1. Introduction`) is short; a longer block opens the
+body only by its first word."""
+
+
+def _normalized(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.casefold())
+
+
+_NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’.-]*){1,3}"
+_NAME_LIST = re.compile(rf"{_NAME}(?:\s*,\s*(?:and\s+)?{_NAME})+(?:\s+and\s+{_NAME})?")
+"""Two names or more of two to four capitalised words, parted by commas: `Ada Example, Bob Sample`."""
+
+
+def _looks_like_byline(text: str) -> bool:
+    """Author and affiliation lines: footnote marks, e-mail, initials before a surname, or a list
+    of names (a paper whose headings cannot be seen must not get its byline as its one heading)."""
+    return bool(re.search(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]", text) or _NAME_LIST.fullmatch(text))
+
+
+def _title_index(
+    blocks: list[PdfBlock], layout: Layout, page_height: float, front: int | None, rules: PdfTitleRules
+) -> int | None:
+    """The paper title: the largest text of a few words or more in the upper part of page 1,
+    above the abstract, and clearly above body size; the largest such text with a byline under
+    it, where the largest has none (a journal's name set larger than the title, in a masthead);
+    where no text is that large, bold text a little over body size with a byline under it."""
+    large = rules.min_size * layout.body_size
+    candidates: list[tuple[float, int, int]] = []
+    bold: list[tuple[float, int, int]] = []
+    for index, block in enumerate(blocks):
+        row = block.rows[0]
+        if row.page != 1 or (front is not None and index >= front):
+            break
+        if len(block.text.split()) < rules.min_words:
+            continue
+        if block.kind is not BlockKind.paragraph or row.rotated or (row.y0 > rules.max_top * page_height and index > 0):
+            # Low on the page only as page 1's first text: a cover whose picture fills the top.
+            continue
+        if sum(ch.isalpha() for ch in block.text) < _TITLE_MIN_LETTERS or len(block.rows) > rules.max_rows:
+            continue
+        size = max(r.size for r in block.rows)
+        if size >= large:
+            candidates.append((size, len(block.text), -index))
+        elif size >= rules.bylined_min_size * layout.body_size and all(r.bold for r in block.rows):
+            bold.append((size, len(block.text), -index))
+    if not candidates:
+        bylined = sorted((key for key in bold if _byline_follows(blocks, -key[2], large)), reverse=True)
+        return -bylined[0][2] if bylined else None
+    candidates.sort(reverse=True)
+    largest = -candidates[0][2]
+    if len(blocks[largest].text.split()) <= _MASTHEAD_MAX_WORDS and not _byline_follows(blocks, largest, large):
+        # A short line in the largest print with no byline under it may be a journal's masthead:
+        # the title is then the large print that has one, where some has.
+        bylined = [key for key in candidates[1:] if _byline_follows(blocks, -key[2], large)]
+        if bylined:
+            return -bylined[0][2]
+    return largest
+
+
+def _byline_follows(blocks: list[PdfBlock], title: int, large: float) -> bool:
+    """Whether a byline is among the blocks right under the title's: past the blocks in large
+    print (its own lines carried on, a translated title), within a label or two in smaller print."""
+    smaller = 0
+    for block in blocks[title + 1 :]:
+        if block.rows[0].page != 1 or smaller == _TITLE_BYLINE_REACH:
+            return False
+        if _looks_like_byline(block.text):
+            return True
+        if max(r.size for r in block.rows) < large:
+            smaller += 1
+    return False
+
+
+def _title_goes_on(rows: list[Row], following: tuple[Row, ...], rules: PdfTitleRules) -> bool:
+    """Whether the block after the title's `rows` is more of it: a title's last line can be short
+    enough to sit in the left column of a two-column page."""
+    last = rows[-1]
+    return (
+        following[0].page == 1
+        and len(rows) + len(following) <= rules.max_rows
+        and all(abs(r.size - last.size) < SAME_SIZE * last.size and r.bold == last.bold for r in following)
+        and 0 < following[0].y0 - last.y0 <= _TITLE_LINE_STEP * last.size
+    )
+
+
+def _mark_title(blocks: list[PdfBlock], layout: Layout, page_height: float, rules: HeadingRules) -> list[PdfBlock]:
+    """The blocks with the title as a level-1 heading, joined with the blocks that carry its lines on."""
+    title = _title_index(blocks, layout, page_height, _first_front_anchor(blocks, layout, rules), rules.title)
+    if title is None:
+        return blocks
+    rows = list(blocks[title].rows)
+    end = title + 1
+    while end < len(blocks) and _title_goes_on(rows, blocks[end].rows, rules.title):
+        rows.extend(blocks[end].rows)
+        end += 1
+    title_block = PdfBlock(kind=BlockKind.heading, rows=tuple(rows), level=1, evidence=("the largest text at the top of page 1",))
+    return [*blocks[:title], title_block, *blocks[end:]]
+
+
+def _title_position(blocks: list[PdfBlock]) -> int | None:
+    return next((index for index, block in enumerate(blocks) if block.level == 1), None)
+
+
+def _outline_heading(block: PdfBlock, rows: int, level: int) -> list[PdfBlock]:
+    """`block`'s first `rows` rows as a heading of `level`, and the rest, if any, as a block of its own."""
+    heading = PdfBlock(kind=BlockKind.heading, rows=block.rows[:rows], level=level, evidence=("an entry of the PDF's outline",))
+    rest = block.rows[rows:]
+    return [heading, PdfBlock(kind=block.kind, rows=rest)] if rest else [heading]
+
+
+def _mark_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], bool]:
+    """The blocks with outline titles marked as headings on the pages the outline names, and
+    whether the outline is trusted."""
+    if not toc:
+        return blocks, False
+    outline_entries = sum(1 for entry in toc if str(entry[1]).strip())
+    blocks, matched = _match_outline(blocks, toc)
+    return blocks, matched >= max(_OUTLINE_MIN_FOUND, outline_entries // 2)
+
+
+def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], int]:
+    """The blocks with those whose text is an outline title, on the page the outline names, made
+    headings; and how many outline entries were found (the title among them)."""
+    entries = [(level, _normalized(without_numbering(str(name).strip())), page) for level, name, page, *_ in toc]
+    entries = [entry for entry in entries if entry[1]]
+    if not entries:
+        return blocks, 0
+    blocks = list(blocks)
+    top = min(level for level, _, _ in entries)
+    title = _title_position(blocks)
+    title_key = _normalized(blocks[title].text) if title is not None else None
+    alone = sum(1 for entry in entries if entry[0] == top) == 1
+    offset = 0 if entries[0][0] == top and (entries[0][1] == title_key or alone) else 1
+    matched = 0
+    cursor = 0
+    for level, key, page in entries:
+        if key == title_key:
+            matched += 1
+            continue
+        for index in range(cursor, len(blocks)):
+            block = blocks[index]
+            if block.rows[0].page > page:
+                break
+            if block.rows[0].page < page or block.kind in (BlockKind.heading, BlockKind.table):
+                continue
+            rows = _rows_matching(block, key)
+            if rows:
+                depth = level - top + 1 + offset
+                blocks[index : index + 1] = _outline_heading(block, rows, min(DEEPEST_LEVEL, max(TOP_LEVEL, depth)))
+                cursor = index + 1
+                matched += 1
+                break
+    return blocks, matched
+
+
+def _rows_matching(block: PdfBlock, key: str) -> int:
+    """How many leading rows of `block` spell `key` (numbering ignored), or 0."""
+    for count in range(1, min(_OUTLINE_HEADING_MAX_ROWS, len(block.rows)) + 1):
+        text = _normalized(without_numbering(" ".join(row.text for row in block.rows[:count])))
+        if text == key:
+            return count
+        if not key.startswith(text):
+            return 0
+    return 0
+
+
+def _style_levels(
+    candidates: list[tuple[int, tuple, int | None]], fixed: dict[tuple, int], prominence: dict[tuple, tuple]
+) -> dict[tuple, int]:
+    """Heading level of every candidate style.
+
+    Styles `fixed` by the outline or by numbering keep their level; other styles that recur take the
+    level below the nearest more prominent style (or the level of a fixed style of the same
+    size and weight); a style seen once joins the recurring style just below it, so that a one-off
+    banner does not push every real heading a level down.
+    """
+    counts = Counter(style for _, style, _ in candidates)
+    rank = prominence.__getitem__
+    levels = dict(fixed)
+    recurring = sorted({s for s in counts if counts[s] >= 2} | set(fixed), key=rank, reverse=True)
+    for position, style in enumerate(recurring):
+        if style in levels:
+            continue
+        twin = [levels[s] for s in fixed if s[:3] == style[:3]]
+        above = [levels[s] for s in recurring[:position] if s in levels]
+        levels[style] = twin[0] if twin else min(DEEPEST_LEVEL, (above[-1] + 1) if above else TOP_LEVEL)
+    for style in sorted(counts, key=rank, reverse=True):
+        if style not in levels:
+            below = [levels[s] for s in recurring if rank(s) < rank(style)]
+            levels[style] = below[0] if below else (max(levels.values()) if levels else TOP_LEVEL)
+    return levels
+
+
+def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> list[PdfBlock]:
+    """Join a heading that wraps onto a second line and was cut at the indent of its number."""
+    merged: list[PdfBlock] = []
+    for block in blocks:
+        prev = merged[-1] if merged else None
+        if (
+            prev is not None
+            and prev.kind is BlockKind.paragraph
+            and block.kind is BlockKind.paragraph
+            and len(prev.rows) + len(block.rows) <= rules.typography.max_rows
+            and prev.rows[-1].group == block.rows[0].group
+            and prev.text[-1:] not in TERMINAL
+            and not NUMBERING.match(block.text)
+        ):
+            style = heading_style(prev, layout, rules)
+            last, first = prev.rows[-1], block.rows[0]
+            left, right = layout.edges[last.group]
+            if (
+                style is not None
+                and all(row.bold == last.bold and abs(row.size - last.size) < SAME_SIZE * last.size for row in block.rows)
+                and last.x1 - left >= HEADING_LINE_FILL * (right - left)
+                and first.y0 - last.y0 <= _WRAPPED_HEADING_STEP * layout.pitch * last.size
+            ):
+                merged[-1] = replace(prev, rows=prev.rows + block.rows)
+                continue
+        merged.append(block)
+    return merged
+
+
+def mark_headings(
+    blocks: list[PdfBlock], layout: Layout, toc: list[list], page_height: float, rules: HeadingRules
+) -> list[PdfBlock]:
+    """The blocks with headings marked by kind and level: the title, outline entries, then typographic headings."""
+    blocks = _merge_wrapped_headings(blocks, layout, rules)
+    blocks = _mark_title(blocks, layout, page_height, rules)
+    blocks, trusted = _mark_outline(blocks, toc)
+    blocks = _mark_typographic_headings(blocks, layout, trusted, rules)
+    blocks = _mark_opening_labels(blocks, rules)
+    return [replace(block, evidence=block.evidence + model_evidence(block)) if block.kind is BlockKind.heading else block for block in blocks]
+
+
+def _outline_styles(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> dict[tuple, Counter[int]]:
+    """The typographic style of every heading below the title marked so far, with the levels it has."""
+    styles: dict[tuple, Counter[int]] = defaultdict(Counter)
+    for block in blocks:
+        if block.kind is BlockKind.heading and block.level and block.level > 1:
+            style = heading_style(PdfBlock(kind=BlockKind.paragraph, rows=block.rows), layout, rules)
+            if style:
+                styles[style][block.level] += 1
+    return styles
+
+
+def _heading_candidates(
+    blocks: list[PdfBlock], layout: Layout, title: int | None, front: int | None, rules: HeadingRules
+) -> tuple[list[tuple[int, tuple]], dict[tuple, tuple]]:
+    """Paragraphs styled like headings, (index, style), and the prominence of every style met."""
+    candidates: list[tuple[int, tuple]] = []
+    prominence: dict[tuple, tuple] = {}
+    for index, block in enumerate(blocks):
+        if block.kind is not BlockKind.paragraph:
+            continue
+        on_first_page = block.rows[0].page == 1
+        # Page 1 above the title is journal furniture; between title and abstract, authors.
+        if on_first_page and title is not None and index < title:
+            continue
+        if on_first_page and front is not None and index < front:
+            continue
+        style = heading_style(block, layout, rules)
+        if style is None or (on_first_page and _looks_like_byline(block.text)):
+            continue
+        prominence.setdefault(style, _prominence(style, index, layout, rules))
+        candidates.append((index, style))
+    return candidates, prominence
+
+
+def _prominence(style: tuple, index: int, layout: Layout, rules: HeadingRules) -> tuple:
+    """How prominent a heading style is, to rank styles by: set apart by size, weight or capitals
+    first, then bigger, bolder, capitals; between equals the style met first (at `index`) is the
+    higher level. A style that only its face sets apart (the body's italic at body size) heads the
+    lowest sections, whatever the size of the bold faces above it (`Crude extract` in italic under
+    `Preparation of extract` in a smaller bold sans)."""
+    set_apart = style[1] or style[2] or style[0] >= rules.typography.larger_size * layout.body_size
+    return (set_apart, style[0], style[1], style[2], -index)
+
+
+def _fixed_levels(candidates: list[tuple[int, tuple, int | None]], outline_styles: dict[tuple, Counter[int]]) -> dict[tuple, int]:
+    """Levels that the outline, or else numbering, gives a style: the one it has most often."""
+    fixed = {style: counts.most_common(1)[0][0] for style, counts in outline_styles.items()}
+    numbered: dict[tuple, Counter[int]] = defaultdict(Counter)
+    for _, style, depth in candidates:
+        if depth is not None:
+            numbered[style][min(DEEPEST_LEVEL, depth + 1)] += 1
+    for style, counts in numbered.items():
+        fixed.setdefault(style, counts.most_common(1)[0][0])
+    return fixed
+
+
+def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: bool, rules: HeadingRules) -> list[PdfBlock]:
+    """The blocks with paragraphs that look like headings marked, each at the level of its
+    numbering, its style, or (under a trusted outline that lacks it) below the outline's levels."""
+    outline_styles = _outline_styles(blocks, layout, rules)
+    front = _first_front_anchor(blocks, layout, rules)
+    found, prominence = _heading_candidates(blocks, layout, _title_position(blocks), front, rules)
+    for style in outline_styles:
+        prominence.setdefault(style, _prominence(style, 0, layout, rules))
+    if trusted:
+        # A trusted outline has named the headings in its styles and above them; typography adds
+        # only its styles and less prominent ones (the sub-headings an outline leaves out).
+        least = min((prominence[s] for s in outline_styles), default=None)
+        found = [c for c in found if c[1] in outline_styles or least is None or prominence[c[1]] < least]
+    # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
+    roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= _ROMAN_SECTIONS_MIN
+    found = consistent_faces(blocks, found, layout, rules)
+    found = [(index, style) for index, style in found if not _model_reads_body(blocks[index], style, roman, layout, rules)]
+    candidates = [(index, style, numbering_depth(blocks[index].text, roman)) for index, style in found]
+    levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
+    deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)
+    marked = list(blocks)
+    for index, style, depth in candidates:
+        if depth is not None:
+            level = depth + 1
+        elif trusted and style not in outline_styles:
+            level = deepest_outline + 1
+        else:
+            level = levels[style]
+        evidence = style_evidence(style, depth is not None, layout, rules)
+        marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(DEEPEST_LEVEL, max(TOP_LEVEL, level)), evidence=evidence)
+    return marked
+
+
+def _model_reads_body(block: PdfBlock, style: tuple, roman: bool, layout: Layout, rules: HeadingRules) -> bool:
+    """Whether the layout model reads a block that typography would make a heading as something
+    else (text, a list item, a caption, a table) while typography's case is weak: at body size
+    or under it, not numbered. A larger or numbered line stays a heading whatever the model says."""
+    labels = {row.label for row in block.rows}
+    if None in labels or labels & {SECTION_HEADER, _TITLE}:
+        return False
+    size = style[0]
+    return size < rules.typography.larger_size * layout.body_size and numbering_depth(block.text, roman) is None
+
+
+def _mark_opening_labels(blocks: list[PdfBlock], rules: HeadingRules) -> list[PdfBlock]:
+    """The blocks with a label that opens the body ("Abstract") alone on its line on page 1 made
+    a heading: it opens the paper even where its font says nothing."""
+    return [
+        replace(block, kind=BlockKind.heading, level=TOP_LEVEL, evidence=("a label that opens the body, alone on its line",))
+        if _is_opening_label(block, rules)
+        else block
+        for block in blocks
+    ]
+
+
+def _is_opening_label(block: PdfBlock, rules: HeadingRules) -> bool:
+    return (
+        block.rows[0].page == 1
+        and block.kind is BlockKind.paragraph
+        and len(block.rows) == 1
+        and _names_opening(block.text, rules)
+    )
+
+
+def _opens_body(key: str, rules: HeadingRules) -> bool:
+    return key in rules.opening_words or any(pattern.fullmatch(key) for pattern in rules.opening_anchors)
+
+
+def _names_opening(label: str, rules: HeadingRules) -> bool:
+    """Whether `label`, numbering aside, names a heading that opens the body: its words run
+    together (so that letter-spaced `A B S T R A C T` counts) or one space apart (`Author summary`)."""
+    label = without_numbering(label)
+    spaced = " ".join(re.sub(r"[^0-9a-z]+", " ", label.casefold()).split())
+    return _opens_body(_normalized(label), rules) or _opens_body(spaced, rules)
+
+
+def _first_front_anchor(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> int | None:
+    """Index of the first block on page 1 that opens the paper's body (Abstract, 1 Introduction, …)."""
+    for index, block in enumerate(blocks):
+        if block.rows[0].page != 1:
+            return None
+        text = block.text
+        if len(text) < _FRONT_LABEL_MAX_CHARS and _names_opening(text, rules):
+            return index
+        # A run-in label (`Abstract: We study…`, `ABSTRACT—`) opens it where the block looks like a heading.
+        head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
+        if _opens_body(head, rules) and heading_style(block, layout, rules):
+            return index
+        if NUMBERING.match(text) and heading_style(block, layout, rules) and numbering_depth(text, False) == 1:
+            return index
+    return None

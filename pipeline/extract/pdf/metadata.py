@@ -1,0 +1,82 @@
+"""What a PDF says of itself besides its pages, and its first page's lines as read, kept for the
+paper metadata step (`pipeline.metadata`), which needs no PyMuPDF: the document information
+dictionary and the XMP stream, as stored, and page 1's pieces before any pass drops furniture
+(a journal line or a DOI printed in the margin is furniture to the body text, and metadata here).
+"""
+
+from __future__ import annotations
+
+import re
+from xml.etree import ElementTree
+
+import pymupdf
+
+from pipeline.extract.pdf.lines import Piece
+from pipeline.records.extract import FrontLine
+
+# The XMP properties read, by namespace; each kept as `xmp:{prefix}:{name}`. A list (an rdf:Seq
+# of creators, an rdf:Bag of subjects) is kept joined by "; ", in its order.
+_XMP_NAMESPACES = {
+    "dc": "http://purl.org/dc/elements/1.1/",
+    "prism": "http://prismstandard.org/namespaces/basic/2.0/",
+    "prism3": "http://prismstandard.org/namespaces/basic/3.0/",
+    "pdfx": "http://ns.adobe.com/pdfx/1.3/",
+}
+_XMP_PROPERTIES = {
+    "dc": ("title", "creator", "identifier", "subject"),
+    "prism": ("doi", "publicationName", "volume", "startingPage", "endingPage", "coverDate", "publicationDate"),
+    "prism3": ("doi", "publicationName", "volume", "startingPage", "endingPage", "coverDate", "publicationDate"),
+    "pdfx": ("doi",),
+}
+_RDF_ITEM = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}li"
+_INFO_KEYS = ("title", "author", "subject", "keywords")
+
+
+def embedded_metadata(doc: pymupdf.Document) -> dict[str, str]:
+    """The document information's title, author, subject and keywords (`info:title`, …) and the
+    XMP properties above (`xmp:dc:title`, `xmp:prism:doi`, …), whitespace collapsed, empty ones
+    left out. A broken XMP stream costs only the XMP fields."""
+    found = {f"info:{key}": " ".join(str(value).split()) for key, value in (doc.metadata or {}).items() if key in _INFO_KEYS and value}
+    try:
+        xmp = doc.get_xml_metadata()
+    except RuntimeError:
+        xmp = ""
+    found.update(_xmp_fields(xmp))
+    return {key: value for key, value in found.items() if value}
+
+
+def _xmp_fields(xmp: str) -> dict[str, str]:
+    if not xmp.strip():
+        return {}
+    try:
+        # The packet's processing instructions (`<?xpacket …?>`) around the root are legal XML.
+        root = ElementTree.fromstring(re.sub(r"^\s*<\?xpacket[^>]*\?>", "", xmp.strip()).encode())
+    except ElementTree.ParseError:
+        return {}
+    fields = {}
+    for prefix, names in _XMP_PROPERTIES.items():
+        namespace = _XMP_NAMESPACES[prefix]
+        for name in names:
+            for element in root.iter(f"{{{namespace}}}{name}"):
+                items = [" ".join("".join(item.itertext()).split()) for item in element.iter(_RDF_ITEM)]
+                value = "; ".join(item for item in items if item) if items else " ".join("".join(element.itertext()).split())
+                if value:
+                    fields.setdefault(f"xmp:{prefix.rstrip('3')}:{name}", value)
+            # A property may also be written as an attribute of rdf:Description.
+            for element in root.iter():
+                value = element.attrib.get(f"{{{namespace}}}{name}")
+                if value and value.strip():
+                    fields.setdefault(f"xmp:{prefix.rstrip('3')}:{name}", " ".join(value.split()))
+    return fields
+
+
+def first_page_lines(pieces: list[Piece]) -> list[FrontLine]:
+    """Page 1's pieces as `FrontLine`s, in PyMuPDF's order, rotated ones (a margin stamp) left out."""
+    return [
+        FrontLine(
+            text=piece.text, size=round(piece.size, 2), bold=piece.bold, x0=round(piece.x0, 1), y0=round(piece.y0, 1),
+            superscripts=list(piece.superscripts),
+        )
+        for piece in pieces
+        if not piece.rotated and piece.text.strip()
+    ]

@@ -1,0 +1,273 @@
+"""An unruled table's grid from where its words stand: rows are lines, columns the gaps no line crosses.
+
+PyMuPDF's own `text` strategy draws a column edge wherever three words line up, and on the
+development PDFs it cut words in two (`Nor | mal`) about as often as it parted cells. Here a
+line's words are first joined into phrases (words closer than a column gap), then a column gap
+is an x-interval that the phrases of nearly every line leave empty; a phrase is a cell of the
+column it stands in, or spans the columns whose gaps it covers (a header over two columns).
+
+A line that only carries on cells of the line above (it starts lower case or with a bracket, or
+the cell above ends with a hyphen or comma) joins it: a cell wrapped onto two lines is one cell.
+Lines under the table's last rule, or one-phrase lines after the last row of several cells, are
+its notes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+import pymupdf
+
+from pipeline.extract.pdf.lines import TEXT_FLAGS, PageBox
+from pipeline.extract.tables import Grid
+
+_COLUMN_GAP = 0.9
+"""Words further apart than this many of their heights are in different cells: a word space is
+about a quarter of the font size, a column gap wider than the size."""
+_CROSSING_SHARE = 0.15
+"""Share of the lines that may cross a column gap: spanning headers and notes do."""
+_CROSSING_MIN = 1
+"""Lines that may cross a column gap however short the table: a small table's header does."""
+_MIN_GAP = 0.5
+"""Narrowest column gap, in the table's median word heights."""
+_SAME_LINE = 0.5
+"""Words whose vertical middles are closer than this share of their height are on one line."""
+_NUMBER = re.compile(r"^[-+−–]?\d+(?:[.,]\d+)*%?$")
+"""A number alone: two of them side by side are two cells (a dense table of counts sets its
+columns a word space apart), where words of text, or a number and its unit, are one."""
+_CONTINUES = "-–,"
+_WRAP_GAP = 0.5
+"""A cell's wrapped line follows the line above within this many of its heights; a note set
+further below (a table's DOI, a source line) is no part of the last row."""
+_NOTE_GAP = 1.0
+"""A line under a table more than this many of its heights below the line above is not its note."""
+
+
+Word = tuple[float, float, float, float, str, int, int, int]
+"""A word as PyMuPDF gives it: x0, y0, x1, y1, text, block, line, word number."""
+
+
+def page_words(textpage: pymupdf.TextPage) -> list[Word]:
+    """The page's words, from the text extraction its lines were read from."""
+    return [word for word in textpage.extractWORDS() if word[4].strip()]
+
+
+def read_page_words(page: pymupdf.Page) -> list[Word]:
+    """The page's words, read afresh (a page whose lines gave no reason to keep them)."""
+    return page_words(page.get_textpage(flags=TEXT_FLAGS))
+
+
+@dataclass(frozen=True, slots=True)
+class WordGrid:
+    grid: Grid
+    box: PageBox
+    row_tops: list[float]
+    """Where each row of the grid starts (y of its first line)."""
+    notes: list[str]
+
+
+@dataclass(slots=True)
+class _Phrase:
+    x0: float
+    x1: float
+    text: str
+
+
+@dataclass(slots=True)
+class _Line:
+    y0: float
+    y1: float
+    phrases: list[_Phrase]
+
+
+def _lines(words: list[Word]) -> list[_Line]:
+    """The words in lines, top to bottom, each line's words joined into phrases."""
+    lines: list[list[Word]] = []
+    middle_sum = 0.0  # of the last line's words' middles, whose mean the next word is held to
+    for word in sorted(words, key=lambda w: ((w[1] + w[3]) / 2, w[0])):
+        middle, height = (word[1] + word[3]) / 2, word[3] - word[1]
+        if lines and abs(middle - middle_sum / len(lines[-1])) < _SAME_LINE * height:
+            lines[-1].append(word)
+            middle_sum += middle
+            continue
+        lines.append([word])
+        middle_sum = middle
+    result = []
+    for members in lines:
+        members.sort(key=lambda w: w[0])
+        phrases: list[_Phrase] = []
+        for word in members:
+            height = word[3] - word[1]
+            apart = bool(phrases) and bool(_NUMBER.match(word[4])) and bool(_NUMBER.match(phrases[-1].text.rsplit(" ", 1)[-1]))
+            if phrases and word[0] - phrases[-1].x1 < _COLUMN_GAP * height and not apart:
+                phrases[-1].x1 = max(phrases[-1].x1, word[2])
+                phrases[-1].text += " " + word[4]
+            else:
+                phrases.append(_Phrase(word[0], word[2], word[4]))
+        result.append(_Line(min(w[1] for w in members), max(w[3] for w in members), phrases))
+    return result
+
+
+def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header: int) -> list[float]:
+    """The middles of the column gaps: x-intervals inside the table that few lines cross; the
+    first `header` lines, above the rule drawn under a table's header, may cross any (a header
+    that spans columns: `Brasil China Brasil China` over a column each)."""
+    edges = sorted({round(x, 1) for line in lines for phrase in line.phrases for x in (phrase.x0, phrase.x1)})
+    # Every phrase starts and ends on an edge, so it covers whole segments between edges: count
+    # the phrases over each segment with a difference array (a line's phrases never overlap).
+    crossing = [0] * len(edges)
+    for line in lines[header:]:
+        for phrase in line.phrases:
+            crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
+            crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1
+    allowed = max(_CROSSING_MIN, int(_CROSSING_SHARE * len(lines)))
+    middles = []
+    start = end = None
+    covered = 0
+    for index, (a, b) in enumerate(zip(edges, edges[1:])):
+        covered += crossing[index]
+        if covered <= allowed and left < (a + b) / 2 < right:
+            start = a if start is None else start
+            end = b
+        elif start is not None:
+            if end - start >= min_gap:
+                middles.append((start + end) / 2)
+            start = None
+    if start is not None and end - start >= min_gap:
+        middles.append((start + end) / 2)
+    # A gap with no phrase beginning after it (or ending before it) parts no columns: it is the
+    # run of a header wider than the body beneath it.
+    phrases = [phrase for line in lines for phrase in line.phrases]
+    return [m for m in middles if any(p.x0 > m for p in phrases) and any(p.x1 < m for p in phrases)]
+
+
+def _row(line: _Line, gaps: list[float]) -> list[str | None]:
+    """The line's cells by column; a phrase over a gap spans the columns after it (None)."""
+    row: list[str | None] = [""] * (len(gaps) + 1)
+    for phrase in line.phrases:
+        first = sum(1 for gap in gaps if gap < phrase.x0)
+        last = sum(1 for gap in gaps if gap < phrase.x1)
+        row[first] = f"{row[first]} {phrase.text}".strip() if row[first] else phrase.text
+        for col in range(first + 1, last + 1):
+            row[col] = None
+    return row
+
+
+def _filled(row: list[str | None]) -> set[int]:
+    return {col for col, value in enumerate(row) if value}
+
+
+def _continues(row: list[str | None], above: list[str | None]) -> bool:
+    filled = _filled(row)
+    if not filled or not filled <= _filled(above):
+        return False
+    return all(
+        (row[col][0].islower() or row[col][0] in "([") or above[col].endswith(tuple(_CONTINUES)) for col in filled
+    )
+
+
+_Placed = tuple[list[str | None], float, float]
+"""A row's cells, and the top and bottom of its lines."""
+
+
+def _squeezed(placed: list[_Placed], index: int) -> bool:
+    """Whether the row's line stands between its neighbours' lines rather than on a line of its
+    own: the lines above and below it are less than its height apart."""
+    return placed[index + 1][1] - placed[index - 1][2] < placed[index][2] - placed[index][1]
+
+
+def _unlabelled_values(cells: list[str | None]) -> bool:
+    return cells[0] == "" and len(_filled(cells)) > 1
+
+
+def _move_centred_labels(placed: list[_Placed]) -> list[_Placed]:
+    """A row label centred on the two rows it names stands on neither line (`Herb` between its
+    `ST` and `P` rows): it goes to the upper row, where a span starts, as a publisher's markup
+    gives it."""
+    moved: list[_Placed] = []
+    for index, (cells, top, bottom) in enumerate(placed):
+        between = 0 < index < len(placed) - 1 and _unlabelled_values(placed[index - 1][0]) and _unlabelled_values(placed[index + 1][0])
+        if between and _filled(cells) == {0} and _squeezed(placed, index):
+            upper, upper_top, upper_bottom = moved[-1]
+            moved[-1] = ([cells[0], *upper[1:]], upper_top, upper_bottom)
+        else:
+            moved.append((cells, top, bottom))
+    return moved
+
+
+def _join_labels_wrapped_round_values(placed: list[_Placed]) -> list[_Placed]:
+    """A row label wrapped onto two lines has its row's values centred between them
+    (`Pielou-Simpson's`, the values, `evenness`): the three lines are one row."""
+    joined: list[_Placed] = []
+    index = 0
+    while index < len(placed):
+        if index + 2 < len(placed):
+            (first, top, _), (values, _, _), (second, _, bottom) = placed[index : index + 3]
+            if _filled(first) == {0} == _filled(second) and _unlabelled_values(values) and _squeezed(placed, index + 1):
+                joined.append(([f"{first[0]} {second[0]}", *values[1:]], top, bottom))
+                index += 3
+                continue
+        joined.append(placed[index])
+        index += 1
+    return joined
+
+
+def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float]) -> WordGrid | None:
+    """The grid of the page's words inside `region` (by their middles), or None where they make no
+    two columns; `rules_y` are the heights of the horizontal rules drawn across the region."""
+    words = [
+        w for w in page_words
+        if region.x0 <= (w[0] + w[2]) / 2 <= region.x1 and region.y0 <= (w[1] + w[3]) / 2 <= region.y1
+    ]
+    if not words:
+        return None
+    lines = _lines(words)
+    heights = sorted(w[3] - w[1] for w in words)
+    median = heights[len(heights) // 2]
+    left, right = min(w[0] for w in words), max(w[2] for w in words)
+    below_last_rule = [line for line in lines if rules_y and line.y0 >= max(rules_y) - 0.5]
+    # The last rule closes the table where fewer lines follow it than precede it; a table that
+    # runs on to the next page has its header's rule last, and the rows below it.
+    body_lines = [line for line in lines if line not in below_last_rule] if 2 * len(below_last_rule) < len(lines) else lines
+    inside = [y for y in rules_y if body_lines[0].y1 < y < body_lines[-1].y0]
+    header = sum(1 for line in body_lines if inside and line.y1 <= min(inside))
+    gaps = _gaps(body_lines, left, right, _MIN_GAP * median, header if len(body_lines) - header >= 2 else 0)
+    if not gaps:
+        return None
+    rows: list[list[str | None]] = []
+    tops: list[float] = []
+    bottoms: list[float] = []
+    for line in body_lines:
+        row = _row(line, gaps)
+        close = bool(bottoms) and line.y0 - bottoms[-1] <= _WRAP_GAP * (line.y1 - line.y0)
+        if rows and close and _continues(row, rows[-1]):
+            for col in _filled(row):
+                joiner = "" if rows[-1][col].endswith("-") else " "
+                rows[-1][col] = rows[-1][col] + joiner + row[col]
+            bottoms[-1] = line.y1
+            continue
+        rows.append(row)
+        tops.append(line.y0)
+        bottoms.append(line.y1)
+    # A label centred on two rows first, so that a label above it is not taken for its first line.
+    placed = _join_labels_wrapped_round_values(_move_centred_labels(list(zip(rows, tops, bottoms))))
+    rows, tops, bottoms = [cells for cells, _, _ in placed], [top for _, top, _ in placed], [bottom for _, _, bottom in placed]
+    # Rows of one phrase after the last row of several cells are the notes under an unruled table,
+    # as far as they run on without a gap; what follows a gap (a running foot, a heading) is not the table's.
+    notes: list[str] = []
+    while len(rows) > 1 and len(_filled(rows[-1])) <= 1:
+        rows.pop()
+        tops.pop()
+        bottoms.pop()
+    under = [line for line in lines if line.y0 >= bottoms[-1] - 0.5] if bottoms else []
+    bottom = bottoms[-1] if bottoms else region.y0
+    for line in under:
+        if line.y0 - bottom > _NOTE_GAP * (line.y1 - line.y0):
+            break
+        notes.append(" ".join(phrase.text for phrase in line.phrases))
+        bottom = line.y1
+    if len(rows) < 2:
+        return None
+    return WordGrid(grid=rows, box=(left, tops[0], right, bottoms[-1]), row_tops=tops, notes=notes)

@@ -1,0 +1,385 @@
+"""A PDF's tables as cells, read beside each table caption.
+
+A table is found from its caption: a line that opens like one (`[pdf.tables] caption`) says a
+table is printed next to it, in the caption's column (or across the page, where nothing stands
+beside it in the other half), below it or else above it, in the region that runs to the next
+caption or the first line of running text. Only pages with such a line are read again, which is
+what keeps the cost off a paper's other pages. The grid is read as `[pdf.tables] strategy` says:
+from the words' own column gaps (`pdf_table_words`, the default), or by PyMuPDF's finder
+(`page.find_tables`) on ruling lines or on the words' alignment. A page whose text runs up the
+page is read in its text's frame. Where the layout model read the paper, its `table` boxes are
+read too: beside a caption whose region shows no grid, and alone where no caption names them.
+
+What is read: the label and caption (the caption line and the rest of its PyMuPDF block, and the
+caption again in a second language right under it), the grid as cells with their spans, header
+rows (those above the first rule drawn across the grid, else the first row), and the notes right
+under the grid. A caption beside which no grid of at least `min_rows` × `min_columns` is found is
+recorded with `parse = text`: its lines stay in the text as they are, and no half-read grid is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+import pymupdf
+
+from pipeline.extract.pdf.lines import PageBox, Piece, from_frame, to_frame
+from pipeline.extract.pdf.table_words import Word, read_page_words, words_grid
+from pipeline.extract.tables import Grid, cell_text, grid_cells, render_markdown
+from pipeline.records.base import Box
+from pipeline.records.extract import Table, TableParse
+from pipeline.rules.pdf import PdfTableRules, TableStrategy
+
+_CAPTION_LINES = 2.5
+"""A second caption of the same number that starts within this many of its font sizes under the
+first is the same table's (a caption given in two languages)."""
+_SIDE_BY_SIDE = 0.5
+"""A grid and a caption overlap along x by this share of the narrower: they share a column."""
+_COLUMN_SIDE = 0.55
+"""A caption that stays left (or right) of this share of the page width is in the left (right) column."""
+_PROSE_WIDTH = 0.6
+"""A line at body size this wide (a share of the column's width) with many words is running
+text: the region a caption opens ends there. Table rows come as a line a cell, and in smaller print."""
+_PROSE_MIN_WORDS = 8
+_BESIDE = 6.0
+"""How far from the caption, in body font sizes, running text in the other half of the page
+shows that the table keeps to the caption's column."""
+_SMALL_PRINT = 0.95
+"""Lines under this share of the body size are small print: a table's notes are set so."""
+_RULE_MIN_WIDTH = 0.6
+"""A horizontal rule inside a grid that spans this share of its width parts the header from the body."""
+_MODEL_BOX_MARGIN = 2.0
+"""Points a layout model's table box is widened by on every side: its edge may cut a glyph."""
+_RULE_MAX_HEIGHT = 2.0
+"""A drawn rectangle at most this tall, in points, is a rule."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Caption:
+    page: int
+    label: str
+    text: str
+    box: PageBox
+
+
+def _overlap(a: PageBox, b: PageBox) -> float:
+    """How much of the narrower of two boxes the other covers along x."""
+    width = min(a[2] - a[0], b[2] - b[0])
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) / width if width > 0 else 0.0
+
+
+def has_table_caption(pieces: list[Piece], rules: PdfTableRules) -> bool:
+    """Whether a line of the page opens like a table caption: only such pages are read for tables."""
+    return any(not piece.rotated and rules.caption.match(piece.text.strip()) for piece in pieces)
+
+
+def _captions(pieces: list[Piece], rules: PdfTableRules) -> list[_Caption]:
+    """The page's table captions: a line that opens like one, with the lines after it in its
+    PyMuPDF block."""
+    captions = []
+    for piece in pieces:
+        if piece.rotated or piece.box is None or not (match := rules.caption.match(piece.text.strip())):
+            continue
+        lines = sorted(
+            (other for other in pieces if other.block == piece.block and other.box is not None and other.y0 >= piece.y0 - 0.5),
+            key=lambda other: (round(other.y0), other.x0),
+        )
+        boxes = [other.box for other in lines]
+        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        text = " ".join(" ".join(other.text.split()) for other in lines)
+        label = " ".join(match["label"].split())
+        previous = captions[-1] if captions else None
+        if previous is not None and _number(previous.label) == _number(label) and box[1] <= previous.box[3] + _CAPTION_LINES * piece.size:
+            # The same table's caption again, right under the first: in a second language
+            # (`Tabela 4.` then `Table 4.`), or a line of the first's block read on its own.
+            merged = previous.text if text in previous.text else f"{previous.text} {text}"
+            outer = (min(box[0], previous.box[0]), previous.box[1], max(box[2], previous.box[2]), max(box[3], previous.box[3]))
+            captions[-1] = replace(previous, text=merged, box=outer)
+            continue
+        captions.append(_Caption(page=piece.page, label=label, text=text, box=box))
+    return captions
+
+
+def _number(label: str) -> str:
+    """A caption label's number and letters (`S1`, `4`): what a second language's label shares."""
+    return re.sub(r"^\D*?(?=[A-Z]?\d)", "", label, flags=re.IGNORECASE).casefold()
+
+
+def _holds(box: PageBox, word: tuple) -> bool:
+    """Whether the word's middle lies inside the box."""
+    x, y = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _column(caption: _Caption, pieces: list[Piece], page_rect: pymupdf.Rect, body_size: float) -> tuple[float, float]:
+    """Left and right of the column the caption is set in: the page's half it stays in where
+    the page's running text keeps to halves, else the page."""
+    middle = page_rect.x0 + page_rect.width / 2
+    if any(
+        piece.box is not None and piece.box[0] < middle < piece.box[2] and _is_prose(piece, page_rect.width / 2, body_size)
+        for piece in pieces
+    ):
+        return page_rect.x0, page_rect.x1
+    if caption.box[2] <= page_rect.x0 + page_rect.width * _COLUMN_SIDE:
+        return page_rect.x0, middle
+    if caption.box[0] >= page_rect.x0 + page_rect.width * (1 - _COLUMN_SIDE):
+        return middle, page_rect.x1
+    return page_rect.x0, page_rect.x1
+
+
+def _is_prose(piece: Piece, width: float, body_size: float) -> bool:
+    return (
+        piece.size >= _SMALL_PRINT * body_size
+        and piece.x1 - piece.x0 >= _PROSE_WIDTH * width
+        and len(piece.text.split()) >= _PROSE_MIN_WORDS
+    )
+
+
+def _region(
+    caption: _Caption, pieces: list[Piece], stops: list[PageBox], page_rect: pymupdf.Rect, body_size: float, below: bool
+) -> pymupdf.Rect:
+    """Where the caption's table may be: in its column, from the caption down (or up) to the next
+    caption or the first line of running text. A table may be wider than its caption's column:
+    where no running text nor another table's caption stands in the other half of the page beside
+    the table's first lines, the region spans the page."""
+    half = page_rect.width / 2
+    prose = [piece.box for piece in pieces if piece.box is not None and _is_prose(piece, half, body_size)]
+    left, right = _column(caption, pieces, page_rect, body_size)
+    if right - left < page_rect.width:
+        other = (page_rect.x0, 0, left, 0) if left > page_rect.x0 else (right, 0, page_rect.x1, 0)
+        near = (caption.box[3], caption.box[3] + _BESIDE * body_size) if below else (caption.box[1] - _BESIDE * body_size, caption.box[1])
+        # A caption set level with this one heads a table of its own in the other half.
+        level = (caption.box[1] - _BESIDE * body_size, caption.box[3] + _BESIDE * body_size)
+        if not any(_overlap(box, other) > 0.5 and box[1] < near[1] and box[3] > near[0] for box in prose) and not any(
+            _overlap(box, other) > 0.5 and box[1] < level[1] and box[3] > level[0] for box in stops if box != caption.box
+        ):
+            left, right = page_rect.x0, page_rect.x1
+    ends = [box for box in stops if box != caption.box and _overlap(box, (left, 0, right, 0)) > 0]
+    ends += [box for box in prose if _overlap(box, (left, 0, right, 0)) > 0.5]
+    if below:
+        bottom = min((box[1] for box in ends if box[1] >= caption.box[3] - 0.5), default=page_rect.y1)
+        return pymupdf.Rect(left, caption.box[3], right, bottom)
+    top = max((box[3] for box in ends if box[3] <= caption.box[1] + 0.5), default=page_rect.y0)
+    return pymupdf.Rect(left, top, right, caption.box[1])
+
+
+def _usable(table: pymupdf.table.Table, rules: PdfTableRules) -> bool:
+    if table.row_count < rules.min_rows or table.col_count < rules.min_columns:
+        return False
+    grid = table.extract()
+    # A grid whose every row has one filled cell is text in one column, not a table.
+    return sum(1 for row in grid if sum(1 for value in row if value) >= 2) >= rules.min_rows
+
+
+def _nearest(tables: list, caption: _Caption, gap: float) -> pymupdf.table.Table | None:
+    """The table just below the caption, else just above it, within `gap` points and sharing its column."""
+    below = [t for t in tables if 0 <= t.bbox[1] - caption.box[3] + 0.5 <= gap + 0.5 and _overlap(t.bbox, caption.box) >= _SIDE_BY_SIDE]
+    if below:
+        return min(below, key=lambda t: t.bbox[1])
+    above = [t for t in tables if 0 <= caption.box[1] - t.bbox[3] + 0.5 <= gap + 0.5 and _overlap(t.bbox, caption.box) >= _SIDE_BY_SIDE]
+    return max(above, key=lambda t: t.bbox[3]) if above else None
+
+
+def _header_rows(table: pymupdf.table.Table, rules_drawn: list[PageBox]) -> int:
+    """Rows above the first rule drawn across the grid inside it; the first row where none is."""
+    x0, y0, x1, y1 = table.bbox
+    rows = [row.bbox for row in table.rows]
+    inside = sorted(
+        rule[1] for rule in rules_drawn
+        if (min(rule[2], x1) - max(rule[0], x0)) >= _RULE_MIN_WIDTH * (x1 - x0) and rows[0][3] - 1 <= rule[1] <= rows[-1][1] + 1
+    )
+    if inside:
+        above = sum(1 for row in rows if row[3] <= inside[0] + 1)
+        if 0 < above < len(rows):
+            return above
+    return 1
+
+
+def _drawn_rules(page: pymupdf.Page, frame: tuple[int, int]) -> list[PageBox]:
+    """The rules drawn on the page that run along the text (in its frame): lines and flat
+    rectangles (`get_cdrawings`, PyMuPDF's drawings as plain tuples, a few times faster than
+    `get_drawings`)."""
+    found = []
+    for path in page.get_cdrawings():
+        for item in path["items"]:
+            if item[0] == "l":
+                (xa, ya), (xb, yb) = item[1], item[2]
+                box = (min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb))
+            elif item[0] == "re":
+                xa, ya, xb, yb = item[1]
+                box = (min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb))
+            else:
+                continue
+            framed = to_frame(box, frame)
+            if framed[3] - framed[1] <= _RULE_MAX_HEIGHT:
+                found.append(framed)
+    return found
+
+
+def _footnotes(table_box: PageBox, pieces: list[Piece], region: pymupdf.Rect, body_size: float, rules: PdfTableRules) -> str | None:
+    """The lines of small print right under the grid, in the caption's column."""
+    under = sorted(
+        (
+            piece for piece in pieces
+            if piece.box is not None and not piece.rotated and piece.box[1] >= table_box[3] - 0.5
+            and _overlap(piece.box, (region.x0, 0, region.x1, 0)) > 0.5
+        ),
+        key=lambda piece: (round(piece.box[1]), piece.box[0]),
+    )
+    lines: list[str] = []
+    bottom = table_box[3]
+    for piece in under:
+        if piece.box[1] - bottom > rules.footnote_gap * piece.size:
+            break
+        if piece.size >= _SMALL_PRINT * body_size or rules.caption.match(piece.text.strip()):
+            break
+        if lines and abs(piece.box[1] - last_top) < 0.5 * piece.size:
+            lines[-1] += " " + " ".join(piece.text.split())
+        else:
+            lines.append(" ".join(piece.text.split()))
+        last_top = piece.box[1]
+        bottom = max(bottom, piece.box[3])
+    return "\n".join(lines) or None
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    grid: Grid
+    box: PageBox
+    header_rows: int
+    notes: str | None
+
+
+def _from_finder(table: pymupdf.table.Table, pieces: list[Piece], region: pymupdf.Rect, body_size: float,
+                 rules: PdfTableRules, drawn: list[PageBox]) -> _Found:
+    # The alignment strategy leaves a row between rows where their lines are far apart.
+    grid = [[None if value is None else cell_text(value) for value in row] for row in table.extract() if any(value for value in row)]
+    box = tuple(table.bbox)
+    return _Found(grid, box, _header_rows(table, drawn), _footnotes(box, pieces, region, body_size, rules))
+
+
+def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rect, pieces: list[Piece], body_size: float,
+                rules: PdfTableRules, drawn: list[PageBox], below: bool) -> _Found | None:
+    across = [rule[1] for rule in drawn if _overlap(rule, (region.x0, 0, region.x1, 0)) > 0 and region.y0 <= rule[1] <= region.y1]
+    found = words_grid(words, region, across)
+    if found is None or len(found.grid) < rules.min_rows or len(found.grid[0]) < rules.min_columns:
+        return None
+    gap = rules.max_gap * body_size
+    if caption is not None and (found.box[1] - caption.box[3] if below else caption.box[1] - found.box[3]) > gap:
+        return None
+    inside = sorted(y for y in across if found.box[1] + 1 < y < found.box[3] - 1)
+    header_rows = sum(1 for top in found.row_tops if inside and top < inside[0]) or 1
+    if header_rows >= len(found.grid):
+        header_rows = 1
+    notes = "\n".join(found.notes) or _footnotes(found.box, pieces, region, body_size, rules)
+    return _Found(found.grid, found.box, header_rows, notes)
+
+
+def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _Caption, pieces: list[Piece], stops: list[PageBox],
+          body_size: float, rules: PdfTableRules, ruled: list | None, drawn: list[PageBox]) -> _Found | None:
+    """The grid beside the caption, as the strategy reads it; `rect` is the page in its text's frame."""
+    gap = rules.max_gap * body_size
+    below = _region(caption, pieces, stops, rect, body_size, below=True)
+    if ruled is not None:
+        table = _nearest([t for t in ruled if _usable(t, rules)], caption, gap)
+        if table is not None:
+            return _from_finder(table, pieces, below, body_size, rules, drawn)
+    if rules.strategy is TableStrategy.lines:
+        return None
+    for is_below in (True, False):
+        region = below if is_below else _region(caption, pieces, stops, rect, body_size, below=False)
+        if region.height <= 0 or region.width <= 0:
+            continue
+        if rules.strategy is TableStrategy.text and ruled is not None:
+            found = page.find_tables(clip=region, strategy="text", use_layout=False)
+            table = _nearest([t for t in found.tables if _usable(t, rules)], caption, gap)
+            if table is not None:
+                return _from_finder(table, pieces, region, body_size, rules, drawn)
+        elif (result := _from_words(words, caption, region, pieces, body_size, rules, drawn, is_below)) is not None:
+            return result
+    return None
+
+
+def _steered(caption: _Caption, boxes: list[PageBox], gap: float) -> tuple[PageBox, bool] | None:
+    """The layout model's table box just below the caption (else just above it), sharing its
+    column, and whether it is below."""
+    below = [box for box in boxes if -gap <= box[1] - caption.box[3] <= gap and _overlap(box, caption.box) >= _SIDE_BY_SIDE]
+    if below:
+        return min(below, key=lambda box: box[1]), True
+    above = [box for box in boxes if -gap <= caption.box[1] - box[3] <= gap and _overlap(box, caption.box) >= _SIDE_BY_SIDE]
+    return (max(above, key=lambda box: box[3]), False) if above else None
+
+
+def _widened(box: PageBox) -> pymupdf.Rect:
+    return pymupdf.Rect(box[0] - _MODEL_BOX_MARGIN, box[1] - _MODEL_BOX_MARGIN, box[2] + _MODEL_BOX_MARGIN, box[3] + _MODEL_BOX_MARGIN)
+
+
+def _record(table_id: str, number: int, caption: _Caption | None, found: _Found | None, frame: tuple[int, int]) -> Table:
+    label, text = (caption.label, caption.text) if caption is not None else (None, None)
+    if found is None:
+        return Table(table_id=table_id, label=label, caption=text, parse=TableParse.text, pages=[number])
+    cells = grid_cells(found.grid, found.header_rows)
+    x0, y0, x1, y1 = from_frame(found.box, frame)
+    return Table(
+        table_id=table_id, label=label, caption=text, footnotes=found.notes, parse=TableParse.cells, pages=[number],
+        boxes=[Box(page=number, x0=round(x0, 1), y0=round(y0, 1), x1=round(x1, 1), y1=round(y1, 1))],
+        header_rows=found.header_rows, cells=cells, markdown=render_markdown(cells, len(found.grid[0])),
+    )
+
+
+def find_pdf_tables(
+    doc: pymupdf.Document, pages: list[list[Piece]], words: dict[int, list[Word]], body_size: float, rules: PdfTableRules,
+    model_tables: dict[int, list[PageBox]],
+) -> list[Table]:
+    """Every table whose caption a page prints, in page order, its grid read where one is found;
+    `words` are the words of the pages with a table caption (`has_table_caption`).
+
+    `model_tables` are the boxes the layout model calls tables, by page, where it read the paper:
+    a caption beside which its region shows no grid is read inside the box beside it, and a box
+    no caption's table covers is a table without label or caption where a grid is found in it."""
+    tables: list[Table] = []
+    gap = rules.max_gap * body_size
+    for number, pieces in enumerate(pages, start=1):
+        captions = _captions(pieces, rules) if number in words else []
+        boxes = model_tables.get(number, [])
+        if not captions and not boxes:
+            continue
+        page = doc[number - 1]
+        # The finder and the words are read in the frame of the page's text: a table printed
+        # sideways (its lines running up the page) is read as it is meant to be read.
+        frame = next((piece.frame for piece in pieces if not piece.rotated), (1, 0))
+        rect = pymupdf.Rect(to_frame(tuple(page.rect * page.derotation_matrix), frame))
+        page_words = words[number] if number in words else read_page_words(page)
+        # Words of lines set across the text (a running head beside a table printed sideways,
+        # a stamp up the margin) are none of a table's cells.
+        across_text = [piece.box for piece in pieces if piece.rotated and piece.box is not None]
+        if across_text:
+            page_words = [word for word in page_words if not any(_holds(box, word) for box in across_text)]
+        if frame != (1, 0):
+            pieces = [replace(piece, box=to_frame(piece.box, frame)) for piece in pieces if piece.box is not None]
+            page_words = [(*to_frame(word[:4], frame), *word[4:]) for word in page_words]
+            captions = [replace(caption, box=to_frame(caption.box, frame)) for caption in captions]
+        unclaimed = [to_frame(box, frame) for box in boxes]
+        ruled = None
+        # PyMuPDF's finder reads the page in its own coordinates: only where they are the text's.
+        if captions and frame == (1, 0) and rules.strategy in (TableStrategy.lines, TableStrategy.lines_then_words, TableStrategy.text):
+            ruled = page.find_tables(strategy="lines", use_layout=False).tables if rules.strategy is not TableStrategy.text else []
+        stops = [caption.box for caption in captions]
+        drawn = _drawn_rules(page, frame)
+        grids: list[PageBox] = []
+        for caption in captions:
+            found = _find(page, rect, page_words, caption, pieces, stops, body_size, rules, ruled, drawn)
+            # The model's box beside a caption is sought only where the caption's own region gave
+            # no grid: on the development PDFs its boxes cut more tables short than they saved.
+            if found is None and (steer := _steered(caption, unclaimed, gap)) is not None:
+                found = _from_words(page_words, caption, _widened(steer[0]), pieces, body_size, rules, drawn, steer[1])
+            if found is not None:
+                grids.append(found.box)
+            tables.append(_record(f"T{len(tables) + 1}", number, caption, found, frame))
+        for box in unclaimed:
+            if any(_overlap(box, grid) > 0 and box[1] < grid[3] and grid[1] < box[3] for grid in grids):
+                continue  # a captioned table's, read already
+            if (found := _from_words(page_words, None, _widened(box), pieces, body_size, rules, drawn, True)) is not None:
+                tables.append(_record(f"T{len(tables) + 1}", number, None, found, frame))
+    return tables

@@ -1,0 +1,496 @@
+"""Stage 2, normalize: clean a `RawDocument`'s blocks and lay them out as one `Document.text`.
+
+What happens here: Unicode NFC (plus ligatures and odd spaces), line joining with
+de-hyphenation that keeps real compounds, heading levels made relative (title 1, top-level
+sections 2, children 3), heading keys for classification, captions recognised, and repeated
+page furniture dropped and counted. Every block ends up an exact slice of the document text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
+
+from pipeline.records.base import BlockKind, SourceFormat, TextSegment
+from pipeline.records.document import Block, Document, PageSpan, TextBox
+from pipeline.records.extract import RawBlock, RawDocument
+from pipeline.rules import Rules
+
+BLOCK_SEPARATOR = "\n\n"
+
+# Ligatures fold to their letters (NFKC does only this well); other NFKC folds (², µ) would
+# change meaning, so they are not applied.
+_LIGATURES = {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+_SPACES = dict.fromkeys(["\u00a0", "\u2000", "\u2001", "\u2002", "\u2003", "\u2004", "\u2005", "\u2006",
+                         "\u2007", "\u2008", "\u2009", "\u200a", "\u202f", "\u205f", "\u3000", "\t"], " ")
+# Control characters carry no text: PDF fonts emit them for glyphs such as TeX's bullet
+# (U+000F) or a math symbol between two letters, so they become a space, not nothing.
+_CONTROLS = dict.fromkeys([chr(code) for code in [*range(0x20), *range(0x7F, 0xA0)] if chr(code) not in "\n\t"], " ")
+_INVISIBLE = dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"], "")
+_CHARACTER_MAP = {**_LIGATURES, **_SPACES, **_CONTROLS, **_INVISIBLE}
+_MAPPED_CHARACTER = re.compile("[" + re.escape("".join(_CHARACTER_MAP)) + "]")
+
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+# A token of symbols alone (`—`, `=`, `|`) is no word. It is looked for between single spaces:
+# with a literal first character the regex skips ahead to each space instead of trying every
+# position (normalize's word counts, shared Markdown corpus: 0.30 s -> 0.13 s).
+_SYMBOLS_ONLY = re.compile(r" (?:[^\w\s]|_)+(?= )")
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# A tag holds no `<`: with `<[^>]*>` every `<` of a long run of them scanned the rest of the heading.
+_HEADING_MARKUP = re.compile(r"[*_`]+|<[^<>]*>")
+# Stripped as characters, not by a pattern: `[\s:.;,—–-]+$`, tried at every start of a long run
+# of them not at the end (a heading of 160,000 dots and a word), took minutes.
+_TRAILING_PUNCTUATION = " :.;,—–-"
+# Typeset quotes as typed ones, so that a rule's `authors'` also matches the `Authors’` of a PDF.
+_TYPESET_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+_JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption, BlockKind.aside, BlockKind.footnote}
+# What a converter adds for its own cross-references holds no text of the paper: Marker's empty
+# anchors (`<span id="page-3-0"></span>`, before headings and reference entries) and its links to
+# them (`[(Vaswani et al.,](#page-39-1)`). Left in, they showed in heading paths, cluttered the
+# chunks a reader or a model gets, and were indexed as the words `span`, `id` and `page`. A link's
+# own text stays, and the source file keeps both. Code, front matter and display maths are left as
+# written.
+_EMPTY_ANCHOR = re.compile(r'<(a|span)\s+(?:id|name)\s*=\s*"[^"]*"\s*>\s*</\1\s*>', re.IGNORECASE)
+_LINK_TO_ANCHOR = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(#[^)\s]*\)")
+_TEXT_ORDER = {BlockKind.caption: 1, BlockKind.aside: 2}
+"""Where a kind's blocks go in the text: the body (0) in reading order, then captions, then asides."""
+_KEPT_AS_WRITTEN = {BlockKind.code, BlockKind.front_matter, BlockKind.equation}
+# Tried only where a word starts: from inside one, `$` failed again at every later letter of a
+# long word before `.-` (minutes for one of 160,000 letters).
+_LINE_END_HYPHEN = re.compile(r"(?<![^\W\d_])([^\W\d_]+)-$")
+_LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
+
+
+LONG_WORD_CHARS = 300
+"""A text counts at least one word for every full this many characters (spaces collapsed), so that
+the hard maximum in words bounds a chunk's characters too: a 2 MB base64 image or a run of
+symbols that holds no word is cut like any text. Longer than any token of the shared corpus
+(URLs, formulas and table rules reach 240), whose counts it leaves as they were."""
+
+
+def count_words(text: str) -> int:
+    """Words are whitespace-separated tokens holding at least one letter or digit; a text counts
+    at least one word per full `LONG_WORD_CHARS` characters."""
+    return _count_words_in_line(" ".join(text.split()))
+
+
+def _count_words_in_line(line: str) -> int:
+    """`count_words` of a text whose tokens single spaces separate, with none at its ends: a
+    paragraph, heading or caption as normalize leaves it."""
+    if not line:
+        return 0
+    return max(line.count(" ") + 1 - len(_SYMBOLS_ONLY.findall(f" {line} ")), len(line) // LONG_WORD_CHARS)
+
+
+def clean_characters(text: str) -> str:
+    if text.isascii() and not _ASCII_CONTROL.search(text):
+        return text  # plain ASCII is NFC already and holds nothing to map: the common case, kept fast
+    text = unicodedata.normalize("NFC", text)
+    # A substitution touches only the few characters to map; str.translate visits every one.
+    return _MAPPED_CHARACTER.sub(lambda match: _CHARACTER_MAP[match.group()], text)
+
+
+def _drop_converter_anchors(text: str) -> str:
+    """`text` without a converter's empty anchors, and with its links to them as their text."""
+    if "</" not in text and "](#" not in text:
+        return text
+    return _LINK_TO_ANCHOR.sub(r"\1", _EMPTY_ANCHOR.sub("", text))
+
+
+def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
+    text = clean_characters(segment.text)
+    if kind not in _KEPT_AS_WRITTEN:
+        text = _drop_converter_anchors(text)
+    # Most text comes back unchanged; its record is kept rather than rebuilt.
+    return segment if text == segment.text else TextSegment(text=text, page=segment.page)
+
+
+def _kept_characters(text: str) -> int:
+    """How many characters of `text` survive its cleaning, line joining and de-hyphenation
+    (which drop or collapse only spaces and hyphens), counted without those."""
+    text = clean_characters(text)
+    return len(text) - sum(1 for character in text if character.isspace() or character == "-")
+
+
+def _carried_superscripts(block: RawBlock, block_text: str, start: int) -> list[tuple[int, int]]:
+    """The raw block's superscripts as ranges of `Document.text`, where the cleaned block's text
+    `block_text` begins at `start`. A superscript is found again by the characters before it that
+    cleaning keeps; one whose text did not come through as it was (an anchor dropped around it)
+    is left out, since a citation read there would be read off other text."""
+    raw = block.text
+    kept = [index for index, character in enumerate(block_text) if not (character.isspace() or character == "-")]
+    # Counted stretch by stretch between the superscripts' ends, not from the start for each: a
+    # cut falls at the edge of a span of its own, which no accent straddles, so the stretches
+    # clean as the whole would.
+    cuts = sorted({offset for superscript in block.superscripts for offset in superscript})
+    counts: dict[int, int] = {}
+    counted, previous = 0, 0
+    for cut in cuts:
+        counted += _kept_characters(raw[previous:cut])
+        counts[cut], previous = counted, cut
+    carried = []
+    for raw_start, raw_end in block.superscripts:
+        first, last = counts[raw_start], counts[raw_end]
+        if not first < last <= len(kept):
+            continue
+        begin, end = kept[first], kept[last - 1] + 1
+        if _same_visible(raw[raw_start:raw_end], block_text[begin:end]):
+            carried.append((start + begin, start + end))
+    return carried
+
+
+def _same_visible(written: str, cleaned: str) -> bool:
+    return "".join(clean_characters(written).split()).replace("-", "") == "".join(cleaned.split()).replace("-", "")
+
+
+def heading_key(heading: str, rules: Rules) -> str:
+    """Reduce a heading to the key the classification patterns match against."""
+    return _heading_key(heading, rules.normalize.heading_numbering)
+
+
+def _heading_key(heading: str, numbering: re.Pattern[str]) -> str:
+    key = _HEADING_MARKUP.sub("", heading).lower().translate(_TYPESET_QUOTES)
+    key = " ".join(key.split())
+    key = numbering.sub("", key)
+    return key.rstrip(_TRAILING_PUNCTUATION).strip()
+
+
+def _vocabulary(texts: list[str]) -> set[str]:
+    """Lower-cased words the document writes whole somewhere: the test for de-hyphenation.
+    Empty where no line ends in a hyphen, since then nothing will ask."""
+    if not any("-\n" in text for text in texts):
+        return set()
+    words: set[str] = set()
+    for text in texts:
+        words.update(_WORD.findall(text))
+    return {word.lower() for word in words}
+
+
+def _joint(previous: str, line: str, vocabulary: set[str]) -> tuple[str, bool]:
+    """What goes between two lines of one paragraph, and whether the line-end hyphen goes."""
+    # Searched only where the line ends in a hyphen: the pattern is tried at every word of the line.
+    hyphenated = _LINE_END_HYPHEN.search(previous) if previous.endswith("-") else None
+    if not hyphenated:
+        return " ", False
+    continued = _LINE_START_WORD.match(line)
+    if continued and continued.group(1)[0].islower():
+        if (hyphenated.group(1) + continued.group(1)).lower() in vocabulary:
+            return "", True  # `diag-` / `nosis`: the paper writes `diagnosis` whole elsewhere
+    return "", False  # a real compound broken at its hyphen: `non-small-` / `cell`
+
+
+def _join_lines(
+    kind: BlockKind, segments: list[TextSegment], collapsed: str | None, vocabulary: set[str]
+) -> tuple[list[TextSegment], list[int]]:
+    """Join a paragraph's lines into one line (other blocks keep theirs); `collapsed` is the
+    block's text with its whitespace collapsed, which is that line where the block has one.
+    Returns the segments and where each joined line after the first starts in their text."""
+    if kind not in _JOINED_KINDS:
+        return _trim_segments(segments), []
+    if len(segments) == 1 and "\n" not in segments[0].text:
+        # Nearly every Markdown paragraph and heading is one line, with nothing to join; its
+        # whitespace is collapsed once, for this and the furniture test alike.
+        return ([TextSegment(text=collapsed, page=segments[0].page)] if collapsed else []), []
+    lines = [(" ".join(line.split()), segment.page) for segment in segments for line in segment.text.split("\n")]
+    lines = [(line, page) for line, page in lines if line]
+    # Each line takes the joint to the next one (so a joint across a page break stays on the
+    # earlier page), then one record per page, not one rebuilt for every line.
+    joined: list[tuple[str, int | None]] = []
+    line_starts: list[int] = []
+    offset = 0
+    for index, (line, page) in enumerate(lines):
+        if index + 1 < len(lines):
+            joint, drop_hyphen = _joint(line, lines[index + 1][0], vocabulary)
+            line = (line[:-1] if drop_hyphen else line) + joint
+        if index:
+            line_starts.append(offset)
+        offset += len(line)
+        joined.append((line, page))
+    segments = [
+        TextSegment(text="".join(line for line, _ in run), page=page)
+        for page, run in groupby(joined, key=itemgetter(1))
+    ]
+    return _trim_segments(segments), line_starts
+
+
+def _line_spans(kind: BlockKind, cleaned: list[TextSegment], text: str, vocabulary: set[str]) -> list[tuple[int, int] | None]:
+    """Where each line of a block's cleaned text ended up in its normalized `text`: (start, end)
+    inside it, or None for a line that left no text there. `_join_lines` is retraced, and the
+    result checked against `text`: where the two ever disagree, no line is placed (a PDF then shows
+    no boxes for the block rather than wrong ones)."""
+    lines = "".join(segment.text for segment in cleaned).split("\n")
+    spans: list[tuple[int, int] | None] = [None] * len(lines)
+    if kind in _JOINED_KINDS:
+        kept = [(number, collapsed) for number, line in enumerate(lines) if (collapsed := " ".join(line.split()))]
+        pieces = []
+        offset = 0
+        for position, (number, line) in enumerate(kept):
+            joint = ""
+            if position + 1 < len(kept):
+                joint, drop_hyphen = _joint(line, kept[position + 1][1], vocabulary)
+                line = line[:-1] if drop_hyphen else line
+            spans[number] = (offset, offset + len(line))
+            pieces += [line, joint]
+            offset += len(line) + len(joint)
+        return spans if "".join(pieces) == text else [None] * len(lines)
+    # Kept lines: the block's text is the lines as cleaned, less the whitespace trimmed at its ends.
+    whole = "\n".join(lines)
+    trimmed = len(whole) - len(whole.lstrip())
+    if whole[trimmed : trimmed + len(text)] != text:
+        return [None] * len(lines)
+    offset = 0
+    for number, line in enumerate(lines):
+        start, end = max(0, offset - trimmed), min(len(text), offset + len(line) - trimmed)
+        if start < end:
+            spans[number] = (start, end)
+        offset += len(line) + 1
+    return spans
+
+
+def _trim_segments(segments: list[TextSegment]) -> list[TextSegment]:
+    """Drop empty segments and whitespace at the block's two ends."""
+    segments = [segment for segment in segments if segment.text]
+    if not segments:
+        return []
+    # Most blocks have nothing to trim; their records are kept rather than rebuilt.
+    if segments[0].text[:1].isspace():
+        segments[0] = TextSegment(text=segments[0].text.lstrip(), page=segments[0].page)
+    if segments[-1].text[-1:].isspace():
+        segments[-1] = TextSegment(text=segments[-1].text.rstrip(), page=segments[-1].page)
+    return [segment for segment in segments if segment.text]
+
+
+def _relative_levels(blocks: list[RawBlock], rules: Rules) -> tuple[int | None, dict[int, int]]:
+    """Find the title heading and map every other heading level to 2, 3, …
+
+    The title is the first heading when it is an H1; the shallowest remaining level becomes the
+    top-level (2), so a converter that wrote sections as H1 or as H3 still chunks like H2s.
+    """
+    headings = [index for index, block in enumerate(blocks) if block.kind == BlockKind.heading]
+    if not headings:
+        return None, {}
+    title_index = headings[0] if blocks[headings[0]].level == 1 else None
+    rest = [index for index in headings if index != title_index]
+    if not rest:
+        return title_index, {}
+    top = min(blocks[index].level or 2 for index in rest)
+    levels = {index: (blocks[index].level or top) - top + 2 for index in rest}
+    return title_index, _deepen_by_numbering(blocks, levels, rules)
+
+
+# `2`, `2.1`, `2.1.3.` before the heading text; parts of at most two digits, so `2020 in review`
+# is not read as section 2020.
+_SECTION_NUMBER = re.compile(r"^\s*[*_]*(\d{1,2}(?:\.\d{1,2})*)\.?[*_]*\s+[*_]*[^\W\d_]")
+_HTML_TAG = re.compile(r"<[^<>]*>")  # no `<` inside: see _HEADING_MARKUP
+
+
+def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: Rules) -> dict[int, int]:
+    """Where a paper numbers its sections, let the numbers set the levels.
+
+    Converters guess levels from font sizes and often get them wrong (marker writes
+    `### 1. Introduction` beside `## 2. Method`) or flat (`## 2.1 Design` under `## 2. Methods`);
+    the numbering is the author's own outline. It takes over only when it is the outline of the
+    whole paper, seen by its Introduction (or Background) carrying a top-level number, so numbers
+    local to one section (`1.`, `2.` under Results) are left alone. Then `2` is level 2, `2.1`
+    level 3; an unnumbered heading written deeper than the numbered heading before it is that
+    heading's child (`**Data split**` under `5.2`), one written at the level of a numbered
+    sub-section its sibling, and any other (Abstract, References, appendices) top-level.
+    Without such an outline, only `2.1` written at the level of an earlier `2` is deepened.
+    """
+    numbers = {
+        index: match.group(1)
+        for index in levels
+        if (match := _SECTION_NUMBER.match(_HTML_TAG.sub("", blocks[index].text)))
+    }
+    outline = any(
+        "." not in number and (anchor := rules.anchor_for(heading_key(blocks[index].text, rules))) and anchor.type == "intro"
+        for index, number in numbers.items()
+    )
+    deepened: dict[int, int] = {}
+    if not outline:
+        seen: dict[str, tuple[int, int]] = {}  # number → (source level, new level)
+        for index in sorted(levels):
+            deepened[index] = levels[index]
+            number = numbers.get(index)
+            if number is None:
+                continue
+            parent = seen.get(number.rpartition(".")[0])
+            if parent is not None and parent[0] == levels[index]:
+                deepened[index] = parent[1] + 1
+            seen[number] = (levels[index], deepened[index])
+        return deepened
+    last_numbered: tuple[int, int] | None = None  # (source level, new level)
+    for index in sorted(levels):
+        if index in numbers:
+            deepened[index] = numbers[index].count(".") + 2
+            last_numbered = (levels[index], deepened[index])
+        elif last_numbered is not None and levels[index] > last_numbered[0]:
+            deepened[index] = last_numbered[1] + 1
+        elif last_numbered is not None and levels[index] == last_numbered[0] and last_numbered[1] > 2:
+            deepened[index] = last_numbered[1]  # a sibling of `5.2`, written at its level
+        else:
+            deepened[index] = 2
+            last_numbered = None
+    return deepened
+
+
+def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules, numbered_heads: bool) -> set[int]:
+    """Indexes of page furniture: short paragraphs that repeat and bare page numbers; with
+    `numbered_heads`, also paragraphs that repeat once a page number at one end is set aside
+    (`4 Z. Shen et al.`) and headings that are such a running line and name no kind of section."""
+    texts = {index: collapsed[index] for index, block in enumerate(blocks) if block.kind == BlockKind.paragraph}
+    most = rules.normalize.running_line_max_words
+    short = {index: text for index, text in texts.items() if text.count(" ") < most and 0 < _count_words_in_line(text) <= most}
+    min_repeats = rules.normalize.running_line_min_repeats
+    repeats = Counter(short.values())
+    numbered = {index: rest for index, text in short.items() if (rest := _without_page_number(text, rules))} if numbered_heads else {}
+    running = {rest for rest, count in Counter(numbered.values()).items() if count >= min_repeats}
+    page_number = rules.normalize.page_number_pattern
+    furniture = {
+        index
+        for index, text in texts.items()
+        if repeats[text] >= min_repeats or numbered.get(index) in running or page_number.fullmatch(text)
+    }
+    if running:
+        numbering = rules.normalize.heading_numbering
+        for index, block in enumerate(blocks):
+            text = collapsed[index]
+            if block.kind != BlockKind.heading or not text or _without_page_number(text, rules) not in running:
+                continue
+            key = _heading_key(text, numbering)
+            if not (rules.anchor_for(key) or rules.classify_heading(key)):
+                furniture.add(index)
+    return furniture
+
+
+def _without_page_number(line: str, rules: Rules) -> str | None:
+    """A short line with the page number at one of its ends set aside, where two words or more are
+    left that are not a caption's label (`Supplementary Figure 1`, which a full stop would make a
+    caption); None otherwise."""
+    rest = rules.normalize.running_line_page_number.sub("", line, count=1)
+    if rest == line or _count_words_in_line(rest) < 2 or rules.normalize.caption_pattern.match(line + "."):
+        return None
+    return rest
+
+
+def _placed_boxes(block: RawBlock, lines: list[tuple[int, int] | None], start: int) -> list[TextBox]:
+    """The block's line boxes with the text of each line placed in the document, from `start`;
+    none where the lines and the boxes do not pair off (a cleaning that took a line break)."""
+    if len(lines) != len(block.line_boxes):
+        return []
+    return [
+        TextBox(page=page, x0=x0, y0=y0, x1=x1, y1=y1, char_start=start + span[0], char_end=start + span[1])
+        for (page, x0, y0, x1, y1), span in zip(block.line_boxes, lines)
+        if span is not None
+    ]
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """A block cleaned and joined, before it is placed in the document's text."""
+
+    block: RawBlock
+    kind: BlockKind
+    level: int | None
+    segments: list[TextSegment]
+    text: str
+    line_spans: list[tuple[int, int] | None]
+    """PDF: where each of the raw block's lines ended up inside `text` (`_line_spans`)."""
+    line_starts: list[int]
+    """Where each joined line after the first starts inside `text`."""
+
+
+def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
+    """Clean `raw` and lay its blocks out in one text: body in reading order, then captions, then asides."""
+    cleaned = [[_clean_segment(segment, block.kind) for segment in block.segments] for block in raw.blocks]
+    cleaned_texts = ["".join(segment.text for segment in segments) for segments in cleaned]
+    # Whitespace collapsed once per block that is joined into one line: the furniture test
+    # compares paragraphs by it, and it is the joined text of a block of one line.
+    collapsed = [
+        " ".join(text.split()) if block.kind in _JOINED_KINDS else None
+        for block, text in zip(raw.blocks, cleaned_texts)
+    ]
+    vocabulary = _vocabulary(cleaned_texts)
+    title_index, levels = _relative_levels(raw.blocks, rules)
+    # A PDF's running lines, page numbers and all, were found by extract from where they sit on
+    # the page; Markdown has no page to go by, only the words.
+    numbered_heads = raw.format == SourceFormat.markdown and rules.normalize.running_line_page_number is not None
+    furniture = _furniture(raw.blocks, collapsed, rules, numbered_heads)
+    caption_pattern = rules.normalize.caption_pattern
+
+    prepared: list[_Prepared] = []
+    for index, block in enumerate(raw.blocks):
+        if index in furniture:
+            continue
+        segments, line_starts = _join_lines(block.kind, cleaned[index], collapsed[index], vocabulary)
+        if not segments:
+            continue
+        kind = block.kind
+        text = "".join(segment.text for segment in segments)
+        if kind == BlockKind.paragraph and caption_pattern.match(text):
+            kind = BlockKind.caption
+        level = 1 if index == title_index else levels.get(index)
+        lines = _line_spans(block.kind, cleaned[index], text, vocabulary) if block.line_boxes else []
+        prepared.append(_Prepared(block, kind, level, segments, text, lines, line_starts))
+
+    document = _laid_out(prepared, rules.normalize.heading_numbering)
+    # The title heading's text, cleaned and collapsed like every heading's above.
+    title = (collapsed[title_index] or None) if title_index is not None else None
+    return document.model_copy(
+        update=dict(
+            doc_id=doc_id, path=raw.path, format=raw.format, title=title, page_count=raw.page_count,
+            page_labels=raw.page_labels, encoding=raw.encoding, reading_notes=raw.reading_notes,
+            removed_running_lines=raw.removed_running_lines + len(furniture),
+            layout=raw.layout, layout_reason=raw.layout_reason, tables=raw.tables,
+        )
+    )
+
+
+def _laid_out(prepared: list[_Prepared], heading_numbering: re.Pattern[str]) -> Document:
+    """The blocks placed in one text, body first, then captions, then asides (`blocks` stays in
+    reading order), each with its offsets, pages, line boxes and superscripts in that text; the
+    document's own facts (path, title, …) are left for the caller."""
+    text_order = sorted(range(len(prepared)), key=lambda position: _TEXT_ORDER.get(prepared[position].kind, 0))
+    text_parts: list[str] = []
+    placed: dict[int, Block] = {}
+    superscripts: list[tuple[int, int]] = []
+    line_starts_of_text: list[int] = []  # blocks are laid out in text order, so these come in order
+    offset = 0
+    for position in text_order:
+        item = prepared[position]
+        if text_parts:
+            text_parts.append(BLOCK_SEPARATOR)
+            offset += len(BLOCK_SEPARATOR)
+        start = offset
+        spans = []
+        for segment in item.segments:
+            text_parts.append(segment.text)
+            if segment.page is not None:
+                spans.append(PageSpan(char_start=offset, char_end=offset + len(segment.text), page=segment.page))
+            offset += len(segment.text)
+        heading = item.kind == BlockKind.heading
+        placed[position] = Block(
+            kind=item.kind,
+            char_start=start,
+            char_end=offset,
+            level=item.level if heading else None,
+            heading_key=_heading_key(item.text, heading_numbering) if heading else None,
+            heading_evidence=item.block.heading_evidence if heading else [],
+            line_start=item.block.line_start,
+            line_end=item.block.line_end,
+            page_spans=spans,
+            line_boxes=_placed_boxes(item.block, item.line_spans, start),
+            word_count=_count_words_in_line(item.text) if item.kind in _JOINED_KINDS else count_words(item.text),
+        )
+        if item.block.superscripts:
+            superscripts.extend(_carried_superscripts(item.block, item.text, start))
+        line_starts_of_text.extend(start + line_start for line_start in item.line_starts)
+    return Document(
+        doc_id="", path="", format=SourceFormat.markdown, title=None, text="".join(text_parts),
+        blocks=[placed[position] for position in range(len(prepared))],
+        superscripts=superscripts, line_starts=line_starts_of_text,
+    )
