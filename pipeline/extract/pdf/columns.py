@@ -12,7 +12,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import replace
 
-from pipeline.extract.pdf.lines import NEARLY_ALL, SAME_LINE_OVERLAP, Lead, Piece, Row, gathered_lines, joined_superscripts, union
+from pipeline.extract.pdf.records import Lead, PrintedLine, Row, gathered_lines, joined_superscripts, union
+from pipeline.extract.pdf.typography import NEARLY_ALL, SAME_LINE_OVERLAP
 from pipeline.rules.pdf import PdfColumnRules
 
 _LEAST_COVERED = 0.2
@@ -69,7 +70,7 @@ _MARGIN_COLUMN_MAX_CHAR_SHARE = 0.5
 the fullest column is a margin column (submission dates, licence, editor), read after the text."""
 
 
-def _coverage_gaps(pieces: list[Piece], lo: float, hi: float, limit: float) -> list[tuple[float, float, float]]:
+def _coverage_gaps(pieces: list[PrintedLine], lo: float, hi: float, limit: float) -> list[tuple[float, float, float]]:
     """Stretches of [lo, hi] that the pieces leave (nearly) uncovered: (start, end, characters crossing).
 
     Where the crossing load stays under `limit` over a stretch, only its least covered part
@@ -112,13 +113,13 @@ def _widest_stretch(segments: list[tuple[float, float, float]], ceiling: float) 
     return best
 
 
-def _narrow_lines(pieces: list[Piece], width: float, rules: PdfColumnRules) -> list[Piece]:
+def _narrow_lines(pieces: list[PrintedLine], width: float, rules: PdfColumnRules) -> list[PrintedLine]:
     """Pieces that could be lines of a column: narrow, and not table cells, figure labels or
     superscripts (a few characters), which may sit anywhere."""
     return [p for p in pieces if p.x1 - p.x0 <= rules.narrow_line_max_width * width and p.chars >= rules.narrow_line_min_chars]
 
 
-def _find_gutters(pieces: list[Piece], body_size: float, rules: PdfColumnRules) -> list[tuple[float, float]]:
+def _find_gutters(pieces: list[PrintedLine], body_size: float, rules: PdfColumnRules) -> list[tuple[float, float]]:
     """Vertical strips that separate text columns on one page, left to right.
 
     Only narrow pieces must leave a gutter empty: the title, a full-width abstract and wide
@@ -152,7 +153,7 @@ def _find_gutters(pieces: list[Piece], body_size: float, rules: PdfColumnRules) 
     return accepted
 
 
-def _column_is_text(pieces: list[Piece], start: float, end: float, total: int, height: float) -> bool:
+def _column_is_text(pieces: list[PrintedLine], start: float, end: float, total: int, height: float) -> bool:
     """Whether the pieces inside [start, end] look like a column of running text, not table cells."""
     inside = [p for p in pieces if p.x0 >= start - _BOX_SLACK and p.x1 <= end + _BOX_SLACK]
     if len(inside) < _COLUMN_MIN_LINES:
@@ -168,9 +169,9 @@ def _column_is_text(pieces: list[Piece], start: float, end: float, total: int, h
     )
 
 
-def _rows(pieces: list[Piece], group: int) -> list[Row]:
+def _rows(pieces: list[PrintedLine], group: int) -> list[Row]:
     pieces = sorted(pieces, key=lambda p: (p.y0, p.x0))
-    clusters: list[list[Piece]] = []
+    clusters: list[list[PrintedLine]] = []
     bottom = top = 0.0
     for piece in pieces:
         if clusters:
@@ -184,7 +185,7 @@ def _rows(pieces: list[Piece], group: int) -> list[Row]:
     return [_row(sorted(cluster, key=lambda p: p.x0), group) for cluster in clusters]
 
 
-def _row(pieces: list[Piece], group: int) -> Row:
+def _row(pieces: list[PrintedLine], group: int) -> Row:
     if len(pieces) == 1:
         # Most rows are one piece; built by position, in `Row`'s order: a dataclass this wide takes
         # far longer to match its fields by name.
@@ -219,7 +220,7 @@ def _row(pieces: list[Piece], group: int) -> Row:
     )
 
 
-def _row_lead(pieces: list[Piece]) -> Lead | None:
+def _row_lead(pieces: list[PrintedLine]) -> Lead | None:
     """The lead of a row of several pieces: the first piece's where lighter text follows inside it;
     where it is all bold or italic, the row's if every piece is in that style, or its own where the
     next piece opens in the regular face (a run-in heading PyMuPDF read as a line of its own)."""
@@ -234,7 +235,7 @@ def _row_lead(pieces: list[Piece]) -> Lead | None:
     return replace(lead, rest_x0=second.x0) if second.lead is None else None
 
 
-def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRules) -> list[list[tuple[float, float]]]:
+def find_columns(pages: list[list[PrintedLine]], body_size: float, rules: PdfColumnRules) -> list[list[tuple[float, float]]]:
     """Column gutters of every page; a gutter seen on several pages is also sought where a page's
     own evidence is too weak (a column holding a big table, a page of short lines)."""
     flats = [[p for p in pieces if not p.rotated and not p.aside] for pieces in pages]
@@ -261,7 +262,7 @@ def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRul
 
 
 def _shared_gutters(
-    flat: list[Piece], repeated: list[float], middles: list[float], body_size: float, rules: PdfColumnRules
+    flat: list[PrintedLine], repeated: list[float], middles: list[float], body_size: float, rules: PdfColumnRules
 ) -> list[tuple[float, float]]:
     """The gutters of a page whose own lines show none, sought where other pages have one
     (`repeated`), among its narrow lines; or, where mostly wide lines fill the page, where nothing at
@@ -291,7 +292,7 @@ def _shared_gutters(
     return found
 
 
-def _outside_tables(pieces: list[Piece]) -> list[Piece]:
+def _outside_tables(pieces: list[PrintedLine]) -> list[PrintedLine]:
     """The pieces but those between the first and the last row of a table: page lines of
     `_TABLE_LINE_MIN_CELLS` cells or more set apart, none a line of text; where fewer than
     `_TABLE_MIN_ROWS` lines are such rows, all the pieces."""
@@ -302,21 +303,21 @@ def _outside_tables(pieces: list[Piece]) -> list[Piece]:
     return [p for p in pieces if not top <= (p.y0 + p.y1) / 2 <= bottom]
 
 
-def _table_row(line: list[Piece]) -> bool:
+def _table_row(line: list[PrintedLine]) -> bool:
     """Whether a page line is a table's row: cells set well apart, none of them a line of text."""
     if len(line) < _TABLE_LINE_MIN_CELLS or any(p.chars >= _TEXT_LINE_MIN_CHARS for p in line):
         return False
     return _cells_apart(line) >= _TABLE_LINE_MIN_CELLS
 
 
-def _cells_apart(line: list[Piece]) -> int:
+def _cells_apart(line: list[PrintedLine]) -> int:
     """How many cells a page line's pieces make, those less than `_TABLE_CELL_GAP` font sizes
     apart counted as one."""
     line = sorted(line, key=lambda p: p.x0)
     return 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > _TABLE_CELL_GAP * a.size)
 
 
-def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], widths: list[float]) -> set[int]:
+def _wide_table_cells(pieces: list[PrintedLine], gutters: list[tuple[float, float]], widths: list[float]) -> set[int]:
     """Pieces on page lines that hold cells on both sides of a gutter and no line of column text:
     the rows of a table as wide as the page."""
     cells: set[int] = set()
@@ -330,7 +331,7 @@ def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], w
     return cells
 
 
-def order_page(pieces: list[Piece], gutters: list[tuple[float, float]], first_group: int, band_gap: float = float("inf")) -> list[Row]:
+def order_page(pieces: list[PrintedLine], gutters: list[tuple[float, float]], first_group: int, band_gap: float = float("inf")) -> list[Row]:
     """Rows of one page in reading order: per band between full-width pieces (or gaps at least
     `band_gap` points high across every column), column by column, then the asides, then the
     rotated lines."""
@@ -341,7 +342,7 @@ def order_page(pieces: list[Piece], gutters: list[tuple[float, float]], first_gr
     return [row for offset, group in enumerate(groups) if group for row in _rows(group, first_group + offset)]
 
 
-def _column_groups(flat: list[Piece], gutters: list[tuple[float, float]], band_gap: float) -> list[list[Piece]]:
+def _column_groups(flat: list[PrintedLine], gutters: list[tuple[float, float]], band_gap: float) -> list[list[PrintedLine]]:
     """The pieces of a page with columns as groups in reading order: band by band, each column
     of a band on its own, and what lies across the columns read top to bottom."""
     left = min(p.x0 for p in flat)
@@ -354,7 +355,7 @@ def _column_groups(flat: list[Piece], gutters: list[tuple[float, float]], band_g
     return _read_bands(_bands(columns, [y for y, _ in cuts]), [piece for _, piece in cuts], order)
 
 
-def _gaps_across(columns: list[list[Piece]], spanning: list[Piece], band_gap: float) -> list[float]:
+def _gaps_across(columns: list[list[PrintedLine]], spanning: list[PrintedLine], band_gap: float) -> list[float]:
     """Where a gap at least `band_gap` high runs across every column with no full-width piece in
     it, and two columns or more hold lines of text both above and below it: the middle of each.
     The columns above such a gap are read before those below (a bibliography set in two columns
@@ -372,18 +373,18 @@ def _gaps_across(columns: list[list[Piece]], spanning: list[Piece], band_gap: fl
     ]
 
 
-def _text_columns(columns: list[list[Piece]], where) -> int:
+def _text_columns(columns: list[list[PrintedLine]], where) -> int:
     """How many columns hold a line of text (`_TEXT_LINE_MIN_CHARS`) for which `where` holds."""
     return sum(1 for column in columns if any(p.chars >= _TEXT_LINE_MIN_CHARS and where(p) for p in column))
 
 
 def _spanning_and_columns(
-    flat: list[Piece], gutters: list[tuple[float, float]], widths: list[float]
-) -> tuple[list[Piece], list[list[Piece]]]:
+    flat: list[PrintedLine], gutters: list[tuple[float, float]], widths: list[float]
+) -> tuple[list[PrintedLine], list[list[PrintedLine]]]:
     """Pieces that reach well across a gutter (or are cells of a page-wide table), top to bottom,
     and the pieces of every column."""
-    spanning: list[Piece] = []
-    columns: list[list[Piece]] = [[] for _ in widths]
+    spanning: list[PrintedLine] = []
+    columns: list[list[PrintedLine]] = [[] for _ in widths]
     table_cells = _wide_table_cells(flat, gutters, widths)
     for p in flat:
         crossed = id(p) in table_cells or any(
@@ -398,7 +399,7 @@ def _spanning_and_columns(
     return sorted(spanning, key=lambda p: p.y0), columns
 
 
-def _column_order(columns: list[list[Piece]], widths: list[float], text_width: float) -> list[int]:
+def _column_order(columns: list[list[PrintedLine]], widths: list[float], text_width: float) -> list[int]:
     """Column indexes in reading order: a narrow margin column is read after the text."""
     column_chars = [sum(p.chars for p in column) for column in columns]
     minor = [
@@ -409,10 +410,10 @@ def _column_order(columns: list[list[Piece]], widths: list[float], text_width: f
     return [i for i in range(len(columns)) if i not in minor] + minor
 
 
-def _bands(columns: list[list[Piece]], cuts: list[float]) -> list[list[list[Piece]]]:
+def _bands(columns: list[list[PrintedLine]], cuts: list[float]) -> list[list[list[PrintedLine]]]:
     """Every column's pieces in the bands the cuts (heights down the page, in order) part the page
     into: bands[band][column]."""
-    bands: list[list[list[Piece]]] = [[[] for _ in columns] for _ in range(len(cuts) + 1)]
+    bands: list[list[list[PrintedLine]]] = [[[] for _ in columns] for _ in range(len(cuts) + 1)]
     for i, column in enumerate(columns):
         for p in column:
             middle = (p.y0 + p.y1) / 2
@@ -420,13 +421,13 @@ def _bands(columns: list[list[Piece]], cuts: list[float]) -> list[list[list[Piec
     return bands
 
 
-def _read_bands(bands: list[list[list[Piece]]], spanning: list[Piece | None], order: list[int]) -> list[list[Piece]]:
+def _read_bands(bands: list[list[list[PrintedLine]]], spanning: list[PrintedLine | None], order: list[int]) -> list[list[PrintedLine]]:
     """Groups in reading order: a band with lines of text in two columns is read column by column;
     full-width pieces, and bands without (the last line of a wide paragraph, a short title line,
     the cells of a table row), are read top to bottom. `spanning` holds what parts each band from
     the next: a full-width piece, or None for a gap across the columns."""
-    groups: list[list[Piece]] = []
-    run: list[Piece] = []
+    groups: list[list[PrintedLine]] = []
+    run: list[PrintedLine] = []
     for band_index, band in enumerate(bands):
         if sum(1 for column in band if any(p.chars >= _TEXT_LINE_MIN_CHARS for p in column)) > 1:
             if run:

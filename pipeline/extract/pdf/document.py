@@ -3,9 +3,9 @@
 PyMuPDF reads every page once (`get_text("dict")`, images off); everything after that is
 geometry and typography on its lines, in passes (the module that holds each in brackets):
 
-1. `read_page` (`pdf_lines`): PyMuPDF lines → pieces with a box (in the page's writing
+1. `read_page` (`page_reading`): PyMuPDF lines → pieces with a box (in the page's writing
    direction), the size and font most of their characters have, bold and small caps.
-2. `drop_running_lines` (`pdf_lines`): margin lines whose text (digits masked) recurs at the same
+2. `drop_running_lines` (`running_lines`): margin lines whose text (digits masked) recurs at the same
    height on other pages are journal heads, author lines and page numbers; they are dropped and counted,
    and so are later margin lines that spell page 1's title or byline (`drop_heads_naming_the_paper`,
    `pdf_margins`), and, in the layout model's reading, lines it reads as page heads or feet there.
@@ -65,9 +65,10 @@ from pipeline.extract.pdf.run_in import RunInRules, split_run_in_headings
 from pipeline.extract.pdf.shared_lines import split_shared_lines
 from pipeline.extract.pdf.table_words import Word, page_words
 from pipeline.extract.pdf.tables import find_pdf_tables, has_table_caption
-from pipeline.extract.pdf.lines import (
-    SAME_SIZE, TEXT_FLAGS, Layout, PageBox, PdfBlock, Piece, Row, drop_running_lines, font_face, half_point, joined_superscripts, read_page,
-)
+from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
+from pipeline.extract.pdf.records import Layout, PageBox, PdfBlock, PrintedLine, Row, joined_superscripts
+from pipeline.extract.pdf.running_lines import drop_running_lines
+from pipeline.extract.pdf.typography import SAME_SIZE, font_face, half_point
 from pipeline.records.base import LineBox, SourceFormat, TextSegment
 from pipeline.records.extract import RawBlock, RawDocument
 from pipeline.rules import Rules
@@ -190,7 +191,7 @@ def _line_boxes(rows: tuple[Row, ...]) -> list[LineBox]:
     ]
 
 
-def _body_size(pages: list[list[Piece]]) -> float:
+def _body_size(pages: list[list[PrintedLine]]) -> float:
     """The font size (to half a point) that carries the most characters."""
     sizes: dict[float, int] = {}
     for pieces in pages:
@@ -201,7 +202,7 @@ def _body_size(pages: list[list[Piece]]) -> float:
     return max(sizes, key=sizes.__getitem__) if sizes else _FALLBACK_BODY_SIZE
 
 
-def _body_face(pages: list[list[Piece]], body_size: float) -> str:
+def _body_face(pages: list[list[PrintedLine]], body_size: float) -> str:
     """The font face that carries the most characters at body size."""
     faces: dict[str, int] = defaultdict(int)
     for pieces in pages:
@@ -242,10 +243,10 @@ def _edges(rows: list[Row]) -> dict[int, tuple[float, float]]:
 
 def _read(
     doc: pymupdf.Document, path: str, tables: PdfTableRules
-) -> tuple[list[list[Piece]], list[float], dict[int, str], dict[int, list[Word]]]:
+) -> tuple[list[list[PrintedLine]], list[float], dict[int, str], dict[int, list[Word]]]:
     """Pieces and frame height of every page, the page labels the PDF defines, and the words of
     each page that prints a table caption (read from the page's one text extraction)."""
-    pages: list[list[Piece]] = []
+    pages: list[list[PrintedLine]] = []
     heights: list[float] = []
     labels: dict[int, str] = {}
     words: dict[int, list[Word]] = {}
@@ -268,13 +269,13 @@ def _read(
 
 
 def _blocks(
-    pages: list[list[Piece]], heights: list[float], toc: list[list], rules: Rules, labelled: bool
+    pages: list[list[PrintedLine]], heights: list[float], toc: list[list], rules: Rules, labelled: bool
 ) -> tuple[list[PdfBlock], int]:
     """The passes from running lines to joined paragraphs: the blocks in reading order, and how
     many lines of page furniture were dropped; `labelled` where the layout model read the pages."""
     pages, removed = drop_running_lines(pages, heights, rules.pdf.running_lines)
     pages, naming = drop_heads_naming_the_paper(pages, heights, rules.pdf.running_lines)
-    furniture: list[Piece] = []
+    furniture: list[PrintedLine] = []
     if labelled:
         pages, furniture = drop_model_furniture(pages, heights, rules.pdf.running_lines.margin, _body_size(pages))
     pages, numbers = drop_line_numbers(pages)
@@ -296,7 +297,7 @@ def _blocks(
 
 
 def _blocks_by_model(
-    doc: pymupdf.Document, pages: list[list[Piece]], heights: list[float], toc: list[list], rules: Rules, path: str
+    doc: pymupdf.Document, pages: list[list[PrintedLine]], heights: list[float], toc: list[list], rules: Rules, path: str
 ) -> tuple[list[PdfBlock], int, dict[int, list[PageBox]]]:
     """`_blocks` of every page's pieces labelled by the layout model, and the boxes of the
     regions it calls tables, by page."""

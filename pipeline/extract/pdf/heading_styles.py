@@ -13,7 +13,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from pipeline.extract.pdf.lines import TABLE_ROW_MIN_GAPS, Layout, PdfBlock, font_face, half_point
+from pipeline.extract.pdf.records import Layout, PdfBlock
+from pipeline.extract.pdf.typography import TABLE_ROW_MIN_GAPS, font_face, half_point
 from pipeline.records.base import BlockKind
 from pipeline.rules import Rules
 from pipeline.rules.pdf import PdfHeadingRules, PdfTitleRules

@@ -23,7 +23,8 @@ from pipeline.extract.pdf.heading_styles import (
     style_evidence,
     without_numbering,
 )
-from pipeline.extract.pdf.lines import HEADING_LINE_FILL, SAME_SIZE, TERMINAL, Layout, PdfBlock, Row
+from pipeline.extract.pdf.records import Layout, PdfBlock, Row
+from pipeline.extract.pdf.typography import HEADING_LINE_FILL, SAME_SIZE, TERMINAL
 from pipeline.records.base import BlockKind
 from pipeline.rules.pdf import PdfTitleRules
 

@@ -18,7 +18,9 @@ import re
 import statistics
 from collections import defaultdict
 
-from pipeline.extract.pdf.lines import SAME_LINE_OVERLAP, Piece, gathered_lines, line_middle, margin_lines
+from pipeline.extract.pdf.records import PrintedLine, gathered_lines
+from pipeline.extract.pdf.running_lines import line_middle, margin_lines
+from pipeline.extract.pdf.typography import SAME_LINE_OVERLAP
 from pipeline.rules.pdf import PdfAsideRules, PdfRunningLineRules
 
 _LINE_NUMBER = re.compile(r"^\d{1,5}$")
@@ -48,15 +50,15 @@ _DISPLAY_SIZE = 1.5
 figure's or a formula's."""
 
 
-def drop_line_numbers(pages: list[list[Piece]]) -> tuple[list[list[Piece]], list[Piece]]:
+def drop_line_numbers(pages: list[list[PrintedLine]]) -> tuple[list[list[PrintedLine]], list[PrintedLine]]:
     """Every page without the line numbers in its margins, and the pieces dropped.
 
     A page's bare numbers that share a left or right edge, rise from top to bottom, stand on
     every line and each sit outside the text at their height (left of all of it, or right of all
     of it) are line numbers.
     """
-    kept_pages: list[list[Piece]] = []
-    removed: list[Piece] = []
+    kept_pages: list[list[PrintedLine]] = []
+    removed: list[PrintedLine] = []
     for pieces in pages:
         flat = [p for p in pieces if not p.rotated]
         numbers = [p for p in flat if _LINE_NUMBER.match(p.text)]
@@ -66,7 +68,7 @@ def drop_line_numbers(pages: list[list[Piece]]) -> tuple[list[list[Piece]], list
         text = [p for p in flat if not _LINE_NUMBER.match(p.text)]
         dropped: set[int] = set()
         for edge, outside in ((lambda p: p.x0, _left_of), (lambda p: p.x1, _left_of), (lambda p: p.x0, _right_of)):
-            columns: dict[int, list[Piece]] = defaultdict(list)
+            columns: dict[int, list[PrintedLine]] = defaultdict(list)
             for piece in numbers:
                 columns[round(edge(piece) / _SAME_EDGE)].append(piece)
             for column in columns.values():
@@ -84,19 +86,19 @@ def drop_line_numbers(pages: list[list[Piece]]) -> tuple[list[list[Piece]], list
     return kept_pages, removed
 
 
-def _on_its_line(number: Piece, text: list[Piece]) -> list[Piece]:
+def _on_its_line(number: PrintedLine, text: list[PrintedLine]) -> list[PrintedLine]:
     return [p for p in text if _same_line(p, number)]
 
 
-def _left_of(number: Piece, text: list[Piece]) -> bool:
+def _left_of(number: PrintedLine, text: list[PrintedLine]) -> bool:
     return all(number.x1 <= p.x0 for p in _on_its_line(number, text))
 
 
-def _right_of(number: Piece, text: list[Piece]) -> bool:
+def _right_of(number: PrintedLine, text: list[PrintedLine]) -> bool:
     return all(number.x0 >= p.x1 for p in _on_its_line(number, text))
 
 
-def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules) -> None:
+def mark_asides(pages: list[list[PrintedLine]], body_size: float, rules: PdfAsideRules) -> None:
     """Mark the PyMuPDF blocks set beside the body text in smaller print as asides.
 
     A block is an aside when all its lines are smaller than `rules.max_size` body sizes, it holds
@@ -114,7 +116,7 @@ def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules
         tops = [p.y0 for p in body]
         reach = _NEAR_LINES * body_size
         small = [p for p in flat if p.size < rules.max_size * body_size]
-        blocks: dict[int, list[Piece]] = defaultdict(list)
+        blocks: dict[int, list[PrintedLine]] = defaultdict(list)
         for piece in small:
             blocks[piece.block].append(piece)
         large = {p.block for p in flat if p.size >= rules.max_size * body_size}
@@ -139,7 +141,7 @@ def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules
 
 
 def _label_by_display_print(
-    members: list[Piece], body: list[Piece], tops: list[float], reach: float, table_rows: list[Piece], body_size: float
+    members: list[PrintedLine], body: list[PrintedLine], tops: list[float], reach: float, table_rows: list[PrintedLine], body_size: float
 ) -> bool:
     """Whether a block of small print too short for a note is a label set apart on the line of
     display print (a title's size): a badge such as `ORIGINAL` or `Review` beside the title, which
@@ -158,7 +160,7 @@ def _label_by_display_print(
     return False
 
 
-def _has_cells(members: list[Piece]) -> bool:
+def _has_cells(members: list[PrintedLine]) -> bool:
     """Whether two of a block's pieces share a line with a gap between them wider than any word
     space: the cells of a table row (`Rcryst†   18.8`), which PyMuPDF may give as one block."""
     ordered = sorted(members, key=lambda p: p.y0)
@@ -171,7 +173,7 @@ def _has_cells(members: list[Piece]) -> bool:
     return False
 
 
-def _in_table(box: Piece, table_rows: list[Piece], reach: float) -> bool:
+def _in_table(box: PrintedLine, table_rows: list[PrintedLine], reach: float) -> bool:
     """Whether `box` is a table row, or stands right above or below one across the same width (a
     row whose cells PyMuPDF gave one line, a group label): table text stays in the table."""
     return any(
@@ -180,19 +182,19 @@ def _in_table(box: Piece, table_rows: list[Piece], reach: float) -> bool:
     )
 
 
-def _box(members: list[Piece]) -> Piece:
+def _box(members: list[PrintedLine]) -> PrintedLine:
     """A piece spanning `members`, for the geometry tests."""
     first = members[0]
     x0, y0 = min(p.x0 for p in members), min(p.y0 for p in members)
     x1, y1 = max(p.x1 for p in members), max(p.y1 for p in members)
-    return Piece(first.page, x0, y0, x1, y1, "", first.size, first.font, False, False, 0)
+    return PrintedLine(first.page, x0, y0, x1, y1, "", first.size, first.font, False, False, 0)
 
 
-def _same_line(a: Piece, b: Piece) -> bool:
+def _same_line(a: PrintedLine, b: PrintedLine) -> bool:
     return min(a.y1, b.y1) - max(a.y0, b.y0) >= SAME_LINE_OVERLAP * min(a.y1 - a.y0, b.y1 - b.y0)
 
 
-def _beside(body: list[Piece], tops: list[float], box: Piece, reach: float, rules: PdfAsideRules) -> bool:
+def _beside(body: list[PrintedLine], tops: list[float], box: PrintedLine, reach: float, rules: PdfAsideRules) -> bool:
     """Whether `box` has body lines at its height, overlaps none of them across the page, and is
     much narrower than they are."""
     near = _near(body, tops, box, reach)
@@ -201,7 +203,7 @@ def _beside(body: list[Piece], tops: list[float], box: Piece, reach: float, rule
     return box.x1 - box.x0 <= rules.max_width * statistics.median(b.x1 - b.x0 for b in near)
 
 
-def _near(body: list[Piece], tops: list[float], piece: Piece, reach: float) -> list[Piece]:
+def _near(body: list[PrintedLine], tops: list[float], piece: PrintedLine, reach: float) -> list[PrintedLine]:
     """Body lines (sorted by top) whose height comes within `reach` of the piece's; a body line
     is never taller than two reaches, so none starting further up can come near."""
     near = []
@@ -231,8 +233,8 @@ def _letters(text: str) -> str:
 
 
 def drop_heads_naming_the_paper(
-    pages: list[list[Piece]], heights: list[float], rules: PdfRunningLineRules
-) -> tuple[list[list[Piece]], list[Piece]]:
+    pages: list[list[PrintedLine]], heights: list[float], rules: PdfRunningLineRules
+) -> tuple[list[list[PrintedLine]], list[PrintedLine]]:
     """Every page after the first without the margin lines that spell, case and punctuation
     aside, a line (or two lines together) of page 1's top set elsewhere on its page: the title or
     the byline printed as a running head, which a short paper alternates page by page (authors on
@@ -264,5 +266,5 @@ def drop_heads_naming_the_paper(
     return [[p for p in pieces if id(p) not in dropped] for pieces in pages], removed
 
 
-def _text_of(line: list[Piece]) -> str:
+def _text_of(line: list[PrintedLine]) -> str:
     return " ".join(p.text for p in sorted(line, key=lambda p: p.x0))

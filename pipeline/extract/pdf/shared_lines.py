@@ -16,7 +16,8 @@ from dataclasses import replace
 
 from pipeline.extract.pdf.heading_styles import NUMBERING, without_numbering
 from pipeline.extract.pdf.headings import TOP_LEVEL
-from pipeline.extract.pdf.lines import SAME_SIZE, Layout, Lead, PdfBlock, Row
+from pipeline.extract.pdf.records import Layout, Lead, PdfBlock, Row
+from pipeline.extract.pdf.typography import SAME_SIZE
 from pipeline.extract.pdf.run_in import RunInRules, split_row
 from pipeline.records.base import BlockKind
 
