@@ -5,7 +5,7 @@ dropped, and asides, kept apart from the body.
 byline: a short paper's running heads, alternating too often to recur on enough pages.
 
 `drop_line_numbers` removes the numbers a review copy prints beside its lines: a column of bare
-numbers that rise down the page at the outer edge of the text. `mark_asides` marks the lines set
+numbers that rise down the page at the outer edge of the text. `mark_asides` marks (in copies) the lines set
 beside the body text and smaller than it (a margin note, a side box of keywords, DOI and
 addresses): they become blocks of their own, read after the page's body, and never run into a
 body line that shares their baseline.
@@ -17,6 +17,7 @@ import bisect
 import re
 import statistics
 from collections import defaultdict
+from dataclasses import replace
 
 from pipeline.extract.pdf.records import PrintedLine, gathered_lines
 from pipeline.extract.pdf.running_lines import line_middle, margin_lines
@@ -98,8 +99,8 @@ def _right_of(number: PrintedLine, text: list[PrintedLine]) -> bool:
     return all(number.x0 >= p.x1 for p in _on_its_line(number, text))
 
 
-def mark_asides(pages: list[list[PrintedLine]], body_size: float, rules: PdfAsideRules) -> None:
-    """Mark the PyMuPDF blocks set beside the body text in smaller print as asides.
+def mark_asides(pages: list[list[PrintedLine]], body_size: float, rules: PdfAsideRules) -> list[list[PrintedLine]]:
+    """Every page with the PyMuPDF blocks set beside the body text in smaller print marked as asides (copies).
 
     A block is an aside when all its lines are smaller than `rules.max_size` body sizes, it holds
     a line's worth of characters and its lines phrases, lies beside body lines at its height without overlapping any
@@ -108,36 +109,44 @@ def mark_asides(pages: list[list[PrintedLine]], body_size: float, rules: PdfAsid
     table's cells do), and is no table row nor stands right above or below one (its cells on one
     line, apart).
     """
+    marked_pages = []
     for pieces in pages:
-        flat = [p for p in pieces if not p.rotated]
-        body = sorted((p for p in flat if p.size >= rules.max_size * body_size and p.chars >= rules.min_chars), key=lambda p: p.y0)
-        if not body:
-            continue
-        tops = [p.y0 for p in body]
-        reach = _NEAR_LINES * body_size
-        small = [p for p in flat if p.size < rules.max_size * body_size]
-        blocks: dict[int, list[PrintedLine]] = defaultdict(list)
-        for piece in small:
-            blocks[piece.block].append(piece)
-        large = {p.block for p in flat if p.size >= rules.max_size * body_size}
-        table_rows = [_box(members) for members in blocks.values() if _has_cells(members)]
-        candidates = [
-            members for block, members in blocks.items()
-            if block not in large and sum(p.chars for p in members) >= rules.min_chars and _beside(body, tops, _box(members), reach, rules)
-            and not any(other.block != block and _same_line(other, piece) for piece in members for other in small)
-            and not _in_table(_box(members), table_rows, reach)
-        ]
-        phrases = [members for members in candidates if sum(p.chars for p in members) >= _ASIDE_LINE_CHARS * len(members)]
-        edges = [min(p.x0 for p in members) for members in phrases]
-        for members in candidates:
-            # Short lines (`Academic editor`) count where a note of phrases shares their left edge.
-            if members in phrases or any(abs(min(p.x0 for p in members) - edge) <= _SAME_EDGE for edge in edges):
-                for piece in members:
-                    piece.aside = True
-        for block, members in blocks.items():
-            if block not in large and _label_by_display_print(members, body, tops, reach, table_rows, body_size):
-                for piece in members:
-                    piece.aside = True
+        asides = _asides(pieces, body_size, rules)
+        marked_pages.append([replace(p, aside=True) if id(p) in asides else p for p in pieces] if asides else pieces)
+    return marked_pages
+
+
+def _asides(pieces: list[PrintedLine], body_size: float, rules: PdfAsideRules) -> set[int]:
+    """The ids of a page's lines that `mark_asides` marks."""
+    flat = [p for p in pieces if not p.rotated]
+    body = sorted((p for p in flat if p.size >= rules.max_size * body_size and p.chars >= rules.min_chars), key=lambda p: p.y0)
+    if not body:
+        return set()
+    tops = [p.y0 for p in body]
+    reach = _NEAR_LINES * body_size
+    small = [p for p in flat if p.size < rules.max_size * body_size]
+    blocks: dict[int, list[PrintedLine]] = defaultdict(list)
+    for piece in small:
+        blocks[piece.block].append(piece)
+    large = {p.block for p in flat if p.size >= rules.max_size * body_size}
+    table_rows = [_box(members) for members in blocks.values() if _has_cells(members)]
+    candidates = [
+        members for block, members in blocks.items()
+        if block not in large and sum(p.chars for p in members) >= rules.min_chars and _beside(body, tops, _box(members), reach, rules)
+        and not any(other.block != block and _same_line(other, piece) for piece in members for other in small)
+        and not _in_table(_box(members), table_rows, reach)
+    ]
+    phrases = [members for members in candidates if sum(p.chars for p in members) >= _ASIDE_LINE_CHARS * len(members)]
+    edges = [min(p.x0 for p in members) for members in phrases]
+    asides: set[int] = set()
+    for members in candidates:
+        # Short lines (`Academic editor`) count where a note of phrases shares their left edge.
+        if members in phrases or any(abs(min(p.x0 for p in members) - edge) <= _SAME_EDGE for edge in edges):
+            asides.update(id(p) for p in members)
+    for block, members in blocks.items():
+        if block not in large and _label_by_display_print(members, body, tops, reach, table_rows, body_size):
+            asides.update(id(p) for p in members)
+    return asides
 
 
 def _label_by_display_print(

@@ -3,7 +3,7 @@ on the same baseline its first sub-heading in bold, its text, or both (`METHODS 
 searched…`, `RESULTS Search results`, `DISCUSSION Our findings…`).
 
 `split_shared_lines` cuts such a line where the capitals end, and again where a bold sub-heading
-after them ends, into rows of their own (`pdf_run_in.split_row`, each part keeping its box), and
+after them ends, into rows of their own (`run_in.split_row`, each part keeping its box), and
 marks the parts as headings before typography reads the others: the section at the top level, the
 sub-heading one below. Marked first, their styles fix the levels of the headings set alone in the
 same styles, as the outline's do. Capitals that open a line are often an acronym or emphasis; only

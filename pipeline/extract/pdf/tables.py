@@ -5,7 +5,7 @@ table is printed next to it, in the caption's column (or across the page, where 
 beside it in the other half), below it or else above it, in the region that runs to the next
 caption or the first line of running text. Only pages with such a line are read again, which is
 what keeps the cost off a paper's other pages. The grid is read as `[pdf.tables] strategy` says:
-from the words' own column gaps (`pdf_table_words`, the default), or by PyMuPDF's finder
+from the words' own column gaps (`table_words`, the default), or by PyMuPDF's finder
 (`page.find_tables`) on ruling lines or on the words' alignment. A page whose text runs up the
 page is read in its text's frame. Where the layout model read the paper, its `table` boxes are
 read too: beside a caption whose region shows no grid, and alone where no caption names them.
