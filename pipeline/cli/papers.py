@@ -24,16 +24,24 @@ from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
 
 @app.command("inspect")
 def inspect_command(
-    file: Annotated[Path, typer.Argument(help="One paper (*.md or *.pdf).")],
+    file: Annotated[Path | None, typer.Argument(help="One paper (*.md or *.pdf).")] = None,
     rules: RulesOption = DEFAULT_RULES_PATH,
     layout: LayoutOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Sections and chunks as JSON.")] = False,
     with_links: Annotated[bool, typer.Option("--links", help="Each chunk's citations and cross-references instead.")] = False,
+    passes: Annotated[bool, typer.Option("--passes", help="The PDF reader's passes in the order they run, each with what it does (no paper needed).")] = False,
 ) -> None:
     """Show the heading tree and every chunking decision for one paper (no database needed).
 
     Example: pipeline inspect corpus/flat/lee-2022.md
     """
+    if passes:
+        from pipeline.extract.pdf.passes import pass_descriptions  # here: no other command loads the PDF reader
+
+        typer.echo("\n".join(f"{name}: {summary}" for name, summary in pass_descriptions()))
+        return
+    if file is None:
+        raise PipelineError("inspect takes one paper (a *.md or *.pdf file): pass its path, or --passes to list the PDF passes")
     loaded = load_rules(rules, layout_overrides(layout))
     if file.is_dir():
         raise PipelineError(

@@ -31,7 +31,7 @@ from pdf_helpers import (
 from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf.document import extract_pdf
 from pipeline.extract.pdf.heading_styles import HeadingRules, heading_style
-from pipeline.extract.pdf.lines import Layout, PdfBlock, Row
+from pipeline.extract.pdf.records import Layout, PdfBlock, Row
 from pipeline.records.base import BlockKind
 from pipeline.records.extract import RawDocument
 from pipeline.rules import Rules, load_rules

@@ -17,7 +17,7 @@ from pipeline.extract.pdf import document as pdf_extract
 from pipeline.extract.pdf.document import extract_pdf
 from pipeline.extract.pdf.layout_choice import doubtful_reading
 from pipeline.extract.pdf.layout_model import LayoutLabel, Region, shared_model
-from pipeline.extract.pdf.lines import PdfBlock, Row
+from pipeline.extract.pdf.records import PdfBlock, Row
 from pipeline.records.base import BlockKind
 from pipeline.rules import layout_overrides, load_rules
 from pipeline.rules.pdf import PdfLayoutRules

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pipeline.extract.pdf.lines import PdfBlock
+from pipeline.extract.pdf.records import PdfBlock
 from pipeline.records.base import BlockKind
 
 _MOST_LINES = 12

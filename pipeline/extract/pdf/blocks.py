@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, replace
 
 from pipeline.extract.pdf.heading_styles import NUMBERING
-from pipeline.extract.pdf.lines import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, Layout, PdfBlock, Row, font_face, font_family
+from pipeline.extract.pdf.records import Layout, PdfBlock, Row
+from pipeline.extract.pdf.typography import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, font_face, font_family
 from pipeline.records.base import BlockKind
 from pipeline.rules import Rules
 from pipeline.rules.pdf import PdfContinuationRules, PdfParagraphRules

@@ -1,18 +1,15 @@
-"""Column gutters of every page, and the reading order of a page's pieces as rows.
+"""Column gutters of every page.
 
 `find_columns` finds the strips that lines of column width leave empty, and seeks a gutter seen
-on several pages where one page's own evidence is weak; `order_page` reads a page column by
-column between full-width pieces (title, abstract, wide figures and tables), which keep their
-place, and joins the pieces on one baseline into a `Row` whose group says which column band it
-belongs to.
+on several pages where one page's own evidence is weak; `wide_table_cells` tells the rows of a
+table as wide as the page, which cross a gutter without parting the columns.
 """
 
 from __future__ import annotations
 
 import statistics
-from dataclasses import replace
 
-from pipeline.extract.pdf.lines import NEARLY_ALL, SAME_LINE_OVERLAP, Lead, Piece, Row, gathered_lines, joined_superscripts, union
+from pipeline.extract.pdf.records import PrintedLine, gathered_lines
 from pipeline.rules.pdf import PdfColumnRules
 
 _LEAST_COVERED = 0.2
@@ -34,12 +31,9 @@ _COLUMN_MIN_HEIGHT_SHARE = 0.1
 _COLUMN_MIN_LINE_CHARS = 12
 """A column of running text holds a few lines, a twentieth of the page's characters, a tenth of
 its height, and a dozen characters a line on average; table columns and figure labels do not."""
-_TEXT_LINE_MIN_CHARS = 20
+TEXT_LINE_MIN_CHARS = 20
 _TEXT_LINE_MIN_FILL = 0.5
 """A line of running text has a few words and fills half its column; cells and labels do not."""
-_CELL_GAP = 1.2
-"""A gap between two pieces of one row wider than this many font sizes parts table cells; a word
-space is about a quarter of a size."""
 _SAME_GUTTER = 6.0
 """Points two pages' gutters may differ by and be the same gutter: one layout moves its gutter by
 a point or two, and two different gutters lie a column apart."""
@@ -60,16 +54,9 @@ page-wide table would be read across both columns."""
 _TABLE_MIN_ROWS = 3
 """Rows of cells a page must show for their stretch to be a table's: one or two such lines may be
 a figure's labels."""
-_SPANNING_OVERHANG = 0.2
-"""A piece crosses a gutter when it reaches this share of a column's width into both columns;
-less is a ragged line end."""
-_MARGIN_COLUMN_MAX_WIDTH = 0.35
-_MARGIN_COLUMN_MAX_CHAR_SHARE = 0.5
-"""A column narrower than this share of the text width and holding under half the characters of
-the fullest column is a margin column (submission dates, licence, editor), read after the text."""
 
 
-def _coverage_gaps(pieces: list[Piece], lo: float, hi: float, limit: float) -> list[tuple[float, float, float]]:
+def _coverage_gaps(pieces: list[PrintedLine], lo: float, hi: float, limit: float) -> list[tuple[float, float, float]]:
     """Stretches of [lo, hi] that the pieces leave (nearly) uncovered: (start, end, characters crossing).
 
     Where the crossing load stays under `limit` over a stretch, only its least covered part
@@ -112,13 +99,13 @@ def _widest_stretch(segments: list[tuple[float, float, float]], ceiling: float) 
     return best
 
 
-def _narrow_lines(pieces: list[Piece], width: float, rules: PdfColumnRules) -> list[Piece]:
+def _narrow_lines(pieces: list[PrintedLine], width: float, rules: PdfColumnRules) -> list[PrintedLine]:
     """Pieces that could be lines of a column: narrow, and not table cells, figure labels or
     superscripts (a few characters), which may sit anywhere."""
     return [p for p in pieces if p.x1 - p.x0 <= rules.narrow_line_max_width * width and p.chars >= rules.narrow_line_min_chars]
 
 
-def _find_gutters(pieces: list[Piece], body_size: float, rules: PdfColumnRules) -> list[tuple[float, float]]:
+def _find_gutters(pieces: list[PrintedLine], body_size: float, rules: PdfColumnRules) -> list[tuple[float, float]]:
     """Vertical strips that separate text columns on one page, left to right.
 
     Only narrow pieces must leave a gutter empty: the title, a full-width abstract and wide
@@ -152,7 +139,7 @@ def _find_gutters(pieces: list[Piece], body_size: float, rules: PdfColumnRules) 
     return accepted
 
 
-def _column_is_text(pieces: list[Piece], start: float, end: float, total: int, height: float) -> bool:
+def _column_is_text(pieces: list[PrintedLine], start: float, end: float, total: int, height: float) -> bool:
     """Whether the pieces inside [start, end] look like a column of running text, not table cells."""
     inside = [p for p in pieces if p.x0 >= start - _BOX_SLACK and p.x1 <= end + _BOX_SLACK]
     if len(inside) < _COLUMN_MIN_LINES:
@@ -168,73 +155,7 @@ def _column_is_text(pieces: list[Piece], start: float, end: float, total: int, h
     )
 
 
-def _rows(pieces: list[Piece], group: int) -> list[Row]:
-    pieces = sorted(pieces, key=lambda p: (p.y0, p.x0))
-    clusters: list[list[Piece]] = []
-    bottom = top = 0.0
-    for piece in pieces:
-        if clusters:
-            overlap = min(bottom, piece.y1) - max(top, piece.y0)
-            if overlap >= SAME_LINE_OVERLAP * min(bottom - top, piece.y1 - piece.y0):
-                clusters[-1].append(piece)
-                top, bottom = min(top, piece.y0), max(bottom, piece.y1)
-                continue
-        clusters.append([piece])
-        top, bottom = piece.y0, piece.y1
-    return [_row(sorted(cluster, key=lambda p: p.x0), group) for cluster in clusters]
-
-
-def _row(pieces: list[Piece], group: int) -> Row:
-    if len(pieces) == 1:
-        # Most rows are one piece; built by position, in `Row`'s order: a dataclass this wide takes
-        # far longer to match its fields by name.
-        p = pieces[0]
-        return Row(
-            p.page, group, p.x0, p.y0, p.x1, p.y1, p.text, p.size, p.font, p.bold, p.small_caps, p.chars, 0, p.rotated, p.aside, p.box,
-            p.superscripts, p.label, p.lead,
-        )
-    chars = bold_chars = caps_chars = 0
-    sizes: dict[float, int] = {}
-    fonts: dict[str, int] = {}
-    labels: dict[str | None, int] = {}
-    for p in pieces:
-        count = p.chars
-        chars += count
-        sizes[p.size] = sizes.get(p.size, 0) + count
-        fonts[p.font] = fonts.get(p.font, 0) + count
-        labels[p.label] = labels.get(p.label, 0) + count
-        if p.bold:
-            bold_chars += count
-        if p.small_caps:
-            caps_chars += count
-    size = max(sizes, key=sizes.__getitem__)
-    cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > _CELL_GAP * size)
-    first = pieces[0]
-    return Row(
-        first.page, group, min([p.x0 for p in pieces]), min([p.y0 for p in pieces]), max([p.x1 for p in pieces]),
-        max([p.y1 for p in pieces]), " ".join([p.text for p in pieces]), size, max(fonts, key=fonts.__getitem__),
-        bold_chars >= NEARLY_ALL * chars, caps_chars >= NEARLY_ALL * chars, chars, cells, first.rotated, first.aside,
-        union([p.box for p in pieces]), joined_superscripts([(p.text, p.superscripts) for p in pieces], " "),
-        max(labels, key=labels.__getitem__), _row_lead(pieces),
-    )
-
-
-def _row_lead(pieces: list[Piece]) -> Lead | None:
-    """The lead of a row of several pieces: the first piece's where lighter text follows inside it;
-    where it is all bold or italic, the row's if every piece is in that style, or its own where the
-    next piece opens in the regular face (a run-in heading PyMuPDF read as a line of its own)."""
-    first, second = pieces[0], pieces[1]
-    lead = first.lead
-    if lead is None or lead.end < len(first.text):
-        return lead
-    style = (lead.bold, lead.italic)
-    if all(p.lead is not None and p.lead.end == len(p.text) and (p.lead.bold, p.lead.italic) == style for p in pieces):
-        right = max(p.x1 for p in pieces)
-        return replace(lead, end=len(" ".join(p.text for p in pieces)), x1=right, rest_x0=right)
-    return replace(lead, rest_x0=second.x0) if second.lead is None else None
-
-
-def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRules) -> list[list[tuple[float, float]]]:
+def find_columns(pages: list[list[PrintedLine]], body_size: float, rules: PdfColumnRules) -> list[list[tuple[float, float]]]:
     """Column gutters of every page; a gutter seen on several pages is also sought where a page's
     own evidence is too weak (a column holding a big table, a page of short lines)."""
     flats = [[p for p in pieces if not p.rotated and not p.aside] for pieces in pages]
@@ -261,7 +182,7 @@ def find_columns(pages: list[list[Piece]], body_size: float, rules: PdfColumnRul
 
 
 def _shared_gutters(
-    flat: list[Piece], repeated: list[float], middles: list[float], body_size: float, rules: PdfColumnRules
+    flat: list[PrintedLine], repeated: list[float], middles: list[float], body_size: float, rules: PdfColumnRules
 ) -> list[tuple[float, float]]:
     """The gutters of a page whose own lines show none, sought where other pages have one
     (`repeated`), among its narrow lines; or, where mostly wide lines fill the page, where nothing at
@@ -291,7 +212,7 @@ def _shared_gutters(
     return found
 
 
-def _outside_tables(pieces: list[Piece]) -> list[Piece]:
+def _outside_tables(pieces: list[PrintedLine]) -> list[PrintedLine]:
     """The pieces but those between the first and the last row of a table: page lines of
     `_TABLE_LINE_MIN_CELLS` cells or more set apart, none a line of text; where fewer than
     `_TABLE_MIN_ROWS` lines are such rows, all the pieces."""
@@ -302,21 +223,21 @@ def _outside_tables(pieces: list[Piece]) -> list[Piece]:
     return [p for p in pieces if not top <= (p.y0 + p.y1) / 2 <= bottom]
 
 
-def _table_row(line: list[Piece]) -> bool:
+def _table_row(line: list[PrintedLine]) -> bool:
     """Whether a page line is a table's row: cells set well apart, none of them a line of text."""
-    if len(line) < _TABLE_LINE_MIN_CELLS or any(p.chars >= _TEXT_LINE_MIN_CHARS for p in line):
+    if len(line) < _TABLE_LINE_MIN_CELLS or any(p.chars >= TEXT_LINE_MIN_CHARS for p in line):
         return False
     return _cells_apart(line) >= _TABLE_LINE_MIN_CELLS
 
 
-def _cells_apart(line: list[Piece]) -> int:
+def _cells_apart(line: list[PrintedLine]) -> int:
     """How many cells a page line's pieces make, those less than `_TABLE_CELL_GAP` font sizes
     apart counted as one."""
     line = sorted(line, key=lambda p: p.x0)
     return 1 + sum(1 for a, b in zip(line, line[1:]) if b.x0 - a.x1 > _TABLE_CELL_GAP * a.size)
 
 
-def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], widths: list[float]) -> set[int]:
+def wide_table_cells(pieces: list[PrintedLine], gutters: list[tuple[float, float]], widths: list[float]) -> set[int]:
     """Pieces on page lines that hold cells on both sides of a gutter and no line of column text:
     the rows of a table as wide as the page."""
     cells: set[int] = set()
@@ -324,119 +245,7 @@ def _wide_table_cells(pieces: list[Piece], gutters: list[tuple[float, float]], w
         if len(line) < _TABLE_LINE_MIN_CELLS:
             continue
         sides = {sum(1 for start, end in gutters if (p.x0 + p.x1) / 2 > (start + end) / 2) for p in line}
-        text_line = any(p.chars >= _TEXT_LINE_MIN_CHARS and p.x1 - p.x0 >= _TEXT_LINE_MIN_FILL * min(widths) for p in line)
+        text_line = any(p.chars >= TEXT_LINE_MIN_CHARS and p.x1 - p.x0 >= _TEXT_LINE_MIN_FILL * min(widths) for p in line)
         if _cells_apart(line) >= _TABLE_LINE_MIN_CELLS and len(sides) > 1 and not text_line:
             cells.update(id(p) for p in line)
     return cells
-
-
-def order_page(pieces: list[Piece], gutters: list[tuple[float, float]], first_group: int, band_gap: float = float("inf")) -> list[Row]:
-    """Rows of one page in reading order: per band between full-width pieces (or gaps at least
-    `band_gap` points high across every column), column by column, then the asides, then the
-    rotated lines."""
-    flat = [p for p in pieces if not p.rotated and not p.aside]
-    groups = _column_groups(flat, gutters, band_gap) if gutters and flat else [flat]
-    groups.append([p for p in pieces if p.aside and not p.rotated])
-    groups.append([p for p in pieces if p.rotated])
-    return [row for offset, group in enumerate(groups) if group for row in _rows(group, first_group + offset)]
-
-
-def _column_groups(flat: list[Piece], gutters: list[tuple[float, float]], band_gap: float) -> list[list[Piece]]:
-    """The pieces of a page with columns as groups in reading order: band by band, each column
-    of a band on its own, and what lies across the columns read top to bottom."""
-    left = min(p.x0 for p in flat)
-    right = max(p.x1 for p in flat)
-    edges = [left] + [x for g in gutters for x in g] + [right]
-    widths = [edges[2 * i + 1] - edges[2 * i] for i in range(len(gutters) + 1)]
-    spanning, columns = _spanning_and_columns(flat, gutters, widths)
-    order = _column_order(columns, widths, right - left)
-    cuts = sorted([((p.y0 + p.y1) / 2, p) for p in spanning] + [(y, None) for y in _gaps_across(columns, spanning, band_gap)], key=lambda cut: cut[0])
-    return _read_bands(_bands(columns, [y for y, _ in cuts]), [piece for _, piece in cuts], order)
-
-
-def _gaps_across(columns: list[list[Piece]], spanning: list[Piece], band_gap: float) -> list[float]:
-    """Where a gap at least `band_gap` high runs across every column with no full-width piece in
-    it, and two columns or more hold lines of text both above and below it: the middle of each.
-    The columns above such a gap are read before those below (a bibliography set in two columns
-    under the last section's two, a paper's end above the next one's start)."""
-    pieces = sorted((p for column in columns for p in column), key=lambda p: p.y0)
-    gaps, bottom = [], None
-    for piece in pieces:
-        if bottom is not None and piece.y0 - bottom >= band_gap and not any(bottom <= s.y0 and s.y1 <= piece.y0 for s in spanning):
-            gaps.append((bottom, piece.y0))
-        bottom = piece.y1 if bottom is None else max(bottom, piece.y1)
-    return [
-        (top + end) / 2
-        for top, end in gaps
-        if _text_columns(columns, lambda p, top=top: p.y1 <= top) > 1 and _text_columns(columns, lambda p, end=end: p.y0 >= end) > 1
-    ]
-
-
-def _text_columns(columns: list[list[Piece]], where) -> int:
-    """How many columns hold a line of text (`_TEXT_LINE_MIN_CHARS`) for which `where` holds."""
-    return sum(1 for column in columns if any(p.chars >= _TEXT_LINE_MIN_CHARS and where(p) for p in column))
-
-
-def _spanning_and_columns(
-    flat: list[Piece], gutters: list[tuple[float, float]], widths: list[float]
-) -> tuple[list[Piece], list[list[Piece]]]:
-    """Pieces that reach well across a gutter (or are cells of a page-wide table), top to bottom,
-    and the pieces of every column."""
-    spanning: list[Piece] = []
-    columns: list[list[Piece]] = [[] for _ in widths]
-    table_cells = _wide_table_cells(flat, gutters, widths)
-    for p in flat:
-        crossed = id(p) in table_cells or any(
-            p.x0 < start - _SPANNING_OVERHANG * widths[i] and p.x1 > end + _SPANNING_OVERHANG * widths[i + 1]
-            for i, (start, end) in enumerate(gutters)
-        )
-        if crossed:
-            spanning.append(p)
-        else:
-            middle = (p.x0 + p.x1) / 2
-            columns[sum(1 for start, end in gutters if middle > (start + end) / 2)].append(p)
-    return sorted(spanning, key=lambda p: p.y0), columns
-
-
-def _column_order(columns: list[list[Piece]], widths: list[float], text_width: float) -> list[int]:
-    """Column indexes in reading order: a narrow margin column is read after the text."""
-    column_chars = [sum(p.chars for p in column) for column in columns]
-    minor = [
-        i
-        for i, width in enumerate(widths)
-        if width < _MARGIN_COLUMN_MAX_WIDTH * text_width and column_chars[i] < _MARGIN_COLUMN_MAX_CHAR_SHARE * max(column_chars)
-    ]
-    return [i for i in range(len(columns)) if i not in minor] + minor
-
-
-def _bands(columns: list[list[Piece]], cuts: list[float]) -> list[list[list[Piece]]]:
-    """Every column's pieces in the bands the cuts (heights down the page, in order) part the page
-    into: bands[band][column]."""
-    bands: list[list[list[Piece]]] = [[[] for _ in columns] for _ in range(len(cuts) + 1)]
-    for i, column in enumerate(columns):
-        for p in column:
-            middle = (p.y0 + p.y1) / 2
-            bands[sum(1 for cut in cuts if cut < middle)][i].append(p)
-    return bands
-
-
-def _read_bands(bands: list[list[list[Piece]]], spanning: list[Piece | None], order: list[int]) -> list[list[Piece]]:
-    """Groups in reading order: a band with lines of text in two columns is read column by column;
-    full-width pieces, and bands without (the last line of a wide paragraph, a short title line,
-    the cells of a table row), are read top to bottom. `spanning` holds what parts each band from
-    the next: a full-width piece, or None for a gap across the columns."""
-    groups: list[list[Piece]] = []
-    run: list[Piece] = []
-    for band_index, band in enumerate(bands):
-        if sum(1 for column in band if any(p.chars >= _TEXT_LINE_MIN_CHARS for p in column)) > 1:
-            if run:
-                groups.append(sorted(run, key=lambda p: p.y0))
-                run = []
-            groups.extend(band[i] for i in order if band[i])
-        else:
-            run.extend(p for column in band for p in column)
-        if band_index < len(spanning) and spanning[band_index] is not None:
-            run.append(spanning[band_index])
-    if run:
-        groups.append(sorted(run, key=lambda p: p.y0))
-    return groups

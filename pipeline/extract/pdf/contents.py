@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from pipeline.extract.pdf.heading_styles import without_numbering
-from pipeline.extract.pdf.lines import PdfBlock, Row
+from pipeline.extract.pdf.records import PdfBlock, Row
 from pipeline.records.base import BlockKind
 
 _PAGE_AT_END = re.compile(r"(?<!\w)(?:\d{1,4}|[ivxlc]{1,7})$")

@@ -13,7 +13,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from pipeline.extract.pdf.lines import TABLE_ROW_MIN_GAPS, Layout, PdfBlock, font_face, half_point
+from pipeline.extract.pdf.records import Layout, PdfBlock
+from pipeline.extract.pdf.typography import TABLE_ROW_MIN_GAPS, font_face, half_point
 from pipeline.records.base import BlockKind
 from pipeline.rules import Rules
 from pipeline.rules.pdf import PdfHeadingRules, PdfTitleRules
@@ -29,7 +30,7 @@ in parentheses (`(1) Study population`, `(b)`) numbers sub-headings whose depth 
 their level comes from their style."""
 
 SECTION_HEADER = "section-header"
-"""The layout model's label for a heading (`pdf_layout_model.LayoutLabel.section_header`)."""
+"""The layout model's label for a heading (`layout_model.LayoutLabel.section_header`)."""
 _HEADING_MIN_LETTERS = 3
 _CAPITALS_MIN_LETTERS = 4
 """A heading has a word's worth of letters; one in capitals has four or more (DNA, RNA and

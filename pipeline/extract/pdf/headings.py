@@ -1,6 +1,6 @@
 """Heading blocks and their levels: the title, outline entries, then typography.
 
-`mark_headings` finds the title on page 1, marks the blocks whose text is an outline
+`mark_headings` finds the title on page 1 (`title`), marks the blocks whose text is an outline
 (`get_toc()`) title on the page the outline names, then the blocks that look like headings by
 their type: larger than body, or bold or capitals at body size. Numbering gives the depth, and
 distinct styles map to levels by prominence.
@@ -23,26 +23,17 @@ from pipeline.extract.pdf.heading_styles import (
     style_evidence,
     without_numbering,
 )
-from pipeline.extract.pdf.lines import HEADING_LINE_FILL, SAME_SIZE, TERMINAL, Layout, PdfBlock, Row
+from pipeline.extract.pdf.records import Layout, PdfBlock
+from pipeline.extract.pdf.title import looks_like_byline, mark_title, title_position
+from pipeline.extract.pdf.typography import HEADING_LINE_FILL, SAME_SIZE, TERMINAL
 from pipeline.records.base import BlockKind
-from pipeline.rules.pdf import PdfTitleRules
 
 _TITLE = "title"
-"""The layout model's label for a title (`pdf_layout_model.LayoutLabel.title`)."""
+"""The layout model's label for a title (`layout_model.LayoutLabel.title`)."""
 TOP_LEVEL = 2
 DEEPEST_LEVEL = 4
 """Heading levels run from 2 (below the title's 1) to 4: a deeper number or outline entry is
 set at 4, as a paper's fifth level is rare and the styles give no sure way to tell it."""
-_TITLE_MIN_LETTERS = 8
-"""A title has a few words of letters; a large number or a logo's initials is not one."""
-_MASTHEAD_MAX_WORDS = 6
-"""Words a journal's name set as a masthead runs to (`The Open Dentistry Journal`)."""
-_TITLE_BYLINE_REACH = 2
-"""Blocks in smaller print than a title's that may stand between it and its byline (a label, a
-line of notes): a masthead's address and DOI put the byline under the title, not under it."""
-_TITLE_LINE_STEP = 1.6
-"""Font sizes from one title line's top to the next's: titles are set with a leading of
-1.2 to 1.5 sizes, and a byline below sits further down."""
 _WRAPPED_HEADING_STEP = 1.6
 """Line pitches from a heading's line to the line it wraps onto: more is the space after a heading."""
 _OUTLINE_MIN_FOUND = 2
@@ -60,101 +51,6 @@ body only by its first word."""
 
 def _normalized(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", text.casefold())
-
-
-_NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’.-]*){1,3}"
-_NAME_LIST = re.compile(rf"{_NAME}(?:\s*,\s*(?:and\s+)?{_NAME})+(?:\s+and\s+{_NAME})?")
-"""Two names or more of two to four capitalised words, parted by commas: `Ada Example, Bob Sample`."""
-
-
-def _looks_like_byline(text: str) -> bool:
-    """Author and affiliation lines: footnote marks, e-mail, initials before a surname, or a list
-    of names (a paper whose headings cannot be seen must not get its byline as its one heading)."""
-    return bool(re.search(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]", text) or _NAME_LIST.fullmatch(text))
-
-
-def _title_index(
-    blocks: list[PdfBlock], layout: Layout, page_height: float, front: int | None, rules: PdfTitleRules
-) -> int | None:
-    """The paper title: the largest text of a few words or more in the upper part of page 1,
-    above the abstract, and clearly above body size; the largest such text with a byline under
-    it, where the largest has none (a journal's name set larger than the title, in a masthead);
-    where no text is that large, bold text a little over body size with a byline under it."""
-    large = rules.min_size * layout.body_size
-    candidates: list[tuple[float, int, int]] = []
-    bold: list[tuple[float, int, int]] = []
-    for index, block in enumerate(blocks):
-        row = block.rows[0]
-        if row.page != 1 or (front is not None and index >= front):
-            break
-        if len(block.text.split()) < rules.min_words:
-            continue
-        if block.kind is not BlockKind.paragraph or row.rotated or (row.y0 > rules.max_top * page_height and index > 0):
-            # Low on the page only as page 1's first text: a cover whose picture fills the top.
-            continue
-        if sum(ch.isalpha() for ch in block.text) < _TITLE_MIN_LETTERS or len(block.rows) > rules.max_rows:
-            continue
-        size = max(r.size for r in block.rows)
-        if size >= large:
-            candidates.append((size, len(block.text), -index))
-        elif size >= rules.bylined_min_size * layout.body_size and all(r.bold for r in block.rows):
-            bold.append((size, len(block.text), -index))
-    if not candidates:
-        bylined = sorted((key for key in bold if _byline_follows(blocks, -key[2], large)), reverse=True)
-        return -bylined[0][2] if bylined else None
-    candidates.sort(reverse=True)
-    largest = -candidates[0][2]
-    if len(blocks[largest].text.split()) <= _MASTHEAD_MAX_WORDS and not _byline_follows(blocks, largest, large):
-        # A short line in the largest print with no byline under it may be a journal's masthead:
-        # the title is then the large print that has one, where some has.
-        bylined = [key for key in candidates[1:] if _byline_follows(blocks, -key[2], large)]
-        if bylined:
-            return -bylined[0][2]
-    return largest
-
-
-def _byline_follows(blocks: list[PdfBlock], title: int, large: float) -> bool:
-    """Whether a byline is among the blocks right under the title's: past the blocks in large
-    print (its own lines carried on, a translated title), within a label or two in smaller print."""
-    smaller = 0
-    for block in blocks[title + 1 :]:
-        if block.rows[0].page != 1 or smaller == _TITLE_BYLINE_REACH:
-            return False
-        if _looks_like_byline(block.text):
-            return True
-        if max(r.size for r in block.rows) < large:
-            smaller += 1
-    return False
-
-
-def _title_goes_on(rows: list[Row], following: tuple[Row, ...], rules: PdfTitleRules) -> bool:
-    """Whether the block after the title's `rows` is more of it: a title's last line can be short
-    enough to sit in the left column of a two-column page."""
-    last = rows[-1]
-    return (
-        following[0].page == 1
-        and len(rows) + len(following) <= rules.max_rows
-        and all(abs(r.size - last.size) < SAME_SIZE * last.size and r.bold == last.bold for r in following)
-        and 0 < following[0].y0 - last.y0 <= _TITLE_LINE_STEP * last.size
-    )
-
-
-def _mark_title(blocks: list[PdfBlock], layout: Layout, page_height: float, rules: HeadingRules) -> list[PdfBlock]:
-    """The blocks with the title as a level-1 heading, joined with the blocks that carry its lines on."""
-    title = _title_index(blocks, layout, page_height, _first_front_anchor(blocks, layout, rules), rules.title)
-    if title is None:
-        return blocks
-    rows = list(blocks[title].rows)
-    end = title + 1
-    while end < len(blocks) and _title_goes_on(rows, blocks[end].rows, rules.title):
-        rows.extend(blocks[end].rows)
-        end += 1
-    title_block = PdfBlock(kind=BlockKind.heading, rows=tuple(rows), level=1, evidence=("the largest text at the top of page 1",))
-    return [*blocks[:title], title_block, *blocks[end:]]
-
-
-def _title_position(blocks: list[PdfBlock]) -> int | None:
-    return next((index for index, block in enumerate(blocks) if block.level == 1), None)
 
 
 def _outline_heading(block: PdfBlock, rows: int, level: int) -> list[PdfBlock]:
@@ -183,7 +79,7 @@ def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlo
         return blocks, 0
     blocks = list(blocks)
     top = min(level for level, _, _ in entries)
-    title = _title_position(blocks)
+    title = title_position(blocks)
     title_key = _normalized(blocks[title].text) if title is not None else None
     alone = sum(1 for entry in entries if entry[0] == top) == 1
     offset = 0 if entries[0][0] == top and (entries[0][1] == title_key or alone) else 1
@@ -281,7 +177,7 @@ def mark_headings(
 ) -> list[PdfBlock]:
     """The blocks with headings marked by kind and level: the title, outline entries, then typographic headings."""
     blocks = _merge_wrapped_headings(blocks, layout, rules)
-    blocks = _mark_title(blocks, layout, page_height, rules)
+    blocks = mark_title(blocks, layout, page_height, _first_front_anchor(blocks, layout, rules), rules.title)
     blocks, trusted = _mark_outline(blocks, toc)
     blocks = _mark_typographic_headings(blocks, layout, trusted, rules)
     blocks = _mark_opening_labels(blocks, rules)
@@ -315,7 +211,7 @@ def _heading_candidates(
         if on_first_page and front is not None and index < front:
             continue
         style = heading_style(block, layout, rules)
-        if style is None or (on_first_page and _looks_like_byline(block.text)):
+        if style is None or (on_first_page and looks_like_byline(block.text)):
             continue
         prominence.setdefault(style, _prominence(style, index, layout, rules))
         candidates.append((index, style))
@@ -349,7 +245,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
     numbering, its style, or (under a trusted outline that lacks it) below the outline's levels."""
     outline_styles = _outline_styles(blocks, layout, rules)
     front = _first_front_anchor(blocks, layout, rules)
-    found, prominence = _heading_candidates(blocks, layout, _title_position(blocks), front, rules)
+    found, prominence = _heading_candidates(blocks, layout, title_position(blocks), front, rules)
     for style in outline_styles:
         prominence.setdefault(style, _prominence(style, 0, layout, rules))
     if trusted:

@@ -9,7 +9,7 @@ no text between them (a table of contents).
 
 from __future__ import annotations
 
-from pipeline.extract.pdf.lines import PdfBlock
+from pipeline.extract.pdf.records import PdfBlock
 from pipeline.records.base import BlockKind
 from pipeline.rules.pdf import PdfLayoutRules
 

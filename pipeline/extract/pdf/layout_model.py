@@ -22,7 +22,7 @@ from enum import StrEnum
 import pymupdf
 
 from pipeline.errors import ExtractError
-from pipeline.extract.pdf.lines import PageBox, Piece
+from pipeline.extract.pdf.records import PageBox, PrintedLine
 
 
 class LayoutLabel(StrEnum):
@@ -95,7 +95,7 @@ def _overlap(a: PageBox, b: PageBox) -> float:
     return width * height if width > 0 and height > 0 else 0.0
 
 
-def label_pieces(pieces: list[Piece], regions: list[Region]) -> list[Piece]:
+def label_pieces(pieces: list[PrintedLine], regions: list[Region]) -> list[PrintedLine]:
     """The pieces of one page, each with the label of the region that covers most of its box
     (none where no region touches it)."""
     labelled = []
@@ -116,8 +116,8 @@ journal's line, as part of a page head."""
 
 
 def drop_model_furniture(
-    pages: list[list[Piece]], heights: list[float], margin: float, body_size: float
-) -> tuple[list[list[Piece]], list[Piece]]:
+    pages: list[list[PrintedLine]], heights: list[float], margin: float, body_size: float
+) -> tuple[list[list[PrintedLine]], list[PrintedLine]]:
     """Every page without the lines the model reads as a page head or foot within the margin
     bands (`[pdf.running_lines] margin`), and the pieces dropped.
 
@@ -126,8 +126,8 @@ def drop_model_furniture(
     text block the model's word alone is not trusted: a table's header or a heading near a
     page's top would be lost with it; nor for a line larger than body text (`_FURNITURE_MAX_SIZE`).
     """
-    kept: list[list[Piece]] = []
-    dropped: list[Piece] = []
+    kept: list[list[PrintedLine]] = []
+    dropped: list[PrintedLine] = []
     for pieces, height in zip(pages, heights):
         page_kept = []
         for piece in pieces:

@@ -5,7 +5,7 @@ dropped, and asides, kept apart from the body.
 byline: a short paper's running heads, alternating too often to recur on enough pages.
 
 `drop_line_numbers` removes the numbers a review copy prints beside its lines: a column of bare
-numbers that rise down the page at the outer edge of the text. `mark_asides` marks the lines set
+numbers that rise down the page at the outer edge of the text. `mark_asides` marks (in copies) the lines set
 beside the body text and smaller than it (a margin note, a side box of keywords, DOI and
 addresses): they become blocks of their own, read after the page's body, and never run into a
 body line that shares their baseline.
@@ -17,8 +17,11 @@ import bisect
 import re
 import statistics
 from collections import defaultdict
+from dataclasses import replace
 
-from pipeline.extract.pdf.lines import SAME_LINE_OVERLAP, Piece, gathered_lines, line_middle, margin_lines
+from pipeline.extract.pdf.records import PrintedLine, gathered_lines
+from pipeline.extract.pdf.running_lines import line_middle, margin_lines
+from pipeline.extract.pdf.typography import SAME_LINE_OVERLAP
 from pipeline.rules.pdf import PdfAsideRules, PdfRunningLineRules
 
 _LINE_NUMBER = re.compile(r"^\d{1,5}$")
@@ -48,15 +51,15 @@ _DISPLAY_SIZE = 1.5
 figure's or a formula's."""
 
 
-def drop_line_numbers(pages: list[list[Piece]]) -> tuple[list[list[Piece]], list[Piece]]:
+def drop_line_numbers(pages: list[list[PrintedLine]]) -> tuple[list[list[PrintedLine]], list[PrintedLine]]:
     """Every page without the line numbers in its margins, and the pieces dropped.
 
     A page's bare numbers that share a left or right edge, rise from top to bottom, stand on
     every line and each sit outside the text at their height (left of all of it, or right of all
     of it) are line numbers.
     """
-    kept_pages: list[list[Piece]] = []
-    removed: list[Piece] = []
+    kept_pages: list[list[PrintedLine]] = []
+    removed: list[PrintedLine] = []
     for pieces in pages:
         flat = [p for p in pieces if not p.rotated]
         numbers = [p for p in flat if _LINE_NUMBER.match(p.text)]
@@ -66,7 +69,7 @@ def drop_line_numbers(pages: list[list[Piece]]) -> tuple[list[list[Piece]], list
         text = [p for p in flat if not _LINE_NUMBER.match(p.text)]
         dropped: set[int] = set()
         for edge, outside in ((lambda p: p.x0, _left_of), (lambda p: p.x1, _left_of), (lambda p: p.x0, _right_of)):
-            columns: dict[int, list[Piece]] = defaultdict(list)
+            columns: dict[int, list[PrintedLine]] = defaultdict(list)
             for piece in numbers:
                 columns[round(edge(piece) / _SAME_EDGE)].append(piece)
             for column in columns.values():
@@ -84,20 +87,20 @@ def drop_line_numbers(pages: list[list[Piece]]) -> tuple[list[list[Piece]], list
     return kept_pages, removed
 
 
-def _on_its_line(number: Piece, text: list[Piece]) -> list[Piece]:
+def _on_its_line(number: PrintedLine, text: list[PrintedLine]) -> list[PrintedLine]:
     return [p for p in text if _same_line(p, number)]
 
 
-def _left_of(number: Piece, text: list[Piece]) -> bool:
+def _left_of(number: PrintedLine, text: list[PrintedLine]) -> bool:
     return all(number.x1 <= p.x0 for p in _on_its_line(number, text))
 
 
-def _right_of(number: Piece, text: list[Piece]) -> bool:
+def _right_of(number: PrintedLine, text: list[PrintedLine]) -> bool:
     return all(number.x0 >= p.x1 for p in _on_its_line(number, text))
 
 
-def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules) -> None:
-    """Mark the PyMuPDF blocks set beside the body text in smaller print as asides.
+def mark_asides(pages: list[list[PrintedLine]], body_size: float, rules: PdfAsideRules) -> list[list[PrintedLine]]:
+    """Every page with the PyMuPDF blocks set beside the body text in smaller print marked as asides (copies).
 
     A block is an aside when all its lines are smaller than `rules.max_size` body sizes, it holds
     a line's worth of characters and its lines phrases, lies beside body lines at its height without overlapping any
@@ -106,40 +109,48 @@ def mark_asides(pages: list[list[Piece]], body_size: float, rules: PdfAsideRules
     table's cells do), and is no table row nor stands right above or below one (its cells on one
     line, apart).
     """
+    marked_pages = []
     for pieces in pages:
-        flat = [p for p in pieces if not p.rotated]
-        body = sorted((p for p in flat if p.size >= rules.max_size * body_size and p.chars >= rules.min_chars), key=lambda p: p.y0)
-        if not body:
-            continue
-        tops = [p.y0 for p in body]
-        reach = _NEAR_LINES * body_size
-        small = [p for p in flat if p.size < rules.max_size * body_size]
-        blocks: dict[int, list[Piece]] = defaultdict(list)
-        for piece in small:
-            blocks[piece.block].append(piece)
-        large = {p.block for p in flat if p.size >= rules.max_size * body_size}
-        table_rows = [_box(members) for members in blocks.values() if _has_cells(members)]
-        candidates = [
-            members for block, members in blocks.items()
-            if block not in large and sum(p.chars for p in members) >= rules.min_chars and _beside(body, tops, _box(members), reach, rules)
-            and not any(other.block != block and _same_line(other, piece) for piece in members for other in small)
-            and not _in_table(_box(members), table_rows, reach)
-        ]
-        phrases = [members for members in candidates if sum(p.chars for p in members) >= _ASIDE_LINE_CHARS * len(members)]
-        edges = [min(p.x0 for p in members) for members in phrases]
-        for members in candidates:
-            # Short lines (`Academic editor`) count where a note of phrases shares their left edge.
-            if members in phrases or any(abs(min(p.x0 for p in members) - edge) <= _SAME_EDGE for edge in edges):
-                for piece in members:
-                    piece.aside = True
-        for block, members in blocks.items():
-            if block not in large and _label_by_display_print(members, body, tops, reach, table_rows, body_size):
-                for piece in members:
-                    piece.aside = True
+        asides = _asides(pieces, body_size, rules)
+        marked_pages.append([replace(p, aside=True) if id(p) in asides else p for p in pieces] if asides else pieces)
+    return marked_pages
+
+
+def _asides(pieces: list[PrintedLine], body_size: float, rules: PdfAsideRules) -> set[int]:
+    """The ids of a page's lines that `mark_asides` marks."""
+    flat = [p for p in pieces if not p.rotated]
+    body = sorted((p for p in flat if p.size >= rules.max_size * body_size and p.chars >= rules.min_chars), key=lambda p: p.y0)
+    if not body:
+        return set()
+    tops = [p.y0 for p in body]
+    reach = _NEAR_LINES * body_size
+    small = [p for p in flat if p.size < rules.max_size * body_size]
+    blocks: dict[int, list[PrintedLine]] = defaultdict(list)
+    for piece in small:
+        blocks[piece.block].append(piece)
+    large = {p.block for p in flat if p.size >= rules.max_size * body_size}
+    table_rows = [_box(members) for members in blocks.values() if _has_cells(members)]
+    candidates = [
+        members for block, members in blocks.items()
+        if block not in large and sum(p.chars for p in members) >= rules.min_chars and _beside(body, tops, _box(members), reach, rules)
+        and not any(other.block != block and _same_line(other, piece) for piece in members for other in small)
+        and not _in_table(_box(members), table_rows, reach)
+    ]
+    phrases = [members for members in candidates if sum(p.chars for p in members) >= _ASIDE_LINE_CHARS * len(members)]
+    edges = [min(p.x0 for p in members) for members in phrases]
+    asides: set[int] = set()
+    for members in candidates:
+        # Short lines (`Academic editor`) count where a note of phrases shares their left edge.
+        if members in phrases or any(abs(min(p.x0 for p in members) - edge) <= _SAME_EDGE for edge in edges):
+            asides.update(id(p) for p in members)
+    for block, members in blocks.items():
+        if block not in large and _label_by_display_print(members, body, tops, reach, table_rows, body_size):
+            asides.update(id(p) for p in members)
+    return asides
 
 
 def _label_by_display_print(
-    members: list[Piece], body: list[Piece], tops: list[float], reach: float, table_rows: list[Piece], body_size: float
+    members: list[PrintedLine], body: list[PrintedLine], tops: list[float], reach: float, table_rows: list[PrintedLine], body_size: float
 ) -> bool:
     """Whether a block of small print too short for a note is a label set apart on the line of
     display print (a title's size): a badge such as `ORIGINAL` or `Review` beside the title, which
@@ -158,7 +169,7 @@ def _label_by_display_print(
     return False
 
 
-def _has_cells(members: list[Piece]) -> bool:
+def _has_cells(members: list[PrintedLine]) -> bool:
     """Whether two of a block's pieces share a line with a gap between them wider than any word
     space: the cells of a table row (`Rcryst†   18.8`), which PyMuPDF may give as one block."""
     ordered = sorted(members, key=lambda p: p.y0)
@@ -171,7 +182,7 @@ def _has_cells(members: list[Piece]) -> bool:
     return False
 
 
-def _in_table(box: Piece, table_rows: list[Piece], reach: float) -> bool:
+def _in_table(box: PrintedLine, table_rows: list[PrintedLine], reach: float) -> bool:
     """Whether `box` is a table row, or stands right above or below one across the same width (a
     row whose cells PyMuPDF gave one line, a group label): table text stays in the table."""
     return any(
@@ -180,19 +191,19 @@ def _in_table(box: Piece, table_rows: list[Piece], reach: float) -> bool:
     )
 
 
-def _box(members: list[Piece]) -> Piece:
+def _box(members: list[PrintedLine]) -> PrintedLine:
     """A piece spanning `members`, for the geometry tests."""
     first = members[0]
     x0, y0 = min(p.x0 for p in members), min(p.y0 for p in members)
     x1, y1 = max(p.x1 for p in members), max(p.y1 for p in members)
-    return Piece(first.page, x0, y0, x1, y1, "", first.size, first.font, False, False, 0)
+    return PrintedLine(first.page, x0, y0, x1, y1, "", first.size, first.font, False, False, 0)
 
 
-def _same_line(a: Piece, b: Piece) -> bool:
+def _same_line(a: PrintedLine, b: PrintedLine) -> bool:
     return min(a.y1, b.y1) - max(a.y0, b.y0) >= SAME_LINE_OVERLAP * min(a.y1 - a.y0, b.y1 - b.y0)
 
 
-def _beside(body: list[Piece], tops: list[float], box: Piece, reach: float, rules: PdfAsideRules) -> bool:
+def _beside(body: list[PrintedLine], tops: list[float], box: PrintedLine, reach: float, rules: PdfAsideRules) -> bool:
     """Whether `box` has body lines at its height, overlaps none of them across the page, and is
     much narrower than they are."""
     near = _near(body, tops, box, reach)
@@ -201,7 +212,7 @@ def _beside(body: list[Piece], tops: list[float], box: Piece, reach: float, rule
     return box.x1 - box.x0 <= rules.max_width * statistics.median(b.x1 - b.x0 for b in near)
 
 
-def _near(body: list[Piece], tops: list[float], piece: Piece, reach: float) -> list[Piece]:
+def _near(body: list[PrintedLine], tops: list[float], piece: PrintedLine, reach: float) -> list[PrintedLine]:
     """Body lines (sorted by top) whose height comes within `reach` of the piece's; a body line
     is never taller than two reaches, so none starting further up can come near."""
     near = []
@@ -231,8 +242,8 @@ def _letters(text: str) -> str:
 
 
 def drop_heads_naming_the_paper(
-    pages: list[list[Piece]], heights: list[float], rules: PdfRunningLineRules
-) -> tuple[list[list[Piece]], list[Piece]]:
+    pages: list[list[PrintedLine]], heights: list[float], rules: PdfRunningLineRules
+) -> tuple[list[list[PrintedLine]], list[PrintedLine]]:
     """Every page after the first without the margin lines that spell, case and punctuation
     aside, a line (or two lines together) of page 1's top set elsewhere on its page: the title or
     the byline printed as a running head, which a short paper alternates page by page (authors on
@@ -264,5 +275,5 @@ def drop_heads_naming_the_paper(
     return [[p for p in pieces if id(p) not in dropped] for pieces in pages], removed
 
 
-def _text_of(line: list[Piece]) -> str:
+def _text_of(line: list[PrintedLine]) -> str:
     return " ".join(p.text for p in sorted(line, key=lambda p: p.x0))

@@ -11,7 +11,7 @@ from xml.etree import ElementTree
 
 import pymupdf
 
-from pipeline.extract.pdf.lines import Piece
+from pipeline.extract.pdf.records import PrintedLine
 from pipeline.records.extract import FrontLine
 
 # The XMP properties read, by namespace; each kept as `xmp:{prefix}:{name}`. A list (an rdf:Seq
@@ -70,7 +70,7 @@ def _xmp_fields(xmp: str) -> dict[str, str]:
     return fields
 
 
-def first_page_lines(pieces: list[Piece]) -> list[FrontLine]:
+def first_page_lines(pieces: list[PrintedLine]) -> list[FrontLine]:
     """Page 1's pieces as `FrontLine`s, in PyMuPDF's order, rotated ones (a margin stamp) left out."""
     return [
         FrontLine(

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 
 from pipeline.extract.pdf.heading_styles import NUMBERING, numbering_depth, without_numbering
 from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
-from pipeline.extract.pdf.lines import SAME_SIZE, TERMINAL, Layout, Lead, PdfBlock, Row
+from pipeline.extract.pdf.records import Layout, Lead, PdfBlock, Row
+from pipeline.extract.pdf.typography import SAME_SIZE, TERMINAL
 from pipeline.records.base import BlockKind, SectionType
 from pipeline.rules import Rules
 

@@ -3,7 +3,7 @@ on the same baseline its first sub-heading in bold, its text, or both (`METHODS 
 searched…`, `RESULTS Search results`, `DISCUSSION Our findings…`).
 
 `split_shared_lines` cuts such a line where the capitals end, and again where a bold sub-heading
-after them ends, into rows of their own (`pdf_run_in.split_row`, each part keeping its box), and
+after them ends, into rows of their own (`run_in.split_row`, each part keeping its box), and
 marks the parts as headings before typography reads the others: the section at the top level, the
 sub-heading one below. Marked first, their styles fix the levels of the headings set alone in the
 same styles, as the outline's do. Capitals that open a line are often an acronym or emphasis; only
@@ -16,7 +16,8 @@ from dataclasses import replace
 
 from pipeline.extract.pdf.heading_styles import NUMBERING, without_numbering
 from pipeline.extract.pdf.headings import TOP_LEVEL
-from pipeline.extract.pdf.lines import SAME_SIZE, Layout, Lead, PdfBlock, Row
+from pipeline.extract.pdf.records import Layout, Lead, PdfBlock, Row
+from pipeline.extract.pdf.typography import SAME_SIZE
 from pipeline.extract.pdf.run_in import RunInRules, split_row
 from pipeline.records.base import BlockKind
 

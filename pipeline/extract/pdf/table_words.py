@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from pipeline.extract.pdf.lines import TEXT_FLAGS, PageBox
+from pipeline.extract.pdf.page_reading import TEXT_FLAGS
+from pipeline.extract.pdf.records import PageBox
 from pipeline.extract.tables import Grid
 
 _COLUMN_GAP = 0.9

@@ -5,7 +5,7 @@ table is printed next to it, in the caption's column (or across the page, where 
 beside it in the other half), below it or else above it, in the region that runs to the next
 caption or the first line of running text. Only pages with such a line are read again, which is
 what keeps the cost off a paper's other pages. The grid is read as `[pdf.tables] strategy` says:
-from the words' own column gaps (`pdf_table_words`, the default), or by PyMuPDF's finder
+from the words' own column gaps (`table_words`, the default), or by PyMuPDF's finder
 (`page.find_tables`) on ruling lines or on the words' alignment. A page whose text runs up the
 page is read in its text's frame. Where the layout model read the paper, its `table` boxes are
 read too: beside a caption whose region shows no grid, and alone where no caption names them.
@@ -24,7 +24,8 @@ from dataclasses import dataclass, replace
 
 import pymupdf
 
-from pipeline.extract.pdf.lines import PageBox, Piece, from_frame, to_frame
+from pipeline.extract.pdf.page_reading import from_frame, to_frame
+from pipeline.extract.pdf.records import PageBox, PrintedLine
 from pipeline.extract.pdf.table_words import Word, read_page_words, words_grid
 from pipeline.extract.tables import Grid, cell_text, grid_cells, render_markdown
 from pipeline.records.base import Box
@@ -69,12 +70,12 @@ def _overlap(a: PageBox, b: PageBox) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) / width if width > 0 else 0.0
 
 
-def has_table_caption(pieces: list[Piece], rules: PdfTableRules) -> bool:
+def has_table_caption(pieces: list[PrintedLine], rules: PdfTableRules) -> bool:
     """Whether a line of the page opens like a table caption: only such pages are read for tables."""
     return any(not piece.rotated and rules.caption.match(piece.text.strip()) for piece in pieces)
 
 
-def _captions(pieces: list[Piece], rules: PdfTableRules) -> list[_Caption]:
+def _captions(pieces: list[PrintedLine], rules: PdfTableRules) -> list[_Caption]:
     """The page's table captions: a line that opens like one, with the lines after it in its
     PyMuPDF block."""
     captions = []
@@ -112,7 +113,7 @@ def _holds(box: PageBox, word: tuple) -> bool:
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
-def _column(caption: _Caption, pieces: list[Piece], page_rect: pymupdf.Rect, body_size: float) -> tuple[float, float]:
+def _column(caption: _Caption, pieces: list[PrintedLine], page_rect: pymupdf.Rect, body_size: float) -> tuple[float, float]:
     """Left and right of the column the caption is set in: the page's half it stays in where
     the page's running text keeps to halves, else the page."""
     middle = page_rect.x0 + page_rect.width / 2
@@ -128,7 +129,7 @@ def _column(caption: _Caption, pieces: list[Piece], page_rect: pymupdf.Rect, bod
     return page_rect.x0, page_rect.x1
 
 
-def _is_prose(piece: Piece, width: float, body_size: float) -> bool:
+def _is_prose(piece: PrintedLine, width: float, body_size: float) -> bool:
     return (
         piece.size >= _SMALL_PRINT * body_size
         and piece.x1 - piece.x0 >= _PROSE_WIDTH * width
@@ -137,7 +138,7 @@ def _is_prose(piece: Piece, width: float, body_size: float) -> bool:
 
 
 def _region(
-    caption: _Caption, pieces: list[Piece], stops: list[PageBox], page_rect: pymupdf.Rect, body_size: float, below: bool
+    caption: _Caption, pieces: list[PrintedLine], stops: list[PageBox], page_rect: pymupdf.Rect, body_size: float, below: bool
 ) -> pymupdf.Rect:
     """Where the caption's table may be: in its column, from the caption down (or up) to the next
     caption or the first line of running text. A table may be wider than its caption's column:
@@ -217,7 +218,7 @@ def _drawn_rules(page: pymupdf.Page, frame: tuple[int, int]) -> list[PageBox]:
     return found
 
 
-def _footnotes(table_box: PageBox, pieces: list[Piece], region: pymupdf.Rect, body_size: float, rules: PdfTableRules) -> str | None:
+def _footnotes(table_box: PageBox, pieces: list[PrintedLine], region: pymupdf.Rect, body_size: float, rules: PdfTableRules) -> str | None:
     """The lines of small print right under the grid, in the caption's column."""
     under = sorted(
         (
@@ -251,7 +252,7 @@ class _Found:
     notes: str | None
 
 
-def _from_finder(table: pymupdf.table.Table, pieces: list[Piece], region: pymupdf.Rect, body_size: float,
+def _from_finder(table: pymupdf.table.Table, pieces: list[PrintedLine], region: pymupdf.Rect, body_size: float,
                  rules: PdfTableRules, drawn: list[PageBox]) -> _Found:
     # The alignment strategy leaves a row between rows where their lines are far apart.
     grid = [[None if value is None else cell_text(value) for value in row] for row in table.extract() if any(value for value in row)]
@@ -259,7 +260,7 @@ def _from_finder(table: pymupdf.table.Table, pieces: list[Piece], region: pymupd
     return _Found(grid, box, _header_rows(table, drawn), _footnotes(box, pieces, region, body_size, rules))
 
 
-def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rect, pieces: list[Piece], body_size: float,
+def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rect, pieces: list[PrintedLine], body_size: float,
                 rules: PdfTableRules, drawn: list[PageBox], below: bool) -> _Found | None:
     across = [rule[1] for rule in drawn if _overlap(rule, (region.x0, 0, region.x1, 0)) > 0 and region.y0 <= rule[1] <= region.y1]
     found = words_grid(words, region, across)
@@ -276,7 +277,7 @@ def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rec
     return _Found(found.grid, found.box, header_rows, notes)
 
 
-def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _Caption, pieces: list[Piece], stops: list[PageBox],
+def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _Caption, pieces: list[PrintedLine], stops: list[PageBox],
           body_size: float, rules: PdfTableRules, ruled: list | None, drawn: list[PageBox]) -> _Found | None:
     """The grid beside the caption, as the strategy reads it; `rect` is the page in its text's frame."""
     gap = rules.max_gap * body_size
@@ -329,7 +330,7 @@ def _record(table_id: str, number: int, caption: _Caption | None, found: _Found 
 
 
 def find_pdf_tables(
-    doc: pymupdf.Document, pages: list[list[Piece]], words: dict[int, list[Word]], body_size: float, rules: PdfTableRules,
+    doc: pymupdf.Document, pages: list[list[PrintedLine]], words: dict[int, list[Word]], body_size: float, rules: PdfTableRules,
     model_tables: dict[int, list[PageBox]],
 ) -> list[Table]:
     """Every table whose caption a page prints, in page order, its grid read where one is found;

@@ -1,0 +1,78 @@
+"""What a document says about its body text, measured from its lines: the size and face that
+carry the most characters, the pitch of its lines and the edges of every column (`Layout`)."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+
+from pipeline.extract.pdf.records import Layout, PrintedLine, Row
+from pipeline.extract.pdf.typography import SAME_SIZE, font_face, half_point
+
+_FALLBACK_BODY_SIZE = 10.0
+"""Points of body text where no line can be measured (every line rotated): a common body size."""
+_PITCH_MAX_STEP = 3.0
+"""Body sizes from one body line to the next beyond which the step is a paragraph or figure gap."""
+_PITCH_MIN_STEPS = 5
+_FALLBACK_PITCH = 1.2
+"""Fewer measured steps than this give no reliable median; the usual leading of 1.2 sizes is taken."""
+_EDGE_IGNORES_ONE_LINE_IN = 10
+"""A column's edges ignore its widest and narrowest tenth of lines: a byline, a formula or an
+indented list sets an edge that is not the column's."""
+
+
+def body_size(pages: list[list[PrintedLine]]) -> float:
+    """The font size (to half a point) that carries the most characters."""
+    sizes: dict[float, int] = {}
+    for pieces in pages:
+        for piece in pieces:
+            if not piece.rotated:
+                size = half_point(piece.size)
+                sizes[size] = sizes.get(size, 0) + piece.chars
+    return max(sizes, key=sizes.__getitem__) if sizes else _FALLBACK_BODY_SIZE
+
+
+def _body_face(pages: list[list[PrintedLine]], body_size: float) -> str:
+    """The font face that carries the most characters at body size."""
+    faces: dict[str, int] = defaultdict(int)
+    for pieces in pages:
+        for piece in pieces:
+            if half_point(piece.size) == body_size:
+                faces[font_face(piece.font)] += piece.chars
+    return max(faces, key=faces.__getitem__) if faces else ""
+
+
+def _pitch(rows: list[Row], body_size: float) -> float:
+    """The median step between consecutive body lines of one column, in body sizes."""
+    steps = [
+        (row.y1 - prev.y1) / body_size
+        for prev, row in zip(rows, rows[1:])
+        if row.group == prev.group and _is_body(row, body_size) and _is_body(prev, body_size)
+        and 0 < row.y1 - prev.y1 < _PITCH_MAX_STEP * body_size
+    ]
+    return statistics.median(steps) if len(steps) >= _PITCH_MIN_STEPS else _FALLBACK_PITCH
+
+
+def _is_body(row: Row, body_size: float) -> bool:
+    return abs(row.size - body_size) < SAME_SIZE * body_size
+
+
+def _edges(rows: list[Row]) -> dict[int, tuple[float, float]]:
+    """Left and right edge of the text of every group, ignoring the odd wider line (a byline, a formula)."""
+    by_group: dict[int, list[Row]] = defaultdict(list)
+    for row in rows:
+        by_group[row.group].append(row)
+    edges = {}
+    for group, members in by_group.items():
+        lefts = sorted(row.x0 for row in members)
+        rights = sorted(row.x1 for row in members)
+        cut = len(members) // _EDGE_IGNORES_ONE_LINE_IN
+        edges[group] = (lefts[cut], rights[-1 - cut])
+    return edges
+
+
+
+def measure_layout(pages: list[list[PrintedLine]], rows: list[Row]) -> Layout:
+    """The body text's size, pitch, column edges and face, from the pages' lines and their rows in reading order."""
+    size = body_size(pages)
+    return Layout(body_size=size, pitch=_pitch(rows, size), edges=_edges(rows), body_face=_body_face(pages, size))

@@ -1,0 +1,195 @@
+"""One PyMuPDF line's spans read together: its text, with a space where a visible gap parts two
+spans, the size and font most of its characters have, bold and small caps, the char ranges of
+its superscripts and the run in bold or italic it opens with (`Lead`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import pymupdf
+
+from pipeline.extract.pdf.records import Lead
+from pipeline.extract.pdf.typography import NEARLY_ALL, SAME_SIZE
+
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
+_SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
+_ITALIC_FONT = re.compile(r"italic|oblique|-it$|,it$|cmti|cmsl", re.IGNORECASE)
+
+_WORD_GAP = 0.15
+"""A gap between two spans wider than this many font sizes is a space: kerning and tracking
+stay well under it, and a word space (about a quarter of the size) is over."""
+_RAISED = 0.1
+"""A span whose baseline sits this many of its line's font sizes above the line's is raised: a
+superscript is set a third of the size up, and a baseline never wavers by a tenth."""
+
+FontStyles = dict[str, tuple[bool, bool, bool]]
+"""(bold, small caps, italic) by font name, as the names say: remembered for the fonts a document
+has shown so far, so that each name is read once."""
+
+
+class LineSpans(NamedTuple):
+    """What a line's spans say together."""
+
+    text: str
+    """Its text, whitespace collapsed."""
+    chars: int
+    """Characters that are no space."""
+    size: float
+    """The size most of its characters have, to a tenth of a point."""
+    font: str
+    """The font most of its characters have."""
+    bold: bool
+    """Whether (nearly) all its characters are bold."""
+    small_caps: bool
+    """Whether (nearly) all its characters are in small caps."""
+    superscripts: tuple[tuple[int, int], ...]
+    """Char ranges of `text` set as superscripts (`_superscripts`)."""
+    lead: Lead | None
+    """The run in bold or italic it opens with (`_lead`)."""
+
+
+def font_style(font: str, styles: FontStyles) -> tuple[bool, bool, bool]:
+    """(bold, small caps, italic) as the font name says; `styles` remembers fonts already seen in this document."""
+    style = styles.get(font)
+    if style is None:
+        style = styles[font] = (bool(_BOLD_FONT.search(font)), bool(_SMALL_CAPS_FONT.search(font)), bool(_ITALIC_FONT.search(font)))
+    return style
+
+
+@dataclass(frozen=True, slots=True)
+class _StyledSpan:
+    """A span with text: where its text starts and ends in the line's written text and along the
+    line, its weight, slant and font."""
+
+    start: int
+    end: int
+    x0: float
+    x1: float
+    bold: bool
+    italic: bool
+    font: str
+
+
+def _styled_span(text: str, start: int, x0: float, x1: float, bold: bool, italic: bool, font: str) -> _StyledSpan:
+    """A span whose `text` starts at `start` of the written text and spans x0 to x1: a space at
+    either end of it takes its share of the span's width."""
+    lead_space, end = len(text) - len(text.lstrip()), len(text.rstrip())
+    advance = (x1 - x0) / len(text)
+    return _StyledSpan(start + lead_space, start + end, x0 + lead_space * advance, x1 - (len(text) - end) * advance, bold, italic, font)
+
+
+def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) -> LineSpans | None:
+    """What a line of several spans says (see `LineSpans`); None where it has no characters."""
+    parts: list[str] = []
+    written_length = 0  # of the parts so far: summing them again for every span is quadratic in a line's spans
+    chars = bold = caps = 0
+    sizes: dict[float, int] = {}
+    fonts: dict[str, int] = {}
+    last_end: float | None = None
+    flagged: list[tuple[int, dict]] = []  # (where its text starts in the parts, span)
+    styled: list[_StyledSpan] = []
+    c, s = frame
+    # `_lead` reads the spans up to the first that leaves the first span's bold or italic: only
+    # those are written out (of a line that opens in the regular face, its first span alone).
+    seeking_lead = frame == (1, 0)
+    for span in spans:
+        text = span["text"]
+        stripped = text.strip()
+        if not stripped:
+            if text and parts:
+                parts.append(" ")
+                written_length += 1
+            continue
+        x0, y0, x1, y1 = span["bbox"]
+        if c != 1:
+            x0, x1 = sorted((x0 * c + y0 * s, x1 * c + y1 * s))
+        flags = span["flags"]
+        # Spans set apart by a visible gap ("1" and "Introduction") are separate words.
+        if last_end is not None and x0 - last_end > _WORD_GAP * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
+            parts.append(" ")
+            written_length += 1
+        start = written_length
+        if flags & pymupdf.TEXT_FONT_SUPERSCRIPT:
+            flagged.append((start, span))
+        parts.append(text)
+        written_length += len(text)
+        last_end = x1
+        count = len(stripped)
+        chars += count
+        size, font = round(span["size"], 1), span["font"]
+        sizes[size] = sizes.get(size, 0) + count
+        fonts[font] = fonts.get(font, 0) + count
+        bold_name, caps_name, italic_name = styles.get(font) or font_style(font, styles)
+        span_bold = bold_name or bool(flags & pymupdf.TEXT_FONT_BOLD)
+        bold += count if span_bold else 0
+        caps += count if caps_name else 0
+        if seeking_lead:
+            styled.append(_styled_span(text, start, x0, x1, span_bold, italic_name or bool(flags & pymupdf.TEXT_FONT_ITALIC), font))
+            first, last = styled[0], styled[-1]
+            seeking_lead = (first.bold or first.italic) and (last.bold, last.italic) == (first.bold, first.italic)
+    if not chars:
+        return None
+    written = "".join(parts)
+    text = " ".join(written.split())
+    size = max(sizes, key=sizes.__getitem__)
+    superscripts = _superscripts(flagged, spans, size, frame, written, text) if flagged else ()
+    lead = _lead(styled, written) if frame == (1, 0) else None
+    return LineSpans(text, chars, size, max(fonts, key=fonts.__getitem__), bold >= NEARLY_ALL * chars, caps >= NEARLY_ALL * chars, superscripts, lead)
+
+
+def _lead(spans: list[_StyledSpan], written: str) -> Lead | None:
+    """The run of spans in bold or italic a line opens with, where the whole line is in it or
+    lighter text follows (upright and regular after italic, regular after bold); None otherwise.
+
+    A full stop or colon that opens the lighter text (`**Animal preparation**. In total…`) closes
+    the run: its end is placed by the share of the span's characters before it.
+    """
+    first = spans[0]
+    if not (first.bold or first.italic):
+        return None
+    count = next((index for index, span in enumerate(spans) if (span.bold, span.italic) != (first.bold, first.italic)), len(spans))
+    last = spans[count - 1]
+    if count == len(spans):
+        return Lead(len(" ".join(written.split())), last.x1, last.x1, first.bold, first.italic, first.font)
+    after = spans[count]
+    if after.bold or (after.italic and not first.bold):
+        return None  # the text after is no lighter: a change of emphasis inside a heading
+    end, x1, rest_x0 = last.end, last.x1, after.x0
+    if written[end - 1] not in ".:" and written[after.start] in ".:":
+        end = after.start + 1
+        x1 = rest_x0 = after.x0 + (after.x1 - after.x0) / (after.end - after.start)
+    return Lead(len(" ".join(written[:end].split())), x1, rest_x0, first.bold, first.italic, first.font)
+
+
+def _superscripts(
+    flagged: list[tuple[int, dict]], spans: list[dict], size: float, frame: tuple[int, int], written: str, text: str
+) -> tuple[tuple[int, int], ...]:
+    """Char ranges in `text` (the line's `written` text with its whitespace collapsed) of the
+    spans MuPDF flags as superscripts that are also smaller than the line's `size` and raised
+    above its baseline: the flag alone is set on any raised glyph, a degree sign or a prime."""
+    c, s = frame
+    baselines = [span["origin"][1] * c - span["origin"][0] * s for span in spans if abs(round(span["size"], 1) - size) <= SAME_SIZE * size]
+    if not baselines:
+        return ()
+    baseline = max(set(baselines), key=baselines.count)
+    ranges = []
+    for start, span in flagged:
+        raised = baseline - (span["origin"][1] * c - span["origin"][0] * s) > _RAISED * size
+        if round(span["size"], 1) < (1 - SAME_SIZE) * size and raised and span["text"].strip():
+            lead = len(span["text"]) - len(span["text"].lstrip())
+            ranges.append((start + lead, start + len(span["text"].rstrip())))
+    return _carry_ranges(written, ranges, text)
+
+
+def _carry_ranges(written: str, ranges: list[tuple[int, int]], collapsed: str) -> tuple[tuple[int, int], ...]:
+    """`ranges` of `written`, each starting and ending on a character that is no space, as ranges
+    of `collapsed`, the same text with its whitespace collapsed: such characters keep their order."""
+    if not ranges:
+        return ()
+    visible = [index for index, character in enumerate(collapsed) if not character.isspace()]
+    before = [0]
+    for character in written:
+        before.append(before[-1] + (not character.isspace()))
+    return tuple((visible[before[start]], visible[before[end] - 1] + 1) for start, end in ranges)
