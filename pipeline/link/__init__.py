@@ -22,10 +22,12 @@ from pipeline.rules import Rules
 __all__ = ["link"]
 
 
-def link(chunked: ChunkedDocument, rules: Rules) -> ChunkedDocument:
-    """The paper's bibliography, the citations its chunks hold and their cross-references."""
+def link(chunked: ChunkedDocument, rules: Rules, index: BlockIndex | None = None) -> ChunkedDocument:
+    """The paper's bibliography, the citations its chunks hold and their cross-references.
+    `index` is the document's `BlockIndex` as `chunk` used it, built here where none is given."""
     document, chunks = chunked.document, chunked.chunks
-    listed = references(chunked.entry_spans, document, BlockIndex(document), rules)
+    index = index if index is not None else BlockIndex(document)
+    listed = references(chunked.entry_spans, document, index, rules)
     skip = {c.chunk_id for c in chunks if c.in_bibliography}
     # The front matter's superscripts are the authors' affiliation marks.
     front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}

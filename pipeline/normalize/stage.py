@@ -19,6 +19,7 @@ from pipeline.records.base import BlockKind, SourceFormat, TextSegment
 from pipeline.records.document import Block, Document, PageSpan, TextBox
 from pipeline.records.extract import RawBlock, RawDocument
 from pipeline.rules import Rules
+from pipeline.rules.heading_matcher import HeadingMatcher
 
 BLOCK_SEPARATOR = "\n\n"
 
@@ -264,22 +265,22 @@ def _trim_segments(segments: list[TextSegment]) -> list[TextSegment]:
     return [segment for segment in segments if segment.text]
 
 
-def _relative_levels(blocks: list[RawBlock], rules: Rules) -> tuple[int | None, dict[int, int]]:
+def _relative_levels(blocks: list[RawBlock], headings: HeadingMatcher) -> tuple[int | None, dict[int, int]]:
     """Find the title heading and map every other heading level to 2, 3, …
 
     The title is the first heading when it is an H1; the shallowest remaining level becomes the
     top-level (2), so a converter that wrote sections as H1 or as H3 still chunks like H2s.
     """
-    headings = [index for index, block in enumerate(blocks) if block.kind == BlockKind.heading]
-    if not headings:
+    heading_indexes = [index for index, block in enumerate(blocks) if block.kind == BlockKind.heading]
+    if not heading_indexes:
         return None, {}
-    title_index = headings[0] if blocks[headings[0]].level == 1 else None
-    rest = [index for index in headings if index != title_index]
+    title_index = heading_indexes[0] if blocks[heading_indexes[0]].level == 1 else None
+    rest = [index for index in heading_indexes if index != title_index]
     if not rest:
         return title_index, {}
     top = min(blocks[index].level or 2 for index in rest)
     levels = {index: (blocks[index].level or top) - top + 2 for index in rest}
-    return title_index, _deepen_by_numbering(blocks, levels, rules)
+    return title_index, _deepen_by_numbering(blocks, levels, headings)
 
 
 # `2`, `2.1`, `2.1.3.` before the heading text; parts of at most two digits, so `2020 in review`
@@ -288,7 +289,7 @@ _SECTION_NUMBER = re.compile(r"^\s*[*_]*(\d{1,2}(?:\.\d{1,2})*)\.?[*_]*\s+[*_]*[
 _HTML_TAG = re.compile(r"<[^<>]*>")  # no `<` inside: see _HEADING_MARKUP
 
 
-def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: Rules) -> dict[int, int]:
+def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], headings: HeadingMatcher) -> dict[int, int]:
     """Where a paper numbers its sections, let the numbers set the levels.
 
     Converters guess levels from font sizes and often get them wrong (marker writes
@@ -307,7 +308,7 @@ def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: 
         if (match := _SECTION_NUMBER.match(_HTML_TAG.sub("", blocks[index].text)))
     }
     outline = any(
-        "." not in number and (anchor := rules.anchor_for(heading_key(blocks[index].text, rules))) and anchor.type == "intro"
+        "." not in number and (anchor := headings.anchor_for(heading_key(blocks[index].text, headings.rules))) and anchor.type == "intro"
         for index, number in numbers.items()
     )
     deepened: dict[int, int] = {}
@@ -338,10 +339,11 @@ def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: 
     return deepened
 
 
-def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules, numbered_heads: bool) -> set[int]:
+def _furniture(blocks: list[RawBlock], collapsed: list[str | None], headings: HeadingMatcher, numbered_heads: bool) -> set[int]:
     """Indexes of page furniture: short paragraphs that repeat and bare page numbers; with
     `numbered_heads`, also paragraphs that repeat once a page number at one end is set aside
     (`4 Z. Shen et al.`) and headings that are such a running line and name no kind of section."""
+    rules = headings.rules
     texts = {index: collapsed[index] for index, block in enumerate(blocks) if block.kind == BlockKind.paragraph}
     most = rules.normalize.running_line_max_words
     short = {index: text for index, text in texts.items() if text.count(" ") < most and 0 < _count_words_in_line(text) <= most}
@@ -362,7 +364,7 @@ def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules
             if block.kind != BlockKind.heading or not text or _without_page_number(text, rules) not in running:
                 continue
             key = _heading_key(text, numbering)
-            if not (rules.anchor_for(key) or rules.classify_heading(key)):
+            if not (headings.anchor_for(key) or headings.classify_heading(key)):
                 furniture.add(index)
     return furniture
 
@@ -404,8 +406,10 @@ class _Prepared:
     """Where each joined line after the first starts inside `text`."""
 
 
-def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
-    """Clean `raw` and lay its blocks out in one text: body in reading order, then captions, then asides."""
+def normalize(raw: RawDocument, doc_id: str, rules: Rules, headings: HeadingMatcher | None = None) -> Document:
+    """Clean `raw` and lay its blocks out in one text: body in reading order, then captions, then
+    asides. `headings` is the run's `HeadingMatcher` for `rules`, made here where none is given."""
+    headings = headings if headings is not None else HeadingMatcher(rules)
     cleaned = [[_clean_segment(segment, block.kind) for segment in block.segments] for block in raw.blocks]
     cleaned_texts = ["".join(segment.text for segment in segments) for segments in cleaned]
     # Whitespace collapsed once per block that is joined into one line: the furniture test
@@ -415,11 +419,11 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
         for block, text in zip(raw.blocks, cleaned_texts)
     ]
     vocabulary = _vocabulary(cleaned_texts)
-    title_index, levels = _relative_levels(raw.blocks, rules)
+    title_index, levels = _relative_levels(raw.blocks, headings)
     # A PDF's running lines, page numbers and all, were found by extract from where they sit on
     # the page; Markdown has no page to go by, only the words.
     numbered_heads = raw.format == SourceFormat.markdown and rules.normalize.running_line_page_number is not None
-    furniture = _furniture(raw.blocks, collapsed, rules, numbered_heads)
+    furniture = _furniture(raw.blocks, collapsed, headings, numbered_heads)
     caption_pattern = rules.normalize.caption_pattern
 
     prepared: list[_Prepared] = []
