@@ -32,7 +32,7 @@ def link(chunked: ChunkedDocument, rules: Rules, index: BlockIndex | None = None
     # The front matter's superscripts are the authors' affiliation marks.
     front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}
     unread = skip | {c.chunk_id for c in chunks if c.section_id in front}
-    bibliography = Bibliography(listed, chunks)
+    bibliography = Bibliography(listed, chunks, frozenset(rules.metadata.name_particles))
     # Numbers in brackets are markers to read, and what tells a paper that cites so from one that
     # cites in superscripts: each pass asks for them, found once.
     bracketed = {c.chunk_id: list(rules.citations.brackets.finditer(c.text)) for c in chunks if c.chunk_id not in skip}
