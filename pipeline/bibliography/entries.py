@@ -25,7 +25,7 @@ from pipeline.records.chunks import SectionNode
 from pipeline.records.base import BlockKind
 from pipeline.records.chunked import EntrySpan
 from pipeline.records.document import Block, Document
-from pipeline.normalize.stage import heading_key
+from pipeline.normalize.heading_key import heading_key
 from pipeline.rules import Rules
 from pipeline.rules.heading_matcher import HeadingMatcher
 
@@ -89,7 +89,7 @@ def before_lost_heading(blocks: list[Block], document: Document, headings: Headi
     for index, block in enumerate(blocks[1:], start=1):
         written = document.text[block.char_start : block.char_end]
         if block.kind is BlockKind.paragraph and "\n" not in written:
-            anchor = headings.anchor_for(heading_key(written, headings.rules))
+            anchor = headings.anchor_for(heading_key(written, headings.rules.normalize.heading_numbering))
             if anchor is not None and anchor.name not in headings.rules.references.anchors:
                 return blocks[:index]
     return blocks
