@@ -27,7 +27,7 @@ class CitationRule(StrEnum):
     """The sentence cites nothing."""
 
 
-class Citation(AuditRecord):
+class PageCitation(AuditRecord):
     """One chunk id a sentence cites, and the marker it was written in."""
 
     chunk_id: str
@@ -48,7 +48,7 @@ class Sentence(AuditRecord):
     line_start: int
     """The page lines of the paragraph the sentence is in."""
     line_end: int
-    citations: tuple[Citation, ...]
+    citations: tuple[PageCitation, ...]
     rule: CitationRule
     marker_errors: tuple[str, ...] = ()
     """Markers that name no chunk id (a footnote without a definition or id), in words."""
@@ -160,7 +160,7 @@ class CitationVerdict(StrEnum):
 
 
 class JudgedCitation(AuditRecord):
-    citation: Citation
+    citation: PageCitation
     verdict: CitationVerdict
     passage: Passage | None
     """None where no chunk has the id."""

@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pipeline.audit.markers import MARKER, read_marker, take_footnotes
-from pipeline.audit.records import Citation, CitationRule, Sentence
+from pipeline.audit.records import PageCitation, CitationRule, Sentence
 
 # sentencex's English rules: its abbreviation list is the widest, and it splits Korean at `.`,
 # `?` and `!` as well (bench/sentence_splitters.py).
@@ -158,7 +158,7 @@ def _paragraph_sentences(paragraph: _Paragraph, definitions: dict[str, str], fir
     return sentences
 
 
-def _citations(markers: list[_Marker], definitions: dict[str, str]) -> tuple[tuple[Citation, ...], tuple[str, ...]]:
+def _citations(markers: list[_Marker], definitions: dict[str, str]) -> tuple[tuple[PageCitation, ...], tuple[str, ...]]:
     citations, errors, seen = [], [], set()
     for marker in markers:
         named = read_marker(marker.text, definitions)
@@ -166,5 +166,5 @@ def _citations(markers: list[_Marker], definitions: dict[str, str]) -> tuple[tup
         for chunk_id, label in named.ids:
             if chunk_id not in seen:  # the same id twice in one sentence is one citation
                 seen.add(chunk_id)
-                citations.append(Citation(chunk_id=chunk_id, marker=marker.text, via_footnote=label))
+                citations.append(PageCitation(chunk_id=chunk_id, marker=marker.text, via_footnote=label))
     return tuple(citations), tuple(errors)

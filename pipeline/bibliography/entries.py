@@ -25,8 +25,9 @@ from pipeline.records.chunks import SectionNode
 from pipeline.records.base import BlockKind
 from pipeline.records.chunked import EntrySpan
 from pipeline.records.document import Block, Document
-from pipeline.normalize.stage import heading_key
+from pipeline.normalize.heading_key import heading_key
 from pipeline.rules import Rules
+from pipeline.rules.heading_matcher import HeadingMatcher
 
 # How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`, or inside a
 # hyphenated name (`& El-` before `Naggar, S.A. 2017.`): no entry ends in a hyphen.
@@ -52,7 +53,7 @@ def bibliography_nodes(nodes: list[SectionNode], rules: Rules) -> list[SectionNo
     return found
 
 
-def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> list[EntrySpan]:
+def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules, headings: HeadingMatcher) -> list[EntrySpan]:
     """The bibliography's entries in text order: a list's items, or a paragraph each; a paragraph
     that carries on the entry before it (a converter broke the entry at a blank line) joins it.
     A paper with no bibliography section may end in one printed without a heading: see
@@ -62,7 +63,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     blocks = sorted((block for node in sections for member in node.subtree() for block in member.body), key=lambda block: block.char_start)
     if not blocks:
         return trailing_entries(nodes, document, rules)
-    blocks = [*before_lost_heading(blocks, document, rules), *continued_at_end(nodes, blocks, document, rules)]
+    blocks = [*before_lost_heading(blocks, document, headings), *continued_at_end(nodes, blocks, document, rules)]
     # Where each bibliography section's text starts: a second one (a supplement's, a chapter's)
     # may number its entries from 1 again.
     list_starts = sorted({node.body[0].char_start for node in sections if node.body})
@@ -80,7 +81,7 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules) -> l
     return before_own_citation(by_authors(in_number_order(entries, document, rules, list_starts), text, rules), document, list_starts)
 
 
-def before_lost_heading(blocks: list[Block], document: Document, rules: Rules) -> list[Block]:
+def before_lost_heading(blocks: list[Block], document: Document, headings: HeadingMatcher) -> list[Block]:
     """The bibliography's blocks up to a paragraph that is a heading the PDF reader left as text:
     one line that another of the rules' anchors names whole (`DATA AVAILABILITY`,
     `Acknowledgements`). What follows is back matter or a supplement, whose numbered table rows
@@ -88,8 +89,8 @@ def before_lost_heading(blocks: list[Block], document: Document, rules: Rules) -
     for index, block in enumerate(blocks[1:], start=1):
         written = document.text[block.char_start : block.char_end]
         if block.kind is BlockKind.paragraph and "\n" not in written:
-            anchor = rules.anchor_for(heading_key(written, rules))
-            if anchor is not None and anchor.name not in rules.references.anchors:
+            anchor = headings.anchor_for(heading_key(written, headings.rules.normalize.heading_numbering))
+            if anchor is not None and anchor.name not in headings.rules.references.anchors:
                 return blocks[:index]
     return blocks
 

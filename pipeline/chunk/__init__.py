@@ -26,19 +26,25 @@ from pipeline.chunk.tables import attach_tables
 from pipeline.records.chunked import ChunkedDocument
 from pipeline.records.document import Document
 from pipeline.rules import Rules
+from pipeline.rules.heading_matcher import HeadingMatcher
 
 __all__ = ["chunk"]
 
 
-def chunk(document: Document, rules: Rules) -> ChunkedDocument:
+def chunk(
+    document: Document, rules: Rules, index: BlockIndex | None = None, headings: HeadingMatcher | None = None
+) -> ChunkedDocument:
     """Sections, paragraphs and chunks for one normalized document, where its bibliography's
-    entries are, and where a PDF's chunks and sections are printed."""
-    index = BlockIndex(document)
+    entries are, and where a PDF's chunks and sections are printed. `index` is the document's
+    `BlockIndex` and `headings` the run's `HeadingMatcher` for `rules`, each made here where
+    the caller has none to share (with `link`, with the run's other papers)."""
+    index = index if index is not None else BlockIndex(document)
+    headings = headings if headings is not None else HeadingMatcher(rules)
     nodes = build_sections(document)
-    nodes = classify_sections(nodes, rules)
+    nodes = classify_sections(nodes, rules, headings)
     nodes = absorb_siblings(nodes, rules)
     nodes = assign_ids(nodes)
-    entries = beyond_sections(entry_spans(nodes, document, rules), nodes, rules)
+    entries = beyond_sections(entry_spans(nodes, document, rules, headings), nodes, rules)
     whole = [(entry.char_start, entry.char_end) for entry in entries]
     planned = apart_from_the_text_before(plan_chunks(nodes, rules), entries, index)
     body = drop_bare_headings(enforce_max(planned, document, index, rules, whole))

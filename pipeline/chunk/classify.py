@@ -6,31 +6,33 @@ from __future__ import annotations
 from pipeline.records.chunks import SectionNode
 from pipeline.records.base import SectionType, TypeSource
 from pipeline.rules import Rules
+from pipeline.rules.heading_matcher import HeadingMatcher
 
 
-def classify_sections(nodes: list[SectionNode], rules: Rules) -> list[SectionNode]:
-    """Type every section; the front matter is meta where the paper has sections at all."""
+def classify_sections(nodes: list[SectionNode], rules: Rules, headings: HeadingMatcher) -> list[SectionNode]:
+    """Type every section; the front matter is meta where the paper has sections at all.
+    `headings` matches the rules' anchors and broad patterns against the headings' keys."""
     has_sections = any(node.heading is not None and node.level == 2 for node in nodes)
     front_type = SectionType.meta if has_sections else SectionType.other
     return [
         node._replace(section_type=front_type, type_source=TypeSource.front_matter)
         if node.level == 1
-        else _typed(_with_evidence(node, rules), rules)
+        else _typed(_with_evidence(node, headings), rules)
         for node in nodes
     ]
 
 
-def _with_evidence(node: SectionNode, rules: Rules) -> SectionNode:
+def _with_evidence(node: SectionNode, headings: HeadingMatcher) -> SectionNode:
     """`node` and its sub-sections with what the rules say of their headings: the strict anchor
     they match, and the broad type (an anchor's own, else the first broad pattern's)."""
     key = node.heading.heading_key or ""
-    anchor = rules.anchor_for(key)
-    broad = None if anchor else rules.classify_heading(key)  # a broad type only counts without an anchor
+    anchor = headings.anchor_for(key)
+    broad = None if anchor else headings.classify_heading(key)  # a broad type only counts without an anchor
     return node._replace(
         anchor=anchor.name if anchor else None,
         broad_type=anchor.type if anchor else (broad.type if broad else None),
         broad_rule=broad.name if broad else None,
-        children=tuple(_with_evidence(child, rules) for child in node.children),
+        children=tuple(_with_evidence(child, headings) for child in node.children),
     )
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pipeline.records.chunks import SectionNode
 from pipeline.records.base import BlockKind, ChunkSplit
 from pipeline.records.document import Block
-from pipeline.normalize.stage import BLOCK_SEPARATOR
+from pipeline.normalize.block_index import BLOCK_SEPARATOR
 from pipeline.rules import Rules
 
 

@@ -14,7 +14,7 @@ from pipeline.normalize.list_items import list_item_spans
 from pipeline.chunk.plan import ChunkPlan, Decision, Piece
 from pipeline.records.base import BlockKind, ChunkSplit
 from pipeline.records.document import Document
-from pipeline.normalize.stage import LONG_WORD_CHARS, count_words
+from pipeline.normalize.words import LONG_WORD_CHARS, count_words
 from pipeline.rules import Rules
 
 _SENTENCE_END = re.compile(r"[.!?][)\]\"'”’]*\s+(?=[A-Z0-9(\[\"“])")

@@ -22,15 +22,17 @@ from pipeline.rules import Rules
 __all__ = ["link"]
 
 
-def link(chunked: ChunkedDocument, rules: Rules) -> ChunkedDocument:
-    """The paper's bibliography, the citations its chunks hold and their cross-references."""
+def link(chunked: ChunkedDocument, rules: Rules, index: BlockIndex | None = None) -> ChunkedDocument:
+    """The paper's bibliography, the citations its chunks hold and their cross-references.
+    `index` is the document's `BlockIndex` as `chunk` used it, built here where none is given."""
     document, chunks = chunked.document, chunked.chunks
-    listed = references(chunked.entry_spans, document, BlockIndex(document), rules)
+    index = index if index is not None else BlockIndex(document)
+    listed = references(chunked.entry_spans, document, index, rules)
     skip = {c.chunk_id for c in chunks if c.in_bibliography}
     # The front matter's superscripts are the authors' affiliation marks.
     front = {s.section_id for s in chunked.sections if s.type_source is TypeSource.front_matter}
     unread = skip | {c.chunk_id for c in chunks if c.section_id in front}
-    bibliography = Bibliography(listed, chunks)
+    bibliography = Bibliography(listed, chunks, frozenset(rules.metadata.name_particles))
     # Numbers in brackets are markers to read, and what tells a paper that cites so from one that
     # cites in superscripts: each pass asks for them, found once.
     bracketed = {c.chunk_id: list(rules.citations.brackets.finditer(c.text)) for c in chunks if c.chunk_id not in skip}

@@ -7,8 +7,9 @@ from __future__ import annotations
 import bisect
 import re
 
-from pipeline.link.cited_bibliography import NO_ENTRY, Bibliography, surname_key
+from pipeline.link.cited_bibliography import NO_ENTRY, Bibliography
 from pipeline.link.matches import Matches, search
+from pipeline.metadata.names import letters
 from pipeline.records.chunked import EntrySpan
 from pipeline.records.chunks import Chunk
 from pipeline.records.links import Citation, CitationResolution, Reference
@@ -225,7 +226,7 @@ def _by_organisation(chunk: Chunk, part: str, start: int, end: int, bibliography
     citation = rules.organisation.match(part)
     if citation is None:
         return []
-    author = surname_key(citation["first"])
+    author = letters(citation["first"])
     years = _MEMBERS.split(citation["years"])
     entries = [bibliography.by_whole_author_year.get((author, year[:4]), []) for year in years]
     if not all(entries):
@@ -264,7 +265,7 @@ def _narrative(text: str, pattern: re.Pattern[str], surnames: set[str]) -> list[
         end = min(len(text), year.start() + _YEARS_REACH)
         match = pattern.search(text, start, end)
         while match is not None:
-            if surname_key(match["first"]) in surnames:
+            if letters(match["first"]) in surnames:
                 found.append(match)
                 searched_to = match.end()
                 match = pattern.search(text, searched_to, end)
@@ -274,7 +275,7 @@ def _narrative(text: str, pattern: re.Pattern[str], surnames: set[str]) -> list[
 
 
 def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibliography: Bibliography) -> list[Citation]:
-    first, second = surname_key(citation["first"]), citation["second"]
+    first, second = letters(citation["first"]), citation["second"]
     found = []
     for year in _MEMBERS.split(citation["years"]):
         # An entry whose title prints a year before its own (ABNT prints the year last) is found
@@ -283,10 +284,10 @@ def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibl
         if year[4:]:  # `2020a`: that entry, of the author's 2020 ones
             entries = [entry for entry in entries if entry.year == year]
         if len(entries) > 1 and second:
-            entries = [entry for entry in entries if surname_key(second) in surname_key(entry.text[:200])]
+            entries = [entry for entry in entries if letters(second) in letters(entry.text[:200])]
             # `Braun and Bugnyar 2012` cites the entry of two whose second author Bugnyar is, not
             # the one of four Bugnyar ends (`Braun A, Walsdorff T, Fraser ON, Bugnyar T`).
-            seconds = [entry for entry in entries if _second_author_is(entry, surname_key(second))]
+            seconds = [entry for entry in entries if _second_author_is(entry, letters(second))]
             entries = seconds if seconds else entries
         found.append(_resolved(chunk, start, end, entries, CitationResolution.author_year, f"{citation['first']} {year}"))
     return found
@@ -297,14 +298,14 @@ _AFTER_AUTHOR = re.compile(r",|;|&|\band\b|\(|\d")
 
 
 def _second_author_is(entry: Reference, surname: str) -> bool:
-    """Whether the author the entry names after its first has `surname` (as `surname_key` gives it)."""
+    """Whether the author the entry names after its first has `surname` (as `letters` gives it)."""
     start = entry.text.find(entry.first_author) if entry.first_author else -1
     if start < 0:
         return False
     rest = entry.text[start + len(entry.first_author) : start + len(entry.first_author) + 120]
     rest = rest[_BEFORE_SECOND_AUTHOR.match(rest).end() :]
     end = _AFTER_AUTHOR.search(rest)
-    return surname in surname_key(rest[: end.start() if end else len(rest)])
+    return surname in letters(rest[: end.start() if end else len(rest)])
 
 
 def _resolved(

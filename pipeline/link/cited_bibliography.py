@@ -4,29 +4,21 @@ a marker cites, of the several a paper may print), by first author and year, by 
 from __future__ import annotations
 
 import bisect
-import unicodedata
 from collections import defaultdict
+from collections.abc import Collection
 from functools import cached_property
 
 from pipeline.bibliography.entry_text import YEAR
+from pipeline.metadata.names import last_name_with_particles, letters
 from pipeline.records.base import ChunkSplit
 from pipeline.records.chunks import Chunk
 from pipeline.records.links import Reference
 from pipeline.rules import CitationRules
 
-_PARTICLES = {"de", "van", "von", "der", "den", "du", "da", "di", "le", "la", "del", "dos", "ten", "ter"}
-"""Words that belong to the surname after them (as the `first_author` and `surname` rules have them)."""
-
-
-def surname_key(name: str) -> str:
-    """A surname as it is compared: lower case, accents and everything but letters dropped."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    return "".join(filter(str.isalpha, decomposed)).casefold()
-
-
-def entry_surname(author: str) -> str:
+def entry_surname(author: str, particles: Collection[str]) -> str:
     """The surname in an entry's first author as written: `Bosch, J.M.` → Bosch, `S. An` → An,
-    `Avery SV` → Avery, `De Iaco A` → De Iaco, `Nicolas Carion` → Carion."""
+    `Avery SV` → Avery, `De Iaco A` → De Iaco, `Nicolas Carion` → Carion; `particles` are the
+    words that belong to the surname after them (`[metadata] name_particles`)."""
     if "," in author:
         return author.split(",", 1)[0]
     words = author.split()
@@ -39,10 +31,7 @@ def entry_surname(author: str) -> str:
     # Maaten`, cited as `van der Maaten`).
     if initials and words.index(initials[0]) > words.index(names[-1]):
         return " ".join(names)
-    start = len(words) - 1
-    while start > 1 and words[start - 1].casefold() in _PARTICLES:
-        start -= 1
-    return " ".join(words[start:])
+    return last_name_with_particles(words, particles, capitalised_particles=True)
 
 
 NO_ENTRY = "no entry of the bibliography matches"
@@ -54,8 +43,10 @@ _UNNUMBERED_LIST_AFTER = (
 class Bibliography:
     """The entries by what a marker can name them by."""
 
-    def __init__(self, references: list[Reference], chunks: list[Chunk]) -> None:
+    def __init__(self, references: list[Reference], chunks: list[Chunk], particles: Collection[str]) -> None:
         self.references = references
+        self.particles = particles
+        """Words that belong to the surname after them, in lower case (`entry_surname`)."""
         self.unnumbered_after = _unnumbered_after(references, chunks)
         # A paper may print several numbered lists (its own, then a supplement's, numbered from
         # 1 again): a number cites an entry of the first list after the marker, or of the last.
@@ -128,7 +119,7 @@ class Bibliography:
         by_author_year: dict[tuple[str, str], list[Reference]] = defaultdict(list)
         for reference in self.references:
             if reference.first_author and reference.year:
-                by_author_year[(surname_key(entry_surname(reference.first_author)), reference.year[:4])].append(reference)
+                by_author_year[(letters(entry_surname(reference.first_author, self.particles)), reference.year[:4])].append(reference)
         return dict(by_author_year)
 
     @cached_property
@@ -138,7 +129,7 @@ class Bibliography:
         by_later: dict[tuple[str, str], list[Reference]] = defaultdict(list)
         for reference in self.references:
             if reference.first_author and reference.year:
-                surname = surname_key(entry_surname(reference.first_author))
+                surname = letters(entry_surname(reference.first_author, self.particles))
                 after = reference.text.find(reference.year[:4]) + 4
                 for year in sorted({found["year"] for found in YEAR.finditer(reference.text, after)} - {reference.year[:4]}):
                     by_later[(surname, year)].append(reference)
@@ -151,7 +142,7 @@ class Bibliography:
         by_whole: dict[tuple[str, str], list[Reference]] = defaultdict(list)
         for reference in self.references:
             if reference.first_author and reference.year and "," not in reference.first_author and " " in reference.first_author:
-                by_whole[(surname_key(reference.first_author), reference.year[:4])].append(reference)
+                by_whole[(letters(reference.first_author), reference.year[:4])].append(reference)
         return dict(by_whole)
 
     @cached_property

@@ -18,7 +18,7 @@ from pipeline.records.base import SourceFormat
 from pipeline.records.document import Document
 from pipeline.records.extract import RawDocument
 from pipeline.records.metadata import MetadataSource, PaperMetadata
-from pipeline.normalize.stage import clean_characters
+from pipeline.normalize.characters import clean_characters
 from pipeline.rules.metadata import MetadataRules
 
 __all__ = ["paper_metadata"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 
 from pipeline.rules.metadata import MetadataRules
 
@@ -21,8 +22,20 @@ _INITIAL = re.compile(r"^(?-i:[A-Z])\.?(?:-?(?-i:[A-Z])\.?)*$")
 
 
 def letters(text: str) -> str:
-    """Text as names are compared: accents and everything but letters dropped, in lower case."""
+    """Text as names are compared (a surname's key, a title as printed): accents and everything
+    but letters dropped, in lower case."""
     return "".join(filter(str.isalpha, unicodedata.normalize("NFKD", text))).casefold()
+
+
+def last_name_with_particles(words: list[str], particles: Collection[str], capitalised_particles: bool) -> str:
+    """The last of `words` with the particles before it that belong to it (`Laurens van der
+    Maaten` → `van der Maaten`); the first word is never taken for a particle. `particles` are
+    the rules' `[metadata] name_particles`, in lower case; with `capitalised_particles`, one
+    written with a capital counts too (`Del Coco` in a bibliography entry)."""
+    start = len(words) - 1
+    while start > 1 and (words[start - 1].casefold() if capitalised_particles else words[start - 1]) in particles:
+        start -= 1
+    return " ".join(words[start:])
 
 
 def without_superscripts(text: str, superscripts: list[tuple[int, int]]) -> str:
@@ -104,11 +117,9 @@ def surname(name: str, rules: MetadataRules) -> str:
     capitals = [t for t in tokens if len(t.strip(".")) > 1 and t.isupper()]
     if capitals and len(capitals) < len(tokens):
         return " ".join(capitals)
-    particles = set(rules.name_particles)
-    start = len(tokens) - 1
-    while start > 1 and tokens[start - 1] in particles:
-        start -= 1
-    return " ".join(tokens[start:])
+    # A byline's `Del` is taken for a given name: counted as a particle, `Maria Del Coco`'s key
+    # would change from `coco` (what the stored author keys say) to `delcoco`.
+    return last_name_with_particles(tokens, frozenset(rules.name_particles), capitalised_particles=False)
 
 
 def surname_key(name: str, rules: MetadataRules) -> str:

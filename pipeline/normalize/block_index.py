@@ -16,6 +16,9 @@ from pipeline.records.document import Block, Document
 _KINDS_KEEPING_LINES = frozenset({BlockKind.list, BlockKind.table, BlockKind.code, BlockKind.front_matter, BlockKind.equation})
 _LINE_BREAK = re.compile("\n")
 
+BLOCK_SEPARATOR = "\n\n"
+"""What stands between two blocks in `Document.text`."""
+
 
 class Provenance(NamedTuple):
     """Where a span of the document's text comes from."""

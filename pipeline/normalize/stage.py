@@ -9,53 +9,24 @@ page furniture dropped and counted. Every block ends up an exact slice of the do
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 
+from pipeline.normalize.block_index import BLOCK_SEPARATOR
+from pipeline.normalize.characters import clean_characters, drop_converter_anchors
+from pipeline.normalize.heading_key import heading_key
+from pipeline.normalize.superscripts import carried_superscripts
+from pipeline.normalize.words import count_words, count_words_in_line
 from pipeline.records.base import BlockKind, SourceFormat, TextSegment
 from pipeline.records.document import Block, Document, PageSpan, TextBox
 from pipeline.records.extract import RawBlock, RawDocument
 from pipeline.rules import Rules
-
-BLOCK_SEPARATOR = "\n\n"
-
-# Ligatures fold to their letters (NFKC does only this well); other NFKC folds (², µ) would
-# change meaning, so they are not applied.
-_LIGATURES = {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
-_SPACES = dict.fromkeys(["\u00a0", "\u2000", "\u2001", "\u2002", "\u2003", "\u2004", "\u2005", "\u2006",
-                         "\u2007", "\u2008", "\u2009", "\u200a", "\u202f", "\u205f", "\u3000", "\t"], " ")
-# Control characters carry no text: PDF fonts emit them for glyphs such as TeX's bullet
-# (U+000F) or a math symbol between two letters, so they become a space, not nothing.
-_CONTROLS = dict.fromkeys([chr(code) for code in [*range(0x20), *range(0x7F, 0xA0)] if chr(code) not in "\n\t"], " ")
-_INVISIBLE = dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"], "")
-_CHARACTER_MAP = {**_LIGATURES, **_SPACES, **_CONTROLS, **_INVISIBLE}
-_MAPPED_CHARACTER = re.compile("[" + re.escape("".join(_CHARACTER_MAP)) + "]")
+from pipeline.rules.heading_matcher import HeadingMatcher
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-# A token of symbols alone (`—`, `=`, `|`) is no word. It is looked for between single spaces:
-# with a literal first character the regex skips ahead to each space instead of trying every
-# position (normalize's word counts, shared Markdown corpus: 0.30 s -> 0.13 s).
-_SYMBOLS_ONLY = re.compile(r" (?:[^\w\s]|_)+(?= )")
-_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-# A tag holds no `<`: with `<[^>]*>` every `<` of a long run of them scanned the rest of the heading.
-_HEADING_MARKUP = re.compile(r"[*_`]+|<[^<>]*>")
-# Stripped as characters, not by a pattern: `[\s:.;,—–-]+$`, tried at every start of a long run
-# of them not at the end (a heading of 160,000 dots and a word), took minutes.
-_TRAILING_PUNCTUATION = " :.;,—–-"
-# Typeset quotes as typed ones, so that a rule's `authors'` also matches the `Authors’` of a PDF.
-_TYPESET_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption, BlockKind.aside, BlockKind.footnote}
-# What a converter adds for its own cross-references holds no text of the paper: Marker's empty
-# anchors (`<span id="page-3-0"></span>`, before headings and reference entries) and its links to
-# them (`[(Vaswani et al.,](#page-39-1)`). Left in, they showed in heading paths, cluttered the
-# chunks a reader or a model gets, and were indexed as the words `span`, `id` and `page`. A link's
-# own text stays, and the source file keeps both. Code, front matter and display maths are left as
-# written.
-_EMPTY_ANCHOR = re.compile(r'<(a|span)\s+(?:id|name)\s*=\s*"[^"]*"\s*>\s*</\1\s*>', re.IGNORECASE)
-_LINK_TO_ANCHOR = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(#[^)\s]*\)")
 _TEXT_ORDER = {BlockKind.caption: 1, BlockKind.aside: 2}
 """Where a kind's blocks go in the text: the body (0) in reading order, then captions, then asides."""
 _KEPT_AS_WRITTEN = {BlockKind.code, BlockKind.front_matter, BlockKind.equation}
@@ -65,98 +36,12 @@ _LINE_END_HYPHEN = re.compile(r"(?<![^\W\d_])([^\W\d_]+)-$")
 _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
 
 
-LONG_WORD_CHARS = 300
-"""A text counts at least one word for every full this many characters (spaces collapsed), so that
-the hard maximum in words bounds a chunk's characters too: a 2 MB base64 image or a run of
-symbols that holds no word is cut like any text. Longer than any token of the shared corpus
-(URLs, formulas and table rules reach 240), whose counts it leaves as they were."""
-
-
-def count_words(text: str) -> int:
-    """Words are whitespace-separated tokens holding at least one letter or digit; a text counts
-    at least one word per full `LONG_WORD_CHARS` characters."""
-    return _count_words_in_line(" ".join(text.split()))
-
-
-def _count_words_in_line(line: str) -> int:
-    """`count_words` of a text whose tokens single spaces separate, with none at its ends: a
-    paragraph, heading or caption as normalize leaves it."""
-    if not line:
-        return 0
-    return max(line.count(" ") + 1 - len(_SYMBOLS_ONLY.findall(f" {line} ")), len(line) // LONG_WORD_CHARS)
-
-
-def clean_characters(text: str) -> str:
-    if text.isascii() and not _ASCII_CONTROL.search(text):
-        return text  # plain ASCII is NFC already and holds nothing to map: the common case, kept fast
-    text = unicodedata.normalize("NFC", text)
-    # A substitution touches only the few characters to map; str.translate visits every one.
-    return _MAPPED_CHARACTER.sub(lambda match: _CHARACTER_MAP[match.group()], text)
-
-
-def _drop_converter_anchors(text: str) -> str:
-    """`text` without a converter's empty anchors, and with its links to them as their text."""
-    if "</" not in text and "](#" not in text:
-        return text
-    return _LINK_TO_ANCHOR.sub(r"\1", _EMPTY_ANCHOR.sub("", text))
-
-
 def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
     text = clean_characters(segment.text)
     if kind not in _KEPT_AS_WRITTEN:
-        text = _drop_converter_anchors(text)
+        text = drop_converter_anchors(text)
     # Most text comes back unchanged; its record is kept rather than rebuilt.
     return segment if text == segment.text else TextSegment(text=text, page=segment.page)
-
-
-def _kept_characters(text: str) -> int:
-    """How many characters of `text` survive its cleaning, line joining and de-hyphenation
-    (which drop or collapse only spaces and hyphens), counted without those."""
-    text = clean_characters(text)
-    return len(text) - sum(1 for character in text if character.isspace() or character == "-")
-
-
-def _carried_superscripts(block: RawBlock, block_text: str, start: int) -> list[tuple[int, int]]:
-    """The raw block's superscripts as ranges of `Document.text`, where the cleaned block's text
-    `block_text` begins at `start`. A superscript is found again by the characters before it that
-    cleaning keeps; one whose text did not come through as it was (an anchor dropped around it)
-    is left out, since a citation read there would be read off other text."""
-    raw = block.text
-    kept = [index for index, character in enumerate(block_text) if not (character.isspace() or character == "-")]
-    # Counted stretch by stretch between the superscripts' ends, not from the start for each: a
-    # cut falls at the edge of a span of its own, which no accent straddles, so the stretches
-    # clean as the whole would.
-    cuts = sorted({offset for superscript in block.superscripts for offset in superscript})
-    counts: dict[int, int] = {}
-    counted, previous = 0, 0
-    for cut in cuts:
-        counted += _kept_characters(raw[previous:cut])
-        counts[cut], previous = counted, cut
-    carried = []
-    for raw_start, raw_end in block.superscripts:
-        first, last = counts[raw_start], counts[raw_end]
-        if not first < last <= len(kept):
-            continue
-        begin, end = kept[first], kept[last - 1] + 1
-        if _same_visible(raw[raw_start:raw_end], block_text[begin:end]):
-            carried.append((start + begin, start + end))
-    return carried
-
-
-def _same_visible(written: str, cleaned: str) -> bool:
-    return "".join(clean_characters(written).split()).replace("-", "") == "".join(cleaned.split()).replace("-", "")
-
-
-def heading_key(heading: str, rules: Rules) -> str:
-    """Reduce a heading to the key the classification patterns match against."""
-    return _heading_key(heading, rules.normalize.heading_numbering)
-
-
-def _heading_key(heading: str, numbering: re.Pattern[str]) -> str:
-    key = _HEADING_MARKUP.sub("", heading).lower().translate(_TYPESET_QUOTES)
-    key = " ".join(key.split())
-    key = numbering.sub("", key)
-    return key.rstrip(_TRAILING_PUNCTUATION).strip()
 
 
 def _vocabulary(texts: list[str]) -> set[str]:
@@ -264,31 +149,31 @@ def _trim_segments(segments: list[TextSegment]) -> list[TextSegment]:
     return [segment for segment in segments if segment.text]
 
 
-def _relative_levels(blocks: list[RawBlock], rules: Rules) -> tuple[int | None, dict[int, int]]:
+def _relative_levels(blocks: list[RawBlock], headings: HeadingMatcher) -> tuple[int | None, dict[int, int]]:
     """Find the title heading and map every other heading level to 2, 3, …
 
     The title is the first heading when it is an H1; the shallowest remaining level becomes the
     top-level (2), so a converter that wrote sections as H1 or as H3 still chunks like H2s.
     """
-    headings = [index for index, block in enumerate(blocks) if block.kind == BlockKind.heading]
-    if not headings:
+    heading_indexes = [index for index, block in enumerate(blocks) if block.kind == BlockKind.heading]
+    if not heading_indexes:
         return None, {}
-    title_index = headings[0] if blocks[headings[0]].level == 1 else None
-    rest = [index for index in headings if index != title_index]
+    title_index = heading_indexes[0] if blocks[heading_indexes[0]].level == 1 else None
+    rest = [index for index in heading_indexes if index != title_index]
     if not rest:
         return title_index, {}
     top = min(blocks[index].level or 2 for index in rest)
     levels = {index: (blocks[index].level or top) - top + 2 for index in rest}
-    return title_index, _deepen_by_numbering(blocks, levels, rules)
+    return title_index, _deepen_by_numbering(blocks, levels, headings)
 
 
 # `2`, `2.1`, `2.1.3.` before the heading text; parts of at most two digits, so `2020 in review`
 # is not read as section 2020.
 _SECTION_NUMBER = re.compile(r"^\s*[*_]*(\d{1,2}(?:\.\d{1,2})*)\.?[*_]*\s+[*_]*[^\W\d_]")
-_HTML_TAG = re.compile(r"<[^<>]*>")  # no `<` inside: see _HEADING_MARKUP
+_HTML_TAG = re.compile(r"<[^<>]*>")  # no `<` inside: a long run of them is scanned once
 
 
-def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: Rules) -> dict[int, int]:
+def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], headings: HeadingMatcher) -> dict[int, int]:
     """Where a paper numbers its sections, let the numbers set the levels.
 
     Converters guess levels from font sizes and often get them wrong (marker writes
@@ -307,7 +192,7 @@ def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: 
         if (match := _SECTION_NUMBER.match(_HTML_TAG.sub("", blocks[index].text)))
     }
     outline = any(
-        "." not in number and (anchor := rules.anchor_for(heading_key(blocks[index].text, rules))) and anchor.type == "intro"
+        "." not in number and (anchor := headings.anchor_for(heading_key(blocks[index].text, headings.rules.normalize.heading_numbering))) and anchor.type == "intro"
         for index, number in numbers.items()
     )
     deepened: dict[int, int] = {}
@@ -338,13 +223,14 @@ def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], rules: 
     return deepened
 
 
-def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules, numbered_heads: bool) -> set[int]:
+def _furniture(blocks: list[RawBlock], collapsed: list[str | None], headings: HeadingMatcher, numbered_heads: bool) -> set[int]:
     """Indexes of page furniture: short paragraphs that repeat and bare page numbers; with
     `numbered_heads`, also paragraphs that repeat once a page number at one end is set aside
     (`4 Z. Shen et al.`) and headings that are such a running line and name no kind of section."""
+    rules = headings.rules
     texts = {index: collapsed[index] for index, block in enumerate(blocks) if block.kind == BlockKind.paragraph}
     most = rules.normalize.running_line_max_words
-    short = {index: text for index, text in texts.items() if text.count(" ") < most and 0 < _count_words_in_line(text) <= most}
+    short = {index: text for index, text in texts.items() if text.count(" ") < most and 0 < count_words_in_line(text) <= most}
     min_repeats = rules.normalize.running_line_min_repeats
     repeats = Counter(short.values())
     numbered = {index: rest for index, text in short.items() if (rest := _without_page_number(text, rules))} if numbered_heads else {}
@@ -361,8 +247,8 @@ def _furniture(blocks: list[RawBlock], collapsed: list[str | None], rules: Rules
             text = collapsed[index]
             if block.kind != BlockKind.heading or not text or _without_page_number(text, rules) not in running:
                 continue
-            key = _heading_key(text, numbering)
-            if not (rules.anchor_for(key) or rules.classify_heading(key)):
+            key = heading_key(text, numbering)
+            if not (headings.anchor_for(key) or headings.classify_heading(key)):
                 furniture.add(index)
     return furniture
 
@@ -372,7 +258,7 @@ def _without_page_number(line: str, rules: Rules) -> str | None:
     left that are not a caption's label (`Supplementary Figure 1`, which a full stop would make a
     caption); None otherwise."""
     rest = rules.normalize.running_line_page_number.sub("", line, count=1)
-    if rest == line or _count_words_in_line(rest) < 2 or rules.normalize.caption_pattern.match(line + "."):
+    if rest == line or count_words_in_line(rest) < 2 or rules.normalize.caption_pattern.match(line + "."):
         return None
     return rest
 
@@ -404,8 +290,10 @@ class _Prepared:
     """Where each joined line after the first starts inside `text`."""
 
 
-def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
-    """Clean `raw` and lay its blocks out in one text: body in reading order, then captions, then asides."""
+def normalize(raw: RawDocument, doc_id: str, rules: Rules, headings: HeadingMatcher | None = None) -> Document:
+    """Clean `raw` and lay its blocks out in one text: body in reading order, then captions, then
+    asides. `headings` is the run's `HeadingMatcher` for `rules`, made here where none is given."""
+    headings = headings if headings is not None else HeadingMatcher(rules)
     cleaned = [[_clean_segment(segment, block.kind) for segment in block.segments] for block in raw.blocks]
     cleaned_texts = ["".join(segment.text for segment in segments) for segments in cleaned]
     # Whitespace collapsed once per block that is joined into one line: the furniture test
@@ -415,11 +303,11 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules) -> Document:
         for block, text in zip(raw.blocks, cleaned_texts)
     ]
     vocabulary = _vocabulary(cleaned_texts)
-    title_index, levels = _relative_levels(raw.blocks, rules)
+    title_index, levels = _relative_levels(raw.blocks, headings)
     # A PDF's running lines, page numbers and all, were found by extract from where they sit on
     # the page; Markdown has no page to go by, only the words.
     numbered_heads = raw.format == SourceFormat.markdown and rules.normalize.running_line_page_number is not None
-    furniture = _furniture(raw.blocks, collapsed, rules, numbered_heads)
+    furniture = _furniture(raw.blocks, collapsed, headings, numbered_heads)
     caption_pattern = rules.normalize.caption_pattern
 
     prepared: list[_Prepared] = []
@@ -478,16 +366,16 @@ def _laid_out(prepared: list[_Prepared], heading_numbering: re.Pattern[str]) -> 
             char_start=start,
             char_end=offset,
             level=item.level if heading else None,
-            heading_key=_heading_key(item.text, heading_numbering) if heading else None,
+            heading_key=heading_key(item.text, heading_numbering) if heading else None,
             heading_evidence=item.block.heading_evidence if heading else [],
             line_start=item.block.line_start,
             line_end=item.block.line_end,
             page_spans=spans,
             line_boxes=_placed_boxes(item.block, item.line_spans, start),
-            word_count=_count_words_in_line(item.text) if item.kind in _JOINED_KINDS else count_words(item.text),
+            word_count=count_words_in_line(item.text) if item.kind in _JOINED_KINDS else count_words(item.text),
         )
         if item.block.superscripts:
-            superscripts.extend(_carried_superscripts(item.block, item.text, start))
+            superscripts.extend(carried_superscripts(item.block, item.text, start))
         line_starts_of_text.extend(start + line_start for line_start in item.line_starts)
     return Document(
         doc_id="", path="", format=SourceFormat.markdown, title=None, text="".join(text_parts),

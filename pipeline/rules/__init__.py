@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
@@ -198,46 +197,13 @@ class Rules(RulesModel):
         return [rule for rule in self.anchors if rule.name in names]
 
     def anchor_for(self, heading_key: str) -> AnchorRule | None:
-        """The first strict anchor whose pattern matches the whole heading key."""
-        found = _headings_matched(self).anchors
-        if heading_key not in found:
-            found[heading_key] = next((rule for rule in self.anchors if rule.pattern.fullmatch(heading_key)), None)
-        return found[heading_key]
+        """The first strict anchor whose pattern matches the whole heading key (a
+        `HeadingMatcher` remembers the answer for a run)."""
+        return next((rule for rule in self.anchors if rule.pattern.fullmatch(heading_key)), None)
 
     def classify_heading(self, heading_key: str) -> PatternRule | None:
         """The first broad pattern found anywhere in the heading key."""
-        found = _headings_matched(self).classes
-        if heading_key not in found:
-            found[heading_key] = next((rule for rule in self.classify if rule.pattern.search(heading_key)), None)
-        return found[heading_key]
-
-
-REMEMBERED_HEADINGS = 10_000
-"""Heading keys whose anchor and broad type a thread remembers, for one Rules at a time."""
-
-
-class _HeadingsMatched(threading.local):
-    """The anchor and the broad rule found for each heading key, under one Rules. Papers repeat
-    their section names (a third of the shared corpus's heading keys are distinct), and a broad
-    pattern of many alternatives, searched case-insensitively at every position of a key, takes
-    microseconds. Kept beside the Rules rather than in it, which would make two equal Rules
-    unequal once one had matched a heading."""
-
-    rules: Rules | None = None
-    anchors: dict[str, AnchorRule | None]
-    classes: dict[str, PatternRule | None]
-
-
-_HEADINGS_MATCHED = _HeadingsMatched()
-
-
-def _headings_matched(rules: Rules) -> _HeadingsMatched:
-    """This thread's matches for `rules`, started afresh for other rules, or when full, so that a
-    library of any size holds at most REMEMBERED_HEADINGS keys."""
-    matched = _HEADINGS_MATCHED
-    if matched.rules is not rules or len(matched.anchors) + len(matched.classes) >= REMEMBERED_HEADINGS:
-        matched.rules, matched.anchors, matched.classes = rules, {}, {}
-    return matched
+        return next((rule for rule in self.classify if rule.pattern.search(heading_key)), None)
 
 
 def _describe(error: ValidationError, data: dict) -> str:

@@ -22,7 +22,7 @@ class YearCue(RulesModel):
         return naming_group(pattern, "year", "the year")
 
 
-class JournalLine(RulesModel):
+class JournalLineForm(RulesModel):
     """A named pattern for the line where page 1 cites its own paper's journal, year and volume
     (`BMC Genomics (2015) 16:413`): groups `journal`, `year` and `volume`, read from a row's start."""
 
@@ -42,7 +42,7 @@ class MetadataRules(RulesModel):
     """A DOI the paper prints as its own: labelled (`doi:`, `DOI`, `https://doi.org/`)."""
     year_cues: list[YearCue] = Field(default_factory=list)
     """Tried in order on page 1 (a Markdown paper: its front matter); the first that matches wins."""
-    journal_lines: list[JournalLine] = Field(default_factory=list)
+    journal_lines: list[JournalLineForm] = Field(default_factory=list)
     """Tried in order on each row of page 1, a running head's `Name et al.` and page number left out."""
     keywords_label: Pattern = Field(
         default=r"^\W*(?:key\s*-?\s*words?|index terms|palavras[- ]chave|palabras[- ]clave|mots[- ]cl[ée]s)\W*", validate_default=True

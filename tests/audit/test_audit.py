@@ -20,7 +20,7 @@ from pipeline.audit import audit_page
 from pipeline.audit.judges import CommandJudge, LexicalJudge, Pair, make_judge
 from pipeline.audit.passages import CitedPassages
 from pipeline.audit.records import (
-    Citation, CitationRule, CitationVerdict, Judgement, JudgeDescription, Passage, Sentence, SentenceVerdict,
+    PageCitation, CitationRule, CitationVerdict, Judgement, JudgeDescription, Passage, Sentence, SentenceVerdict,
 )
 from pipeline.audit.scores import alce_scores
 from pipeline.audit.sentences import read_sentences
@@ -221,7 +221,7 @@ def _passage(name: str) -> Passage:
 
 
 def _sentence(number: int, text: str, ids: list[str]) -> Sentence:
-    citations = tuple(Citation(chunk_id=name, marker=f"[chunk:{name}]") for name in ids)
+    citations = tuple(PageCitation(chunk_id=name, marker=f"[chunk:{name}]") for name in ids)
     return Sentence(number=number, text=text, line_start=1, line_end=1, citations=citations, rule=CitationRule.own)
 
 

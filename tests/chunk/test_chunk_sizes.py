@@ -6,7 +6,7 @@ import re
 
 from conftest import chunk_markdown, words
 from pipeline.report.inspection import render_tree
-from pipeline.normalize.stage import LONG_WORD_CHARS, count_words
+from pipeline.normalize.words import LONG_WORD_CHARS, count_words
 
 
 def test_h2_at_800_words_with_h3_children_stays_one_chunk(rules):

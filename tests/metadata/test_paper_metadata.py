@@ -12,7 +12,8 @@ from pipeline.extract import extract
 from pipeline.index.database import open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.metadata import paper_metadata
-from pipeline.metadata.names import split_names, surname_key
+from pipeline.link.cited_bibliography import entry_surname
+from pipeline.metadata.names import last_name_with_particles, split_names, surname_key
 from pipeline.metadata.pdf_front import byline, printed_title
 from pipeline.records.extract import FrontLine
 from pipeline.records.metadata import MetadataSource
@@ -145,6 +146,20 @@ def test_a_line_that_is_not_all_names_is_no_byline(line, rules):
 )
 def test_a_surname_key_is_the_surname_in_letters(name, key, rules):
     assert surname_key(name, rules.metadata) == key
+
+
+@pytest.mark.parametrize(
+    ("words", "capitalised_particles", "surname"),
+    [("Laurens van der Maaten", False, "van der Maaten"), ("Maria Del Coco", False, "Coco"), ("Maria Del Coco", True, "Del Coco"),
+     ("van Gogh", True, "Gogh")],
+)
+def test_a_last_name_takes_the_particles_before_it(words, capitalised_particles, surname, rules):
+    particles = frozenset(rules.metadata.name_particles)
+    assert last_name_with_particles(words.split(), particles, capitalised_particles) == surname
+
+
+def test_an_entry_surname_reads_the_rules_particles(rules):
+    assert entry_surname("Ahmed Al Rashid", frozenset(rules.metadata.name_particles)) == "Al Rashid"
 
 
 def test_a_title_read_with_a_side_label_is_the_title_lines_page_one_prints_in_its_size():

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from conftest import chunk_markdown
 from pipeline.cli import app
 from pipeline.index.terms import index_words
-from pipeline.normalize.stage import heading_key
+from pipeline.normalize.heading_key import heading_key
 
 runner = CliRunner()
 LONG = 200_000
@@ -48,13 +48,13 @@ def _run(fill: str, length: int = LONG) -> str:
 @pytest.mark.parametrize("fill", [".", ". ", "-", ":;,", "<"])
 def test_a_heading_key_is_found_in_linear_time_in_a_long_run_of_punctuation(rules, fill):
     with finishes_within(BOUND):
-        key = heading_key("Methods" + _run(fill) + "x", rules)
+        key = heading_key("Methods" + _run(fill) + "x", rules.normalize.heading_numbering)
     assert key.startswith("methods") and key.endswith("x")
 
 
 def test_a_heading_key_drops_a_long_run_of_trailing_punctuation(rules):
     with finishes_within(BOUND):
-        assert heading_key("Methods" + _run(". "), rules) == "methods"
+        assert heading_key("Methods" + _run(". "), rules.normalize.heading_numbering) == "methods"
 
 
 def test_inspect_of_a_160_kb_heading_of_dots_and_spaces_finishes(tmp_path):

@@ -8,8 +8,12 @@ import pytest
 
 from pipeline.extract.markdown.document import extract_markdown_text
 from pipeline.records.base import SourceFormat
-from pipeline.normalize.stage import count_words, heading_key, normalize
+from pipeline.extract.pdf.heading_styles import NUMBERING
+from pipeline.normalize.heading_key import heading_key
+from pipeline.normalize.stage import normalize
+from pipeline.normalize.words import count_words
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
+from pipeline.rules.heading_matcher import HeadingMatcher
 
 
 def _document(source, rules):
@@ -61,7 +65,26 @@ def test_ligatures_and_odd_spaces_are_normalized(rules):
     ],
 )
 def test_heading_keys_drop_numbering_markup_punctuation_and_case(rules, heading, key):
-    assert heading_key(heading, rules) == key
+    assert heading_key(heading, rules.normalize.heading_numbering) == key
+
+
+@pytest.mark.parametrize(
+    ("heading", "key"),
+    [("2.1 Authors’ Data", "authorsdata"), ("A B S T R A C T", "abstract"), ("II. Results", "results"), ("ii. results", "iiresults")],
+)
+def test_a_letters_and_digits_key_drops_all_but_letters_and_digits_after_the_pdf_numbering(heading, key):
+    assert heading_key(heading, NUMBERING, letters_and_digits=True) == key
+
+
+def test_a_heading_key_without_numbering_keeps_the_number(rules):
+    assert heading_key("2. Methods:", None) == "2. methods"
+
+
+def test_a_heading_matcher_answers_as_its_rules_do(rules):
+    matcher = HeadingMatcher(rules)
+    for key in ["methods", "statistical analysis", "outlook", "methods"]:
+        assert matcher.anchor_for(key) == rules.anchor_for(key)
+        assert matcher.classify_heading(key) == rules.classify_heading(key)
 
 
 def test_the_display_heading_keeps_its_original_text(rules):

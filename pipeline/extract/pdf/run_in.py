@@ -20,6 +20,7 @@ from pipeline.extract.pdf.heading_styles import NUMBERING, numbering_depth, with
 from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
 from pipeline.extract.pdf.records import Layout, Lead, PdfBlock, Row
 from pipeline.extract.pdf.typography import SAME_SIZE, TERMINAL
+from pipeline.normalize.heading_key import heading_key
 from pipeline.records.base import BlockKind, SectionType
 from pipeline.rules import Rules
 
@@ -64,7 +65,7 @@ class RunInRules:
     def heads_meta(self, heading: str) -> bool:
         """Whether a heading names a meta section, as normalize will type it: by the first anchor
         that matches its key whole, else by the first class found in it."""
-        key = _key(heading)
+        key = heading_key(without_numbering(heading), None)  # the numbering as a PDF writes it (`2 |`, `C.1`)
         anchor = next((meta for pattern, meta in self.anchors if pattern.fullmatch(key)), None)
         if anchor is not None:
             return anchor
@@ -72,13 +73,8 @@ class RunInRules:
 
     def names_section(self, heading: str) -> bool:
         """Whether a heading's key is one an anchor rule matches whole: the name of a part of a paper."""
-        key = _key(heading)
+        key = heading_key(without_numbering(heading), None)  # the numbering as a PDF writes it (`2 |`, `C.1`)
         return any(pattern.fullmatch(key) for pattern, _ in self.anchors)
-
-
-def _key(heading: str) -> str:
-    """A heading as the anchor rules read it: numbering, case and closing punctuation aside."""
-    return " ".join(without_numbering(heading).casefold().replace("’", "'").split()).rstrip(".:;,—– ")
 
 
 @dataclass(frozen=True, slots=True)
