@@ -9,7 +9,7 @@ its own, with the tree's `.venv/bin/python` where it has one and PYTHONPATH set 
 take turns, round by round, so that their ratios compare runs made seconds apart. Times are
 `time.process_time`, summed over the files: what the stage costs, not what the machine gave it.
 The first tree is the one the others are compared to. The stages are a pool worker's, as
-`pipeline.ingest.task.run_task` runs them and `bench/run.py`'s per-stage timing splits them:
+`pipeline.ingest.task.run_task` runs them (`pipeline.ingest.process` the stages, then the terms and rows) and `bench/run.py`'s per-stage timing splits them:
 `metadata` the paper metadata step, `terms` is counting the index terms, `rows` building the
 paper's rows as JSON (the extraction's JSON included); loading them into DuckDB is the writer's,
 not timed here.
@@ -18,6 +18,8 @@ not timed here.
 from __future__ import annotations
 
 import argparse
+import functools
+import inspect
 import json
 import os
 import statistics
@@ -60,8 +62,11 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
     from pipeline.normalize.stage import normalize
     from pipeline.rules import load_rules
 
-    # Trees before paragraph postings (0.3.1 and older) count the chunks' terms alone.
+    # Trees before paragraph postings (0.3.1 and older) count the chunks' terms alone; trees
+    # before 0.8.0 keep their term counter in the thread, later ones take the caller's.
     count_terms = getattr(index_terms, "count_paper_terms", None) or index_terms.count_chunk_terms
+    if "counter" in inspect.signature(count_terms).parameters:
+        count_terms = functools.partial(count_terms, counter=index_terms.TermCounter())
     # Trees before paper metadata (0.5.0 and older) have no metadata step: it costs them nothing.
     try:
         from pipeline.metadata import paper_metadata

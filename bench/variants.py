@@ -150,7 +150,7 @@ def stages(params: dict) -> dict:
     from pipeline.extract import extract, extraction_key
     from pipeline.index.database import ensure_schema, open_for_writing
     from pipeline.index.rows import paper_rows
-    from pipeline.index.terms import count_paper_terms
+    from pipeline.index.terms import TermCounter, count_paper_terms
     from pipeline.index.writer import DocumentWriter, order_search_index
     from pipeline.ingest.scan import doc_id_for, find_papers
     from pipeline.ingest.task import document_row
@@ -164,6 +164,7 @@ def stages(params: dict) -> dict:
     relative = [file.relative_to(folder).as_posix() for file in files]
     doc_ids = {path: doc_id_for(path) for path in relative}
     key = extraction_key(rules)
+    counter = TermCounter()
     seconds = dict.fromkeys(("extract", "normalize", "chunk", "link", "terms", "rows", "write", "index_order"), 0.0)
     chunks = failed = 0
     clock = time.perf_counter
@@ -184,7 +185,7 @@ def stages(params: dict) -> dict:
             chunked_at = clock()
             chunked = link(chunked, rules)
             linked = clock()
-            terms = count_paper_terms(chunked)
+            terms = count_paper_terms(chunked, counter)
             counted = clock()
         except PipelineError:
             failed += 1

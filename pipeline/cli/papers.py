@@ -14,7 +14,7 @@ from pipeline.export import ExportFormat, Selection, export_database
 from pipeline.export import Unit as ExportUnit
 from pipeline.index.database import open_readonly
 from pipeline.ingest.scan import doc_id_for
-from pipeline.ingest.task import process_paper
+from pipeline.ingest.process import process
 from pipeline.report.inspection import render_links, render_tree
 from pipeline.records.base import SectionType
 from pipeline.report import render_report
@@ -42,13 +42,13 @@ def inspect_command(
         )
     if not file.is_file():
         raise PipelineError(f"{file}: no such file; pass the path of a paper")
-    chunked, metadata = process_paper(file, file.name, doc_id_for(file.name), loaded)
+    paper = process(file, file.name, doc_id_for(file.name), loaded)
     if as_json:
-        typer.echo(chunked.model_dump_json(indent=2, exclude={"document": {"text", "blocks"}}))
+        typer.echo(paper.chunked.model_dump_json(indent=2, exclude={"document": {"text", "blocks"}}))
     elif with_links:
-        typer.echo(render_links(chunked))
+        typer.echo(render_links(paper.chunked))
     else:
-        typer.echo(render_tree(chunked, metadata.title))
+        typer.echo(render_tree(paper.chunked, paper.metadata.title))
 
 
 @app.command("export")
