@@ -28,7 +28,8 @@ from pipeline.extract import extraction_key
 from pipeline.index.database import read_extraction
 from pipeline.index.writer import remove_documents
 from pipeline.ingest.plan import PlannedFile, RunPlan
-from pipeline.ingest.run import IngestOptions, Progress, RunSummary, count_result
+from pipeline.ingest.run import IngestOptions
+from pipeline.ingest.summary import Progress, RunSummary, count_result
 from pipeline.ingest.scan import ScannedFile
 from pipeline.ingest.shards import (
     SHARD_SUFFIX,
