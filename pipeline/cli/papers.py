@@ -134,6 +134,7 @@ def audit_command(
     from pipeline.audit import audit_page
     from pipeline.audit.judges import make_judge
     from pipeline.audit.render import render_audit
+    from pipeline.audit.rules import load_audit_rules
     from pipeline.errors import AuditError
 
     try:
@@ -141,5 +142,7 @@ def audit_command(
     except (OSError, UnicodeDecodeError) as error:
         cause = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
         raise AuditError(f"cannot read {page}: {cause}; pass a Markdown file in UTF-8") from None
-    report = audit_page(text, str(page), open_readonly(db), make_judge(judge, threshold, window, timeout, audit_rules))
+    # Loaded once: the judge reads by them, and so does the search for evidence sentences.
+    loaded = load_audit_rules(audit_rules)
+    report = audit_page(text, str(page), open_readonly(db), make_judge(judge, threshold, window, timeout, loaded, audit_rules), loaded)
     typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))
