@@ -42,6 +42,14 @@ def corpus_files(root: Path, kind: str) -> list[Path]:
     return sorted(path for folder in MARKDOWN_FOLDERS for path in (root / folder).glob("**/*.md"))
 
 
+def _terms_counter(index_terms):
+    """The tree's function that counts a paper's terms, given one term counter where it takes one."""
+    count_terms = getattr(index_terms, "count_paper_terms", None) or index_terms.count_chunk_terms
+    if "counter" in inspect.signature(count_terms).parameters:
+        return functools.partial(count_terms, counter=index_terms.TermCounter())
+    return count_terms
+
+
 def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
     """Each stage's CPU seconds over `files`, in this process, with the default rules."""
     import pipeline
@@ -62,11 +70,8 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
     from pipeline.normalize.stage import normalize
     from pipeline.rules import load_rules
 
-    # Trees before paragraph postings (0.3.1 and older) count the chunks' terms alone; trees
-    # before 0.8.0 keep their term counter in the thread, later ones take the caller's.
-    count_terms = getattr(index_terms, "count_paper_terms", None) or index_terms.count_chunk_terms
-    if "counter" in inspect.signature(count_terms).parameters:
-        count_terms = functools.partial(count_terms, counter=index_terms.TermCounter())
+    # Trees before paragraph postings (0.3.1 and older) count the chunks' terms alone.
+    count_terms = _terms_counter(index_terms)
     # Trees before paper metadata (0.5.0 and older) have no metadata step: it costs them nothing.
     try:
         from pipeline.metadata import paper_metadata
