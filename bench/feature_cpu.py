@@ -24,14 +24,12 @@ from stage_cpu import corpus_files, stage_seconds
 
 import pipeline.chunk as chunk_module
 import pipeline.link as link_module
-from pipeline.chunk import chunk
-from pipeline.extract import extract
 from pipeline.index.rows import paper_rows
-from pipeline.index.terms import count_paper_terms
+from pipeline.index.terms import TermCounter, count_paper_terms
+from pipeline.ingest.process import process
 from pipeline.ingest.scan import doc_id_for
 from pipeline.ingest.task import document_row
 from pipeline.records.base import DocumentStatus
-from pipeline.normalize.stage import normalize
 from pipeline.rules import load_rules
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -74,6 +72,7 @@ def feature_seconds(files: list[Path], root: Path) -> tuple[dict[str, float], di
     names = {name for _, name in places}
     originals = {(module, name): getattr(module, name) for module, name in places}
     rows_seconds: dict[str, float] = defaultdict(float)
+    counter = TermCounter()
     try:
         for (module, name), function in originals.items():
             setattr(module, name, _timed(name, function, passes))
@@ -81,8 +80,8 @@ def feature_seconds(files: list[Path], root: Path) -> tuple[dict[str, float], di
             path = file.relative_to(root).as_posix()
             doc_id = doc_id_for(path)
             row = document_row(path, doc_id, "0" * 64, file.stat().st_size, DocumentStatus.ingested, None, rules)
-            chunked = link_module.link(chunk(normalize(extract(file, path, rules), doc_id, rules), rules), rules)
-            terms = count_paper_terms(chunked)
+            chunked = process(file, path, doc_id, rules).chunked
+            terms = count_paper_terms(chunked, counter)
             at = time.process_time()
             paper_rows(row, chunked, None, terms)
             whole = time.process_time() - at

@@ -25,7 +25,7 @@ from pipeline.crosslingual.korean import load_korean_analyser
 from pipeline.index.database import open_readonly
 from pipeline.index.search import Unit
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
-from pipeline.report.search_results import SearchRequest, run_search
+from pipeline.index.search_request import SearchRequest, run_search
 
 QUESTIONS = Path(__file__).resolve().parent / "korean_questions.toml"
 TOP = 5

@@ -24,7 +24,7 @@ from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, load_glossary
 from pipeline.index.database import open_readonly
 from pipeline.index.search import Unit
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
-from pipeline.report.search_results import SearchRequest, run_search
+from pipeline.index.search_request import SearchRequest, run_search
 
 QUESTIONS = Path(__file__).resolve().parent / "korean_questions.toml"
 

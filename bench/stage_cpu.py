@@ -9,7 +9,7 @@ its own, with the tree's `.venv/bin/python` where it has one and PYTHONPATH set 
 take turns, round by round, so that their ratios compare runs made seconds apart. Times are
 `time.process_time`, summed over the files: what the stage costs, not what the machine gave it.
 The first tree is the one the others are compared to. The stages are a pool worker's, as
-`pipeline.ingest.task.run_task` runs them and `bench/run.py`'s per-stage timing splits them:
+`pipeline.ingest.task.run_task` runs them (`pipeline.ingest.process` the stages, then the terms and rows) and `bench/run.py`'s per-stage timing splits them:
 `metadata` the paper metadata step, `terms` is counting the index terms, `rows` building the
 paper's rows as JSON (the extraction's JSON included); loading them into DuckDB is the writer's,
 not timed here.
@@ -18,6 +18,8 @@ not timed here.
 from __future__ import annotations
 
 import argparse
+import functools
+import inspect
 import json
 import os
 import statistics
@@ -38,6 +40,14 @@ def corpus_files(root: Path, kind: str) -> list[Path]:
     if kind == "pdf":
         return sorted((root / "pdf").glob("*.pdf"))
     return sorted(path for folder in MARKDOWN_FOLDERS for path in (root / folder).glob("**/*.md"))
+
+
+def _terms_counter(index_terms):
+    """The tree's function that counts a paper's terms, given one term counter where it takes one."""
+    count_terms = getattr(index_terms, "count_paper_terms", None) or index_terms.count_chunk_terms
+    if "counter" in inspect.signature(count_terms).parameters:
+        return functools.partial(count_terms, counter=index_terms.TermCounter())
+    return count_terms
 
 
 def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
@@ -61,7 +71,7 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
     from pipeline.rules import load_rules
 
     # Trees before paragraph postings (0.3.1 and older) count the chunks' terms alone.
-    count_terms = getattr(index_terms, "count_paper_terms", None) or index_terms.count_chunk_terms
+    count_terms = _terms_counter(index_terms)
     # Trees before paper metadata (0.5.0 and older) have no metadata step: it costs them nothing.
     try:
         from pipeline.metadata import paper_metadata

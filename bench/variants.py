@@ -139,23 +139,50 @@ def recipe_markdown(params: dict) -> dict:
 # ---------------------------------------------------------------- the pipeline
 
 
+def _timed_stages(file: Path, path: str, doc_id: str, rules, counter, seconds: dict[str, float]) -> tuple:
+    """extract → normalize → chunk → link → count terms on one file, each stage's time added to
+    `seconds` once all have run (a file that fails adds none): the raw document, the chunked one
+    and its terms."""
+    from pipeline.chunk import chunk
+    from pipeline.extract import extract
+    from pipeline.index.terms import count_paper_terms
+    from pipeline.link import link
+    from pipeline.normalize.stage import normalize
+
+    clock = time.perf_counter
+    at = clock()
+    raw = extract(file, path, rules)
+    extracted = clock()
+    document = normalize(raw, doc_id, rules)
+    normalized = clock()
+    chunked = chunk(document, rules)
+    chunked_at = clock()
+    chunked = link(chunked, rules)
+    linked = clock()
+    terms = count_paper_terms(chunked, counter)
+    counted = clock()
+    seconds["extract"] += extracted - at
+    seconds["normalize"] += normalized - extracted
+    seconds["chunk"] += chunked_at - normalized
+    seconds["link"] += linked - chunked_at
+    seconds["terms"] += counted - linked
+    return raw, chunked, terms
+
+
 def stages(params: dict) -> dict:
     """extract → normalize → chunk → link → count terms → build rows → write for each file in turn, in
     this process, then the postings put in term order where due; each stage's time summed over
     the files. Rows are written as `ingest_folder` writes them: a `DocumentWriter` (batched
     transactions) into a fresh database."""
-    from pipeline.chunk import chunk
-    from pipeline.link import link
     from pipeline.errors import PipelineError
-    from pipeline.extract import extract, extraction_key
+    from pipeline.extract import extraction_key
     from pipeline.index.database import ensure_schema, open_for_writing
     from pipeline.index.rows import paper_rows
-    from pipeline.index.terms import count_paper_terms
+    from pipeline.index.terms import TermCounter
     from pipeline.index.writer import DocumentWriter, order_search_index
     from pipeline.ingest.scan import doc_id_for, find_papers
     from pipeline.ingest.task import document_row
     from pipeline.records.base import DocumentStatus
-    from pipeline.normalize.stage import normalize
     from pipeline.rules import load_rules
 
     folder = Path(params["folder"])
@@ -164,6 +191,7 @@ def stages(params: dict) -> dict:
     relative = [file.relative_to(folder).as_posix() for file in files]
     doc_ids = {path: doc_id_for(path) for path in relative}
     key = extraction_key(rules)
+    counter = TermCounter()
     seconds = dict.fromkeys(("extract", "normalize", "chunk", "link", "terms", "rows", "write", "index_order"), 0.0)
     chunks = failed = 0
     clock = time.perf_counter
@@ -175,25 +203,10 @@ def stages(params: dict) -> dict:
     for file, path in zip(files, relative):
         sha256 = hashlib.sha256(file.read_bytes()).hexdigest()
         try:
-            at = clock()
-            raw = extract(file, path, rules)
-            extracted = clock()
-            document = normalize(raw, doc_ids[path], rules)
-            normalized = clock()
-            chunked = chunk(document, rules)
-            chunked_at = clock()
-            chunked = link(chunked, rules)
-            linked = clock()
-            terms = count_paper_terms(chunked)
-            counted = clock()
+            raw, chunked, terms = _timed_stages(file, path, doc_ids[path], rules, counter, seconds)
         except PipelineError:
             failed += 1
             continue
-        seconds["extract"] += extracted - at
-        seconds["normalize"] += normalized - extracted
-        seconds["chunk"] += chunked_at - normalized
-        seconds["link"] += linked - chunked_at
-        seconds["terms"] += counted - linked
         row = document_row(path, doc_ids[path], sha256, file.stat().st_size, DocumentStatus.ingested, None, rules)
         at = clock()
         rows = paper_rows(row, chunked, (key, raw.model_dump_json()), terms)

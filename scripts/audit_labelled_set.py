@@ -29,12 +29,13 @@ sys.path.insert(0, str(PROJECT))
 
 from pipeline.audit import audit_page  # noqa: E402
 from pipeline.audit.judges import make_judge  # noqa: E402
+from pipeline.audit.rules import load_audit_rules  # noqa: E402
 from pipeline.audit.records import CitationVerdict, JudgedSentence  # noqa: E402
 from pipeline.index.database import open_readonly  # noqa: E402
 from pipeline.ingest import IngestOptions, ingest_folder  # noqa: E402
 from pipeline.rules import load_rules  # noqa: E402
 
-LABELLED = PROJECT / "tests" / "audit_pages" / "labelled_sentences.toml"
+LABELLED = PROJECT / "tests" / "audit" / "audit_pages" / "labelled_sentences.toml"
 PAPERS = PROJECT.parent / "shared" / "corpus" / "jats_md" / "nested"
 KINDS = ("verbatim", "paraphrase", "changed_number", "flipped_negation", "reversed_direction",
          "wrong_chunk", "one_needed", "combined", "invented")
@@ -115,8 +116,9 @@ def main() -> None:
         ingest_folder(folder, db, load_rules(), IngestOptions(workers=1))
         connection = open_readonly(db)
         labelled = load_set(connection, fixture)
-        judge = make_judge(options.judge, options.threshold, None, 120)
-        report = audit_page(page_of(labelled), "labelled set", connection, judge)
+        audit_rules = load_audit_rules()
+        judge = make_judge(options.judge, options.threshold, None, 120, audit_rules)
+        report = audit_page(page_of(labelled), "labelled set", connection, judge, audit_rules)
     if len(report.sentences) != len(labelled):
         raise SystemExit(f"the page split into {len(report.sentences)} sentences, not {len(labelled)}: a labelled sentence was split in two")
     print(f"judge: {report.judge.name} {report.judge.version} ({report.judge.measures})\n")

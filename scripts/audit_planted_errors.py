@@ -22,12 +22,13 @@ sys.path.insert(0, str(PROJECT))
 
 from pipeline.audit import audit_page  # noqa: E402
 from pipeline.audit.judges import make_judge  # noqa: E402
+from pipeline.audit.rules import load_audit_rules  # noqa: E402
 from pipeline.audit.records import SentenceVerdict  # noqa: E402
 from pipeline.index.database import open_readonly  # noqa: E402
 from pipeline.ingest import IngestOptions, ingest_folder  # noqa: E402
 from pipeline.rules import load_rules  # noqa: E402
 
-PARAGRAPHS = PROJECT / "tests" / "audit_pages" / "shared_corpus.toml"
+PARAGRAPHS = PROJECT / "tests" / "audit" / "audit_pages" / "shared_corpus.toml"
 PAPERS = PROJECT.parent / "shared" / "corpus" / "jats_md" / "nested"
 
 
@@ -44,12 +45,13 @@ def main() -> None:
             shutil.copy(PAPERS / name, folder / name)
         db = Path(scratch) / "papers.duckdb"
         ingest_folder(folder, db, load_rules(), IngestOptions(workers=1))
-        judge = make_judge(options.judge, options.threshold, None, 120)
+        audit_rules = load_audit_rules()
+        judge = make_judge(options.judge, options.threshold, None, 120, audit_rules)
         connection = open_readonly(db)
         tally: dict[str, list[bool]] = defaultdict(list)
         print(f"judge: {judge.description.name} ({judge.description.measures}), threshold {judge.description.threshold:g}\n")
         for number, paragraph in enumerate(fixture["paragraph"], start=1):
-            report = audit_page(paragraph["text"], f"paragraph {number}", connection, judge)
+            report = audit_page(paragraph["text"], f"paragraph {number}", connection, judge, audit_rules)
             all_supported = all(sentence.verdict == SentenceVerdict.supported for sentence in report.sentences)
             tally[paragraph["kind"]].append(all_supported)
             scores = " ".join(f"{s.verdict.value}({s.joint.score:.2f})" if s.joint else s.verdict.value for s in report.sentences)

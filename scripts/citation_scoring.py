@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.records.chunked import ChunkedDocument
 from pipeline.rules import Rules
 
@@ -121,7 +121,7 @@ def score_jats_md(corpus: Path, rules: Rules, shape: str = "nested") -> Citation
         if article is None:
             continue
         gold, entries = jats_gold(article, paper.read_text(encoding="utf-8"))
-        chunked = process_file(paper, paper.name, paper.name, rules)
+        chunked = process(paper, paper.name, paper.name, rules).chunked
         score.add(paper.stem, cited_positions(chunked), gold, (len(chunked.references), entries))
     return score
 
@@ -151,7 +151,7 @@ def score_pdfs(corpus: Path, rules: Rules) -> CitationScore:
     score = CitationScore()
     for pdf, gold_file in pdf_golds(corpus):
         gold, entries = pdf_gold(gold_file)
-        chunked = process_file(pdf, pdf.name, pdf.name, rules)
+        chunked = process(pdf, pdf.name, pdf.name, rules).chunked
         score.add(pdf.stem, cited_positions(chunked), gold, (len(chunked.references), entries))
     return score
 

@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from citation_scoring import CitationScore, disagreements, pdf_gold, pdf_golds, score_jats_md, score_pdfs
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -49,7 +49,7 @@ def _print(name: str, score: CitationScore, worst: int) -> None:
 
 def _explain(pdf: Path, gold_file: Path, rules) -> None:
     gold, _ = pdf_gold(gold_file)
-    chunked = process_file(pdf, pdf.name, pdf.name, rules)
+    chunked = process(pdf, pdf.name, pdf.name, rules).chunked
     print(f"\n{pdf.stem} (gold: {gold_file.name})")
     for position, ours, theirs, markers in disagreements(chunked, gold):
         entry = chunked.references[position - 1].text[:60] if position <= len(chunked.references) else "?"

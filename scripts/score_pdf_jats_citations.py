@@ -37,7 +37,7 @@ from xml.etree import ElementTree
 from score_pdf_headings import parse_jats
 
 from citation_scoring import count_xrefs
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.records.chunked import ChunkedDocument
 from pipeline.records.links import Reference
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
@@ -164,7 +164,7 @@ def main() -> None:
     rules = load_rules(arguments.rules)
     total = Score()
     for pdf in sorted((arguments.corpus / "pdf_jats").glob("*.pdf")):
-        score = score_paper(pdf, process_file(pdf, pdf.name, pdf.name, rules))
+        score = score_paper(pdf, process(pdf, pdf.name, pdf.name, rules).chunked)
         total.add(score)
         print(
             f"{pdf.stem:38} entries {score.matched:3}/{score.gold_entries:3} matched (ours {score.our_entries:3})  "

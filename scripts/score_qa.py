@@ -46,7 +46,7 @@ from pipeline.index.paragraphs import ParagraphHit
 from pipeline.index.search import SearchHit, Unit
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.rules import DEFAULT_RULES_PATH, SearchRules, load_rules
-from pipeline.report.search_results import SearchRequest, run_search
+from pipeline.index.search_request import SearchRequest, run_search
 
 PROJECT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = PROJECT.parent / "shared" / "corpus"

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from score_pdf_headings import parse_jats  # noqa: E402
 
-from pipeline.ingest.task import process_file  # noqa: E402
+from pipeline.ingest.process import process  # noqa: E402
 from pipeline.extract.tables import markdown_rows  # noqa: E402
 from pipeline.records.extract import Table  # noqa: E402
 from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules  # noqa: E402
@@ -149,7 +149,7 @@ def main() -> None:
     print(f"{'paper':45} {'rows':>5} {'found':>5} {'share':>6} {'capt':>5} {'tables':>6} {'chunks':>6}")
     for pdf in sorted(folder.glob("*.pdf")):
         gold = gold_tables(parse_jats(pdf.with_suffix(".xml")))
-        raw = process_file(pdf, pdf.name, pdf.name, rules)
+        raw = process(pdf, pdf.name, pdf.name, rules).chunked
         score = score_paper(raw.tables, gold)
         for name in ("rows", "found", "labelled", "attached", "tables", "parsed", "labelled_ours", "chunked"):
             setattr(total, name, getattr(total, name) + getattr(score, name))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pipeline.ingest.scan import doc_id_for
 from pipeline.rules import Rules
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 
 
 @dataclass
@@ -40,7 +40,7 @@ def score_shape(jats_md: Path, shape: str, rules: Rules) -> TypingScore:
         gold_file = jats_md / "gold" / f"{paper.stem}.{shape}.json"
         gold = {int(line): label for line, label in json.loads(gold_file.read_text()).items()}
         heading_lines = sorted(gold)
-        chunked = process_file(paper, paper.name, doc_id_for(paper.name), rules)
+        chunked = process(paper, paper.name, doc_id_for(paper.name), rules).chunked
         matched = scored = 0
         for chunk in chunked.chunks:
             if chunk.section_type.value in ("figure_caption", "table") or chunk.line_start is None:

@@ -13,18 +13,19 @@ from pipeline.audit.evidence import Reader, locate_evidence
 from pipeline.audit.judges import Judge
 from pipeline.audit.passages import CitedPassages, read_passages
 from pipeline.audit.records import AuditReport, JudgedSentence
-from pipeline.audit.rules import load_audit_rules
+from pipeline.audit.rules import AuditRules
 from pipeline.audit.scores import alce_scores
 from pipeline.audit.sentences import read_sentences
 from pipeline.audit.verdicts import judge_sentences
 
 
-def audit_page(page: str, page_name: str, connection: duckdb.DuckDBPyConnection, judge: Judge) -> AuditReport:
-    """The audit of one Markdown page's text (`page_name` is how the report names it)."""
+def audit_page(page: str, page_name: str, connection: duckdb.DuckDBPyConnection, judge: Judge, rules: AuditRules) -> AuditReport:
+    """The audit of one Markdown page's text (`page_name` is how the report names it); `rules`
+    are the audit rules the evidence sentences are found by, the rules judge's own."""
     sentences = read_sentences(page)
     cited = read_passages(connection, [citation.chunk_id for sentence in sentences for citation in sentence.citations])
     judged = judge_sentences(sentences, cited, judge)
-    reader = Reader(load_audit_rules())
+    reader = Reader(rules)
     judged = [_with_evidence(sentence, cited, reader) for sentence in judged]
     return AuditReport(page=page_name, judge=judge.description, scores=alce_scores(judged), sentences=tuple(judged))
 

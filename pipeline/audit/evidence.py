@@ -19,7 +19,7 @@ from pipeline.audit.numbers import Quantity, masked, read_quantities
 from pipeline.audit.records import Evidence, Passage
 from pipeline.audit.rules import AuditRules
 from pipeline.audit.sentences import SPLITTER_LANGUAGE
-from pipeline.index.terms import STOPWORDS
+from pipeline.index.stopwords import STOPWORDS
 
 # A word: letters and digits with inner hyphens or apostrophes (`PBDE-47`, `co-infection`, `n't`).
 _TOKEN = re.compile(r"[^\W_](?:[\w'’]|-(?=[^\W_]))*")

@@ -12,12 +12,15 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pipeline.audit.records import JudgeDescription, Judgement, Passage
 from pipeline.errors import AuditError
 from pipeline.index.terms import TermCounter
 from pipeline.user_command import OutputTooLarge, TimedOut, run_user_command
+
+if TYPE_CHECKING:
+    from pipeline.audit.rules import AuditRules
 
 LEXICAL_THRESHOLD = 0.6
 """Share of a sentence's content words and numbers that the passages must hold: a paraphrase
@@ -50,21 +53,23 @@ class Judge(Protocol):
         """A judgement for each pair, in order."""
 
 
-def make_judge(spec: str, threshold: float | None, window: int | None, timeout: float, audit_rules: Path | None = None) -> Judge:
-    """The judge `--judge` names; `threshold` None for the judge's own default; `audit_rules`
-    the rules judge's rules file (rules/audit.toml where None)."""
+def make_judge(
+    spec: str, threshold: float | None, window: int | None, timeout: float, audit_rules: AuditRules, audit_rules_path: Path | None = None
+) -> Judge:
+    """The judge `--judge` names; `threshold` None for the judge's own default; `audit_rules` the
+    rules judge's rules, loaded once by the caller from `audit_rules_path` (rules/audit.toml where
+    None, the only file another judge accepts)."""
     if window is not None and not spec.startswith("cmd:"):
         raise AuditError(f"--window is for a cmd: judge; the rules and lexical judges read whole passages and an hf: model its own window, not {spec!r}")
-    if audit_rules is not None and spec != "rules":
+    if audit_rules_path is not None and spec != "rules":
         raise AuditError(f"--audit-rules is for the rules judge, not {spec!r}; leave it out or pass --judge rules")
     if spec == "rules":
-        from pipeline.audit.rules import load_audit_rules
         from pipeline.audit.rules_judge import RulesJudge
 
-        rules = load_audit_rules(audit_rules)
+        rules = audit_rules
         if threshold is not None:
             rules = rules.model_copy(update={"thresholds": rules.thresholds.model_copy(update={"min_coverage": threshold})})
-        return RulesJudge(rules, audit_rules)
+        return RulesJudge(rules, audit_rules_path)
     if spec == "lexical":
         return LexicalJudge(LEXICAL_THRESHOLD if threshold is None else threshold)
     if spec.startswith("cmd:") and spec[4:].strip():

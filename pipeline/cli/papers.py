@@ -14,7 +14,7 @@ from pipeline.export import ExportFormat, Selection, export_database
 from pipeline.export import Unit as ExportUnit
 from pipeline.index.database import open_readonly
 from pipeline.ingest.scan import doc_id_for
-from pipeline.ingest.task import process_paper
+from pipeline.ingest.process import process
 from pipeline.report.inspection import render_links, render_tree
 from pipeline.records.base import SectionType
 from pipeline.report import render_report
@@ -50,13 +50,13 @@ def inspect_command(
         )
     if not file.is_file():
         raise PipelineError(f"{file}: no such file; pass the path of a paper")
-    chunked, metadata = process_paper(file, file.name, doc_id_for(file.name), loaded)
+    paper = process(file, file.name, doc_id_for(file.name), loaded)
     if as_json:
-        typer.echo(chunked.model_dump_json(indent=2, exclude={"document": {"text", "blocks"}}))
+        typer.echo(paper.chunked.model_dump_json(indent=2, exclude={"document": {"text", "blocks"}}))
     elif with_links:
-        typer.echo(render_links(chunked))
+        typer.echo(render_links(paper.chunked))
     else:
-        typer.echo(render_tree(chunked, metadata.title))
+        typer.echo(render_tree(paper.chunked, paper.metadata.title))
 
 
 @app.command("export")
@@ -142,6 +142,7 @@ def audit_command(
     from pipeline.audit import audit_page
     from pipeline.audit.judges import make_judge
     from pipeline.audit.render import render_audit
+    from pipeline.audit.rules import load_audit_rules
     from pipeline.errors import AuditError
 
     try:
@@ -149,5 +150,7 @@ def audit_command(
     except (OSError, UnicodeDecodeError) as error:
         cause = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
         raise AuditError(f"cannot read {page}: {cause}; pass a Markdown file in UTF-8") from None
-    report = audit_page(text, str(page), open_readonly(db), make_judge(judge, threshold, window, timeout, audit_rules))
+    # Loaded once: the judge reads by them, and so does the search for evidence sentences.
+    loaded = load_audit_rules(audit_rules)
+    report = audit_page(text, str(page), open_readonly(db), make_judge(judge, threshold, window, timeout, loaded, audit_rules), loaded)
     typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))

@@ -22,8 +22,21 @@ from pipeline.index.database import open_readonly, profiling_or_logging
 from pipeline.index.search import Unit, UnitFilters
 from pipeline.records.base import SectionType
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
-from pipeline.report.search_results import SearchRequest, SearchResults, hit_lines, query_lines, run_search
+from pipeline.index.search_request import SearchRequest, SearchResults, run_search
+from pipeline.report.search_results import hit_lines, query_lines
 from pipeline.report.show import show_chunk
+
+
+TranslateCommandOption = Annotated[
+    str | None, typer.Option("--translate-cmd", help="A command that reads the query on stdin and writes the search query as one line.")
+]
+UserGlossaryOption = Annotated[
+    Path | None,
+    typer.Option("--user-glossary", help="A glossary of yours, layered over --glossary (or ours): its entries win. Also the rules' [search] user_glossary."),
+]
+StrictOption = Annotated[
+    bool, typer.Option("--strict", help="Exit with an error (after the results) where a word was left untranslated or the translator failed.")
+]
 
 
 @app.command("search")
@@ -40,17 +53,10 @@ def search_command(
     unit: Annotated[Unit, typer.Option("--unit", case_sensitive=False, help="Rank chunks, or paragraphs (each with its parent chunk).")] = Unit.chunk,
     window: Annotated[int, typer.Option("--window", min=0, help="With --unit paragraph: the paragraphs on either side of a hit, in its section.")] = 0,
     glossary: Annotated[Path | None, typer.Option("--glossary", help="Map the query's words first (TOML; e.g. rules/glossary-ko-en.toml).")] = None,
-    translate_cmd: Annotated[
-        str | None, typer.Option("--translate-cmd", help="A command that reads the query on stdin and writes the search query as one line.")
-    ] = None,
+    translate_cmd: TranslateCommandOption = None,
     translate_timeout: Annotated[float, typer.Option("--translate-timeout", min=0.1, help="Seconds the translator may take.")] = DEFAULT_TIMEOUT_SECONDS,
-    user_glossary: Annotated[
-        Path | None,
-        typer.Option("--user-glossary", help="A glossary of yours, layered over --glossary (or ours): its entries win. Also the rules' [search] user_glossary."),
-    ] = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Exit with an error (after the results) where a word was left untranslated or the translator failed.")
-    ] = False,
+    user_glossary: UserGlossaryOption = None,
+    strict: StrictOption = False,
     follow: Annotated[bool, typer.Option("--expand", help="After each hit, the chunks it links to (Table 2, Section 4), and a chunk of each paper of the folder it cites.")] = False,
     depth: Annotated[int, typer.Option("--depth", min=1, help="With --expand: how many links deep.")] = 2,
     most: Annotated[int, typer.Option("--expand-limit", min=1, help="With --expand: the most chunks shown after a hit.")] = 10,
@@ -80,18 +86,22 @@ def search_command(
     request = SearchRequest(query, unit, filters, limit, window, follow, depth, most, translate_cmd, translate_timeout)
     loaded_rules = load_rules(rules)
     loaded = _glossary(glossary, user_glossary, loaded_rules.search.user_glossary, Path(loaded_rules.source))
-    analyser = _korean_analyser(query, loaded)
     connection = open_readonly(db)
-    results = run_search(connection, request, loaded_rules.search, loaded, analyser)
+    results = run_search(connection, request, loaded_rules.search, loaded, _korean_analyser(query, loaded))
     if as_json:
         typer.echo(json_text(results.as_json()))
     else:
         _print_results(results, request, mapped=loaded is not None or translate_cmd is not None)
     if show:
-        for chunk_id in dict.fromkeys(hit.chunk_id for hit in results.hits if hit.chunk_id is not None):
-            typer.echo(f"shown: {show_chunk(connection, chunk_id, folder=folder)}", err=as_json)
+        _show_hits(connection, results, folder, err=as_json)
     if strict:
         _fail_if_not_translated(results)
+
+
+def _show_hits(connection: duckdb.DuckDBPyConnection, results: SearchResults, folder: Path | None, err: bool) -> None:
+    """Draw each hit's chunk where it came from (as `pipeline show`) and print where it went."""
+    for chunk_id in dict.fromkeys(hit.chunk_id for hit in results.hits if hit.chunk_id is not None):
+        typer.echo(f"shown: {show_chunk(connection, chunk_id, folder=folder)}", err=err)
 
 
 def _glossary(named: Path | None, user: Path | None, rules_user: str | None, rules_path: Path) -> Glossary | None:

@@ -7,7 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.index.terms import STOPWORDS, TermCounter, index_words, strip_accents
+from pipeline.index.stopwords import STOPWORDS
+from pipeline.index.terms import TermCounter, index_words, strip_accents
 from pipeline.rules import SpellingPair
 
 _PHRASE = re.compile(r'"([^"]*)"')

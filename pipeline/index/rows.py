@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 
 from pydantic_core import to_json
 
+from pipeline.errors import IndexingError
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES
 from pipeline.index.terms import PaperTerms
 from pipeline.link.crossrefs import BROKEN_WHEN_MISSING
@@ -76,42 +77,59 @@ def paper_rows(
     # own metadata, over the extractor's title heading (the largest text on page 1, which can be a
     # journal's name), so that exports and citing papers name the paper as `papers` does.
     title = (metadata.title if metadata is not None and metadata.title else document.title) if document else None
-    content = [
-        row.doc_id, row.path, row.format, row.sha256, row.bytes,
-        title,
-        document.page_count if document else None,
-        document.text if document else None,
-        row.status, row.error,
-        document.encoding if document else None,
-        document.removed_running_lines if document else None,
-        document.layout if document else None,
-        document.layout_reason if document else None,
-        unresolved_citations(chunked) if chunked else None,
-        broken_links(chunked) if chunked else None,
-    ]
-    tables: dict[str, list[list]] = {}
+    content = {
+        "doc_id": row.doc_id, "path": row.path, "format": row.format, "sha256": row.sha256, "bytes": row.bytes,
+        "title": title,
+        "page_count": document.page_count if document else None,
+        "text": document.text if document else None,
+        "status": row.status, "error": row.error,
+        "encoding": document.encoding if document else None,
+        "removed_running_lines": document.removed_running_lines if document else None,
+        "layout": document.layout if document else None,
+        "layout_reason": document.layout_reason if document else None,
+        "unresolved_citations": unresolved_citations(chunked) if chunked else None,
+        "broken_links": broken_links(chunked) if chunked else None,
+    }
+    tables: dict[str, list[dict]] = {}
     if extraction is not None:
-        tables["extractions"] = [[row.doc_id, row.sha256, extraction[0], extraction[1]]]
+        tables["extractions"] = [{"doc_id": row.doc_id, "sha256": row.sha256, "extract_key": extraction[0], "raw_document": extraction[1]}]
     if chunked is not None:
         if terms is None:
             raise ValueError(f"{row.path}: a chunked paper's rows need its index terms (count_paper_terms)")
         tables.update(_chunked_rows(chunked, terms))
     if chunked is not None and metadata is not None:
-        tables["papers"] = [[row.doc_id, *metadata.model_dump(mode="json").values()]]
-    encoded: dict[str, list[bytes]] = {}
-    for table, rows in tables.items():
-        names = POSTINGS_TABLES[table][2] if table in POSTINGS_TABLES else COLUMNS[table]
-        # pydantic's serializer, in Rust, writes these rows several times faster than `json.dumps`.
-        encoded[table] = [to_json(dict(zip(names, values))) for values in rows]
+        tables["papers"] = [{"doc_id": row.doc_id, **metadata.model_dump(mode="json")}]
+    # pydantic's serializer, in Rust, writes these rows several times faster than `json.dumps`.
+    encoded = {table: [to_json(values) for values in in_column_order(table, rows)] for table, rows in tables.items()}
     if chunked is not None:
         encoded.update(_bibliography_lines(chunked))
     lines = {table: b"\n".join(table_lines) + b"\n" if table_lines else b"" for table, table_lines in encoded.items()}
     digest = records_digest(content, lines, tables) if chunked is not None else None
-    documents = [*content, digest, row.rules_sha256, row.pipeline_version, datetime.now(timezone.utc).replace(tzinfo=None)]
-    lines["documents"] = to_json(dict(zip(COLUMNS["documents"], documents))) + b"\n"
+    written = {"records_digest": digest, "rules_sha256": row.rules_sha256, "pipeline_version": row.pipeline_version}
+    documents = {**content, **written, "ingested_at": datetime.now(timezone.utc).replace(tzinfo=None)}
+    lines["documents"] = to_json(in_column_order("documents", [documents])[0]) + b"\n"
     longest = max([len(lines["documents"]) - 1, *(max(map(len, table_lines), default=0) for table_lines in encoded.values())])
-    postings = sum(len(values[1]) for table in POSTINGS_TABLES for values in tables.get(table, []))
+    postings = sum(len(values["terms"]) for table in POSTINGS_TABLES for values in tables.get(table, []))
     return PaperRows(row.doc_id, lines, postings, longest)
+
+
+def row_columns(table: str) -> tuple[str, ...]:
+    """The columns a row of `table` names, in order: the table's, or for postings the staged
+    rows' (one a chunk or paragraph, unnested on the way in)."""
+    return tuple(POSTINGS_TABLES[table][2] if table in POSTINGS_TABLES else COLUMNS[table])
+
+
+def in_column_order(table: str, rows: list[dict]) -> list[dict]:
+    """`rows`, each checked to name every column of `table` and nothing else, in the schema's
+    order: a column left out, named wrong or out of place is an error here, never a value in the
+    wrong column (the writer reads the rows by name; the records' digest reads them in order)."""
+    columns = row_columns(table)
+    for values in rows:
+        if tuple(values) != columns:
+            missing, extra = [c for c in columns if c not in values], [c for c in values if c not in columns]
+            problem = f"missing {missing}, unknown {extra}" if missing or extra else "its columns out of the schema's order"
+            raise IndexingError(f"a row for the table {table} does not match the schema ({problem}): a bug in pipeline/index/rows.py")
+    return rows
 
 
 # What a paper's records are not made of: its extraction (written only when the file was read
@@ -124,7 +142,7 @@ _NOT_IN_RECORDS = frozenset({"extractions", "documents"})
 NOT_READ_BY_RECORDS = {"sections": frozenset({"decisions"})}
 
 
-def records_digest(content: list, lines: dict[str, bytes], tables: dict[str, list[list]]) -> str:
+def records_digest(content: dict, lines: dict[str, bytes], tables: dict[str, list[dict]]) -> str:
     """A digest of everything a paper's exported records (`pipeline.export.records`) may read:
     its documents row but when and how it was written (`content`), and every other table's rows
     (`lines`, or the `tables` they were written from) but its extraction and the columns in
@@ -133,11 +151,11 @@ def records_digest(content: list, lines: dict[str, bytes], tables: dict[str, lis
     (`pipeline.ingest.changes`) and need not fingerprint them. It covers more than the records
     read (the postings, the boxes): a paper whose digest changed is fingerprinted, and the
     fingerprints decide."""
-    digest = hashlib.blake2b(to_json(content), digest_size=16)
+    digest = hashlib.blake2b(to_json(list(content.values())), digest_size=16)
     for table in sorted(lines.keys() - _NOT_IN_RECORDS):
         if table in NOT_READ_BY_RECORDS:
-            kept = [index for index, name in enumerate(COLUMNS[table]) if name not in NOT_READ_BY_RECORDS[table]]
-            written = to_json([[row[index] for index in kept] for row in tables[table]])
+            left_out = NOT_READ_BY_RECORDS[table]
+            written = to_json([[value for name, value in row.items() if name not in left_out] for row in tables[table]])
         else:
             written = lines[table]
         digest.update(f"{table} {len(written)}\n".encode())
@@ -145,45 +163,64 @@ def records_digest(content: list, lines: dict[str, bytes], tables: dict[str, lis
     return digest.hexdigest()
 
 
-def _chunked_rows(chunked: ChunkedDocument, terms: PaperTerms) -> dict[str, list[list]]:
-    """The sections, paragraphs, chunks and postings of one paper, as rows in column order
+def _chunked_rows(chunked: ChunkedDocument, terms: PaperTerms) -> dict[str, list[dict]]:
+    """The sections, paragraphs, chunks, postings and boxes of one paper, as rows by column name
     (postings as one row per chunk or paragraph: its id, terms, frequencies)."""
+    return {
+        "sections": _section_rows(chunked),
+        "paragraphs": _paragraph_rows(chunked, terms),
+        "chunks": _chunk_rows(chunked, terms),
+        "chunk_postings": [{"chunk_id": c.unit_id, "terms": c.terms, "frequencies": c.frequencies} for c in terms.chunks],
+        "paragraph_postings": [{"paragraph_key": p.unit_id, "terms": p.terms, "frequencies": p.frequencies} for p in terms.paragraphs],
+        **_box_rows(chunked),
+    }
+
+
+def _section_rows(chunked: ChunkedDocument) -> list[dict]:
+    doc_id = chunked.document.doc_id
+    return [
+        {
+            "doc_id": doc_id, "section_id": s.section_id, "parent_id": s.parent_id, "ordinal": ordinal, "level": s.level,
+            "heading": s.heading, "heading_path": s.heading_path, "section_type": s.section_type.value,
+            "type_source": s.type_source.value, "type_rule": s.type_rule, "is_anchor": s.anchor is not None, "anchor": s.anchor,
+            "absorbed_into": s.absorbed_into, "word_count": s.word_count, "char_start": s.char_start, "char_end": s.char_end,
+            "line_start": s.line_start, "line_end": s.line_end, "page_start": s.page_start, "page_end": s.page_end,
+            "decisions": s.decisions,
+        }
+        for ordinal, s in enumerate(chunked.sections, start=1)
+    ]
+
+
+def _paragraph_rows(chunked: ChunkedDocument, terms: PaperTerms) -> list[dict]:
     doc_id = chunked.document.doc_id
     parents = {paragraph_id: chunk for chunk in chunked.chunks for paragraph_id in chunk.paragraph_ids}
     section_types = {section.section_id: section.section_type.value for section in chunked.sections}
-    section_rows = [
-        [
-            doc_id, s.section_id, s.parent_id, ordinal, s.level, s.heading, s.heading_path, s.section_type.value,
-            s.type_source.value, s.type_rule, s.anchor is not None, s.anchor, s.absorbed_into, s.word_count, s.char_start, s.char_end,
-            s.line_start, s.line_end, s.page_start, s.page_end, s.decisions,
-        ]
-        for ordinal, s in enumerate(chunked.sections, start=1)
-    ]
-    paragraph_rows = [
-        [
-            doc_id, p.paragraph_id, p.section_id, p.kind.value, p.char_start, p.char_end,
-            p.line_start, p.line_end, p.page_start, p.page_end, p.word_count, counted.unit_id,
-            parent.chunk_id if parent else None,
-            parent.section_type.value if parent else section_types[p.section_id],
-            counted.term_count, parent.in_bibliography if parent else False,
-        ]
+    return [
+        {
+            "doc_id": doc_id, "paragraph_id": p.paragraph_id, "section_id": p.section_id, "kind": p.kind.value,
+            "char_start": p.char_start, "char_end": p.char_end, "line_start": p.line_start, "line_end": p.line_end,
+            "page_start": p.page_start, "page_end": p.page_end, "word_count": p.word_count, "paragraph_key": counted.unit_id,
+            "chunk_id": parent.chunk_id if parent else None,
+            "section_type": parent.section_type.value if parent else section_types[p.section_id],
+            "term_count": counted.term_count, "in_bibliography": parent.in_bibliography if parent else False,
+        }
         for p, counted in zip(chunked.paragraphs, terms.paragraphs, strict=True)
         for parent in [parents.get(p.paragraph_id)]
     ]
-    chunk_rows = [
-        [
-            c.chunk_id, c.doc_id, c.ordinal, c.section_id, c.section_type.value, c.heading, c.heading_path, c.text,
-            c.word_count, counted.term_count, c.char_start, c.char_end, c.line_start, c.line_end, c.page_start, c.page_end, c.pages,
-            c.paragraph_ids, c.absorbed_into, c.split.value, c.in_bibliography,
-        ]
+
+
+def _chunk_rows(chunked: ChunkedDocument, terms: PaperTerms) -> list[dict]:
+    return [
+        {
+            "chunk_id": c.chunk_id, "doc_id": c.doc_id, "ordinal": c.ordinal, "section_id": c.section_id,
+            "section_type": c.section_type.value, "heading": c.heading, "heading_path": c.heading_path, "text": c.text,
+            "word_count": c.word_count, "term_count": counted.term_count, "char_start": c.char_start, "char_end": c.char_end,
+            "line_start": c.line_start, "line_end": c.line_end, "page_start": c.page_start, "page_end": c.page_end,
+            "pages": c.pages, "paragraph_ids": c.paragraph_ids, "absorbed_into": c.absorbed_into, "split": c.split.value,
+            "in_bibliography": c.in_bibliography,
+        }
         for c, counted in zip(chunked.chunks, terms.chunks, strict=True)
     ]
-    return {
-        "sections": section_rows, "paragraphs": paragraph_rows, "chunks": chunk_rows,
-        "chunk_postings": [[counted.unit_id, counted.terms, counted.frequencies] for counted in terms.chunks],
-        "paragraph_postings": [[counted.unit_id, counted.terms, counted.frequencies] for counted in terms.paragraphs],
-        **_box_rows(chunked),
-    }
 
 
 # The tables whose columns are the fields of a record of a paper's, and its doc_id: each
@@ -208,12 +245,17 @@ def _bibliography_lines(chunked: ChunkedDocument) -> dict[str, list[bytes]]:
     }
 
 
-def _box_rows(chunked: ChunkedDocument) -> dict[str, list[list]]:
+def _box_rows(chunked: ChunkedDocument) -> dict[str, list[dict]]:
     """Where the paper's chunks and sections are printed (PDF only; none for Markdown)."""
     doc_id = chunked.document.doc_id
     return {
-        "chunk_boxes": [[b.chunk_id, b.page, b.x0, b.y0, b.x1, b.y1] for b in chunked.chunk_boxes],
-        "section_boxes": [[doc_id, b.section_id, b.page, b.x0, b.y0, b.x1, b.y1] for b in chunked.section_boxes],
+        "chunk_boxes": [
+            {"chunk_id": b.chunk_id, "page": b.page, "x0": b.x0, "y0": b.y0, "x1": b.x1, "y1": b.y1} for b in chunked.chunk_boxes
+        ],
+        "section_boxes": [
+            {"doc_id": doc_id, "section_id": b.section_id, "page": b.page, "x0": b.x0, "y0": b.y0, "x1": b.x1, "y1": b.y1}
+            for b in chunked.section_boxes
+        ],
     }
 
 

@@ -12,7 +12,6 @@ against fts' `match_bm25` where the extension is installed.
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from itertools import chain
 
 import Stemmer
 
+from pipeline.index.stopwords import STOPWORDS
 from pipeline.index.unmarked import text_to_index
 from pipeline.records.chunked import ChunkedDocument
 from pipeline.records.chunks import Chunk, Paragraph
@@ -27,10 +27,10 @@ from pipeline.records.chunks import Chunk, Paragraph
 # Every run of letters and digits of any script, `-` and `/`: fts with `ignore` set to
 # `[^\p{L}\p{N}/-]+`, so `IL-6`, `p53`, `CO2`, `FDG-PET/CT` and `정확도` stay whole terms (fts'
 # default keeps only a–z). `\w` also holds `_`, which is replaced first: one character class
-# scans twice as fast as an alternation.
+# scans faster than an alternation.
 _TOKEN = re.compile(r"[\w/-]+")
-# Tried only where a word starts: from inside one, a long word before `-/` was read again at
-# every later letter (minutes for one of 160,000 letters).
+# Tried only where a word starts: from inside one, a long word before `-/` is read again at
+# every later letter, which grows with the square of the word's length.
 _COMPOUND = re.compile(r"(?<![^\W_])[^\W_]+(?:[-/][^\W_]+)+")
 _PART = re.compile(r"[^\W_]+")
 # Scripts written without spaces between words and particles (Korean `정확도가`, Chinese,
@@ -43,50 +43,6 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # `_TOKEN`'s runs in the text as written, `_` a separator, so that their offsets are the text's
 # own: lowering can change a text's length (`İ` becomes two characters).
 _TOKEN_AS_WRITTEN = re.compile(r"(?:[^\W_]|[/-])+")
-
-# fts' English list ("the SMART system"), less the entries with an apostrophe, which the
-# tokenizer can never produce.
-STOPWORDS = frozenset(
-    """
-    a able about above according accordingly across actually after afterwards again against
-    all allow allows almost alone along already also although always am among amongst an and
-    another any anybody anyhow anyone anything anyway anyways anywhere apart appear appreciate
-    appropriate are around as aside ask asking associated at available away awfully b be became
-    because become becomes becoming been before beforehand behind being believe below beside
-    besides best better between beyond both brief but by c came can cannot cant cause causes
-    certain certainly changes clearly co com come comes concerning consequently consider
-    considering contain containing contains corresponding could course currently d definitely
-    described despite did different do does doing done down downwards during e each edu eg eight
-    either else elsewhere enough entirely especially et etc even ever every everybody everyone
-    everything everywhere ex exactly example except f far few fifth first five followed
-    following follows for former formerly forth four from further furthermore g get gets getting
-    given gives go goes going gone got gotten greetings h had happens hardly has have having he
-    hello help hence her here hereafter hereby herein hereupon hers herself hi him himself his
-    hither hopefully how howbeit however i ie if ignored immediate in inasmuch inc indeed
-    indicate indicated indicates inner insofar instead into inward is it its itself j just k
-    keep keeps kept know known knows l last lately later latter latterly least less lest let
-    like liked likely little look looking looks ltd m mainly many may maybe me mean meanwhile
-    merely might more moreover most mostly much must my myself n name namely nd near nearly
-    necessary need needs neither never nevertheless new next nine no nobody non none noone nor
-    normally not nothing novel now nowhere o obviously of off often oh ok okay old on once one
-    ones only onto or other others otherwise ought our ours ourselves out outside over overall
-    own p particular particularly per perhaps placed please plus possible presumably probably
-    provides q que quite qv r rather rd re really reasonably regarding regardless regards
-    relatively respectively right s said same saw say saying says second secondly see seeing
-    seem seemed seeming seems seen self selves sensible sent serious seriously seven several
-    shall she should since six so some somebody somehow someone something sometime sometimes
-    somewhat somewhere soon sorry specified specify specifying still sub such sup sure t take
-    taken tell tends th than thank thanks thanx that thats the their theirs them themselves then
-    thence there thereafter thereby therefore therein theres thereupon these they think third
-    this thorough thoroughly those though three through throughout thru thus to together too
-    took toward towards tried tries truly try trying twice two u un under unfortunately unless
-    unlikely until unto up upon us use used useful uses using usually uucp v value various very
-    via viz vs w want wants was way we welcome well went were what whatever when whence whenever
-    where whereafter whereas whereby wherein whereupon wherever whether which while whither who
-    whoever whole whom whose why will willing wish with within without wonder would x y yes yet
-    you your yours yourself yourselves z zero
-    """.split()
-)
 
 
 def search_terms(text: str) -> str:
@@ -140,10 +96,9 @@ def _tokens(text: str) -> list[str]:
 
 def _spaced(text: str) -> str:
     """`text` with every character outside `_TOKEN` a space, for a text without `_`: the non-ASCII characters
-    that are no word characters (`–`, `’`, `×`, found in nine of ten chunks that hold a non-ASCII
-    character at all) become spaces, then ASCII separators are blanked in the UTF-8 bytes and the
-    text is split at whitespace. The shared Markdown corpus's chunks, three tries interleaved:
-    0.75–0.91 s running the pattern on each token that holds a non-ASCII character, 0.45–0.65 s so."""
+    that are no word characters (`–`, `’`, `×`, most of the non-ASCII characters chunks hold)
+    become spaces, then ASCII separators are blanked in the UTF-8 bytes, which costs less than
+    running the pattern on each token that holds a non-ASCII character (docs/performance.md)."""
     if not text.isascii():
         # `\w` is what str.isalnum() says, and `_` is gone: these are all of the text's separators.
         for character in set(_NON_ASCII.findall(text)):
@@ -157,8 +112,8 @@ _JOINER = re.compile(r"[-/]")
 
 def _joined_tokens(spaced: str) -> list[str]:
     """The tokens of `_spaced`'s text that hold a `-` or `/`, in order: found from the joiners
-    themselves, a few a text, rather than by testing every token (0.2 s against 0.1 s over the
-    shared Markdown corpus's paragraphs). The text's only whitespace is the space."""
+    themselves, a few a text, rather than by testing every token. The text's only whitespace is
+    the space."""
     found = []
     end = -1
     for joiner in _JOINER.finditer(spaced):
@@ -247,7 +202,7 @@ class TermCounter:
     neither is its stemmer."""
 
     def __init__(self) -> None:
-        # PyStemmer's own cache is off: words reach it once each, and keeping it cost 3x the stemming.
+        # PyStemmer's own cache is off: words reach it once each, and keeping it costs more than the stemming.
         self._stemmer = Stemmer.Stemmer("porter", 0)
         self._stems = _Stems(self._stemmer)
 
@@ -302,8 +257,7 @@ class TermCounter:
                 for word in dict.fromkeys(_lowered_words(match.group()))
                 if word in matching
             ]
-        # Found in the text, rather than by walking its every token: a hit's snippet took 2.5 ms
-        # that way for a chunk of 1,100 words.
+        # Found in the text, rather than by walking its every token, which is slow for a long chunk.
         bigrams = [word for word in matching if _UNSPACED_SCRIPT.fullmatch(word)]
         whole = [word for word in matching if word not in bigrams]
         alternatives = [rf"(?<![^\W_])(?:{_alternation(whole)})(?![^\W_])"] if whole else []
@@ -320,21 +274,15 @@ class TermCounter:
         """The Porter stems of `words` (folded as `index_words` folds them), stopwords stemmed too."""
         return self._stemmer.stemWords(words)
 
+    def forget(self) -> None:
+        """Forget every stem learned: they are learned again as the words come."""
+        self._stems.clear()
 
-# One counter for all the papers a thread counts (a pool worker has one thread): papers share
-# most of their words (the 290 shared Markdown papers have 531,266 words to stem paper by paper,
-# 76,513 in all; counting their terms took 0.65 s with a counter a paper, 0.49 s with one). A
-# counter past this many words is replaced by a new one, so a worker's memory stays flat however
-# many papers it reads.
+
+# A caller counts all the papers of a worker (or a run) with one counter, since papers share most
+# of their words (docs/performance.md); a counter past this many words forgets them before the
+# next paper, so a worker's memory stays flat however many papers it reads.
 REMEMBERED_WORDS = 100_000
-_THIS_THREAD = threading.local()
-
-
-def _thread_counter() -> TermCounter:
-    counter = getattr(_THIS_THREAD, "counter", None)
-    if counter is None or counter.remembered > REMEMBERED_WORDS:
-        counter = _THIS_THREAD.counter = TermCounter()
-    return counter
 
 
 @dataclass(frozen=True)
@@ -364,11 +312,13 @@ def table_cells_text(chunked: ChunkedDocument) -> dict[str, str]:
     return texts
 
 
-def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
+def count_paper_terms(chunked: ChunkedDocument, counter: TermCounter) -> PaperTerms:
     """The postings of every chunk of a paper (terms of its heading path and its text, and a table
-    chunk's cells: `table_cells_text`), and of
-    every paragraph (its section's heading path and its text), the text as `text_to_index` gives
-    it: without the numbers that only point into the bibliography."""
+    chunk's cells: `table_cells_text`), and of every paragraph (its section's heading path and its
+    text), the text as `text_to_index` gives it: without the numbers that only point into the
+    bibliography. `counter` is the caller's, one for all the papers it counts."""
+    if counter.remembered > REMEMBERED_WORDS:
+        counter.forget()
     text = text_to_index(chunked)
     section_paths = {section.section_id: tuple(section.heading_path) for section in chunked.sections}
     paragraphs = {p.paragraph_id: p for p in chunked.paragraphs}
@@ -388,7 +338,6 @@ def count_paper_terms(chunked: ChunkedDocument) -> PaperTerms:
     of_heading = {path: _word_lists(" ".join(path)) for path in {*chunk_paths, *paragraph_paths}}
     # Each text's words once, by identity: a paragraph's are among its chunk's pieces too.
     pieces = {id(piece): piece for piece in (*of_paragraph.values(), *of_heading.values(), *(p for c in of_chunk for p in c))}
-    counter = _thread_counter()
     # Stemmed once a text, counted once a unit: a stem is the stemmer's own string, which the
     # counts compare by identity, where each word read is a string of its own.
     stems = {key: tuple(map(counter.stems_of, piece)) for key, piece in pieces.items()}

@@ -1,6 +1,7 @@
 """The run around the five stages: scan the folder (`scan`), plan what changed (`plan`), run
-the stages on each changed file in pool workers (`workers`, `pool`, `task`), write the rows and
-publish the new database atomically (`publish`, `run`).
+the stages on each changed file (`process`, the one function that chains them) in pool workers
+(`workers`, `pool`, `task`) or Ray tasks (`cluster`), write the rows and publish the new database
+atomically (`publish`, `run`), and record what the run changed (`changes`) and did (`summary`).
 
 `ingest_folder`, `IngestOptions` and `RunSummary` are `pipeline.ingest.run`'s, loaded on first
 use: a pool worker imports `pipeline.ingest.task`, and with it this package, and must not pay for

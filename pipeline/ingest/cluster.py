@@ -28,7 +28,8 @@ from pipeline.extract import extraction_key
 from pipeline.index.database import read_extraction
 from pipeline.index.writer import remove_documents
 from pipeline.ingest.plan import PlannedFile, RunPlan
-from pipeline.ingest.run import IngestOptions, Progress, RunSummary, count_result
+from pipeline.ingest.run import IngestOptions
+from pipeline.ingest.summary import Progress, RunSummary, count_result
 from pipeline.ingest.scan import ScannedFile
 from pipeline.ingest.shards import (
     SHARD_SUFFIX,
@@ -39,7 +40,9 @@ from pipeline.ingest.shards import (
     shards_complete,
     write_shards,
 )
-from pipeline.ingest.task import Task, TaskResult, failed, failure_rows, over_time_limit, run_task, task_for, worker_died
+from pipeline.ingest.task import (
+    Task, TaskResult, WorkerContext, failed, failure_rows, over_time_limit, run_task, task_for, worker_context, worker_died,
+)
 from pipeline.rules import Rules
 
 TASKS_IN_FLIGHT_PER_CPU = 2
@@ -78,7 +81,7 @@ def _end_stuck_worker(marker: Path) -> None:
         os._exit(1)
 
 
-def _run_with_time_limit(task: Task, rules: Rules, seconds: float, marker: Path) -> TaskResult:
+def _run_with_time_limit(task: Task, context: WorkerContext, seconds: float, marker: Path) -> TaskResult:
     """`run_task` on one file, stopped after `seconds`, with the local pool's message. Ray cannot
     stop a task, and no process pool stands behind the worker, so an alarm interrupts the file in
     the worker's own thread; code inside MuPDF is interrupted only once it returns to Python, so a
@@ -87,7 +90,7 @@ def _run_with_time_limit(task: Task, rules: Rules, seconds: float, marker: Path)
     if marker.exists():
         return failed(over_time_limit(task.path, seconds))
     if threading.current_thread() is not threading.main_thread():
-        return run_task(task, rules)
+        return run_task(task, context)
 
     def stop(number: int, frame: object) -> None:
         raise _OverTimeLimit
@@ -98,7 +101,7 @@ def _run_with_time_limit(task: Task, rules: Rules, seconds: float, marker: Path)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     watchdog.start()
     try:
-        return run_task(task, rules)
+        return run_task(task, context)
     except _OverTimeLimit:
         return failed(over_time_limit(task.path, seconds))
     finally:
@@ -110,11 +113,12 @@ def _run_with_time_limit(task: Task, rules: Rules, seconds: float, marker: Path)
 def run_shard_task(tasks: Sequence[Task], rules: Rules, shard_folder: str, timeout_seconds: float) -> list[TaskResult]:
     """What a Ray task does: the stages on each file, every file's rows (a failed file's
     documents row among them) written as shards named by `shard_key`; the results come back
-    without their rows."""
+    without their rows. The task's files share one context (the rules, a term counter)."""
     papers, results = [], []
     key = shard_key(tasks, rules)
+    context = worker_context(rules)
     for task in tasks:
-        result = _run_with_time_limit(task, rules, timeout_seconds, over_time_marker(Path(shard_folder), key, task.path))
+        result = _run_with_time_limit(task, context, timeout_seconds, over_time_marker(Path(shard_folder), key, task.path))
         rows = result.rows
         if rows is None:
             rows = failure_rows(task.path, task.doc_id, task.sha256, task.bytes, result, rules)

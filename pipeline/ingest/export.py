@@ -17,7 +17,8 @@ import duckdb
 from pipeline.errors import PipelineError
 from pipeline.ingest.cluster import RayScheduler, connected_to_ray
 from pipeline.ingest.plan import StoredState, plan_run
-from pipeline.ingest.run import IngestOptions, Progress, RunSummary, SilentProgress, count_result
+from pipeline.ingest.run import IngestOptions
+from pipeline.ingest.summary import Progress, RunSummary, SilentProgress, count_result
 from pipeline.ingest.scan import scan_folder
 from pipeline.ingest.shards import remove_other_shards, shard_path
 from pipeline.rules import Rules

@@ -16,7 +16,7 @@ from pipeline.errors import RunStopped
 from pipeline.extract import extraction_key
 from pipeline.ingest.plan import PlannedFile
 from pipeline.ingest.scan import ScannedFile
-from pipeline.ingest.task import TaskResult, failed, over_time_limit, run_task_with_worker_rules, task_for, worker_died
+from pipeline.ingest.task import TaskResult, failed, over_time_limit, run_task_in_worker, task_for, worker_died
 from pipeline.rules import Rules
 
 IN_FLIGHT_PER_WORKER = 8
@@ -69,7 +69,7 @@ class FileScheduler:
         stored = self.read_extraction(item.doc_id) if planned.reuse_extraction else None
         task = task_for(item, stored, self.extraction_key)
         # The pool's workers hold the rules from their start (`prepare_worker`): only the task travels.
-        self._running[self.pool.schedule(run_task_with_worker_rules, args=(task,), timeout=self.timeout_seconds)] = item
+        self._running[self.pool.schedule(run_task_in_worker, args=(task,), timeout=self.timeout_seconds)] = item
 
     def results(self) -> Iterator[tuple[ScannedFile, TaskResult]]:
         for item in self._unreadable:

@@ -1,4 +1,4 @@
-"""The stages on one file, as a pool worker runs them: extract → normalize → chunk → link, then the
+"""One file's task, as a pool worker or a Ray task runs it: the stages (`process`), then the
 paper's rows and index terms, so that the run's single writer only loads them.
 
 This, with the pool's worker loop, is what the fork server preloads for every worker: not
@@ -11,33 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import __version__
-from pipeline.chunk import chunk
 from pipeline.errors import NoTextLayerError, PipelineError
-from pipeline.extract import extract, source_format
+from pipeline.extract import source_format
 from pipeline.index.rows import DocumentRow, PaperRows, paper_rows
-from pipeline.index.terms import count_paper_terms
+from pipeline.index.terms import TermCounter, count_paper_terms
+from pipeline.ingest.process import process
 from pipeline.ingest.scan import ScannedFile
-from pipeline.link import link
-from pipeline.metadata import paper_metadata
 from pipeline.records.base import DocumentStatus
-from pipeline.records.chunked import ChunkedDocument
 from pipeline.records.extract import RawDocument
-from pipeline.records.metadata import PaperMetadata
-from pipeline.normalize.stage import normalize
 from pipeline.rules import Rules
-
-
-def process_file(file: Path, relative_path: str, doc_id: str, rules: Rules) -> ChunkedDocument:
-    """extract → normalize → chunk → link for one file."""
-    raw = extract(file, relative_path, rules)
-    return link(chunk(normalize(raw, doc_id, rules), rules), rules)
-
-
-def process_paper(file: Path, relative_path: str, doc_id: str, rules: Rules) -> tuple[ChunkedDocument, PaperMetadata]:
-    """`process_file`, and the paper's metadata as an ingest stores it in `papers`."""
-    raw = extract(file, relative_path, rules)
-    document = normalize(raw, doc_id, rules)
-    return link(chunk(document, rules), rules), paper_metadata(raw, document, rules.metadata)
 
 
 @dataclass(frozen=True)
@@ -109,35 +91,50 @@ def failure_rows(path: str, doc_id: str, sha256: str, size: int, result: TaskRes
     return paper_rows(document_row(path, doc_id, sha256, size, result.status, result.error, rules), None)
 
 
-_worker_rules: Rules | None = None
-"""The run's rules in a pool worker, sent once when the worker starts (`workers.prepare_worker`):
-sent with every file instead, a worker unpickled the whole rules file, hundreds of patterns, for
-each paper, and started afresh what the rules remember between papers (the headings matched)."""
+@dataclass(frozen=True)
+class WorkerContext:
+    """What a worker keeps for every file it runs: the run's rules, and one term counter, which
+    remembers the stems of the words it has met (papers share most of their words)."""
+
+    rules: Rules
+    counter: TermCounter
 
 
-def keep_worker_rules(rules: Rules) -> None:
-    global _worker_rules
-    _worker_rules = rules
+def worker_context(rules: Rules) -> WorkerContext:
+    return WorkerContext(rules, TermCounter())
 
 
-def run_task_with_worker_rules(task: Task) -> TaskResult:
-    """`run_task` with the rules this worker was started with (`keep_worker_rules`)."""
-    if _worker_rules is None:
+# The worker process's context: the one slot a pool worker keeps between files. pebble's pool
+# runs an initializer in each worker but hands nothing it makes to the tasks, and a task function
+# bound to the context (`functools.partial`) is pickled with every task, the rules with it, which
+# a worker would then unpickle for each paper. So the initializer (`workers.prepare_worker`) fills
+# this once, as the worker starts, and `run_task_in_worker` reads it; no other process sets it.
+_worker_context: WorkerContext | None = None
+
+
+def start_worker(rules: Rules) -> None:
+    """Make this worker process's context from the run's rules, sent once a worker."""
+    global _worker_context
+    _worker_context = worker_context(rules)
+
+
+def run_task_in_worker(task: Task) -> TaskResult:
+    """`run_task` with the context this worker was started with (`start_worker`)."""
+    if _worker_context is None:
         raise RuntimeError("a pool worker was started without the run's rules: pass them to prepare_worker")
-    return run_task(task, _worker_rules)
+    return run_task(task, _worker_context)
 
 
-def run_task(task: Task, rules: Rules) -> TaskResult:
+def run_task(task: Task, context: WorkerContext) -> TaskResult:
     """Run the stages on one file and build its rows; a failure becomes a result, never an exception."""
+    rules = context.rules
     try:
-        fresh = task.raw_document is None
-        raw = extract(Path(task.file), task.path, rules) if fresh else RawDocument.model_validate_json(task.raw_document)
-        document = normalize(raw, task.doc_id, rules)
-        chunked = link(chunk(document, rules), rules)
-        metadata = paper_metadata(raw, document, rules.metadata)
-        extraction = (task.extraction_key, raw.model_dump_json()) if fresh else None
+        stored = None if task.raw_document is None else RawDocument.model_validate_json(task.raw_document)
+        paper = process(Path(task.file), task.path, task.doc_id, rules, stored)
+        chunked = paper.chunked
+        extraction = (task.extraction_key, paper.raw.model_dump_json()) if stored is None else None
         row = document_row(task.path, task.doc_id, task.sha256, task.bytes, DocumentStatus.ingested, None, rules)
-        rows = paper_rows(row, chunked, extraction, count_paper_terms(chunked), metadata)
+        rows = paper_rows(row, chunked, extraction, count_paper_terms(chunked, context.counter), paper.metadata)
         return TaskResult(
             DocumentStatus.ingested, None, rows, len(chunked.chunks), chunked.document.page_count or 0,
             tuple(c.section_type.value for c in chunked.chunks), chunked.structure_warning,

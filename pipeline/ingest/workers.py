@@ -36,12 +36,12 @@ _NEW_OBJECTS_PER_COLLECTION = 10_000
 
 def prepare_worker(rules: object = None) -> None:
     """Run by each worker before its first file: the run's `rules` (a `Rules`), sent once a
-    worker, are kept for every file it runs (`task.run_task_with_worker_rules`); the objects it was
-    forked with (the modules of the stages and the pool) and the rules are left out of the cyclic
-    garbage collector's walks for good (`gc.freeze`), and its young objects are collected every
-    `_NEW_OBJECTS_PER_COLLECTION`."""
+    worker, make the worker's context for every file it runs (`task.start_worker`); the objects it
+    was forked with (the modules of the stages and the pool) and the rules are left out of the
+    cyclic garbage collector's walks for good (`gc.freeze`), and its young objects are collected
+    every `_NEW_OBJECTS_PER_COLLECTION`."""
     if rules is not None:
-        importlib.import_module(_STAGES).keep_worker_rules(rules)
+        importlib.import_module(_STAGES).start_worker(rules)
     gc.freeze()
     gc.set_threshold(_NEW_OBJECTS_PER_COLLECTION, *gc.get_threshold()[1:])
 

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from pipeline.audit import audit_page
 from pipeline.audit.judges import CommandJudge, LexicalJudge, Pair, make_judge
 from pipeline.audit.passages import CitedPassages
+from pipeline.audit.rules import DEFAULT_AUDIT_RULES_PATH, load_audit_rules
 from pipeline.audit.records import (
     PageCitation, CitationRule, CitationVerdict, Judgement, JudgeDescription, Passage, Sentence, SentenceVerdict,
 )
@@ -34,6 +35,7 @@ from tests.conftest import PROJECT, shared_corpus
 
 runner = CliRunner()
 JUDGE_SCRIPT = Path(__file__).with_name("audit_judge.py")
+AUDIT_RULES = load_audit_rules()
 
 TRIAL = """# A fictional trial of drug X in asthma
 
@@ -67,7 +69,7 @@ def database(tmp_path_factory, rules) -> Path:
 
 
 def _audit(page: str, database: Path, judge=None):
-    return audit_page(page, "page.md", open_readonly(database), judge or LexicalJudge(0.6))
+    return audit_page(page, "page.md", open_readonly(database), judge or LexicalJudge(0.6), AUDIT_RULES)
 
 
 # ---------------------------------------------------------------- sentences and their citations
@@ -251,7 +253,7 @@ def _command(*options: str) -> str:
 
 
 def test_the_command_judge_scores_every_pair_through_the_users_command(database):
-    judge = make_judge(f"cmd:{_command()}", None, None, 30)
+    judge = make_judge(f"cmd:{_command()}", None, None, 30, AUDIT_RULES)
     report = _audit("Drug X blocks interleukin-5 [chunk:trial.md:3]. Drug X cures diabetes in children [chunk:trial.md:3].\n", database, judge)
     assert [s.verdict for s in report.sentences] == [SentenceVerdict.supported, SentenceVerdict.not_enough_evidence]
     assert report.judge.measures == "the command's score" and report.sentences[0].joint.score == 1.0
@@ -299,6 +301,17 @@ def test_a_command_judge_verdict_shows_the_evidence_sentence_located_in_its_pass
     assert "interleukin-5" in sentence.joint.evidence[0].text and sentence.joint.rule == "threshold"
 
 
+def test_the_evidence_a_judge_did_not_give_is_located_by_the_audit_rules_passed_in(database, tmp_path):
+    # A copy of rules/audit.toml taking one evidence sentence, where ours takes up to three: the
+    # claim's words lie in two sentences of the Results chunk.
+    mine = tmp_path / "audit.toml"
+    mine.write_text(DEFAULT_AUDIT_RULES_PATH.read_text().replace("max_evidence_sentences = 3", "max_evidence_sentences = 1"))
+    page = "Drug X lowered exacerbations and headache was common [chunk:trial.md:2].\n"
+    (ours,) = _audit(page, database).sentences
+    (theirs,) = audit_page(page, "page.md", open_readonly(database), LexicalJudge(0.6), load_audit_rules(mine)).sentences
+    assert (len(ours.joint.evidence), len(theirs.joint.evidence)) == (2, 1)
+
+
 def test_the_command_judge_cuts_premises_to_its_window_and_says_so(database):
     judge = CommandJudge(_command(), 0.5, 5, 30)
     report = _audit("Drug X blocks interleukin-5 [chunk:trial.md:3].\n", database, judge)
@@ -307,7 +320,7 @@ def test_the_command_judge_cuts_premises_to_its_window_and_says_so(database):
 
 def test_a_window_is_refused_for_a_judge_that_does_not_take_one():
     with pytest.raises(AuditError, match="--window is for a cmd: judge"):
-        make_judge("lexical", None, 100, 30)
+        make_judge("lexical", None, 100, 30, AUDIT_RULES)
 
 
 @pytest.mark.parametrize(
@@ -374,19 +387,19 @@ def test_audit_with_a_judge_command_that_cannot_be_run_says_so(database, tmp_pat
 
 def test_an_hf_judge_without_a_model_folder_says_what_to_pass(tmp_path):
     with pytest.raises(AuditError, match="no Hugging Face model here"):
-        make_judge(f"hf:{tmp_path}", None, None, 30)
+        make_judge(f"hf:{tmp_path}", None, None, 30, AUDIT_RULES)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("transformers") is not None, reason="transformers is installed: the nli extra is there")
 def test_an_hf_judge_without_the_nli_extra_says_how_to_install_it(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(AuditError, match=r"--judge hf needs transformers and torch: pip install -e '\.\[nli\]'"):
-        make_judge(f"hf:{tmp_path}", None, None, 30)
+        make_judge(f"hf:{tmp_path}", None, None, 30, AUDIT_RULES)
 
 
 @pytest.mark.skipif(not os.environ.get("AUDIT_NLI_MODEL"), reason="no NLI model: set AUDIT_NLI_MODEL to a local model folder to run it")
 def test_an_nli_model_supports_a_paraphrase_and_not_its_negation(database):
-    judge = make_judge(f"hf:{os.environ['AUDIT_NLI_MODEL']}", None, None, 30)
+    judge = make_judge(f"hf:{os.environ['AUDIT_NLI_MODEL']}", None, None, 30, AUDIT_RULES)
     report = _audit("Drug X blocks interleukin-5 [chunk:trial.md:3]. Drug X does not block interleukin-5 [chunk:trial.md:3].\n", database, judge)
     assert [s.verdict for s in report.sentences] == [SentenceVerdict.supported, SentenceVerdict.not_enough_evidence]
 
@@ -503,7 +516,7 @@ FIGO staging is surgical [^reviews/berek-2021:4].
 
 [^s]: Kim et al., results, imrad/kim-2023.md:6
 """
-    report = audit_page(page, "page.md", open_readonly(db), LexicalJudge(0.6))
+    report = audit_page(page, "page.md", open_readonly(db), LexicalJudge(0.6), AUDIT_RULES)
     rules_and_ids = [(s.sentence.rule.value, [c.citation.chunk_id for c in s.citations], s.verdict.value) for s in report.sentences]
     assert rules_and_ids == [
         ("own", ["imrad/kim-2023.md:6"], "supported"),
@@ -537,7 +550,7 @@ def _paragraphs(kind: str) -> list:
 
 
 def _verdicts(paragraph: dict, db: Path) -> list[SentenceVerdict]:
-    return [s.verdict for s in audit_page(paragraph["text"], "paragraph", open_readonly(db), LexicalJudge(0.6)).sentences]
+    return [s.verdict for s in audit_page(paragraph["text"], "paragraph", open_readonly(db), LexicalJudge(0.6), AUDIT_RULES).sentences]
 
 
 def test_the_planted_paragraphs_are_half_of_twenty_or_more():
@@ -557,7 +570,7 @@ def test_the_lexical_judge_flags_a_citation_to_the_wrong_chunk(paragraph, shared
 
 @pytest.mark.parametrize("paragraph", _paragraphs("changed_number"))
 def test_the_lexical_judge_flags_a_changed_number_unless_the_passage_holds_it_elsewhere(paragraph, shared_database):
-    report = audit_page(paragraph["text"], "paragraph", open_readonly(shared_database), LexicalJudge(0.6))
+    report = audit_page(paragraph["text"], "paragraph", open_readonly(shared_database), LexicalJudge(0.6), AUDIT_RULES)
     if SentenceVerdict.not_enough_evidence not in [s.verdict for s in report.sentences]:
         cited = " ".join(c.passage.text for s in report.sentences for c in s.citations)
         assert re.search(rf"(?<![\d.]){re.escape(paragraph['new_number'])}(?![\d])", cited)

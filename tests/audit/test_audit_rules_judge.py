@@ -162,7 +162,7 @@ def test_two_passages_together_support_a_claim_neither_holds_alone():
 
 
 def test_the_report_names_the_judge_its_version_and_its_rules_digest():
-    description = make_judge("rules", None, None, 30).description
+    description = make_judge("rules", None, None, 30, RULES).description
     assert description.name == "rules" and description.version.startswith("1.0, audit.toml ")
 
 
@@ -175,7 +175,7 @@ def test_a_bad_pattern_in_the_audit_rules_is_an_error_naming_the_file_and_the_ru
 
 
 def test_a_threshold_beside_the_rules_is_their_min_coverage():
-    assert make_judge("rules", 0.8, None, 30).rules.thresholds.min_coverage == 0.8
+    assert make_judge("rules", 0.8, None, 30, RULES).rules.thresholds.min_coverage == 0.8
 
 
 # ---------------------------------------------------------------- the sample page of the README's tour
@@ -187,7 +187,7 @@ SAMPLE_PAGE = PROJECT / "docs" / "examples" / "wiki-page.md"
 def sample_report(tmp_path_factory, rules):
     db = tmp_path_factory.mktemp("sample") / "papers.duckdb"
     ingest_folder(PROJECT / "corpus", db, rules, IngestOptions(workers=1))
-    return audit_page(SAMPLE_PAGE.read_text(encoding="utf-8"), "wiki-page.md", open_readonly(db), JUDGE)
+    return audit_page(SAMPLE_PAGE.read_text(encoding="utf-8"), "wiki-page.md", open_readonly(db), JUDGE, RULES)
 
 
 def test_the_sample_page_gets_the_verdict_each_sentence_is_written_for(sample_report):
@@ -246,7 +246,7 @@ def labelled(tmp_path_factory, rules):
     ingest_folder(folder, db, rules, IngestOptions(workers=1))
     connection = open_readonly(db)
     items = script.load_set(connection, fixture)
-    report = audit_page(script.page_of(items), "labelled", connection, JUDGE)
+    report = audit_page(script.page_of(items), "labelled", connection, JUDGE, RULES)
     return items, report
 
 

@@ -30,7 +30,7 @@ import pytest
 from conftest import PROJECT, SHARED_CORPUS, project_script
 from pipeline.chunk.boxes import merge_runs
 from pipeline.ingest import IngestOptions, ingest_folder
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.records.base import Box, BlockKind, ChunkSplit
 from pipeline.records.chunked import ChunkedDocument
 
@@ -74,7 +74,7 @@ class _Chunked(dict):
         file = self.files.get(name) or SHARED_CORPUS / "pdf" / name
         if not file.exists():
             pytest.skip(f"the shared corpus is absent: {file} does not exist (it sits beside the project as ../shared)")
-        self[name] = (file, process_file(file, file.name, file.stem, self.rules))
+        self[name] = (file, process(file, file.name, file.stem, self.rules).chunked)
         return self[name]
 
 
@@ -270,7 +270,7 @@ def test_a_line_far_wider_than_the_run_starts_a_box_of_its_own():
 
 
 def test_markdown_chunks_have_no_boxes(rules):
-    chunked = process_file(PROJECT / "corpus" / "flat" / "lee-2022.md", "flat/lee-2022.md", "flat/lee-2022", rules)
+    chunked = process(PROJECT / "corpus" / "flat" / "lee-2022.md", "flat/lee-2022.md", "flat/lee-2022", rules).chunked
     assert chunked.chunks and chunked.chunk_boxes == [] and chunked.section_boxes == []
 
 
@@ -291,7 +291,7 @@ def test_the_database_holds_every_box_of_the_pdf_chunks_and_none_for_markdown(pa
 
 
 def _figures(file: Path, rules) -> str:
-    chunked = process_file(file, file.name, file.stem, rules)
+    chunked = process(file, file.name, file.stem, rules).chunked
     lines = sum(len(block.line_boxes) for block in chunked.document.blocks)
     boxes = _boxes_by_chunk(chunked)
     shares = []

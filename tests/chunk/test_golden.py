@@ -18,7 +18,7 @@ import pytest
 
 from conftest import PROJECT
 from pipeline.ingest.scan import doc_id_for, find_papers
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("PIPELINE_UPDATE_GOLDEN") == "1"
@@ -27,7 +27,7 @@ PAPERS = [file.relative_to(PROJECT / "corpus").as_posix() for file in find_paper
 
 def _expected_view(relative: str, rules) -> dict:
     doc_id = doc_id_for(relative)
-    chunked = process_file(PROJECT / "corpus" / relative, relative, doc_id, rules)
+    chunked = process(PROJECT / "corpus" / relative, relative, doc_id, rules).chunked
     return {
         "sections": [
             {key: section[key] for key in ("section_id", "heading", "section_type", "anchor", "absorbed_into", "decisions")}

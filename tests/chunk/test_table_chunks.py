@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from pipeline.ingest import ingest_folder
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.records.base import SectionType
 from pipeline.rules import load_rules
 
@@ -33,7 +33,7 @@ Figure 1. Body weight by week.
 def _chunked(tmp_path: Path):
     file = tmp_path / "paper.md"
     file.write_text(PAPER, encoding="utf-8")
-    return process_file(file, "paper.md", "paper.md", load_rules())
+    return process(file, "paper.md", "paper.md", load_rules()).chunked
 
 
 def test_a_table_caption_is_a_chunk_of_type_table_and_a_figure_caption_stays_one(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_a_cross_reference_in_the_papers_own_words_leads_to_the_tables_chunk(ref
     paper = PAPER.replace("(Table 2)", f"({reference})").replace("Table 2. Serum lipids by group.", caption)
     file = tmp_path / "paper.md"
     file.write_text(paper, encoding="utf-8")
-    chunked = process_file(file, "paper.md", "paper.md", load_rules())
+    chunked = process(file, "paper.md", "paper.md", load_rules()).chunked
     (link,) = [link for link in chunked.links if link.label == reference]
     assert link.target_chunk_id == chunked.tables[0].chunk_id is not None
 
@@ -98,7 +98,7 @@ def _pdf_with_a_table_under(caption: str, tmp_path: Path) -> Path:
 )
 def test_a_pdf_table_whose_caption_is_labelled_in_another_style_gets_its_chunk(caption: str, tmp_path: Path) -> None:
     path = _pdf_with_a_table_under(caption, tmp_path)
-    chunked = process_file(path, "paper.pdf", "paper.pdf", load_rules(overrides={"pdf": {"layout": {"mode": "rules"}}}))
+    chunked = process(path, "paper.pdf", "paper.pdf", load_rules(overrides={"pdf": {"layout": {"mode": "rules"}}})).chunked
     (table,) = chunked.tables
     chunk = next(c for c in chunked.chunks if c.chunk_id == table.chunk_id)
     assert (chunk.text, chunk.section_type) == (caption, SectionType.table)

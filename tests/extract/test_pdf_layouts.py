@@ -17,7 +17,7 @@ from pipeline.extract.pdf.document import extract_pdf
 from pipeline.index.database import open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest.scan import doc_id_for
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.report.inspection import render_tree
 from pipeline.records.base import BlockKind
 from pipeline.report import render_report
@@ -158,7 +158,7 @@ def test_type3_words_get_their_fonts_size_not_their_own_estimate(layouts):
 
 def _chunked(layouts, name, rules):
     path, _, _ = layouts[name]
-    return process_file(path, path.name, doc_id_for(path.name), rules)
+    return process(path, path.name, doc_id_for(path.name), rules).chunked
 
 
 def test_a_long_paper_whose_headings_look_like_its_text_is_reported_unstructured(layouts, rules):
@@ -219,7 +219,7 @@ def test_a_shared_pdf_keeps_its_label_free_figures(name, rules):
 def _aside_chunks(layouts, name):
     path, _, _ = layouts[name]
     rules = load_rules()
-    chunked = process_file(path, path.name, doc_id_for(path.name), rules)
+    chunked = process(path, path.name, doc_id_for(path.name), rules).chunked
     return [chunk for chunk in chunked.chunks if chunk.split == "aside"]
 
 

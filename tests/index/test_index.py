@@ -211,7 +211,7 @@ def test_papers_are_written_within_a_small_duckdb_memory_limit(tmp_path, rules):
     connection = writable_database(tmp_path / "papers.duckdb")
     connection.execute("SET memory_limit = '256MB'")
     writer = DocumentWriter(connection)
-    writer.add(paper_rows(row, chunked, ("key", raw.model_dump_json()), count_paper_terms(chunked)))
+    writer.add(paper_rows(row, chunked, ("key", raw.model_dump_json()), count_paper_terms(chunked, TermCounter())))
     writer.flush()
     assert connection.execute("SELECT count(*) FROM chunks").fetchone()[0] == len(chunked.chunks)
     assert connection.execute("SELECT count(*) FROM chunk_postings WHERE term = 'il-6'").fetchone()[0] == 1

@@ -3,8 +3,6 @@ by paper, and scores equal to DuckDB fts' own."""
 
 from __future__ import annotations
 
-import concurrent.futures
-import threading
 from pathlib import Path
 
 import duckdb
@@ -20,7 +18,7 @@ from pipeline.index.terms import TermCounter, count_paper_terms, index_words, se
 from pipeline.index.database import open_readonly
 from pipeline.index.unmarked import text_to_index
 from pipeline.ingest.scan import doc_id_for, find_papers
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 
 
 @pytest.mark.parametrize(
@@ -69,10 +67,10 @@ def test_the_index_reads_a_paper_without_the_numbers_that_point_into_its_bibliog
 
 
 def test_a_paper_s_postings_do_not_depend_on_the_papers_counted_before_it(rules):
-    paper = chunk_markdown("# T\n\n## Results\n\nThe treated mice worked.\n", rules)
-    first = count_paper_terms(paper)
-    count_paper_terms(chunk_markdown("# U\n\n## Methods\n\nMice were treated with IL-6.\n", rules))
-    assert count_paper_terms(paper) == first
+    paper, counter = chunk_markdown("# T\n\n## Results\n\nThe treated mice worked.\n", rules), TermCounter()
+    first = count_paper_terms(paper, TermCounter())
+    count_paper_terms(chunk_markdown("# U\n\n## Methods\n\nMice were treated with IL-6.\n", rules), counter)
+    assert count_paper_terms(paper, counter) == first
 
 
 def _as_read_whole(chunk) -> list[tuple[str, int]]:
@@ -83,7 +81,7 @@ def test_a_chunk_s_postings_are_those_of_its_heading_path_and_text_read_whole(ru
     # Read from its paragraphs and the headings between them: the same terms, in the same order.
     markdown = "# T\n\n## Results\n\nIL-6 and FDG-PET/CT rose 정확도가.\n\n### ΟΔΟΣ\n\nΟΔΟΣ mice-treated and the mice.\n"
     paper = chunk_markdown(markdown, rules)
-    counted = count_paper_terms(paper)
+    counted = count_paper_terms(paper, TermCounter())
     assert [list(zip(c.terms, c.frequencies)) for c in counted.chunks] == [_as_read_whole(c) for c in paper.chunks]
 
 
@@ -91,27 +89,16 @@ def test_a_chunk_whose_paragraphs_would_cut_a_word_is_read_whole(rules):
     paper = chunk_markdown("## Results\n\nalpha beta\n\ngamma delta\n", rules)
     first = paper.paragraphs[0]
     cut = paper.model_copy(update={"paragraphs": [first.model_copy(update={"char_end": first.char_end - 2}), *paper.paragraphs[1:]]})
-    counted = count_paper_terms(cut)
+    counted = count_paper_terms(cut, TermCounter())
     assert [list(zip(c.terms, c.frequencies)) for c in counted.chunks] == [_as_read_whole(c) for c in paper.chunks]
 
 
-def test_a_counter_past_its_limit_is_replaced_so_a_worker_s_memory_stays_flat(rules, monkeypatch):
+def test_a_counter_past_its_limit_forgets_its_words_so_a_worker_s_memory_stays_flat(rules, monkeypatch):
     monkeypatch.setattr(terms, "REMEMBERED_WORDS", 3)
-    count_paper_terms(chunk_markdown("## Results\n\nalpha beta gamma delta\n", rules))
-    count_paper_terms(chunk_markdown("## Methods\n\nepsilon zeta\n", rules))
-    assert terms._thread_counter().remembered == len({"methods", "epsilon", "zeta"})
-
-
-def test_each_thread_counts_with_a_counter_of_its_own():
-    both_running = threading.Barrier(2)
-
-    def counter_of_this_thread(_):
-        both_running.wait()  # two tasks at once are on two threads
-        return terms._thread_counter()
-
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        first, second = pool.map(counter_of_this_thread, range(2))
-    assert first is not second
+    counter = TermCounter()
+    count_paper_terms(chunk_markdown("## Results\n\nalpha beta gamma delta\n", rules), counter)
+    count_paper_terms(chunk_markdown("## Methods\n\nepsilon zeta\n", rules), counter)
+    assert counter.remembered == len({"methods", "epsilon", "zeta"})
 
 
 def test_terms_are_found_where_the_text_writes_them_whole_or_as_a_part():
@@ -232,7 +219,7 @@ def _indexed_chunks(folder: Path, rules) -> list[tuple[str, str, str]]:
     rows = []
     for path in find_papers(folder):
         relative = path.relative_to(folder).as_posix()
-        chunked = process_file(path, relative, doc_id_for(relative), rules)
+        chunked = process(path, relative, doc_id_for(relative), rules).chunked
         indexed = text_to_index(chunked)
         cells = table_cells_text(chunked)
         rows += [

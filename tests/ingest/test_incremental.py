@@ -14,7 +14,7 @@ from pipeline import __version__
 from pipeline.errors import MassRemovalError
 from pipeline.extract import extraction_key
 from pipeline.ingest import IngestOptions, ingest_folder
-from pipeline.ingest.task import Task, run_task
+from pipeline.ingest.task import Task, run_task, worker_context
 from pipeline.index.database import open_readonly
 from pipeline.rules import load_rules
 
@@ -132,9 +132,9 @@ def test_a_paper_rechunked_from_its_stored_extraction_sends_no_copy_of_it_back_t
     # shared corpus 30 MB of rows to load.
     _write(tmp_path, "a.md", "A")
     paper = tmp_path / "a.md"
-    fresh = run_task(Task(str(paper), "a.md", "a", "hash", paper.stat().st_size, None, extraction_key(rules)), rules)
+    fresh = run_task(Task(str(paper), "a.md", "a", "hash", paper.stat().st_size, None, extraction_key(rules)), worker_context(rules))
     stored = json.loads(fresh.rows.lines["extractions"])["raw_document"]
-    reused = run_task(Task(str(paper), "a.md", "a", "hash", paper.stat().st_size, stored, extraction_key(rules)), rules)
+    reused = run_task(Task(str(paper), "a.md", "a", "hash", paper.stat().st_size, stored, extraction_key(rules)), worker_context(rules))
     assert "extractions" not in reused.rows.lines
     assert reused.rows.lines["chunks"] == fresh.rows.lines["chunks"]
 

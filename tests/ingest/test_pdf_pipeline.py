@@ -14,7 +14,7 @@ from pdf_helpers import CORPUS_PDF, ground_truth_paragraphs, page_words, words
 from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest.scan import doc_id_for
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.index.database import open_readonly
 
 make_pdfs = project_script("corpus/make_pdfs.py")
@@ -30,7 +30,7 @@ def generated(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def chunked_generated(generated, rules):
-    return {name: process_file(path, path.name, doc_id_for(path.name), rules) for name, path in generated.items()}
+    return {name: process(path, path.name, doc_id_for(path.name), rules).chunked for name, path in generated.items()}
 
 
 @pytest.mark.parametrize("variant", ["single_column", "two_column", "running_heads", "bold_headings"])
@@ -91,7 +91,7 @@ def test_ingested_pdf_rows_carry_pages_and_the_chunk_pages_view_lists_them(gener
 
 @pytest.fixture(scope="module")
 def real(rules):
-    return {pdf.name: process_file(pdf, pdf.name, doc_id_for(pdf.name), rules) for pdf in REAL_PDFS}
+    return {pdf.name: process(pdf, pdf.name, doc_id_for(pdf.name), rules).chunked for pdf in REAL_PDFS}
 
 
 def _on_page(token: str, page: Counter) -> bool:

@@ -116,10 +116,10 @@ def _slow_on_slow_md(tasks, rules, shard_folder, timeout_seconds):
     """The real task, in which `slow.md` takes longer than any time limit (patched in the worker only)."""
     real_run_task = cluster.run_task
 
-    def slow(task, rules):
+    def slow(task, context):
         if task.path == "slow.md":
             time.sleep(120)
-        return real_run_task(task, rules)
+        return real_run_task(task, context)
 
     cluster.run_task = slow
     try:
@@ -133,11 +133,11 @@ def _stuck_on_stuck_md(tasks, rules, shard_folder, timeout_seconds):
     as inside MuPDF), and a worker gives up on it one second past its time limit."""
     real_run_task, real_grace = cluster.run_task, cluster.STUCK_GRACE_SECONDS
 
-    def stuck(task, rules):
+    def stuck(task, context):
         if task.path == "stuck.md":
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
             time.sleep(120)
-        return real_run_task(task, rules)
+        return real_run_task(task, context)
 
     cluster.run_task, cluster.STUCK_GRACE_SECONDS = stuck, 1.0
     try:

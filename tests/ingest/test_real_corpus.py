@@ -10,7 +10,7 @@ import pytest
 
 from conftest import SHARED_CORPUS, shared_corpus
 from pipeline.ingest.scan import doc_id_for, find_papers
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.records.chunked import ChunkedDocument
 from shape_scoring import score_shape
 
@@ -24,7 +24,7 @@ def converter_paper(request, rules):
     if request.param is None:
         shared_corpus("markdown")
     file = request.param
-    return file, process_file(file, file.name, doc_id_for(file.name), rules)
+    return file, process(file, file.name, doc_id_for(file.name), rules).chunked
 
 
 def test_offsets_slice_exactly(converter_paper):
@@ -111,13 +111,13 @@ def _chunks_not_on_their_lines(file: Path, chunked: ChunkedDocument) -> list[str
 def test_every_markdown_chunk_starts_on_its_first_line_and_ends_on_its_last(folder, rules):
     wrong = []
     for file in find_papers(shared_corpus(folder)):
-        wrong += _chunks_not_on_their_lines(file, process_file(file, file.name, doc_id_for(file.name), rules))
+        wrong += _chunks_not_on_their_lines(file, process(file, file.name, doc_id_for(file.name), rules).chunked)
     assert not wrong, f"{len(wrong)} chunk(s) whose lines are not their own text's: {wrong[:5]}"
 
 
 def test_unstructured_markdown_written_without_blank_lines_keeps_its_headings_heads_and_captions(rules):
     file = shared_corpus("markdown") / "unstructured" / "layout-parser-paper.unstructured.md"
-    chunked = process_file(file, file.name, doc_id_for(file.name), rules)
+    chunked = process(file, file.name, doc_id_for(file.name), rules).chunked
     headings = [section.heading for section in chunked.sections]
     assert "3.1 Layout Detection Models" in headings and "References" in headings  # after its HTML tables
     assert "LayoutParser: A Uniﬁed Toolkit for DL-Based DIA" not in chunked.document.text  # a running head
@@ -127,7 +127,7 @@ def test_unstructured_markdown_written_without_blank_lines_keeps_its_headings_he
 
 def test_unstructured_running_heads_that_carry_page_numbers_go_and_the_introduction_stays_whole(rules):
     file = shared_corpus("markdown") / "unstructured" / "layout-parser-paper.unstructured.md"
-    chunked = process_file(file, file.name, doc_id_for(file.name), rules)
+    chunked = process(file, file.name, doc_id_for(file.name), rules).chunked
     assert "Z. Shen et al." not in chunked.document.text  # "2 Z. Shen et al." ... "16 Z. Shen et al."
     introduction = [c for c in chunked.chunks if c.heading_path == ["Introduction"]]
     assert len(introduction) == 1 and introduction[0].text.endswith("Section 6 concludes.")

@@ -19,7 +19,7 @@ from pipeline.export.records import read_records
 from pipeline.index.database import open_readonly
 from pipeline.index.rows import NOT_READ_BY_RECORDS, DocumentRow, paper_rows
 from pipeline.index.schema import COLUMNS
-from pipeline.index.terms import count_paper_terms
+from pipeline.index.terms import TermCounter, count_paper_terms
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.records.base import DocumentStatus, SourceFormat
 from pipeline.rules import load_rules
@@ -92,7 +92,7 @@ def _digest(source: str, rules) -> str:
     """The records digest a worker gives the paper `a.md`, with this text under these rules."""
     chunked = chunk_markdown(source, rules, "a")
     row = DocumentRow("a", "a.md", SourceFormat.markdown, "sha", len(source), DocumentStatus.ingested, None, rules.sha256, "0")
-    return json.loads(paper_rows(row, chunked, None, count_paper_terms(chunked)).lines["documents"])["records_digest"]
+    return json.loads(paper_rows(row, chunked, None, count_paper_terms(chunked, TermCounter())).lines["documents"])["records_digest"]
 
 
 def test_a_papers_records_digest_ignores_which_rules_file_wrote_it_but_not_what_the_rules_did(tmp_path, rules):

@@ -21,7 +21,7 @@ from pipeline.ingest.pool import FileScheduler
 from pipeline.ingest.run import available_cpus
 from pipeline.ingest.scan import ScannedFile
 from pipeline.extract import extraction_key
-from pipeline.ingest.task import Task, TaskResult, keep_worker_rules, run_task_with_worker_rules
+from pipeline.ingest.task import Task, TaskResult, run_task_in_worker, start_worker
 from pipeline.ingest.workers import prepare_worker, preloaded_modules, unrunnable_main_script
 from pipeline.records.base import DocumentStatus
 
@@ -91,14 +91,15 @@ def test_a_file_goes_to_a_worker_without_the_rules_which_each_worker_holds_from_
 
 
 def test_a_worker_runs_its_files_with_the_rules_it_was_started_with(tmp_path, rules, monkeypatch):
-    monkeypatch.setattr(pipeline.ingest.task, "_worker_rules", None)
+    monkeypatch.setattr(pipeline.ingest.task, "_worker_context", None)
     paper = tmp_path / "a.md"
     paper.write_text("# A\n\n## Results\n\nIL-6 rose.\n")
     task = Task(str(paper), "a.md", "a", "hash", paper.stat().st_size, None, extraction_key(rules))
     with pytest.raises(RuntimeError, match="without the run's rules"):
-        run_task_with_worker_rules(task)
-    keep_worker_rules(rules)
-    assert run_task_with_worker_rules(task).status is DocumentStatus.ingested
+        run_task_in_worker(task)
+    start_worker(rules)
+    assert run_task_in_worker(task).status is DocumentStatus.ingested
+    assert pipeline.ingest.task._worker_context.rules is rules
 
 
 def test_a_stored_extraction_is_read_when_its_file_is_handed_on_not_all_of_them_at_the_start(tmp_path, rules):

@@ -16,7 +16,7 @@ from pipeline.extract.markdown.document import extract_markdown_text
 from pipeline.index.database import open_readonly
 from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.link import link
 from pipeline.normalize.stage import normalize
 
@@ -524,7 +524,7 @@ def test_a_number_in_parentheses_right_after_a_volume_is_its_issue_not_a_citatio
 @pytest.fixture(scope="module")
 def sample(rules):
     return {
-        name: process_file(PROJECT / "corpus" / "citations" / name, name, name, rules) for name in ("choi-2024.md", "han-2023.md")
+        name: process(PROJECT / "corpus" / "citations" / name, name, name, rules).chunked for name in ("choi-2024.md", "han-2023.md")
     }
 
 

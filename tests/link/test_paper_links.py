@@ -13,7 +13,8 @@ from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.index.database import open_readonly
 from pipeline.export.records import Selection, read_records
 from pipeline.report import render_report
-from pipeline.report.search_results import SearchRequest, hit_lines, run_search
+from pipeline.index.search_request import SearchRequest, run_search
+from pipeline.report.search_results import hit_lines
 
 OPTIONS = IngestOptions(workers=1)
 

@@ -12,7 +12,7 @@ import pytest
 
 from pipeline.bibliography.hanging_indent import lines_at_margin
 from pipeline.bibliography.entries import by_hanging_indent
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 from pipeline.records.base import BlockKind
 from pipeline.records.document import Block, TextBox
 from pipeline.rules.sources import HangingIndentRules
@@ -85,7 +85,7 @@ def write_paper(path: Path, entries: list[list[str]], first_line_indented: bool 
 @pytest.fixture(scope="module")
 def paper(tmp_path_factory, rules):
     path = write_paper(tmp_path_factory.mktemp("bibliography_layout") / "hanging.pdf", ENTRIES)
-    return process_file(path, path.name, "hanging", rules)
+    return process(path, path.name, "hanging", rules).chunked
 
 
 def test_each_entry_of_a_hanging_indent_bibliography_is_one_entry(paper):
@@ -114,7 +114,7 @@ def test_entries_keep_their_first_author_and_year(paper):
 
 def test_a_bibliography_that_indents_each_entry_s_first_line_is_not_read_by_its_indent(tmp_path, rules):
     path = write_paper(tmp_path / "first_line.pdf", ENTRIES, first_line_indented=True)
-    chunked = process_file(path, path.name, "first-line", rules)
+    chunked = process(path, path.name, "first-line", rules).chunked
     first, last = chunked.references[0].char_start, chunked.references[-1].char_end
     blocks = [block for block in chunked.document.blocks if first <= block.char_start < last]
     marked = lines_at_margin(blocks, rules.references.hanging_indent)
@@ -217,7 +217,7 @@ def write_flush_paper(path: Path, entries: list[list[str]]) -> Path:
 
 def test_a_flush_bibliography_run_into_one_paragraph_is_cut_after_each_line_that_ends_short(tmp_path, rules):
     path = write_flush_paper(tmp_path / "flush.pdf", FLUSH_ENTRIES)
-    chunked = process_file(path, path.name, "flush", rules)
+    chunked = process(path, path.name, "flush", rules).chunked
     assert [" ".join(reference.text.split()) for reference in chunked.references] == [" ".join(entry) for entry in FLUSH_ENTRIES]
 
 
@@ -260,5 +260,5 @@ TWO_COLUMNS = (
 
 def test_a_row_of_asterisks_between_the_columns_is_no_column_s_margin(tmp_path, rules):
     path = write_two_column_paper(tmp_path / "asterisks.pdf", *TWO_COLUMNS, mark_at=_RIGHT_COLUMN - 38.0)
-    chunked = process_file(path, path.name, "asterisks", rules)
+    chunked = process(path, path.name, "asterisks", rules).chunked
     assert [reference.first_author for reference in chunked.references] == ["Park J", "Kim S", "Cho Y", "Lips KS", "Armstrong DM", "Kirkpatrick CJ"]

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import shared_corpus
 from citation_scoring import score_pdfs
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 
 _FONT = pymupdf.Font("helv")
 _BOLD = pymupdf.Font("hebo")
@@ -90,7 +90,7 @@ def write_paper(path: Path, entries: list[str], introduction: list[list[Run]] = 
 @pytest.fixture(scope="module")
 def paper(tmp_path_factory, rules):
     path = write_paper(tmp_path_factory.mktemp("pdf_citations") / "superscripts.pdf", ENTRIES)
-    return process_file(path, path.name, "superscripts", rules)
+    return process(path, path.name, "superscripts", rules).chunked
 
 
 def _cited(chunked) -> list[tuple[str, str | None]]:
@@ -137,13 +137,13 @@ def test_the_entries_came_out_of_one_joined_block(paper):
 def test_superscripts_are_no_citations_where_the_bibliography_is_not_numbered(tmp_path, rules):
     author_year = [entry.split(". ", 1)[1] for entry in ENTRIES]
     path = write_paper(tmp_path / "author_year.pdf", author_year)
-    assert process_file(path, path.name, "author-year", rules).citations == []
+    assert process(path, path.name, "author-year", rules).chunked.citations == []
 
 
 def test_a_superscript_beyond_the_bibliography_is_no_citation(tmp_path, rules):
     introduction = [[("Residue Tyr", False), ("369", True), (" binds first, as the trials found", False), ("2", True), (".", False)]]
     path = write_paper(tmp_path / "residues.pdf", ENTRIES, introduction)
-    assert _cited(process_file(path, path.name, "residues", rules)) == [("2", "R2")]
+    assert _cited(process(path, path.name, "residues", rules).chunked) == [("2", "R2")]
 
 
 def test_exponents_of_a_formula_do_not_make_a_bracket_citing_paper_cite_in_superscripts(tmp_path, rules):
@@ -155,7 +155,7 @@ def test_exponents_of_a_formula_do_not_make_a_bracket_citing_paper_cite_in_super
         [("+ (a + b)", False), ("4", True), (" − cos", False), ("2", True), ("(x) + fν ", False), ("4", True), (" F ν", False)],
     ]
     path = write_paper(tmp_path / "formula.pdf", ENTRIES, introduction)
-    assert _cited(process_file(path, path.name, "formula", rules)) == [("[1]", "R1"), ("[2, 3]", "R2"), ("[2, 3]", "R3")]
+    assert _cited(process(path, path.name, "formula", rules).chunked) == [("[1]", "R1"), ("[2, 3]", "R2"), ("[2, 3]", "R3")]
 
 
 def test_citations_in_the_shared_pdfs_resolve_as_their_gold_says(rules):

@@ -10,7 +10,7 @@ import pymupdf
 import pytest
 
 from pipeline.ingest.scan import doc_id_for
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 
 SENTENCE = "The method improves recall on every benchmark we tried and keeps precision high across the settings {}. "
 
@@ -51,7 +51,7 @@ def proceedings_paper(tmp_path) -> Path:
 
 @pytest.fixture
 def chunked(proceedings_paper, rules):
-    return process_file(proceedings_paper, "proceedings.pdf", doc_id_for("proceedings.pdf"), rules)
+    return process(proceedings_paper, "proceedings.pdf", doc_id_for("proceedings.pdf"), rules).chunked
 
 
 def test_each_entry_of_a_bibliography_without_a_heading_is_one_entry(chunked):
@@ -94,7 +94,7 @@ def bibliography_under_two_columns(tmp_path) -> Path:
 
 
 def test_a_bibliography_set_under_the_last_sections_two_columns_is_read_after_them_entry_by_entry(bibliography_under_two_columns, rules):
-    chunked = process_file(bibliography_under_two_columns, "letter.pdf", doc_id_for("letter.pdf"), rules)
+    chunked = process(bibliography_under_two_columns, "letter.pdf", doc_id_for("letter.pdf"), rules).chunked
     assert [reference.label for reference in chunked.references] == [str(n) for n in range(1, 14)]
     assert chunked.references[6].text.replace("\n", " ").endswith('in Proc. Conf. Examples, 2007, pp. 7-16.')
     assert [citation.marker for citation in chunked.citations if citation.ref_id is None] == []

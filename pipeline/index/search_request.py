@@ -1,0 +1,106 @@
+"""`pipeline search` from request to results: the query prepared (as typed, through a glossary
+or the user's translator), the units ranked, and the hits' links followed where asked.
+
+A result keeps three things apart: the query as typed, the search query that was run, and the
+evidence, quoted from the papers in their own words. `pipeline.report.search_results` prints it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+
+import duckdb
+
+from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
+from pipeline.crosslingual.glossary import Glossary
+from pipeline.crosslingual.korean import KoreanAnalyser
+from pipeline.crosslingual.prepare import PreparedQuery, prepare_query, with_sound_matches
+from pipeline.crosslingual.sound import match_by_sound
+from pipeline.index.cited_papers import CitedPaperChunk, cited_papers
+from pipeline.index.expand import Expansion, expand
+from pipeline.index.paragraphs import ParagraphHit, search_paragraphs
+from pipeline.index.search import SearchHit, Unit, UnitFilters, index_terms_starting, rank_units, read_chunk_hits, why_nothing_matched
+from pipeline.rules import SearchRules
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What `pipeline search` was asked."""
+
+    query: str
+    unit: Unit = Unit.chunk
+    filters: UnitFilters = field(default_factory=UnitFilters)
+    limit: int = 10
+    window: int = 0
+    """Paragraphs on either side of a paragraph hit, within its section."""
+    expand: bool = False
+    depth: int = 2
+    expand_limit: int = 10
+    translate_command: str | None = None
+    translate_timeout: float = DEFAULT_TIMEOUT_SECONDS
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    prepared: PreparedQuery
+    unit: Unit
+    hits: list[SearchHit] | list[ParagraphHit]
+    expansions: dict[str, Expansion]
+    """What each hit's chunk (a paragraph's parent chunk) links to, with --expand."""
+    nothing_found: str | None
+    """Why nothing matched, in words; None where something did."""
+    cited: dict[str, list[CitedPaperChunk]] = field(default_factory=dict)
+    """With --expand: for each hit's chunk, a chunk of each paper of the folder its markers cite."""
+
+    def as_json(self) -> dict:
+        return {
+            **self.prepared.as_json(),
+            "unit": self.unit.value,
+            "nothing_found": self.nothing_found,
+            "hits": [_hit_json(hit, self.expansions, self.cited) for hit in self.hits],
+        }
+
+
+def run_search(
+    connection: duckdb.DuckDBPyConnection,
+    request: SearchRequest,
+    spelling: SearchRules | None,
+    glossary: Glossary | None = None,
+    analyser: KoreanAnalyser | None = None,
+) -> SearchResults:
+    """Prepare the search query, rank the units, and follow the hits' links where asked."""
+    prepared = prepare_query(request.query, glossary, request.translate_command, request.translate_timeout, analyser)
+    if prepared.mapping is not None and prepared.mapping.unmapped and glossary is not None and glossary.query_language == "ko":
+        # Words the glossary lacks may be loanwords, which sound like a term of the papers.
+        found = match_by_sound(prepared.mapping.unmapped_searched, partial(index_terms_starting, connection))
+        prepared = with_sound_matches(prepared, found)
+    if request.unit is Unit.paragraph:
+        hits = search_paragraphs(connection, prepared.search_query, request.filters, request.limit, spelling, request.window)
+    else:
+        hits = rank_units(connection, prepared.search_query, Unit.chunk, request.filters, request.limit, spelling, read_chunk_hits)
+    chunk_ids = list(dict.fromkeys(chunk_id for hit in hits if (chunk_id := hit.chunk_id) is not None))
+    expansions = expand(connection, chunk_ids, request.depth, request.expand_limit) if request.expand else {}
+    cited = cited_papers(connection, chunk_ids, prepared.search_query, spelling, request.expand_limit) if request.expand else {}
+    return SearchResults(prepared, request.unit, hits, expansions, None if hits else _why_nothing(prepared, request.unit), cited)
+
+
+def _why_nothing(prepared: PreparedQuery, unit: Unit) -> str:
+    mapping = prepared.mapping
+    if mapping is not None and not mapping.mapped and mapping.unmapped and not mapping.kept:
+        return (
+            f"no word of it has an entry in the glossary {prepared.glossary} ({', '.join(mapping.unmapped)}), "
+            f"and searched as typed {why_nothing_matched(prepared.search_query, unit)}"
+        )
+    return why_nothing_matched(prepared.search_query, unit)
+
+
+def _hit_json(hit: SearchHit | ParagraphHit, expansions: dict[str, Expansion], cited: dict[str, list[CitedPaperChunk]]) -> dict:
+    shown = hit.as_json()
+    if hit.chunk_id in expansions:
+        expansion = expansions[hit.chunk_id]
+        shown["linked"] = [{**linked.__dict__, "why": linked.why} for linked in expansion.linked]
+        shown["not_followed"] = expansion.cut
+        # Other papers' chunks, apart from the hit's own paper's: the works it cites, as written by them.
+        shown["cited_papers"] = [{**chunk.__dict__, "why": chunk.why} for chunk in cited.get(hit.chunk_id, [])]
+    return shown

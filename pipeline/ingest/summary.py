@@ -1,0 +1,96 @@
+"""What a run reports: its progress file by file as it goes, and its summary at the end."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from pipeline.ingest.scan import ScannedFile
+from pipeline.ingest.task import TaskResult
+from pipeline.records.base import DocumentStatus
+
+
+class Progress(Protocol):
+    """Where a run reports what it is doing (the CLI draws a bar or prints lines)."""
+
+    def start(self, files: int, to_process: int) -> None: ...
+
+    def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None: ...
+
+
+class SilentProgress:
+    def start(self, files: int, to_process: int) -> None:
+        pass
+
+    def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
+        pass
+
+
+@dataclass
+class RunSummary:
+    """What one run did: printed as one line, stored in `runs`, and given as `--json`."""
+
+    folder: str
+    database: str
+    seen: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+    """Relative path → cause, for every file that failed in this run."""
+    still_failing: dict[str, str] = field(default_factory=dict)
+    """Unchanged files whose stored status is a failure."""
+    pages: int = 0
+    chunks: int = 0
+    section_types: Counter = field(default_factory=Counter)
+    unstructured: dict[str, str] = field(default_factory=dict)
+    """Relative path → why its structure looks collapsed, for every paper written in this run
+    that is long and has no section headings."""
+    duration_seconds: float = 0.0
+    run_id: int = 0
+    """What `pipeline export --since` takes to export what later runs change."""
+    chunk_changes: dict[str, int] = field(default_factory=dict)
+    """Chunks added, changed and removed by this run, as `run_changes` records them."""
+    leftovers_removed: int = 0
+    rebuilt_from_schema: int | None = None
+    """The schema version of a database an older pipeline wrote, which this run rebuilt."""
+    created_folder: str | None = None
+    """The database's folder, where this run had to create it."""
+
+    def line(self) -> str:
+        types = ", ".join(f"{name} {count}" for name, count in sorted(self.section_types.items()))
+        failing = f", {len(self.still_failing)} still failing" if self.still_failing else ""
+        rebuilt = (
+            f" (rebuilt: the database had schema version {self.rebuilt_from_schema}, from an older pipeline)"
+            if self.rebuilt_from_schema is not None
+            else ""
+        )
+        rebuilt += f" (created the folder {self.created_folder})" if self.created_folder else ""
+        warning = (
+            f"; warning: {len(self.unstructured)} paper(s) without section headings, stored unstructured "
+            f"(`pipeline report` lists them): {', '.join(sorted(self.unstructured))}"
+            if self.unstructured
+            else ""
+        )
+        return (
+            f"{self.seen} files: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
+            f"{self.removed} removed, {len(self.failed)} failed{failing}; {self.chunks} chunks written"
+            f"{' (' + types + ')' if types else ''}; run {self.run_id}, {self.duration_seconds:.1f} s → {self.database}{rebuilt}{warning}"
+        )
+
+    def as_json(self) -> dict:
+        return {**self.__dict__, "section_types": dict(self.section_types)}
+
+
+def count_result(summary: RunSummary, item: ScannedFile, result: TaskResult) -> None:
+    """Count one file's result in the run's summary (its rows written by the caller)."""
+    if result.status is not DocumentStatus.ingested:
+        summary.failed[item.path] = result.error or result.status
+        return
+    summary.chunks += result.chunks
+    summary.pages += result.pages
+    summary.section_types.update(result.section_types)
+    if result.structure_warning:
+        summary.unstructured[item.path] = result.structure_warning
