@@ -12,12 +12,14 @@ from pipeline.chunk import chunk
 from pipeline.extract import extract
 from pipeline.link import link
 from pipeline.metadata import paper_metadata
+from pipeline.normalize.block_index import BlockIndex
 from pipeline.normalize.stage import normalize
 from pipeline.records.base import Record
 from pipeline.records.chunked import ChunkedDocument
 from pipeline.records.extract import RawDocument
 from pipeline.records.metadata import PaperMetadata
 from pipeline.rules import Rules
+from pipeline.rules.heading_matcher import HeadingMatcher
 
 
 class ProcessedPaper(Record):
@@ -31,10 +33,23 @@ class ProcessedPaper(Record):
     """The paper's row of `papers`: its title, authors, year and the like, each with its source."""
 
 
-def process(file: Path, relative_path: str, doc_id: str, rules: Rules, stored: RawDocument | None = None) -> ProcessedPaper:
+def process(
+    file: Path,
+    relative_path: str,
+    doc_id: str,
+    rules: Rules,
+    stored: RawDocument | None = None,
+    headings: HeadingMatcher | None = None,
+) -> ProcessedPaper:
     """Run the stages on `file` (`relative_path` is how the database names it); `stored` is an
-    earlier extraction of the same file to re-chunk instead of reading the file again."""
+    earlier extraction of the same file to re-chunk instead of reading the file again.
+
+    `headings` is the caller's `HeadingMatcher` for `rules`, kept across its papers (they repeat
+    their section names); one is made for this paper where none is given. The document's block
+    index is built once here, for chunk and link alike."""
+    headings = headings if headings is not None else HeadingMatcher(rules)
     raw = extract(file, relative_path, rules) if stored is None else stored
-    document = normalize(raw, doc_id, rules)
-    chunked = link(chunk(document, rules), rules)
+    document = normalize(raw, doc_id, rules, headings)
+    index = BlockIndex(document)
+    chunked = link(chunk(document, rules, index, headings), rules, index)
     return ProcessedPaper(raw=raw, chunked=chunked, metadata=paper_metadata(raw, document, rules.metadata))

@@ -20,6 +20,7 @@ from pipeline.ingest.scan import ScannedFile
 from pipeline.records.base import DocumentStatus
 from pipeline.records.extract import RawDocument
 from pipeline.rules import Rules
+from pipeline.rules.heading_matcher import HeadingMatcher
 
 
 @dataclass(frozen=True)
@@ -93,15 +94,17 @@ def failure_rows(path: str, doc_id: str, sha256: str, size: int, result: TaskRes
 
 @dataclass(frozen=True)
 class WorkerContext:
-    """What a worker keeps for every file it runs: the run's rules, and one term counter, which
-    remembers the stems of the words it has met (papers share most of their words)."""
+    """What a worker keeps for every file it runs: the run's rules, one term counter, which
+    remembers the stems of the words it has met (papers share most of their words), and one
+    heading matcher, which remembers what each section name matched (papers repeat them)."""
 
     rules: Rules
     counter: TermCounter
+    headings: HeadingMatcher
 
 
 def worker_context(rules: Rules) -> WorkerContext:
-    return WorkerContext(rules, TermCounter())
+    return WorkerContext(rules, TermCounter(), HeadingMatcher(rules))
 
 
 # The worker process's context: the one slot a pool worker keeps between files. pebble's pool
@@ -130,7 +133,7 @@ def run_task(task: Task, context: WorkerContext) -> TaskResult:
     rules = context.rules
     try:
         stored = None if task.raw_document is None else RawDocument.model_validate_json(task.raw_document)
-        paper = process(Path(task.file), task.path, task.doc_id, rules, stored)
+        paper = process(Path(task.file), task.path, task.doc_id, rules, stored, context.headings)
         chunked = paper.chunked
         extraction = (task.extraction_key, paper.raw.model_dump_json()) if stored is None else None
         row = document_row(task.path, task.doc_id, task.sha256, task.bytes, DocumentStatus.ingested, None, rules)
