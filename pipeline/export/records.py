@@ -12,19 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from enum import Enum
 from functools import cached_property
 
 import duckdb
 
-
-class Unit(str, Enum):
-    """What one exported record is."""
-
-    chunk = "chunk"
-    """A chunk: the unit the paper is cited by."""
-    paragraph = "paragraph"
-    """A paragraph (`S2-P1`), with its parent chunk: the unit that is found best."""
+from pipeline.index.search import Unit
 
 
 @dataclass(frozen=True)

@@ -50,11 +50,13 @@ LIMIT ? OFFSET ?
 
 
 class Unit(str, Enum):
-    """What a search ranks: chunks (which a citation points to) or paragraphs (small units that
-    find, each carrying its parent chunk)."""
+    """What a search ranks and an export holds: chunks (which a citation points to) or paragraphs
+    (small units that find, each carrying its parent chunk)."""
 
     chunk = "chunk"
+    """A chunk: the unit the paper is cited by."""
     paragraph = "paragraph"
+    """A paragraph (`S2-P1`), with its parent chunk: the unit that is found best."""
 
 
 # Each unit's table, its postings and the key both share.
