@@ -13,7 +13,7 @@ import pymupdf
 import pytest
 
 from pipeline.errors import ExtractError
-from pipeline.extract import pdf as pdf_extract
+from pipeline.extract.pdf import document as pdf_extract
 from pipeline.extract.pdf.document import extract_pdf
 from pipeline.extract.pdf.layout_choice import doubtful_reading
 from pipeline.extract.pdf.layout_model import LayoutLabel, Region, shared_model
