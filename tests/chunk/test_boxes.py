@@ -54,11 +54,10 @@ KINDS = {
 
 
 @pytest.fixture(scope="module")
-def papers(tmp_path_factory, rules) -> dict[str, tuple[Path, ChunkedDocument]]:
+def papers(tmp_path_factory, layout_pdfs, rules) -> dict[str, tuple[Path, ChunkedDocument]]:
     """Every test PDF by name, chunked: the samples, the layout fixtures, the shared PDFs (lazily)."""
     made = dict(make_pdfs.make_pdfs(tmp_path_factory.mktemp("samples")))
-    layouts = project_script("corpus/make_layout_pdfs.py").make_layout_pdfs(tmp_path_factory.mktemp("layouts"))
-    made.update({name: path for name, (path, _) in layouts.items()})
+    made.update({name: path for name, (path, _) in layout_pdfs.items()})
     return _Chunked(made, rules)
 
 
