@@ -1,6 +1,7 @@
 """The house's own rules for the layout of `pipeline/`, read from the source with `ast`: modules
 small enough to read in one sitting, functions short enough to see whole, and imports that follow
-the order data moves in, so that a stage never reaches into one that runs after it."""
+the order data moves in, so that a stage never reaches into one that runs after it. And one for
+the tests: none asserts only inside a loop or a branch, where empty input would pass it unchecked."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pipeline"
+TESTS = Path(__file__).resolve().parents[1]
 
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
@@ -102,6 +104,52 @@ def test_no_stage_imports_one_that_runs_after_it():
         if RANK.get(imported, -1) > RANK[stage]
     )
     assert backwards == []
+
+
+def _asserts_only_where_they_may_not_run(test: ast.FunctionDef) -> bool:
+    """True where the test asserts, but only in the body of a loop, a branch or an except: a
+    test that passes on empty input (no rows, no files, no commands) without checking a thing."""
+    guarded, unguarded = [], []
+
+    def walk(node: ast.AST, inside: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                continue
+            child_inside = inside or isinstance(node, ast.ExceptHandler) or (
+                isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.If) and (child in node.body or child in node.orelse)
+            )
+            if isinstance(child, ast.Assert):
+                (guarded if child_inside else unguarded).append(child)
+            walk(child, child_inside)
+
+    walk(test, False)
+    return bool(guarded) and not unguarded
+
+
+def test_no_test_asserts_only_inside_a_loop_or_a_branch():
+    tests = [
+        (path, node)
+        for path in sorted(TESTS.rglob("test_*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test")
+    ]
+    assert tests
+    found = [f"{path.relative_to(TESTS)}:{node.lineno} {node.name}" for path, node in tests if _asserts_only_where_they_may_not_run(node)]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("source", "only_inside"),
+    [
+        ("def test():\n    for row in rows:\n        assert row", True),
+        ("def test():\n    if rows:\n        assert rows[0]", True),
+        ("def test():\n    assert rows\n    for row in rows:\n        assert row", False),
+        ("def test():\n    with opened() as rows:\n        assert rows", False),
+        ("def test():\n    for row in rows:\n        check(row)", False),
+    ],
+)
+def test_an_assert_inside_a_loop_or_a_branch_alone_is_found(source, only_inside):
+    assert _asserts_only_where_they_may_not_run(ast.parse(source).body[0]) is only_inside
 
 
 @pytest.mark.parametrize(
