@@ -125,13 +125,14 @@ def test_search_runs_on_the_same_reader_that_cannot_write(published):
 # ---------------------------------------------------------------- --db
 
 
-def test_a_db_that_is_a_folder_is_a_one_line_error(papers, tmp_path):
+@pytest.mark.parametrize("command", ["ingest", "sql"])
+def test_a_db_that_is_a_folder_is_a_one_line_error(papers, tmp_path, command):
     folder = tmp_path / "a-folder"
     folder.mkdir()
-    for command in (["ingest", str(papers), "--db", str(folder)], ["sql", "SELECT 1", "--db", str(folder)]):
-        result = runner.invoke(app, command)
-        assert result.exit_code == 1 and result.stderr.startswith("Error: ") and "is a folder" in result.stderr
-        assert result.stderr.count("\n") == 1
+    source = {"ingest": str(papers), "sql": "SELECT 1"}[command]
+    result = runner.invoke(app, [command, source, "--db", str(folder)])
+    assert result.exit_code == 1 and result.stderr.startswith("Error: ") and "is a folder" in result.stderr
+    assert result.stderr.count("\n") == 1
 
 
 def test_publishing_through_a_link_updates_the_database_it_points_to(papers, published, tmp_path, rules):
@@ -355,6 +356,7 @@ def test_after_any_nights_every_readable_paper_is_as_a_fresh_ingest_gives_it_and
 
     options = IngestOptions(workers=1, allow_mass_removal=True)
     stored: set[str] = set()
+    assert nights  # the checks are made night by night: no night would check nothing
     with mock.patch.object(os, "scandir", scandir):
         for night, changes in enumerate(nights):
             for action, name, other in changes:

@@ -54,8 +54,9 @@ def test_the_paragraph_across_a_page_break_is_in_one_chunk_on_both_pages(chunked
 
 
 def test_pdf_chunks_have_pages_and_no_lines(chunked_generated):
+    assert chunked_generated
     for chunked in chunked_generated.values():
-        assert all(c.line_start is None and c.page_start is not None for c in chunked.chunks)
+        assert chunked.chunks and all(c.line_start is None and c.page_start is not None for c in chunked.chunks)
         assert chunked.document.page_count >= 2
 
 
@@ -119,6 +120,7 @@ def test_real_pdf_is_ingested_without_a_chunk_over_the_hard_max(real, pdf, rules
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda pdf: pdf.stem)
 def test_real_pdf_chunk_text_is_on_the_pages_it_claims(real, pdf):
     pages = page_words(pdf)
+    assert real[pdf.name].chunks
     for chunk in real[pdf.name].chunks:
         on_pages = Counter()
         for page in chunk.pages:
