@@ -77,7 +77,9 @@ class _Chunked(dict):
         return self[name]
 
 
-ALL = SAMPLES + LAYOUTS + [file.name for file in SHARED_PDFS]
+# The shared PDFs, read one by one on first use, add up to minutes: slow, where the samples and
+# layouts are not.
+ALL = SAMPLES + LAYOUTS + [pytest.param(file.name, marks=pytest.mark.slow) for file in SHARED_PDFS]
 
 
 def _words(text: str) -> list[str]:

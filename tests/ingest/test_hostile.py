@@ -244,6 +244,7 @@ def _fuzzed_pdfs(folder: Path, count: int) -> None:
         (folder / f"fuzzed-{index:02}.pdf").write_bytes(bytes(damaged))
 
 
+@pytest.mark.slow
 def test_json_on_stdout_stays_json_whatever_mupdf_says_about_damaged_pdfs(papers, tmp_path):
     import json
     import subprocess
@@ -279,21 +280,25 @@ def huge_inputs(tmp_path_factory, rules):
     return summary, statuses
 
 
+@pytest.mark.slow
 def test_a_30_mb_markdown_file_on_one_line_is_ingested(huge_inputs):
     _, statuses = huge_inputs
     assert statuses["one-line.md"] == "ingested"
 
 
+@pytest.mark.slow
 def test_a_paper_of_100_000_headings_is_ingested(huge_inputs):
     _, statuses = huge_inputs
     assert statuses["headings.md"] == "ingested"
 
 
+@pytest.mark.slow
 def test_5_000_nested_lists_are_ingested(huge_inputs):
     _, statuses = huge_inputs
     assert statuses["nested-lists.md"] == "ingested"
 
 
+@pytest.mark.slow
 def test_2_000_blank_pages_are_a_pdf_without_text_not_a_stuck_run(huge_inputs):
     summary, statuses = huge_inputs
     assert statuses["blank-pages.pdf"] == "no_text" and statuses["good.md"] == "ingested"
@@ -337,6 +342,7 @@ _NIGHTS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(nights=st.lists(_NIGHTS, min_size=1, max_size=3))
 @example(nights=[[("write", "sub/b.md", "cohort")], [("lock", "sub", ""), ("write", "a.md", "mice")], [("unlock", "sub", "")]])

@@ -107,6 +107,7 @@ def _on_page(token: str, page: Counter) -> bool:
     return any(token in longer for longer in page if len(longer) > len(token))
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda pdf: pdf.stem)
 def test_real_pdf_is_ingested_without_a_chunk_over_the_hard_max(real, pdf, rules):
@@ -116,6 +117,7 @@ def test_real_pdf_is_ingested_without_a_chunk_over_the_hard_max(real, pdf, rules
     assert all(chunked.document.text[c.char_start : c.char_end] == c.text for c in chunked.chunks)
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda pdf: pdf.stem)
 def test_real_pdf_chunk_text_is_on_the_pages_it_claims(real, pdf):
@@ -129,6 +131,7 @@ def test_real_pdf_chunk_text_is_on_the_pages_it_claims(real, pdf):
         assert not missing, (chunk.chunk_id, chunk.pages, missing[:10])
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda pdf: pdf.stem)
 def test_nearly_all_page_text_reaches_some_chunk(real, pdf):
@@ -144,6 +147,7 @@ def test_nearly_all_page_text_reaches_some_chunk(real, pdf):
     assert reached / sum(on_pages.values()) >= 0.90
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_evidence_paragraphs_sit_whole_inside_one_chunk_whose_pages_hold_them(real):
     pdf = CORPUS_PDF / "s2orc_N18-3011.pdf"

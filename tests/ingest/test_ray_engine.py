@@ -32,6 +32,9 @@ from pipeline.ingest.task import over_time_limit
 
 ray = pytest.importorskip("ray", reason="Ray is the [ray] extra (in [test] too): pip install -e '.[test]'")
 
+# Every test here runs on a Ray started for the module, and most run the pool beside it.
+pytestmark = pytest.mark.slow
+
 RAY = IngestOptions(workers=2, engine=Engine.ray, files_per_task=2)
 LOCAL = IngestOptions(workers=2)
 TRUNCATED_PDF = b"%PDF-1.4\n1 0 obj << >> endobj\n"

@@ -158,6 +158,7 @@ EDITS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.lists(EDITS, min_size=1, max_size=3), min_size=1, max_size=4))
 def test_every_run_records_exactly_what_a_diff_of_the_whole_exports_shows(tmp_path_factory, rules, steps):

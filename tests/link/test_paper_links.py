@@ -138,6 +138,7 @@ def test_the_report_lists_each_papers_metadata_and_the_most_cited_papers_of_the_
     assert report[most_cited + 1] == "     2  cited.md: Sleep loss raises interleukin-6 in healthy adults"
 
 
+@pytest.mark.slow
 def test_on_the_shared_pdfs_and_papers_citing_them_every_link_is_right(tmp_path, rules):
     corpus = shared_corpus()
     if not (corpus / "pdf_jats").is_dir():
