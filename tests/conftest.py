@@ -119,3 +119,11 @@ def table_snapshot(db: Path, doc_ids: set[str] | None = None) -> dict[str, list[
         return snapshot
     finally:
         connection.close()
+
+
+@pytest.fixture(scope="session")
+def layout_pdfs(tmp_path_factory) -> dict[str, tuple[Path, object]]:
+    """The layout traps of `corpus/make_layout_pdfs.py`, (path, truth) by name, drawn once for
+    the session: drawing them (the scanned page above all) costs more than reading them, and
+    tests only read them."""
+    return project_script("corpus/make_layout_pdfs.py").make_layout_pdfs(tmp_path_factory.mktemp("layouts"))

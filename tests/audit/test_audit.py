@@ -571,9 +571,10 @@ def test_the_lexical_judge_flags_a_citation_to_the_wrong_chunk(paragraph, shared
 @pytest.mark.parametrize("paragraph", _paragraphs("changed_number"))
 def test_the_lexical_judge_flags_a_changed_number_unless_the_passage_holds_it_elsewhere(paragraph, shared_database):
     report = audit_page(paragraph["text"], "paragraph", open_readonly(shared_database), LexicalJudge(0.6), AUDIT_RULES)
-    if SentenceVerdict.not_enough_evidence not in [s.verdict for s in report.sentences]:
-        cited = " ".join(c.passage.text for s in report.sentences for c in s.citations)
-        assert re.search(rf"(?<![\d.]){re.escape(paragraph['new_number'])}(?![\d])", cited)
+    flagged = SentenceVerdict.not_enough_evidence in [s.verdict for s in report.sentences]
+    cited = " ".join(c.passage.text for s in report.sentences for c in s.citations)
+    held_elsewhere = re.search(rf"(?<![\d.]){re.escape(paragraph['new_number'])}(?![\d])", cited) is not None
+    assert flagged or held_elsewhere, paragraph["text"]
 
 
 @pytest.mark.parametrize("paragraph", _paragraphs("wrong_direction"))

@@ -54,11 +54,10 @@ KINDS = {
 
 
 @pytest.fixture(scope="module")
-def papers(tmp_path_factory, rules) -> dict[str, tuple[Path, ChunkedDocument]]:
+def papers(tmp_path_factory, layout_pdfs, rules) -> dict[str, tuple[Path, ChunkedDocument]]:
     """Every test PDF by name, chunked: the samples, the layout fixtures, the shared PDFs (lazily)."""
     made = dict(make_pdfs.make_pdfs(tmp_path_factory.mktemp("samples")))
-    layouts = project_script("corpus/make_layout_pdfs.py").make_layout_pdfs(tmp_path_factory.mktemp("layouts"))
-    made.update({name: path for name, (path, _) in layouts.items()})
+    made.update({name: path for name, (path, _) in layout_pdfs.items()})
     return _Chunked(made, rules)
 
 
@@ -78,7 +77,9 @@ class _Chunked(dict):
         return self[name]
 
 
-ALL = SAMPLES + LAYOUTS + [file.name for file in SHARED_PDFS]
+# The shared PDFs, read one by one on first use, add up to minutes: slow, where the samples and
+# layouts are not.
+ALL = SAMPLES + LAYOUTS + [pytest.param(file.name, marks=pytest.mark.slow) for file in SHARED_PDFS]
 
 
 def _words(text: str) -> list[str]:

@@ -1,5 +1,5 @@
-"""The README's promises (its two set-up commands, and that CI runs the same test command), and the
-benchmark's generated section of docs/performance.md."""
+"""The README's promises (its two set-up commands, and that CI runs the same test command, the
+slow tests included), and the benchmark's generated section of docs/performance.md."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import importlib.util
 import json
 import re
 import sys
+import tomllib
 from types import ModuleType
 
 import pytest
@@ -32,6 +33,14 @@ def test_readme_has_exactly_two_setup_commands():
 def test_ci_runs_the_readmes_test_command():
     ci_lines = (PROJECT / ".ci" / "run").read_text().splitlines()
     assert _setup_commands()[1] in ci_lines
+
+
+def test_ci_runs_the_tests_marked_slow_too():
+    options = tomllib.loads((PROJECT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert any(marker.startswith("slow:") for marker in options["markers"])
+    assert not any(option.startswith(("-m", "--deselect", "-k")) for option in options.get("addopts", []))
+    pytest_options = _setup_commands()[1].split("-m pytest", 1)[1].split()
+    assert not any(option.startswith(("-m", "--deselect", "-k")) for option in pytest_options)
 
 
 def _tour() -> str:

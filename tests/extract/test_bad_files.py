@@ -156,6 +156,7 @@ def test_a_file_over_the_time_limit_is_stopped_and_failed(tmp_path, rules):
     assert "good.md" not in summary.failed
 
 
+@pytest.mark.slow
 def test_a_50_mb_markdown_file_is_ingested_beside_a_small_one(tmp_path, rules):
     (tmp_path / "good.md").write_text(GOOD)
     section = "## Section {index}\n\n" + "The cohort of patients was followed with imaging and blood tests. " * 30 + "\n\n"

@@ -11,7 +11,6 @@ import shutil
 import pymupdf
 import pytest
 
-from conftest import project_script
 from pdf_helpers import CORPUS_PDF, LABEL_FREE_FLOOR, heading_key, is_contiguous, label_free_check, text_in_order, word_stream
 from pipeline.extract.pdf.document import extract_pdf
 from pipeline.index.database import open_readonly
@@ -25,10 +24,9 @@ from pipeline.rules import load_rules
 
 
 @pytest.fixture(scope="module")
-def layouts(tmp_path_factory):
+def layouts(layout_pdfs):
     rules = load_rules()
-    made = project_script("corpus/make_layout_pdfs.py").make_layout_pdfs(tmp_path_factory.mktemp("layouts"))
-    return {name: (path, truth, extract_pdf(path, name, rules)) for name, (path, truth) in made.items()}
+    return {name: (path, truth, extract_pdf(path, name, rules)) for name, (path, truth) in layout_pdfs.items()}
 
 
 NAMES = ["margin_notes", "side_box", "font_face_headings", "larger_abstract", "column_line_heights",

@@ -52,6 +52,7 @@ def test_markdown_chunks_have_no_pages_and_documents_no_page_count(database):
 
 def test_chunk_line_ranges_hold_the_chunk_words(database):
     rows = database.execute("SELECT d.path, c.text, c.line_start, c.line_end FROM chunks c JOIN documents d USING (doc_id)").fetchall()
+    assert rows
     for path, text, line_start, line_end in rows:
         source_lines = (PROJECT / "corpus" / path).read_text().splitlines()[line_start - 1 : line_end]
         source_words = set(" ".join(source_lines).split())
@@ -173,18 +174,26 @@ def test_a_bad_file_is_recorded_and_costs_no_other_file(tmp_path, rules):
 
 
 def test_the_columns_workers_build_rows_by_and_the_writer_loads_them_as_match_the_tables(database):
-    for table, columns in COLUMNS.items():
-        described = [(name, data_type) for name, data_type, *_ in database.execute(f"DESCRIBE {table}").fetchall()]
-        assert described == list(columns.items()), table
+    tables = [name for (name,) in database.execute("SELECT table_name FROM duckdb_tables() ORDER BY table_name").fetchall()]
+    assert sorted(COLUMNS) == tables
+    described = {
+        table: [(name, data_type) for name, data_type, *_ in database.execute(f"DESCRIBE {table}").fetchall()]
+        for table in tables
+    }
+    assert described == {table: list(columns.items()) for table, columns in COLUMNS.items()}
 
 
 def test_the_tables_a_record_is_written_to_whole_have_its_fields_and_the_doc_id_as_columns():
     """A bibliography entry, a citation and a link are each serialized whole into a row: a field
     the table lacks, or a column the record lacks, would be lost on loading, and the rows are
     read from the paper's list of that record."""
-    for table, (record, field) in RECORD_TABLES.items():
-        assert set(COLUMNS[table]) == {"doc_id", *record.model_fields}, table
-        assert ChunkedDocument.model_fields[field].annotation == list[record], table
+    assert RECORD_TABLES
+    assert {table: set(COLUMNS[table]) for table in RECORD_TABLES} == {
+        table: {"doc_id", *record.model_fields} for table, (record, _) in RECORD_TABLES.items()
+    }
+    assert {table: ChunkedDocument.model_fields[field].annotation for table, (_, field) in RECORD_TABLES.items()} == {
+        table: list[record] for table, (record, _) in RECORD_TABLES.items()
+    }
 
 
 def _paper(doc_id: str, path: str) -> PaperRows:

@@ -173,6 +173,7 @@ EDITS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.lists(EDITS, min_size=1, max_size=3), min_size=1, max_size=4))
 def test_incremental_runs_end_equal_to_a_fresh_ingest_of_the_final_folder(tmp_path_factory, rules, steps):

@@ -54,8 +54,9 @@ def test_the_paragraph_across_a_page_break_is_in_one_chunk_on_both_pages(chunked
 
 
 def test_pdf_chunks_have_pages_and_no_lines(chunked_generated):
+    assert chunked_generated
     for chunked in chunked_generated.values():
-        assert all(c.line_start is None and c.page_start is not None for c in chunked.chunks)
+        assert chunked.chunks and all(c.line_start is None and c.page_start is not None for c in chunked.chunks)
         assert chunked.document.page_count >= 2
 
 
@@ -106,6 +107,7 @@ def _on_page(token: str, page: Counter) -> bool:
     return any(token in longer for longer in page if len(longer) > len(token))
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda pdf: pdf.stem)
 def test_real_pdf_is_ingested_without_a_chunk_over_the_hard_max(real, pdf, rules):
@@ -115,10 +117,12 @@ def test_real_pdf_is_ingested_without_a_chunk_over_the_hard_max(real, pdf, rules
     assert all(chunked.document.text[c.char_start : c.char_end] == c.text for c in chunked.chunks)
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda pdf: pdf.stem)
 def test_real_pdf_chunk_text_is_on_the_pages_it_claims(real, pdf):
     pages = page_words(pdf)
+    assert real[pdf.name].chunks
     for chunk in real[pdf.name].chunks:
         on_pages = Counter()
         for page in chunk.pages:
@@ -127,6 +131,7 @@ def test_real_pdf_chunk_text_is_on_the_pages_it_claims(real, pdf):
         assert not missing, (chunk.chunk_id, chunk.pages, missing[:10])
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda pdf: pdf.stem)
 def test_nearly_all_page_text_reaches_some_chunk(real, pdf):
@@ -142,6 +147,7 @@ def test_nearly_all_page_text_reaches_some_chunk(real, pdf):
     assert reached / sum(on_pages.values()) >= 0.90
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_evidence_paragraphs_sit_whole_inside_one_chunk_whose_pages_hold_them(real):
     pdf = CORPUS_PDF / "s2orc_N18-3011.pdf"

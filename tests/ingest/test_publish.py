@@ -87,6 +87,7 @@ def _wait_for_papers_written(process, count):
 
 # Kill before the first paper is written, after the first, halfway (of 480 waiting, so that the
 # kill surely lands mid-run), and after the last (while the index is ordered and the run published).
+@pytest.mark.slow
 @pytest.mark.parametrize(("papers_written", "waiting"), [(0, 80), (1, 80), (240, 480), (80, 80)])
 def test_kill_9_at_any_moment_leaves_the_published_database_as_it_was(library, papers_written, waiting):
     folder, db = library
@@ -153,6 +154,7 @@ def test_the_spill_folder_of_a_run_killed_mid_sort_is_cleaned_up_by_the_next_run
     assert list(db.parent.glob(db.name + ".building-*")) == []
 
 
+@pytest.mark.slow
 def test_readers_get_the_last_complete_state_during_a_run_and_the_new_one_after(library):
     folder, db = library
     _add_backlog(folder)
@@ -176,6 +178,7 @@ def test_readers_get_the_last_complete_state_during_a_run_and_the_new_one_after(
     assert _documents(db) == 500
 
 
+@pytest.mark.slow
 def test_a_second_ingest_exits_at_once_with_its_own_code(library):
     folder, db = library
     _add_backlog(folder)

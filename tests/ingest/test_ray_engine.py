@@ -4,7 +4,8 @@ local process pool, a task whose worker is killed run again, a failed file recor
 as the local pool keeps them, shards that DuckDB reads in place, the same rows whatever the
 files per task, and shards written to a --shards-dir that the run cleans of its own files only.
 
-One Ray is started for the module (7 s here) and every run joins it, as `--ray-address` would.
+One Ray is started for the module and every run joins it, as `--ray-address` would: starting Ray
+costs more than most of these runs (docs/performance.md, the test suite).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ from pipeline.ingest.shards import SHARD_SUFFIX
 from pipeline.ingest.task import over_time_limit
 
 ray = pytest.importorskip("ray", reason="Ray is the [ray] extra (in [test] too): pip install -e '.[test]'")
+
+# Every test here runs on a Ray started for the module, and most run the pool beside it.
+pytestmark = pytest.mark.slow
 
 RAY = IngestOptions(workers=2, engine=Engine.ray, files_per_task=2)
 LOCAL = IngestOptions(workers=2)

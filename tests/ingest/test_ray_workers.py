@@ -10,6 +10,9 @@ from pipeline.ingest.cluster import connected_to_ray
 
 ray = pytest.importorskip("ray", reason="Ray is the [ray] extra (in [test] too): pip install -e '.[test]'")
 
+# Starting a Ray of its own costs seconds.
+pytestmark = pytest.mark.slow
+
 
 def test_a_worker_of_a_ray_the_pipeline_starts_collects_garbage_as_a_pool_worker_does():
     if ray.is_initialized():

@@ -107,6 +107,7 @@ def _chunks_not_on_their_lines(file: Path, chunked: ChunkedDocument) -> list[str
     return wrong
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", ["markdown", "jats_md"])
 def test_every_markdown_chunk_starts_on_its_first_line_and_ends_on_its_last(folder, rules):
     wrong = []

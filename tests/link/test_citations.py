@@ -627,6 +627,7 @@ def test_inspect_lists_each_chunks_citations_and_links(database):
 # ---------------------------------------------------------------- on the real papers
 
 
+@pytest.mark.slow
 def test_citations_resolve_as_the_jats_articles_say(rules):
     # 0.995 and 0.996 when measured; the floors sit just under.
     score = score_jats_md(shared_corpus(), rules)

@@ -139,6 +139,7 @@ def test_the_report_lists_each_papers_metadata_and_the_most_cited_papers_of_the_
     assert report[most_cited + 1] == "     2  cited.md: Sleep loss raises interleukin-6 in healthy adults"
 
 
+@pytest.mark.slow
 def test_on_the_shared_pdfs_and_papers_citing_them_every_link_is_right(tmp_path, rules):
     corpus = shared_corpus()
     if not (corpus / "pdf_jats").is_dir():
@@ -195,8 +196,8 @@ def test_search_without_expand_follows_no_citation(tmp_path, rules):
 
 
 def test_the_title_join_pairs_entries_with_papers_by_first_author_not_every_entry_with_every_paper(tmp_path, rules):
-    # Paired every way and then filtered, the join grew with the square of the library: 9,360
-    # papers took minutes to link.
+    # Paired every way and then filtered, the join grew with the square of the library
+    # (docs/performance.md gives the figures at 10 and 30 copies of the shared corpus).
     db = ingested_papers(tmp_path, {"cited.md": "# A paper\n\nText.\n"}, rules)
     with writable_database(db) as connection:
         plan = connection.execute("EXPLAIN " + paper_links._LINKS).fetchall()[0][1]

@@ -1,8 +1,8 @@
-"""Patterns that a long run of one character made take minutes: a heading of 160,000 dots once
-kept `inspect` busy for 77 s. Each test gives the code that holds such a pattern a 200 KB run; a
-linear pattern reads it in milliseconds and a quadratic one in minutes, so a bound of seconds
-tells them apart without flaking. `bench/pattern_growth.py` sweeps every pattern of the rules and
-of the package over such runs and prints how their time grows."""
+"""Patterns that a long run of one character can make take minutes, as a heading of 160,000 dots
+and spaces once stalled `inspect`. Each test gives the code that holds such a pattern a 200 KB
+run; a linear pattern reads it in milliseconds and a quadratic one in minutes, so a bound of
+seconds tells them apart without flaking. `bench/pattern_growth.py` sweeps every pattern of the
+rules and of the package over such runs and prints how their time grows."""
 
 from __future__ import annotations
 

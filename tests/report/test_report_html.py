@@ -87,9 +87,9 @@ def written(small, rules) -> Path:
 def test_the_histograms_rule_lines_are_the_rules_sizes(tmp_path):
     custom = load_rules(edited_rules_file(tmp_path, "target_min_words = 500", "target_min_words = 432")).chunk
     figure = size_figure({"methods": [100, 700], "results": [300]}, custom)
-    for axis in figure.axes:
-        drawn = {line.get_gid(): line.get_xdata()[0] for line in axis.lines}
-        assert drawn == {"rule-target_min_words": 432, "rule-target_max_words": custom.target_max_words, "rule-hard_max_words": custom.hard_max_words}
+    drawn = [{line.get_gid(): line.get_xdata()[0] for line in axis.lines} for axis in figure.axes]
+    rules_sizes = {"rule-target_min_words": 432, "rule-target_max_words": custom.target_max_words, "rule-hard_max_words": custom.hard_max_words}
+    assert drawn == [rules_sizes, rules_sizes]  # a panel each for methods and results
 
 
 def test_the_page_names_the_rules_sizes_it_drew(small, tmp_path):
