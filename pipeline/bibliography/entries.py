@@ -25,7 +25,7 @@ from pipeline.records.chunks import SectionNode
 from pipeline.records.base import BlockKind
 from pipeline.records.chunked import EntrySpan
 from pipeline.records.document import Block, Document
-from pipeline.normalize.heading_key import heading_key
+from pipeline.text.heading_key import heading_key
 from pipeline.rules import Rules
 from pipeline.rules.heading_matcher import HeadingMatcher
 

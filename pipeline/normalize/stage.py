@@ -16,7 +16,7 @@ from operator import itemgetter
 
 from pipeline.normalize.block_index import BLOCK_SEPARATOR
 from pipeline.normalize.characters import clean_characters, drop_converter_anchors
-from pipeline.normalize.heading_key import heading_key
+from pipeline.text.heading_key import heading_key
 from pipeline.normalize.superscripts import carried_superscripts
 from pipeline.normalize.words import count_words, count_words_in_line
 from pipeline.records.base import BlockKind, SourceFormat, TextSegment

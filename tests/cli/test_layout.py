@@ -17,9 +17,9 @@ MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 
 STAGE_ORDER: list[set[str]] = [
-    # What every stage may use: the records, the errors, the rules, the package's version, and
-    # running a user's own command within limits.
-    {"records", "errors", "rules", "__init__", "user_command"},
+    # What every stage may use: the records, the errors, the rules, the package's version,
+    # running a user's own command within limits, and what a heading's text means (`text`).
+    {"records", "errors", "rules", "__init__", "user_command", "text"},
     {"extract"},
     {"normalize"},
     # A paper's metadata is read from the normalized document (it imports normalize, records and
@@ -29,10 +29,16 @@ STAGE_ORDER: list[set[str]] = [
     {"bibliography"},
     {"chunk"},
     {"link"},
+    # A question's words in the papers' language (Korean through the glossary): the search's
+    # preparation, which the index's search runs; it imports no stage.
+    {"crosslingual"},
     {"index"},
+    # What a record is as exported: the run's change log (`ingest/changes.py`) fingerprints
+    # records as an export shows them, for `export --since`.
+    {"export"},
     {"ingest"},
     # The ways out of the data, which read the database and the records but feed no stage.
-    {"export", "report", "audit", "crosslingual"},
+    {"report", "audit"},
     {"cli", "__main__"},
 ]
 """The stages in the order data moves, each set one rank: a module may import its own rank's

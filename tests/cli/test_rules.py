@@ -9,7 +9,7 @@ import pytest
 
 from conftest import edited_rules_file
 from pipeline.errors import RulesError
-from pipeline.normalize.heading_key import heading_key
+from pipeline.text.heading_key import heading_key
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
 
 

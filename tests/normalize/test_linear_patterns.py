@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from conftest import chunk_markdown
 from pipeline.cli import app
 from pipeline.index.terms import index_words
-from pipeline.normalize.heading_key import heading_key
+from pipeline.text.heading_key import heading_key
 
 runner = CliRunner()
 LONG = 200_000

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from pipeline.extract.pdf.heading_styles import NUMBERING
 from pipeline.extract.pdf.records import PdfBlock, Row
-from pipeline.normalize.heading_key import heading_key
+from pipeline.text.heading_key import heading_key
 from pipeline.records.base import BlockKind
 
 _PAGE_AT_END = re.compile(r"(?<!\w)(?:\d{1,4}|[ivxlc]{1,7})$")

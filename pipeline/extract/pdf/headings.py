@@ -26,7 +26,7 @@ from pipeline.extract.pdf.heading_styles import (
 from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.extract.pdf.title import looks_like_byline, mark_title, title_position
 from pipeline.extract.pdf.typography import HEADING_LINE_FILL, SAME_SIZE, TERMINAL
-from pipeline.normalize.heading_key import heading_key
+from pipeline.text.heading_key import heading_key
 from pipeline.records.base import BlockKind
 
 _TITLE = "title"

@@ -20,7 +20,7 @@ from pipeline.extract.pdf.heading_styles import NUMBERING, numbering_depth, with
 from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
 from pipeline.extract.pdf.records import Layout, Lead, PdfBlock, Row
 from pipeline.extract.pdf.typography import SAME_SIZE, TERMINAL
-from pipeline.normalize.heading_key import heading_key
+from pipeline.text.heading_key import heading_key
 from pipeline.records.base import BlockKind, SectionType
 from pipeline.rules import Rules
 
