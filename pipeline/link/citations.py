@@ -16,7 +16,6 @@ from pipeline.rules import CitationRules
 
 # Separators with the spaces about them, matched from where the spaces start: tried inside a long
 # run of spaces, each start would read it to its end.
-_RANGE = re.compile(r"(?<!\s)\s*[-–—]\s*")
 _MEMBERS = re.compile(r"(?<!\s)\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
 _CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
@@ -74,25 +73,26 @@ def _cites_in_brackets(paper_text: str, bibliography: Bibliography, rules: Citat
     """Whether the paper writes numbers in brackets as markers: `[2019]` past its numbering does
     not show it, `[95-2000]` (a range too long to cite) does."""
     for match in rules.brackets.finditer(paper_text):
-        members = _members(match["members"], rules.max_range)
+        members = _members(match["members"], rules)
         if members is None or bibliography.numbers_that_far(members, None, rules):
             return True
     return False
 
 
-def _members(written: str, limit: int) -> list[str] | None:
-    """The numbers a numeric marker cites, ranges expanded; None where a range is too long or
-    runs backwards, so the marker is no citation (`[95-2000]`)."""
+def _members(written: str, rules: CitationRules) -> list[str] | None:
+    """The numbers a numeric marker cites, ranges expanded, whichever of the rules' dashes joins
+    their bounds; None where a range is too long (`max_range`) or runs backwards, so the marker
+    is no citation (`[95-2000]`)."""
     if written.isdigit():
         return [written]  # most markers cite one entry
     members: list[str] = []
     for part in _MEMBERS.split(written.strip()):
-        bounds = _RANGE.split(part)
+        bounds = rules.range_dash.split(part)
         if len(bounds) == 1:
             members.append(bounds[0])
             continue
         first, last = int(bounds[0]), int(bounds[1])
-        if not 0 < last - first < limit:
+        if not 0 < last - first < rules.max_range:
             return None
         members.extend(str(number) for number in range(first, last + 1))
     return members
@@ -105,7 +105,7 @@ def _numeric(chunk: Chunk, matches: list[re.Match[str]], bibliography: Bibliogra
     missing = bibliography.missing_because(chunk) if matches else NO_ENTRY
     highest = bibliography.highest_for(chunk) if matches else 0
     for match, following in zip(matches, [*matches[1:], None]):
-        members = _members(match["members"], rules.max_range)
+        members = _members(match["members"], rules)
         if members is None or not bibliography.numbers_that_far(members, chunk, rules) or _values(chunk.text, match, members, highest, rules):
             continue
         start, end = match.span()
@@ -113,7 +113,7 @@ def _numeric(chunk: Chunk, matches: list[re.Match[str]], bibliography: Bibliogra
             entries = labels.get(member, [])
             found.append(_resolved(chunk, start, end, entries, CitationResolution.number, f"number {member}", missing))
         # Only a dash between them, matched in place: the text between two markers may be long.
-        if following is not None and _RANGE.fullmatch(chunk.text, end, following.start()):
+        if following is not None and rules.range_dash.fullmatch(chunk.text, end, following.start()):
             found += _between(chunk, match, following, bibliography, rules)
     return found
 
@@ -134,7 +134,7 @@ def _values(text: str, match: re.Match[str], members: list[str], highest: int, r
 
 def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
     """`[11]–[13]`: a range written as two markers joined by a dash cites the members between them too."""
-    low, high = _members(first["members"], rules.max_range), _members(last["members"], rules.max_range)
+    low, high = _members(first["members"], rules), _members(last["members"], rules)
     if not low or not high or not (low[-1].isdigit() and high[0].isdigit()) or not 0 < int(high[0]) - int(low[-1]) < rules.max_range:
         return []
     if not bibliography.numbers_that_far(high, chunk, rules):

@@ -112,7 +112,7 @@ def _citations_of(
         return []  # `fν ² F ν`: inside a formula
     if end < len(text) and text[end].isalnum():
         return []  # `¹H`, `¹³C`: a prefix of the word it stands before
-    members = _members(marker["members"], rules.max_range)
+    members = _members(marker["members"], rules)
     labels = bibliography.labels_for(chunk)
     if not members or footnotes.intersection(members) or not all(member in labels for member in members):
         return []  # a number beyond the bibliography is an exponent or a residue number
