@@ -24,6 +24,9 @@ _COMMA = re.compile(r",\s+")
 # 2017`): a comma after a year (with its letter) and before a capital. Another year (`2019,
 # 2020`) or a page (`2019, p. 5`) after the comma is the same work's.
 _WORK_AFTER_YEAR = re.compile(r"(?<=\d\d\d\d)[a-z]?\s*,\s+(?=[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ])")
+# A year as the code reads it out of a citation's `years`: its digits and letter (`2020a`), not
+# what else the rules' `year` allows after it (a converter's link mark, `1990 ▶`).
+_YEAR_READ = re.compile(r"\d{4}(?-i:[a-z])?")
 _NAME_MAX_WORDS = 3
 """Words of an author's name parted from the next by a semicolon (`Di Bitetti; Ferreras, 2017`):
 a surname with a particle or two; a longer part is a note, not a name."""
@@ -226,7 +229,7 @@ def _by_organisation(chunk: Chunk, part: str, start: int, end: int, bibliography
     if citation is None:
         return []
     author = surname_key(citation["first"])
-    years = _MEMBERS.split(citation["years"])
+    years = _YEAR_READ.findall(citation["years"])
     entries = [bibliography.by_whole_author_year.get((author, year[:4]), []) for year in years]
     if not all(entries):
         return []
@@ -276,7 +279,7 @@ def _narrative(text: str, pattern: re.Pattern[str], surnames: set[str]) -> list[
 def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibliography: Bibliography) -> list[Citation]:
     first, second = surname_key(citation["first"]), citation["second"]
     found = []
-    for year in _MEMBERS.split(citation["years"]):
+    for year in _YEAR_READ.findall(citation["years"]):
         # An entry whose title prints a year before its own (ABNT prints the year last) is found
         # by the year it prints later, where no entry of the author has that year first.
         entries = bibliography.by_author_year.get((first, year[:4])) or bibliography.by_author_later_year.get((first, year[:4]), [])

@@ -87,9 +87,9 @@ class ReferenceRules(RulesModel):
 
 
 class CitationRules(RulesModel):
-    """In-text citation markers. The patterns are written around four fragments, `{dash}`,
-    `{numbers}`, `{surname}` and `{year}`, filled in when the rules are loaded (`{dash}` in
-    `numbers` too)."""
+    """In-text citation markers. The patterns are written around five fragments, `{dash}`,
+    `{link_mark}`, `{numbers}`, `{surname}` and `{year}`, filled in when the rules are loaded
+    (`{dash}` in `numbers` too, `{link_mark}` in `year`)."""
 
     dash: PatternFragment = "[-‐‑‒–—―−]"
     """A character that joins a range's bounds (`3-7`, `3–7`): any dash a typesetter prints there,
@@ -98,8 +98,12 @@ class CitationRules(RulesModel):
     """A numeric marker's members: numbers and ranges with `,` or `;` between them."""
     surname: PatternFragment
     """A surname as a citation writes it."""
+    link_mark: PatternFragment = "[\u2190-\u21ff\u25a0-\u25ff\u2794-\u27bf\u27f0-\u27ff\u2900-\u297f\u2b00-\u2bff]"
+    """A mark a converter leaves where a link stood after a citation's year (`(McPherson, 1990 ▶)`):
+    an arrow or a geometric shape."""
     year: PatternFragment
-    """A year as a citation writes it, with its letter (`2020a`)."""
+    """A year as a citation writes it, with its letter (`2020a`) and any link mark after it
+    (`1990 ▶`): the code reads the year's digits and letter alone."""
     brackets: Pattern
     """A numeric marker in brackets (`[3-5, 9]`), its members in a group `members`."""
     parentheses: Pattern
@@ -190,10 +194,10 @@ class CitationRules(RulesModel):
     """A range's dash with the spaces about it (`3 – 7`): where a marker's members are parted
     into a range's bounds, and what joins two markers into a range (`[11]–[13]`)."""
 
-    @field_validator("numbers", mode="before")
+    @field_validator("numbers", "year", mode="before")
     @classmethod
-    def _fill_in_the_dash(cls, template: object, info: ValidationInfo) -> object:
-        return _filled_in(template, info, ("dash",))
+    def _fill_in_the_marks(cls, template: object, info: ValidationInfo) -> object:
+        return _filled_in(template, info, ("dash", "link_mark"))
 
     @field_validator(
         "brackets", "parentheses", "ref_ids", "author_year", "narrative", "organisation", "superscript", "superscript_markup",
