@@ -138,3 +138,16 @@ def test_a_pdf_range_in_superscripts_cites_every_member(tmp_path, rules, dash):
     ]
     cited = _pdf_cited(tmp_path, rules, lines)
     assert [ref_id for _, ref_id in cited] == ["R1", "R2", "R3", "R4", "R5", "R6", "R7"]
+
+
+@pytest.mark.parametrize("dash", ["\u2011", "\u2013"], ids=["non-breaking hyphen", "en dash"])
+def test_a_pdf_superscript_range_whose_dash_is_set_at_body_size_cites_every_member(tmp_path, rules, dash):
+    """Some fonts lack a raised dash: the typesetter raises the bounds and sets the dash between
+    them at body size (`³‑⁶`)."""
+    lines = [
+        [("Dosing schedules were compared in many earlier trials of this kind", False), ("1,2", True), (" and", False)],
+        [("the reviews that pooled them agreed on the main points of the method", False), ("3", True), (dash, False), ("6", True), (".", False)],
+        [("Later trials agreed with the first ones on every count that was read", False), ("7", True), (".", False)],
+    ]
+    cited = _pdf_cited(tmp_path, rules, lines)
+    assert [ref_id for _, ref_id in cited] == ["R1", "R2", "R3", "R4", "R5", "R6", "R7"]
