@@ -1,7 +1,10 @@
 """Section types: each top-level heading by the rules (a strict anchor first, then the broad
-patterns), passed on to its sub-sections, which inherit it."""
+patterns), passed on to its sub-sections, which inherit it, but for a sub-section that a meta
+anchor names (`Acknowledgements` below `Methods`)."""
 
 from __future__ import annotations
+
+import re
 
 from pipeline.records.chunks import SectionNode
 from pipeline.records.base import SectionType, TypeSource
@@ -25,7 +28,7 @@ def classify_sections(nodes: list[SectionNode], rules: Rules, headings: HeadingM
 def _with_evidence(node: SectionNode, headings: HeadingMatcher) -> SectionNode:
     """`node` and its sub-sections with what the rules say of their headings: the strict anchor
     they match, and the broad type (an anchor's own, else the first broad pattern's)."""
-    key = node.heading.heading_key or ""
+    key = _letters_joined(node.heading.heading_key or "")
     anchor = headings.anchor_for(key)
     broad = None if anchor else headings.classify_heading(key)  # a broad type only counts without an anchor
     return node._replace(
@@ -34,6 +37,16 @@ def _with_evidence(node: SectionNode, headings: HeadingMatcher) -> SectionNode:
         broad_rule=broad.name if broad else None,
         children=tuple(_with_evidence(child, headings) for child in node.children),
     )
+
+
+# A run of three or more letters each standing alone: a word spelt out letter by letter.
+_SPACED_LETTERS = re.compile(r"(?<!\S)(?:\w ){2,}\w(?!\S)")
+
+
+def _letters_joined(key: str) -> str:
+    """The heading key with each word a layout spells out letter by letter (`a b s t r a c t`,
+    as a letter-spaced heading comes out of a PDF) written whole (`abstract`)."""
+    return _SPACED_LETTERS.sub(lambda spaced: spaced.group().replace(" ", ""), key) if " " in key else key
 
 
 def _typed(node: SectionNode, rules: Rules) -> SectionNode:
@@ -51,7 +64,28 @@ def _typed(node: SectionNode, rules: Rules) -> SectionNode:
         )
         return node._replace(decisions=(*node.decisions, decision), children=tuple(_typed(child, rules) for child in node.children)
         )
-    return node._replace(children=tuple(inherit_type(child, node.section_type) for child in node.children))
+    return node._replace(children=_passed_on(node.children, node.section_type, rules))
+
+
+def _passed_on(children: tuple[SectionNode, ...], section_type: SectionType, rules: Rules) -> tuple[SectionNode, ...]:
+    """The sub-sections `children` and theirs typed `section_type`, inherited, but for the run of
+    them at the end that meta anchors name (`Acknowledgements`, `Competing interests`,
+    `References`): back matter that a PDF's heading levels set below the last body section is
+    meta by its own headings, and passes meta on to what it holds. One amid the body's own
+    sub-sections is the body's (`Authors.` among `Papers.` and `Entities.`)."""
+    if section_type == SectionType.meta:
+        return tuple(inherit_type(child, section_type) for child in children)
+    back_matter = len(children)
+    while back_matter and children[back_matter - 1].anchor and children[back_matter - 1].broad_type == SectionType.meta:
+        back_matter -= 1
+    inherited = tuple(
+        child._replace(
+            section_type=section_type, type_source=TypeSource.inherited, type_rule=None,
+            children=_passed_on(child.children, section_type, rules),
+        )
+        for child in children[:back_matter]
+    )
+    return inherited + tuple(_typed(child, rules) for child in children[back_matter:])
 
 
 def inherit_type(node: SectionNode, section_type: SectionType, source: TypeSource = TypeSource.inherited) -> SectionNode:

@@ -17,7 +17,6 @@ from pipeline.rules import CitationRules
 
 # Separators with the spaces about them, matched from where the spaces start: tried inside a long
 # run of spaces, each start would read it to its end.
-_RANGE = re.compile(r"(?<!\s)\s*[-–—]\s*")
 _MEMBERS = re.compile(r"(?<!\s)\s*[,;]\s*")
 _PARENTHESIS = re.compile(r"\(([^()]{4,400})\)")
 _CITATIONS_IN_PARENTHESIS = re.compile(r"[^;]+")
@@ -26,6 +25,9 @@ _COMMA = re.compile(r",\s+")
 # 2017`): a comma after a year (with its letter) and before a capital. Another year (`2019,
 # 2020`) or a page (`2019, p. 5`) after the comma is the same work's.
 _WORK_AFTER_YEAR = re.compile(r"(?<=\d\d\d\d)[a-z]?\s*,\s+(?=[A-ZÀ-ÖØ-ÞĆČĐŁŃŘŚŠŞŢŽŹŻ])")
+# A year as the code reads it out of a citation's `years`: its digits and letter (`2020a`), not
+# what else the rules' `year` allows after it (a converter's link mark, `1990 ▶`).
+_YEAR_READ = re.compile(r"\d{4}(?-i:[a-z])?")
 _NAME_MAX_WORDS = 3
 """Words of an author's name parted from the next by a semicolon (`Di Bitetti; Ferreras, 2017`):
 a surname with a particle or two; a longer part is a note, not a name."""
@@ -75,25 +77,26 @@ def _cites_in_brackets(paper_text: str, bibliography: Bibliography, rules: Citat
     """Whether the paper writes numbers in brackets as markers: `[2019]` past its numbering does
     not show it, `[95-2000]` (a range too long to cite) does."""
     for match in rules.brackets.finditer(paper_text):
-        members = _members(match["members"], rules.max_range)
+        members = _members(match["members"], rules)
         if members is None or bibliography.numbers_that_far(members, None, rules):
             return True
     return False
 
 
-def _members(written: str, limit: int) -> list[str] | None:
-    """The numbers a numeric marker cites, ranges expanded; None where a range is too long or
-    runs backwards, so the marker is no citation (`[95-2000]`)."""
+def _members(written: str, rules: CitationRules) -> list[str] | None:
+    """The numbers a numeric marker cites, ranges expanded, whichever of the rules' dashes joins
+    their bounds; None where a range is too long (`max_range`) or runs backwards, so the marker
+    is no citation (`[95-2000]`)."""
     if written.isdigit():
         return [written]  # most markers cite one entry
     members: list[str] = []
     for part in _MEMBERS.split(written.strip()):
-        bounds = _RANGE.split(part)
+        bounds = rules.range_dash.split(part)
         if len(bounds) == 1:
             members.append(bounds[0])
             continue
         first, last = int(bounds[0]), int(bounds[1])
-        if not 0 < last - first < limit:
+        if not 0 < last - first < rules.max_range:
             return None
         members.extend(str(number) for number in range(first, last + 1))
     return members
@@ -106,7 +109,7 @@ def _numeric(chunk: Chunk, matches: list[re.Match[str]], bibliography: Bibliogra
     missing = bibliography.missing_because(chunk) if matches else NO_ENTRY
     highest = bibliography.highest_for(chunk) if matches else 0
     for match, following in zip(matches, [*matches[1:], None]):
-        members = _members(match["members"], rules.max_range)
+        members = _members(match["members"], rules)
         if members is None or not bibliography.numbers_that_far(members, chunk, rules) or _values(chunk.text, match, members, highest, rules):
             continue
         start, end = match.span()
@@ -114,7 +117,7 @@ def _numeric(chunk: Chunk, matches: list[re.Match[str]], bibliography: Bibliogra
             entries = labels.get(member, [])
             found.append(_resolved(chunk, start, end, entries, CitationResolution.number, f"number {member}", missing))
         # Only a dash between them, matched in place: the text between two markers may be long.
-        if following is not None and _RANGE.fullmatch(chunk.text, end, following.start()):
+        if following is not None and rules.range_dash.fullmatch(chunk.text, end, following.start()):
             found += _between(chunk, match, following, bibliography, rules)
     return found
 
@@ -135,7 +138,7 @@ def _values(text: str, match: re.Match[str], members: list[str], highest: int, r
 
 def _between(chunk: Chunk, first: re.Match[str], last: re.Match[str], bibliography: Bibliography, rules: CitationRules) -> list[Citation]:
     """`[11]–[13]`: a range written as two markers joined by a dash cites the members between them too."""
-    low, high = _members(first["members"], rules.max_range), _members(last["members"], rules.max_range)
+    low, high = _members(first["members"], rules), _members(last["members"], rules)
     if not low or not high or not (low[-1].isdigit() and high[0].isdigit()) or not 0 < int(high[0]) - int(low[-1]) < rules.max_range:
         return []
     if not bibliography.numbers_that_far(high, chunk, rules):
@@ -227,7 +230,7 @@ def _by_organisation(chunk: Chunk, part: str, start: int, end: int, bibliography
     if citation is None:
         return []
     author = letters(citation["first"])
-    years = _MEMBERS.split(citation["years"])
+    years = _YEAR_READ.findall(citation["years"])
     entries = [bibliography.by_whole_author_year.get((author, year[:4]), []) for year in years]
     if not all(entries):
         return []
@@ -277,7 +280,7 @@ def _narrative(text: str, pattern: re.Pattern[str], surnames: set[str]) -> list[
 def _by_author(chunk: Chunk, citation: re.Match[str], start: int, end: int, bibliography: Bibliography) -> list[Citation]:
     first, second = letters(citation["first"]), citation["second"]
     found = []
-    for year in _MEMBERS.split(citation["years"]):
+    for year in _YEAR_READ.findall(citation["years"]):
         # An entry whose title prints a year before its own (ABNT prints the year last) is found
         # by the year it prints later, where no entry of the author has that year first.
         entries = bibliography.by_author_year.get((first, year[:4])) or bibliography.by_author_later_year.get((first, year[:4]), [])

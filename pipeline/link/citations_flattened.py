@@ -124,7 +124,7 @@ def _glued_runs(glued: list[tuple[Chunk, re.Match[str]]], document: Document, ru
             continue
         if _raised(document, raised_starts, chunk.char_start + start, chunk.char_start + end):
             continue  # the PDF printed it raised: read, or found to be no citation, as a superscript
-        members = _members(match["members"], rules.max_range)
+        members = _members(match["members"], rules)
         if members is not None:
             found.append(_Run(chunk, match, members))
     return found

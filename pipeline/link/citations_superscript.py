@@ -46,7 +46,7 @@ def superscript_citations(
     """The superscript citations of every chunk but those in `skip` (the bibliography's own and
     the front matter's), in order; none where the paper does not cite in superscripts.
     `bracketed` has the chunks' matches of the rules' `brackets` (of every chunk read, at least)."""
-    runs = _superscript_runs(document)
+    runs = _superscript_runs(document, rules)
     marked = [
         (chunk, match) for chunk in chunks if chunk.chunk_id not in skip for match in rules.superscript_markup.finditer(chunk.text)
     ]
@@ -85,12 +85,13 @@ def defined_footnotes(chunks: list[Chunk], skip: set[str], rules: CitationRules)
     }
 
 
-def _superscript_runs(document: Document) -> list[tuple[int, int]]:
+def _superscript_runs(document: Document, rules: CitationRules) -> list[tuple[int, int]]:
     """The document's superscripts in text order, those that touch (`3`, `,`, `5` set as three
-    spans) joined into one run."""
+    spans) joined into one run, and so are two that only a range's dash parts (`³‑⁶`, the dash
+    set at body size where the font has no raised one)."""
     runs: list[tuple[int, int]] = []
     for start, end in document.superscripts:
-        if runs and start <= runs[-1][1]:
+        if runs and (start <= runs[-1][1] or rules.range_dash.fullmatch(document.text, runs[-1][1], start)):
             runs[-1] = (runs[-1][0], max(end, runs[-1][1]))
         else:
             runs.append((start, end))
@@ -112,7 +113,7 @@ def _citations_of(
         return []  # `fν ² F ν`: inside a formula
     if end < len(text) and text[end].isalnum():
         return []  # `¹H`, `¹³C`: a prefix of the word it stands before
-    members = _members(marker["members"], rules.max_range)
+    members = _members(marker["members"], rules)
     labels = bibliography.labels_for(chunk)
     if not members or footnotes.intersection(members) or not all(member in labels for member in members):
         return []  # a number beyond the bibliography is an exponent or a residue number

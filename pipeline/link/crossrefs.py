@@ -15,7 +15,7 @@ from pipeline.records.chunks import Chunk, Section
 from pipeline.records.links import Link, LinkKind
 from pipeline.rules import LinkRules
 
-# Matched from where the spaces before a separator start (see citations._RANGE).
+# Matched from where the spaces before a separator start (see citations._MEMBERS).
 _SEPARATORS = re.compile(r"(?<!\s)\s*(?:,|and|&|to)\s*")
 _RANGE = re.compile(r"(?<!\s)\s*[-–]\s*")
 _SECTION_NUMBER = re.compile(r"^[\s*_]*(\d+(?:\.\d+)*)\.?[\s*_]")

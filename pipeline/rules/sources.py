@@ -87,15 +87,23 @@ class ReferenceRules(RulesModel):
 
 
 class CitationRules(RulesModel):
-    """In-text citation markers. The patterns are written around three fragments, `{numbers}`,
-    `{surname}` and `{year}`, filled in when the rules are loaded."""
+    """In-text citation markers. The patterns are written around five fragments, `{dash}`,
+    `{link_mark}`, `{numbers}`, `{surname}` and `{year}`, filled in when the rules are loaded
+    (`{dash}` in `numbers` too, `{link_mark}` in `year`)."""
 
+    dash: PatternFragment = "[-‐‑‒–—―−]"
+    """A character that joins a range's bounds (`3-7`, `3–7`): any dash a typesetter prints there,
+    the non-breaking hyphen (`3‑7`) and the minus sign (`3−7`) among them."""
     numbers: PatternFragment
     """A numeric marker's members: numbers and ranges with `,` or `;` between them."""
     surname: PatternFragment
     """A surname as a citation writes it."""
+    link_mark: PatternFragment = "[\u2190-\u21ff\u25a0-\u25ff\u2794-\u27bf\u27f0-\u27ff\u2900-\u297f\u2b00-\u2bff]"
+    """A mark a converter leaves where a link stood after a citation's year (`(McPherson, 1990 ▶)`):
+    an arrow or a geometric shape."""
     year: PatternFragment
-    """A year as a citation writes it, with its letter (`2020a`)."""
+    """A year as a citation writes it, with its letter (`2020a`) and any link mark after it
+    (`1990 ▶`): the code reads the year's digits and letter alone."""
     brackets: Pattern
     """A numeric marker in brackets (`[3-5, 9]`), its members in a group `members`."""
     parentheses: Pattern
@@ -122,7 +130,7 @@ class CitationRules(RulesModel):
     """A citation of a parenthesis's list by an author of several words, an organisation
     (`World Health Organization, 2010`): groups `first`, `years`. Counted only where `first`,
     whole, is the first author of an entry of that year."""
-    superscript: Pattern = Field(default=r"(?P<members>\d{1,6}(?:\s*[-–—,]\s*\d{1,6})*)")
+    superscript: Pattern = Field(default=r"(?P<members>\d{1,6}(?:\s*(?:{dash}|,)\s*\d{1,6})*)", validate_default=True)
     """A PDF's superscript that can be a citation, whole (`3`, `3,5`, `3–7`), its members in a
     group `members`; what else it may be is told by `superscript_not_after` and the bibliography."""
     superscript_not_after: Pattern = Field(default=r"(?:\d|(?<![^\W\d_])[^\W\d_])$")
@@ -182,10 +190,22 @@ class CitationRules(RulesModel):
     six entries: kept, unresolved); a higher one is a marker only where the bibliography numbers
     that far, as it is elsewhere a year or a count (`[2019]`)."""
 
-    @field_validator("brackets", "parentheses", "ref_ids", "author_year", "narrative", "organisation", "superscript", "superscript_markup", mode="before")
+    range_dash: Pattern = Field(default=r"\s*{dash}\s*", validate_default=True)
+    """A range's dash with the spaces about it (`3 – 7`): where a marker's members are parted
+    into a range's bounds, and what joins two markers into a range (`[11]–[13]`)."""
+
+    @field_validator("numbers", "year", mode="before")
+    @classmethod
+    def _fill_in_the_marks(cls, template: object, info: ValidationInfo) -> object:
+        return _filled_in(template, info, ("dash", "link_mark"))
+
+    @field_validator(
+        "brackets", "parentheses", "ref_ids", "author_year", "narrative", "organisation", "superscript", "superscript_markup",
+        "flattened", "range_dash", mode="before",
+    )
     @classmethod
     def _fill_in_fragments(cls, template: object, info: ValidationInfo) -> object:
-        return _filled_in(template, info, ("numbers", "surname", "year"))
+        return _filled_in(template, info, ("dash", "numbers", "surname", "year"))
 
 
 def _filled_in(template: object, info: ValidationInfo, fragments: tuple[str, ...]) -> object:
