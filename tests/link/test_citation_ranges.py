@@ -11,7 +11,7 @@ import pymupdf
 import pytest
 
 from conftest import chunk_markdown
-from pipeline.ingest.task import process_file
+from pipeline.ingest.process import process
 
 DASHES = {
     "hyphen-minus": "-",
@@ -118,7 +118,7 @@ def _write_pdf(path: Path, lines: list[list[tuple[str, bool]]]) -> Path:
 
 def _pdf_cited(tmp_path: Path, rules, lines: list[list[tuple[str, bool]]]) -> list[tuple[str, str | None]]:
     path = _write_pdf(tmp_path / "ranges.pdf", lines)
-    chunked = process_file(path, path.name, "ranges", rules)
+    chunked = process(path, path.name, "ranges", rules).chunked
     return [(citation.marker, citation.ref_id) for citation in chunked.citations]
 
 
