@@ -61,7 +61,7 @@ def inspect_command(
 
 @app.command("export")
 def export_command(
-    out: Annotated[Path, typer.Option("--out", help="File to write, replaced whole once written; a link is followed, and a device, a pipe or - (standard output) written through.")],
+    out: Annotated[Path, typer.Option("--out", help="File to write, replaced whole once written; a link is followed, and a device, a pipe or - (standard output) written through. Never the database or its .wal or .lock: refused.")],
     export_format: Annotated[ExportFormat, typer.Option("--format", help="jsonl: a header line, then a record a line; parquet: a record a row.")] = ExportFormat.jsonl,
     db: DbOption = DEFAULT_DB,
     section_types: Annotated[
@@ -99,7 +99,7 @@ def report(
     rules: RulesOption = DEFAULT_RULES_PATH,
     html: Annotated[
         Path | None,
-        typer.Option("--html", help="Write the report as a self-contained HTML page here instead, with a page per paper in FILE's folder (report_files/ for report.html).", metavar="FILE"),
+        typer.Option("--html", help="Write the report as a self-contained HTML page here instead, with a page per paper in FILE's folder (report_files/ for report.html); never the database or its .wal or .lock.", metavar="FILE"),
     ] = None,
     quiet: QuietOption = False,
 ) -> None:

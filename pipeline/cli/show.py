@@ -18,7 +18,7 @@ def show_command(
     db: DbOption = DEFAULT_DB,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="File to write: .png or .html for a PDF chunk, .html or .txt for Markdown. Default: out/show/<chunk>.png (.html)."),
+        typer.Option("--out", help="File to write: .png or .html for a PDF chunk, .html or .txt for Markdown. Default: out/show/<chunk>.png (.html). Never the database or its .wal or .lock: refused."),
     ] = None,
     folder: FolderOption = None,
 ) -> None:

@@ -15,22 +15,26 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import duckdb
+
 from pipeline.errors import PipelineError
 
 STANDARD_OUTPUT = "-"
 
 
-def write_out(out: Path, write: Callable[[Path], None]) -> None:
+def write_out(out: Path, write: Callable[[Path], None], database: Path | None = None) -> None:
     """Write `out` through `write(staged)`, which writes a whole file at the path it is given.
 
     `-` is standard output, and a link is followed to its target. A regular file, or a new one,
     is written beside itself and moved into place, so a reader sees the last file or this one
     whole, never half of one. Anything else there (a device, a FIFO), and a name of a descriptor
-    (/dev/stdout), is written through.
+    (/dev/stdout), is written through. A path that is `database` or a file an ingest keeps beside
+    it is refused (`refuse_database_files`).
     """
     if str(out) == STANDARD_OUTPUT:
         _write_through(out, None, write)
         return
+    refuse_database_files(out, database)
     target = Path(os.path.realpath(out))
     if target.is_dir():
         raise PipelineError(f"{out} is a folder; pass the path of a file, in it or elsewhere")
@@ -51,9 +55,31 @@ def write_out(out: Path, write: Callable[[Path], None]) -> None:
         staged.unlink(missing_ok=True)
 
 
-def write_bytes_out(out: Path, content: bytes) -> None:
+def write_bytes_out(out: Path, content: bytes, database: Path | None = None) -> None:
     """`write_out` for content already in memory."""
-    write_out(out, lambda staged: staged.write_bytes(content))
+    write_out(out, lambda staged: staged.write_bytes(content), database)
+
+
+def refuse_database_files(out: Path, database: Path | None) -> None:
+    """Refuse to write `out` where it is, links followed, the database the command reads, its
+    write-ahead log, the lock an ingest holds beside it, or a copy an ingest is building: written
+    over, the database is gone (`export --out X.duckdb` once left JSON lines where it was)."""
+    if database is None:
+        return
+    target, stored = Path(os.path.realpath(out)), Path(os.path.realpath(database))
+    beside = {stored, stored.with_name(stored.name + ".wal"), stored.with_name(stored.name + ".lock")}
+    building = target.parent == stored.parent and target.name.startswith(stored.name + ".building-")
+    if target in beside or building:
+        raise PipelineError(
+            f"{out} is the database {database} or a file an ingest keeps beside it; writing there would destroy "
+            "the database: pass another path"
+        )
+
+
+def connection_database(connection: duckdb.DuckDBPyConnection) -> Path | None:
+    """The file the connection's database is stored in; None for one in memory."""
+    row = connection.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+    return Path(row[0]) if row and row[0] else None
 
 
 def _write_through(out: Path, target: Path | None, write: Callable[[Path], None]) -> None:

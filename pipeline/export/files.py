@@ -62,9 +62,9 @@ def export_database(db: Path, out: Path, export_format: ExportFormat, selection:
         connection.close()
     header["records"] = len(records)
     if export_format is ExportFormat.jsonl:
-        write_out(out, lambda staged: _write_jsonl(staged, header, records))
+        write_out(out, lambda staged: _write_jsonl(staged, header, records), db)
     else:
-        write_out(out, lambda staged: _write_parquet(staged, header, records, struct, out))
+        write_out(out, lambda staged: _write_parquet(staged, header, records, struct, out), db)
     return ExportSummary(str(out), len(records), len(header["removed_ids"]), header["run_id"])
 
 

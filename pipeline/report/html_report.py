@@ -10,7 +10,7 @@ from statistics import median
 import duckdb
 
 from pipeline.errors import PipelineError
-from pipeline.export.destination import write_bytes_out
+from pipeline.export.destination import refuse_database_files, write_bytes_out
 from pipeline.report import data
 from pipeline.report.data import SECTION_TYPES, PaperRow, RunRow
 from pipeline.report.markup import href, metric, page, table, text
@@ -44,6 +44,7 @@ def write_html_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules, 
     stored = data.papers(connection)
     source_folder = data.latest_folder(connection)
     pages = {paper.doc_id: paper_page_name(paper.doc_id) for paper in stored}
+    refuse_database_files(out, database)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for paper in stored:
@@ -51,8 +52,9 @@ def write_html_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules, 
             back = "../" * len(name.parts) + out.name
             target = folder.joinpath(*name.parts)
             target.parent.mkdir(parents=True, exist_ok=True)
+            refuse_database_files(target, database)
             target.write_text(render_paper_page(connection, paper, sizes, source_folder, back), encoding="utf-8")
-        write_bytes_out(out, render_html_report(connection, sizes, database, f"{folder.name}/", pages).encode())
+        write_bytes_out(out, render_html_report(connection, sizes, database, f"{folder.name}/", pages).encode(), database)
     except OSError as error:
         raise PipelineError(f"cannot write the report at {error.filename or out}: {error.strerror}; check the path and its folder") from None
     return HtmlReport(out, folder, len(stored))

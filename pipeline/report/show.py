@@ -23,7 +23,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import IndexingError, PipelineError
-from pipeline.export.destination import write_bytes_out
+from pipeline.export.destination import connection_database, write_bytes_out
 from pipeline.index.database import stored_schema_version
 from pipeline.index.schema import SCHEMA_VERSION
 from pipeline.ingest.scan import doc_id_for, relative_path_of
@@ -209,7 +209,7 @@ def show_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str, out: Path |
     else:
         lines = source.decode(shown.encoding or "utf-8", errors="replace").splitlines()
         content = (_marked_lines_html(lines, shown) if shown_as is ShowFormat.html else _marked_lines_text(lines, shown)).encode()
-    write_bytes_out(out, content)
+    write_bytes_out(out, content, connection_database(connection))
     return out
 
 
