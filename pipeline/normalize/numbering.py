@@ -15,8 +15,8 @@ imports nothing of the pipeline, so that extract, which runs before normalize, m
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from enum import Enum
+from typing import NamedTuple
 
 
 class NumberKind(str, Enum):
@@ -47,8 +47,7 @@ before the title, and a separator glyph set between number and title (`2.1 | Pla
 `3 — Results`), which belongs to the numbering, not to the title."""
 
 
-@dataclass(frozen=True, slots=True)
-class SectionNumber:
+class SectionNumber(NamedTuple):
     """A heading's number as written, and where around it the heading's other parts lie."""
 
     kind: NumberKind
@@ -138,7 +137,7 @@ def pdf_section_number(text: str) -> SectionNumber | None:
     if number.kind is NumberKind.roman:
         if label.isupper() and set(label) <= _PDF_ROMAN and len(label) <= _PDF_ROMAN_MAX_LETTERS:
             return number
-        return replace(number, kind=NumberKind.letter) if len(label) == 1 and label.isupper() else None
+        return number._replace(kind=NumberKind.letter) if len(label) == 1 and label.isupper() else None
     if number.kind is NumberKind.letter:
         if not number.parts[0].isupper():
             return None

@@ -187,7 +187,7 @@ def _outline_number(heading: str) -> str | None:
     if set(number.lead.lstrip()) - {"*", "_"} or not number.space or number.separator:
         return None
     first = heading[number.title_start :].lstrip("*_")[:1]
-    # A letter as `[^\W\d_]` reads one: a word character, not a digit nor `_`.
+    # The title's first word: a word character that is no digit (a letter, or a sign such as `½`).
     return number.label if first.isalnum() and not first.isdecimal() else None
 
 
