@@ -89,7 +89,7 @@ def before_lost_heading(blocks: list[Block], document: Document, headings: Headi
     for index, block in enumerate(blocks[1:], start=1):
         written = document.text[block.char_start : block.char_end]
         if block.kind is BlockKind.paragraph and "\n" not in written:
-            anchor = headings.anchor_for(heading_key(written, headings.rules.normalize.heading_numbering))
+            anchor = headings.anchor_for(heading_key(written))
             if anchor is not None and anchor.name not in headings.rules.references.anchors:
                 return blocks[:index]
     return blocks

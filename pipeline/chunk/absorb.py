@@ -3,9 +3,8 @@ the H2s after it as its children, with its type. Classify broadly, absorb narrow
 
 from __future__ import annotations
 
-import re
-
 from pipeline.chunk.classify import inherit_type
+from pipeline.text.numbering import NumberKind, section_number
 from pipeline.records.chunks import SectionNode
 from pipeline.records.base import TypeSource
 from pipeline.rules import AbsorbRules, Rules
@@ -54,13 +53,27 @@ def _siblings_to_absorb(anchor: SectionNode, following: list[SectionNode], caps:
     return taken, "end of paper", words
 
 
-_SECTION_NUMBER = re.compile(r"^\s*(?:(?P<arabic>\d{1,3})(?:\.\d{1,3})*\.?|(?P<roman>[IVXLC]{1,6})\.)\s+\S")
+_MAX_DIGITS = 3
+_ROMAN_MAX_LETTERS = 6
 
 
 def _section_number(heading: str | None) -> str | None:
-    """The top-level number a heading opens with (`3` of `3.2 Cohort`, `IV` of `IV. Results`), or None."""
-    match = _SECTION_NUMBER.match(heading or "")
-    return (match["arabic"] or match["roman"]) if match else None
+    """The top-level number a heading opens with (`3` of `3.2 Cohort`, `IV` of `IV. Results`), or None.
+
+    Narrower than the grammar, to the numbers top-level sections carry: arabic (parts of at most
+    three digits, closed by a full stop or nothing) or a roman number in capitals up to six
+    letters, written plainly (whitespace before it, no emphasis markers), with a space and more
+    text after it. A letter (`A.`, `C.1`) is not read, so a lettered appendix after a numbered
+    anchor does not stop it as a numbered sibling would.
+    """
+    number = section_number(heading or "")
+    if number is None or number.lead.strip() or number.emphasis or not number.space or number.title_start == len(heading or ""):
+        return None
+    if number.kind is NumberKind.arabic and number.closer != ")" and number.longest_digits() <= _MAX_DIGITS:
+        return number.parts[0]
+    if number.kind is NumberKind.roman and number.label.isupper() and len(number.label) <= _ROMAN_MAX_LETTERS:
+        return number.label
+    return None
 
 
 def _absorbed(anchor: SectionNode, taken: list[SectionNode], stop: str, words: int) -> SectionNode:

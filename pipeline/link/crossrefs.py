@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from pipeline.link.matches import Pieces
+from pipeline.text.numbering import NumberKind, section_number
 from pipeline.records.base import ChunkSplit
 from pipeline.records.chunks import Chunk, Section
 from pipeline.records.links import Link, LinkKind
@@ -18,7 +19,6 @@ from pipeline.rules import LinkRules
 # Matched from where the spaces before a separator start (see citations._MEMBERS).
 _SEPARATORS = re.compile(r"(?<!\s)\s*(?:,|and|&|to)\s*")
 _RANGE = re.compile(r"(?<!\s)\s*[-–]\s*")
-_SECTION_NUMBER = re.compile(r"^[\s*_]*(\d+(?:\.\d+)*)\.?[\s*_]")
 _APPENDIX_HEADING = re.compile(r"(?i)appendix\s+([A-Z]\d*)\b")
 _PANEL = re.compile(r"(?<=\d)[A-Za-z]$")
 """The panel letter after a figure's number (`3B`): the link is to the figure."""
@@ -99,8 +99,10 @@ def _targets(chunks: list[Chunk], sections: list[Section], rules: LinkRules) -> 
         if chunk_id is None or not section.heading:
             continue
         heading = section.heading.strip("*_ ")
-        if number := _SECTION_NUMBER.match(section.heading + " "):
-            numbered.setdefault(number.group(1), chunk_id)
+        # `Section 4.2` names an arabic number, of any digits, closed by a full stop or nothing.
+        number = section_number(section.heading)
+        if number is not None and number.kind is NumberKind.arabic and number.closer != ")":
+            numbered.setdefault(number.label, chunk_id)
         if appendix := _APPENDIX_HEADING.match(heading):
             appendices.setdefault(appendix.group(1).upper(), chunk_id)
         labels.setdefault(heading.split(maxsplit=1)[0].rstrip(".:"), chunk_id)  # `C03 Exceptions` is @C03

@@ -17,6 +17,7 @@ from operator import itemgetter
 from pipeline.normalize.block_index import BLOCK_SEPARATOR
 from pipeline.normalize.characters import clean_characters, drop_converter_anchors
 from pipeline.text.heading_key import heading_key
+from pipeline.text.numbering import NumberKind, section_number
 from pipeline.normalize.superscripts import carried_superscripts
 from pipeline.normalize.words import count_words, count_words_in_line
 from pipeline.records.base import BlockKind, SourceFormat, TextSegment
@@ -167,10 +168,27 @@ def _relative_levels(blocks: list[RawBlock], headings: HeadingMatcher) -> tuple[
     return title_index, _deepen_by_numbering(blocks, levels, headings)
 
 
-# `2`, `2.1`, `2.1.3.` before the heading text; parts of at most two digits, so `2020 in review`
-# is not read as section 2020.
-_SECTION_NUMBER = re.compile(r"^\s*[*_]*(\d{1,2}(?:\.\d{1,2})*)\.?[*_]*\s+[*_]*[^\W\d_]")
+_OUTLINE_MAX_DIGITS = 2
+"""Digits in one part of an outline's number at most, so that `2020 in review` is not section 2020."""
 _HTML_TAG = re.compile(r"<[^<>]*>")  # no `<` inside: a long run of them is scanned once
+
+
+def _outline_number(heading: str) -> str | None:
+    """The arabic number a Markdown heading opens with (`2`, `2.1` of `**2.1.** Design`), or None.
+
+    Narrower than the grammar, as a converter writes an outline's numbers: arabic, closed by a
+    full stop or nothing, parts of at most two digits; emphasis markers may follow whitespace
+    before it (`  **2.**`) and open the title, and a space and a word follow it, not a separator
+    glyph or a digit (`2.1 | x`, `2 3` number nothing the outline reads).
+    """
+    number = section_number(heading)
+    if number is None or number.kind is not NumberKind.arabic or number.closer == ")" or number.longest_digits() > _OUTLINE_MAX_DIGITS:
+        return None
+    if set(number.lead.lstrip()) - {"*", "_"} or not number.space or number.separator:
+        return None
+    first = heading[number.title_start :].lstrip("*_")[:1]
+    # The title's first word: a word character that is no digit (a letter, or a sign such as `½`).
+    return number.label if first.isalnum() and not first.isdecimal() else None
 
 
 def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], headings: HeadingMatcher) -> dict[int, int]:
@@ -186,13 +204,9 @@ def _deepen_by_numbering(blocks: list[RawBlock], levels: dict[int, int], heading
     sub-section its sibling, and any other (Abstract, References, appendices) top-level.
     Without such an outline, only `2.1` written at the level of an earlier `2` is deepened.
     """
-    numbers = {
-        index: match.group(1)
-        for index in levels
-        if (match := _SECTION_NUMBER.match(_HTML_TAG.sub("", blocks[index].text)))
-    }
+    numbers = {index: number for index in levels if (number := _outline_number(_HTML_TAG.sub("", blocks[index].text)))}
     outline = any(
-        "." not in number and (anchor := headings.anchor_for(heading_key(blocks[index].text, headings.rules.normalize.heading_numbering))) and anchor.type == "intro"
+        "." not in number and (anchor := headings.anchor_for(heading_key(blocks[index].text))) and anchor.type == "intro"
         for index, number in numbers.items()
     )
     deepened: dict[int, int] = {}
@@ -242,12 +256,11 @@ def _furniture(blocks: list[RawBlock], collapsed: list[str | None], headings: He
         if repeats[text] >= min_repeats or numbered.get(index) in running or page_number.fullmatch(text)
     }
     if running:
-        numbering = rules.normalize.heading_numbering
         for index, block in enumerate(blocks):
             text = collapsed[index]
             if block.kind != BlockKind.heading or not text or _without_page_number(text, rules) not in running:
                 continue
-            key = heading_key(text, numbering)
+            key = heading_key(text)
             if not (headings.anchor_for(key) or headings.classify_heading(key)):
                 furniture.add(index)
     return furniture
@@ -325,7 +338,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules, headings: HeadingMatc
         lines = _line_spans(block.kind, cleaned[index], text, vocabulary) if block.line_boxes else []
         prepared.append(_Prepared(block, kind, level, segments, text, lines, line_starts))
 
-    document = _laid_out(prepared, rules.normalize.heading_numbering)
+    document = _laid_out(prepared)
     # The title heading's text, cleaned and collapsed like every heading's above.
     title = (collapsed[title_index] or None) if title_index is not None else None
     return document.model_copy(
@@ -338,7 +351,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules, headings: HeadingMatc
     )
 
 
-def _laid_out(prepared: list[_Prepared], heading_numbering: re.Pattern[str]) -> Document:
+def _laid_out(prepared: list[_Prepared]) -> Document:
     """The blocks placed in one text, body first, then captions, then asides (`blocks` stays in
     reading order), each with its offsets, pages, line boxes and superscripts in that text; the
     document's own facts (path, title, …) are left for the caller."""
@@ -366,7 +379,7 @@ def _laid_out(prepared: list[_Prepared], heading_numbering: re.Pattern[str]) -> 
             char_start=start,
             char_end=offset,
             level=item.level if heading else None,
-            heading_key=heading_key(item.text, heading_numbering) if heading else None,
+            heading_key=heading_key(item.text) if heading else None,
             heading_evidence=item.block.heading_evidence if heading else [],
             line_start=item.block.line_start,
             line_end=item.block.line_end,

@@ -110,8 +110,13 @@ class CaptionRules(RulesModel):
         return template
 
 
+# What `[normalize] heading_numbering` held before a heading's numbering became one grammar in
+# code (pipeline/text/numbering.py): a rules file that still holds it, unchanged, reads as
+# it did; one that changed it is told that the key is no longer read.
+_FORMER_HEADING_NUMBERING = r"^(?:\d+(?:\.\d+)*\.?|[ivxlc]+\.|[a-z]\.|[a-z]\))\s+"
+
+
 class NormalizeRules(RulesModel):
-    heading_numbering: Pattern
     caption_pattern: OptionalPattern = None
     """`[captions] paragraph`, filled in when the rules are loaded; a rules file written before
     [captions] existed sets its own here."""
@@ -120,6 +125,18 @@ class NormalizeRules(RulesModel):
     running_line_page_number: OptionalPattern = None
     """Off where absent: a rules file written before it existed keeps what it did."""
     page_number_pattern: Pattern
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_former_heading_numbering(cls, data: object) -> object:
+        if not isinstance(data, dict) or "heading_numbering" not in data:
+            return data
+        if data["heading_numbering"] != _FORMER_HEADING_NUMBERING:
+            raise ValueError(
+                "heading_numbering is no longer read: a heading's numbering is the grammar of "
+                "pipeline/text/numbering.py; delete the key"
+            )
+        return {key: value for key, value in data.items() if key != "heading_numbering"}
 
 
 

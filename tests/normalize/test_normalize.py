@@ -8,7 +8,6 @@ import pytest
 
 from pipeline.extract.markdown.document import extract_markdown_text
 from pipeline.records.base import SourceFormat
-from pipeline.extract.pdf.heading_styles import NUMBERING
 from pipeline.text.heading_key import heading_key
 from pipeline.normalize.stage import normalize
 from pipeline.normalize.words import count_words
@@ -64,8 +63,8 @@ def test_ligatures_and_odd_spaces_are_normalized(rules):
         ("Authors’ contributions", "authors' contributions"),
     ],
 )
-def test_heading_keys_drop_numbering_markup_punctuation_and_case(rules, heading, key):
-    assert heading_key(heading, rules.normalize.heading_numbering) == key
+def test_heading_keys_drop_numbering_markup_punctuation_and_case(heading, key):
+    assert heading_key(heading) == key
 
 
 @pytest.mark.parametrize(
@@ -73,11 +72,11 @@ def test_heading_keys_drop_numbering_markup_punctuation_and_case(rules, heading,
     [("2.1 Authors’ Data", "authorsdata"), ("A B S T R A C T", "abstract"), ("II. Results", "results"), ("ii. results", "iiresults")],
 )
 def test_a_letters_and_digits_key_drops_all_but_letters_and_digits_after_the_pdf_numbering(heading, key):
-    assert heading_key(heading, NUMBERING, letters_and_digits=True) == key
+    assert heading_key(heading, letters_and_digits=True) == key
 
 
-def test_a_heading_key_without_numbering_keeps_the_number(rules):
-    assert heading_key("2. Methods:", None) == "2. methods"
+def test_a_heading_key_without_numbering_keeps_the_number():
+    assert heading_key("2. Methods:", keep_numbering=True) == "2. methods"
 
 
 def test_a_heading_matcher_answers_as_its_rules_do_the_second_time_too(rules):

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from pipeline.extract.pdf.heading_styles import NUMBERING
 from pipeline.extract.pdf.records import Layout, PdfBlock, Row
 from pipeline.extract.pdf.typography import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, font_face, font_family
+from pipeline.text.numbering import pdf_section_number
 from pipeline.records.base import BlockKind
 from pipeline.rules import Rules
 from pipeline.rules.pdf import PdfContinuationRules, PdfParagraphRules
@@ -212,7 +212,7 @@ def _runs_on_past(first: PdfBlock, inserts: list[PdfBlock], second: PdfBlock, la
         return False
     larger = last.size + rules.continuations.max_size_difference * layout.body_size
     if not all(
-        len(block.text.split()) >= _INSERT_MIN_WORDS and not rules.caption_start.match(block.text) and not NUMBERING.match(block.text)
+        len(block.text.split()) >= _INSERT_MIN_WORDS and not rules.caption_start.match(block.text) and not pdf_section_number(block.text)
         and all(row.size > larger for row in block.rows)
         for block in inserts
     ):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from pipeline.extract.pdf.heading_styles import NUMBERING
 from pipeline.extract.pdf.records import PdfBlock, Row
 from pipeline.text.heading_key import heading_key
 from pipeline.records.base import BlockKind
@@ -47,7 +46,7 @@ class _Entry:
 def mark_contents(blocks: list[PdfBlock]) -> list[PdfBlock]:
     """The blocks with every table of contents a list block of its own, cut out of the blocks its lines were in."""
     rows = [row for block in blocks for row in block.rows]
-    keys = [heading_key(block.text, NUMBERING, letters_and_digits=True) for block in blocks]
+    keys = [heading_key(block.text, letters_and_digits=True) for block in blocks]
     starts = [0]
     for block in blocks:
         starts.append(starts[-1] + len(block.rows))
@@ -55,7 +54,7 @@ def mark_contents(blocks: list[PdfBlock]) -> list[PdfBlock]:
     for number, run in enumerate(_runs(rows)):
         first, last = run[0].position, run[-1].position
         after = [key for key, start in zip(keys, starts) if start > last and key]
-        titles = [heading_key(entry.title, NUMBERING, letters_and_digits=True) for entry in run]
+        titles = [heading_key(entry.title, letters_and_digits=True) for entry in run]
         found = sum(1 for title in titles if title and any(key.startswith(title) for key in after))
         if found >= _MIN_TITLES_FOUND * len(run):
             inside.update((position, number) for position in range(first, last + 1))

@@ -15,19 +15,10 @@ from dataclasses import dataclass
 
 from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.extract.pdf.typography import TABLE_ROW_MIN_GAPS, font_face, half_point
+from pipeline.text.numbering import NumberKind, pdf_section_number
 from pipeline.records.base import BlockKind
 from pipeline.rules import Rules
 from pipeline.rules.pdf import PdfHeadingRules, PdfTitleRules
-
-NUMBERING = re.compile(
-    r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2})*)\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-Z])(?:(?P<sub>(?:\.\d{1,2})+)\.?|[.)])"
-    r"|(?P<parenthesized>\((?:\d{1,2}|[a-z]|[ivx]{1,4})\)))"
-    r"\s+(?:[|·•—–]\s+)?(?=\S)"
-)
-"""A heading's numbering and the space after it; a separator glyph set between the number and the
-title (`2.1 | Plant material`, `3 — Results`) belongs to the numbering, not to the title. A number
-in parentheses (`(1) Study population`, `(b)`) numbers sub-headings whose depth it does not say:
-their level comes from their style."""
 
 SECTION_HEADER = "section-header"
 """The layout model's label for a heading (`layout_model.LayoutLabel.section_header`)."""
@@ -77,24 +68,28 @@ class HeadingRules:
 
 
 def without_numbering(text: str) -> str:
-    match = NUMBERING.match(text)
-    return text[match.end() :] if match else text
+    """The text after the section number a PDF heading opens with (`pdf_section_number`), its
+    separator glyph included (`2.1 | Plant material` → `Plant material`)."""
+    number = pdf_section_number(text)
+    return text[number.title_start :] if number else text
 
 
 def numbering_depth(text: str, roman_sections: bool) -> int | None:
-    match = NUMBERING.match(text)
-    if not match:
+    """The heading level below the title a PDF heading's number gives (`2.3` is 2), or None.
+
+    A paper whose sections are roman numbers (`roman_sections`) letters its sub-sections (`A.`
+    under `II.`), one level deeper. A number in parentheses (`(1) Study population`, `(b)`)
+    numbers sub-headings whose depth it does not say: their level comes from their style; so
+    does a section 0, which numbers no part of an outline.
+    """
+    number = pdf_section_number(text)
+    if number is None or number.kind is NumberKind.parenthesized:
         return None
-    if match["arabic"]:
-        if int(match["arabic"].split(".")[0]) == 0:
-            return None
-        return match["arabic"].count(".") + 1
-    if match["roman"]:
+    if number.kind is NumberKind.arabic:
+        return number.depth if int(number.parts[0]) != 0 else None
+    if number.kind is NumberKind.roman:
         return 1
-    if match["parenthesized"]:
-        return None
-    depth = 1 + (match["sub"] or "").count(".")
-    return depth + 1 if roman_sections else depth
+    return number.depth + 1 if roman_sections else number.depth
 
 
 def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple | None:
@@ -117,7 +112,7 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
         return None
     if re.search(r"[a-z)]\. +[A-Z0-9]", first):
         return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
-    numbered = NUMBERING.match(text) is not None
+    numbered = pdf_section_number(text) is not None
     if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
         return None  # table rows
     compact = text.replace(" ", "")

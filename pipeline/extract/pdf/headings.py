@@ -13,7 +13,6 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 
 from pipeline.extract.pdf.heading_styles import (
-    NUMBERING,
     HeadingRules,
     consistent_faces,
     heading_style,
@@ -27,6 +26,7 @@ from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.extract.pdf.title import looks_like_byline, mark_title, title_position
 from pipeline.extract.pdf.typography import HEADING_LINE_FILL, SAME_SIZE, TERMINAL
 from pipeline.text.heading_key import heading_key
+from pipeline.text.numbering import pdf_section_number
 from pipeline.records.base import BlockKind
 
 _TITLE = "title"
@@ -70,14 +70,14 @@ def _mark_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBloc
 def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlock], int]:
     """The blocks with those whose text is an outline title, on the page the outline names, made
     headings; and how many outline entries were found (the title among them)."""
-    entries = [(level, heading_key(str(name), NUMBERING, letters_and_digits=True), page) for level, name, page, *_ in toc]
+    entries = [(level, heading_key(str(name), letters_and_digits=True), page) for level, name, page, *_ in toc]
     entries = [entry for entry in entries if entry[1]]
     if not entries:
         return blocks, 0
     blocks = list(blocks)
     top = min(level for level, _, _ in entries)
     title = title_position(blocks)
-    title_key = heading_key(blocks[title].text, None, letters_and_digits=True) if title is not None else None
+    title_key = heading_key(blocks[title].text, keep_numbering=True, letters_and_digits=True) if title is not None else None
     alone = sum(1 for entry in entries if entry[0] == top) == 1
     offset = 0 if entries[0][0] == top and (entries[0][1] == title_key or alone) else 1
     matched = 0
@@ -105,7 +105,7 @@ def _match_outline(blocks: list[PdfBlock], toc: list[list]) -> tuple[list[PdfBlo
 def _rows_matching(block: PdfBlock, key: str) -> int:
     """How many leading rows of `block` spell `key` (numbering ignored), or 0."""
     for count in range(1, min(_OUTLINE_HEADING_MAX_ROWS, len(block.rows)) + 1):
-        text = heading_key(" ".join(row.text for row in block.rows[:count]), NUMBERING, letters_and_digits=True)
+        text = heading_key(" ".join(row.text for row in block.rows[:count]), letters_and_digits=True)
         if text == key:
             return count
         if not key.startswith(text):
@@ -152,7 +152,7 @@ def _merge_wrapped_headings(blocks: list[PdfBlock], layout: Layout, rules: Headi
             and len(prev.rows) + len(block.rows) <= rules.typography.max_rows
             and prev.rows[-1].group == block.rows[0].group
             and prev.text[-1:] not in TERMINAL
-            and not NUMBERING.match(block.text)
+            and not pdf_section_number(block.text)
         ):
             style = heading_style(prev, layout, rules)
             last, first = prev.rows[-1], block.rows[0]
@@ -310,7 +310,7 @@ def _names_opening(label: str, rules: HeadingRules) -> bool:
     together (so that letter-spaced `A B S T R A C T` counts) or one space apart (`Author summary`)."""
     label = without_numbering(label)
     spaced = " ".join(re.sub(r"[^0-9a-z]+", " ", label.casefold()).split())
-    return _opens_body(heading_key(label, None, letters_and_digits=True), rules) or _opens_body(spaced, rules)
+    return _opens_body(heading_key(label, keep_numbering=True, letters_and_digits=True), rules) or _opens_body(spaced, rules)
 
 
 def _first_front_anchor(blocks: list[PdfBlock], layout: Layout, rules: HeadingRules) -> int | None:
@@ -325,6 +325,6 @@ def _first_front_anchor(blocks: list[PdfBlock], layout: Layout, rules: HeadingRu
         head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
         if _opens_body(head, rules) and heading_style(block, layout, rules):
             return index
-        if NUMBERING.match(text) and heading_style(block, layout, rules) and numbering_depth(text, False) == 1:
+        if pdf_section_number(text) and heading_style(block, layout, rules) and numbering_depth(text, False) == 1:
             return index
     return None

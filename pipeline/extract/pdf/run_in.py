@@ -16,11 +16,12 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from pipeline.extract.pdf.heading_styles import NUMBERING, numbering_depth, without_numbering
+from pipeline.extract.pdf.heading_styles import numbering_depth, without_numbering
 from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
 from pipeline.extract.pdf.records import Layout, Lead, PdfBlock, Row
 from pipeline.extract.pdf.typography import SAME_SIZE, TERMINAL
 from pipeline.text.heading_key import heading_key
+from pipeline.text.numbering import NumberKind, pdf_section_number
 from pipeline.records.base import BlockKind, SectionType
 from pipeline.rules import Rules
 
@@ -65,7 +66,7 @@ class RunInRules:
     def heads_meta(self, heading: str) -> bool:
         """Whether a heading names a meta section, as normalize will type it: by the first anchor
         that matches its key whole, else by the first class found in it."""
-        key = heading_key(without_numbering(heading), None)  # the numbering as a PDF writes it (`2 |`, `C.1`)
+        key = heading_key(without_numbering(heading), keep_numbering=True)  # the numbering as a PDF writes it (`2 |`, `C.1`)
         anchor = next((meta for pattern, meta in self.anchors if pattern.fullmatch(key)), None)
         if anchor is not None:
             return anchor
@@ -73,7 +74,7 @@ class RunInRules:
 
     def names_section(self, heading: str) -> bool:
         """Whether a heading's key is one an anchor rule matches whole: the name of a part of a paper."""
-        key = heading_key(without_numbering(heading), None)  # the numbering as a PDF writes it (`2 |`, `C.1`)
+        key = heading_key(without_numbering(heading), keep_numbering=True)  # the numbering as a PDF writes it (`2 |`, `C.1`)
         return any(pattern.fullmatch(key) for pattern, _ in self.anchors)
 
 
@@ -118,8 +119,8 @@ def split_run_in_headings(blocks: list[PdfBlock], layout: Layout, rules: RunInRu
 
 def _level(candidate: _Candidate, enclosing: int) -> int:
     """Arabic numbering gives the depth (`2.3.` is level 3); otherwise one below the heading above."""
-    match = NUMBERING.match(candidate.text)
-    depth = numbering_depth(candidate.text, False) if match and match["arabic"] else None
+    number = pdf_section_number(candidate.text)
+    depth = numbering_depth(candidate.text, False) if number and number.kind is NumberKind.arabic else None
     level = depth + 1 if depth is not None else enclosing + 1
     return min(DEEPEST_LEVEL, max(TOP_LEVEL, level))
 
@@ -146,7 +147,7 @@ def _candidate(blocks: list[PdfBlock], index: int, layout: Layout, rules: RunInR
     if not _starts_paragraph(blocks, index) or not _under_a_body_heading(blocks, index, rules):
         return None
     text_words = len(rows[-1].text[lead.end :].split()) + sum(len(row.text.split()) for row in block.rows[whole + 1 :])
-    return _Candidate(index, whole, lead, text, NUMBERING.match(text) is not None, text_words)
+    return _Candidate(index, whole, lead, text, pdf_section_number(text) is not None, text_words)
 
 
 def _lead_rows(rows: tuple[Row, ...]) -> tuple[int, Lead | None]:

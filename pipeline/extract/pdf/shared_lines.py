@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pipeline.extract.pdf.heading_styles import NUMBERING, without_numbering
+from pipeline.extract.pdf.heading_styles import without_numbering
 from pipeline.extract.pdf.headings import TOP_LEVEL
 from pipeline.extract.pdf.records import Layout, Lead, PdfBlock, Row
 from pipeline.extract.pdf.typography import SAME_SIZE
 from pipeline.extract.pdf.run_in import RunInRules, split_row
+from pipeline.text.numbering import pdf_section_number
 from pipeline.records.base import BlockKind
 
 _CAPITALS_MIN_LETTERS = 4
@@ -51,7 +52,7 @@ def _split(block: PdfBlock, layout: Layout, rules: RunInRules) -> list[PdfBlock]
     heading = PdfBlock(
         kind=BlockKind.heading, rows=(name,), level=TOP_LEVEL,
         evidence=("a section's name in bold capitals, set on the line of what follows it",)
-        + (("numbered",) if NUMBERING.match(name.text) else ()),
+        + (("numbered",) if pdf_section_number(name.text) else ()),
     )
     parts = [heading]
     sub = rest.lead
