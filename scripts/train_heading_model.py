@@ -5,11 +5,12 @@ Usage: python scripts/train_heading_model.py [--corpus PATH] [--features-cache F
 Every PDF of ../shared/corpus/pdf_jats is read twice, by the rules alone and with PyMuPDF's layout
 model's labels, through the passes up to the one that asks the model (`classify_headings`); each
 candidate block (`heading_features.heading_candidates`) is labelled by its publisher's JATS: a
-heading where its text, numbering, case and punctuation aside, is the title of a `<sec>` in the
-body, or a title of the front or back matter (`Abstract`, `References`: headings in print that
-JATS keeps outside the body), as scripts/score_pdf_headings.py matches them. A block that is only
-part of such a title (a heading cut in two) or a title with more after it teaches nothing either
-way and is left out.
+heading where its text, numbering, case, punctuation and ligatures aside, is the title of a `<sec>`
+in the body, or a title of the front or back matter (`Abstract`, `References`: headings in print
+that JATS keeps outside the body), as scripts/score_pdf_headings.py matches them. A block that is
+only part of such a title (a heading cut in two), a title with text run on after it, or a label of
+a front or back matter section that the rules name (`Competing interests`, which the model leaves
+to the rules) teaches nothing either way and is left out.
 
 The model learns from the even half only (papers whose name does not end in an odd digit); the
 check half is only scored. The even half's names are written beside the model
@@ -23,6 +24,7 @@ import argparse
 import json
 import sys
 import time
+import unicodedata
 from pathlib import Path
 
 import lightgbm
@@ -35,6 +37,7 @@ from pipeline.extract.pdf.heading_styles import HeadingRules
 from pipeline.extract.pdf.layout_model import label_pieces, shared_model
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
 from pipeline.extract.pdf.passes import PASSES, Reading
+from pipeline.extract.pdf.run_in import RunInRules
 from pipeline.rules import load_rules
 from score_pdf_headings import gold_headings, key, parse_jats
 from score_pdf_jats_halves import DEFAULT_CORPUS, is_check_half
@@ -87,31 +90,31 @@ def before_the_model(reading: Reading) -> Reading:
     raise SystemExit("no pass named classify_headings in passes.PASSES")
 
 
-def label(text: str, gold: set[str], neutral: set[str]) -> int | None:
-    """1 where the block is a heading of the paper, 0 where it is not, None where it is only part of one."""
-    k = key(text)
-    if k in gold or k in neutral or any(k.startswith(n) for n in neutral if len(n) >= 8):
+def label(text: str, gold: set[str], neutral: set[str], heads_meta) -> int | None:
+    """1 where the block is a heading of the paper, 0 where it is not; None where it teaches
+    nothing: only part of a title, a title with text run on after it, or a label of front or back
+    matter that JATS keeps outside the body without a title (`Competing interests`), which the
+    model leaves to the rules."""
+    k = key(unicodedata.normalize("NFKC", text))
+    if k in gold or k in neutral:
         return 1
+    if any(k.startswith(n) for n in neutral if len(n) >= 8) or heads_meta(text):
+        return None
     if len(k) >= _PARTIAL_MIN_CHARS and any(g != k and (g.startswith(k) or k.startswith(g)) for g in gold):
         return None
     return 0
 
 
 def paper_rows(pdf: Path, labelled: bool) -> list[dict]:
-    """Every labelled candidate of one reading of one paper: its features, label and text."""
-    titles, neutral = gold_headings(parse_jats(pdf.with_suffix(".xml")))
-    gold = {key(title) for title in titles}
+    """Every candidate of one reading of one paper: its text and features."""
     reading = before_the_model(read_document(pdf, labelled))
     blocks = reading.blocks
     context = document_context(blocks, reading.layout, reading.heights)
     rules = HeadingRules.from_rules(reading.rules)
-    rows = []
-    for index in heading_candidates(blocks):
-        target = label(blocks[index].text, gold, neutral)
-        if target is not None:
-            features = candidate_features(blocks, index, context, rules)
-            rows.append({"paper": pdf.stem, "labelled": labelled, "text": blocks[index].text, "y": target, "x": features})
-    return rows
+    return [
+        {"paper": pdf.stem, "labelled": labelled, "text": blocks[index].text, "x": candidate_features(blocks, index, context, rules)}
+        for index in heading_candidates(blocks)
+    ]
 
 
 def all_rows(corpus: Path, cache: Path | None) -> list[dict]:
@@ -128,6 +131,21 @@ def all_rows(corpus: Path, cache: Path | None) -> list[dict]:
     if cache is not None:
         cache.write_text(json.dumps(rows))
     return rows
+
+
+def labelled_rows(rows: list[dict], corpus: Path) -> list[dict]:
+    """The rows that teach something, each with its label `y` from its paper's JATS."""
+    heads_meta = RunInRules.from_rules(load_rules()).heads_meta
+    golds = {}
+    labelled = []
+    for row in rows:
+        if row["paper"] not in golds:
+            titles, neutral = gold_headings(parse_jats(corpus / "pdf_jats" / f"{row['paper']}.xml"))
+            golds[row["paper"]] = ({key(unicodedata.normalize("NFKC", title)) for title in titles}, neutral)
+        target = label(row["text"], *golds[row["paper"]], heads_meta)
+        if target is not None:
+            labelled.append({**row, "y": target})
+    return labelled
 
 
 def scores(booster: lightgbm.Booster, rows: list[dict]) -> str:
@@ -151,7 +169,7 @@ def main() -> None:
     parser.add_argument("--dry-run", action="store_true", help="print the scores, write no model")
     arguments = parser.parse_args()
     started = time.perf_counter()
-    rows = all_rows(arguments.corpus, arguments.features_cache)
+    rows = labelled_rows(all_rows(arguments.corpus, arguments.features_cache), arguments.corpus)
     train = [row for row in rows if not is_check_half(row["paper"])]
     check = [row for row in rows if is_check_half(row["paper"])]
     data = lightgbm.Dataset(

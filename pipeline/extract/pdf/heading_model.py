@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from pipeline.extract.pdf.heading_features import FEATURES, candidate_features, 
 from pipeline.extract.pdf.heading_styles import HeadingRules, numbering_depth
 from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
 from pipeline.extract.pdf.records import Layout, PdfBlock
-from pipeline.extract.pdf.typography import font_face, half_point
+from pipeline.extract.pdf.typography import TERMINAL, font_face, half_point
 from pipeline.records.base import BlockKind
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "headings.txt"
@@ -78,11 +79,30 @@ def _level(blocks: list[PdfBlock], index: int, style_levels: dict[tuple, Counter
     return min(DEEPEST_LEVEL, max(TOP_LEVEL, level))
 
 
+def inside_a_sentence(blocks: list[PdfBlock], index: int) -> bool:
+    """Whether `blocks[index]` stands inside a sentence: the paragraph above it, in its column,
+    runs on unclosed and the paragraph below starts in lowercase. A heading never does; a line set
+    in bold for emphasis may (the rules' evidence holds no such line to learn from)."""
+    if not 0 < index < len(blocks) - 1:
+        return False
+    above, below, first = blocks[index - 1], blocks[index + 1], blocks[index].rows[0]
+    return (
+        above.kind is BlockKind.paragraph
+        and below.kind is BlockKind.paragraph
+        and (above.rows[-1].page, above.rows[-1].group) == (first.page, first.group)
+        and above.text.rstrip()[-1:] not in TERMINAL
+        and below.text[:1].islower()
+    )
+
+
 def classify_headings(
-    blocks: list[PdfBlock], layout: Layout, heights: list[float], model: HeadingModel, rules: HeadingRules
+    blocks: list[PdfBlock], layout: Layout, heights: list[float], model: HeadingModel, rules: HeadingRules,
+    heads_meta: Callable[[str], bool],
 ) -> list[PdfBlock]:
-    """The blocks with every candidate made a heading or a paragraph as the model believes."""
-    indexes = heading_candidates(blocks)
+    """The blocks with every candidate made a heading or a paragraph as the model believes. A
+    label that `heads_meta` (a front or back matter section: `Competing interests`, `Keywords`)
+    keeps the rules' verdict: the model was not taught about them, as JATS keeps most outside the body."""
+    indexes = [index for index in heading_candidates(blocks) if not heads_meta(blocks[index].text)]
     if not indexes:
         return blocks
     context = document_context(blocks, layout, heights)
@@ -94,11 +114,12 @@ def classify_headings(
     marked = list(blocks)
     for index, score in zip(indexes, scores):
         block = blocks[index]
+        heading = score >= _THRESHOLD and not inside_a_sentence(blocks, index)
         evidence = (f"the heading model's score {score:.2f}",)
-        if block.kind is BlockKind.heading and score < _THRESHOLD:
+        if block.kind is BlockKind.heading and not heading:
             marked[index] = replace(block, kind=BlockKind.paragraph, level=None, evidence=())
         elif block.kind is BlockKind.heading:
             marked[index] = replace(block, evidence=block.evidence + evidence)
-        elif score >= _THRESHOLD:
+        elif heading:
             marked[index] = replace(block, kind=BlockKind.heading, level=_level(marked, index, style_levels), evidence=evidence)
     return marked

@@ -148,7 +148,8 @@ def _classify_headings(reading: Reading) -> Reading:
     if model is None:
         return reading
     rules = HeadingRules.from_rules(reading.rules)
-    return replace(reading, blocks=classify_headings(reading.blocks, reading.layout, reading.heights, model, rules))
+    heads_meta = RunInRules.from_rules(reading.rules).heads_meta
+    return replace(reading, blocks=classify_headings(reading.blocks, reading.layout, reading.heights, model, rules, heads_meta))
 
 
 def _back_cover_heads_nothing(reading: Reading) -> Reading:
