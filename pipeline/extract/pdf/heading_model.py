@@ -100,9 +100,10 @@ def classify_headings(
     heads_meta: Callable[[str], bool],
 ) -> list[PdfBlock]:
     """The blocks with every candidate made a heading or a paragraph as the model believes. A
-    label that `heads_meta` (a front or back matter section: `Competing interests`, `Keywords`)
-    keeps the rules' verdict: the model was not taught about them, as JATS keeps most outside the body."""
-    indexes = [index for index in heading_candidates(blocks) if not heads_meta(blocks[index].text)]
+    heading that `heads_meta` (a front or back matter section: `Competing interests`, `References`)
+    stays one: JATS keeps most such sections outside the body without a title, so the model was
+    taught nothing against them; the model may only add them where the rules missed them."""
+    indexes = heading_candidates(blocks)
     if not indexes:
         return blocks
     context = document_context(blocks, layout, heights)
@@ -115,6 +116,8 @@ def classify_headings(
     for index, score in zip(indexes, scores):
         block = blocks[index]
         heading = score >= _THRESHOLD and not inside_a_sentence(blocks, index)
+        if block.kind is BlockKind.heading and not heading and heads_meta(block.text):
+            continue
         evidence = (f"the heading model's score {score:.2f}",)
         if block.kind is BlockKind.heading and not heading:
             marked[index] = replace(block, kind=BlockKind.paragraph, level=None, evidence=())
