@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pymupdf
@@ -31,6 +32,15 @@ def test_the_model_file_loads_with_the_features_the_code_computes_in_their_order
 def test_the_rules_load_the_model_only_where_they_ask_for_it():
     assert load_rules(overrides={"pdf": {"headings": {"classifier": "rules"}}}).pdf.headings.model is None
     assert load_rules(overrides={"pdf": {"headings": {"classifier": "model"}}}).pdf.headings.model.features == FEATURES
+
+
+def test_the_rules_carry_the_model_to_a_pool_worker():
+    rules = load_rules(overrides={"pdf": {"headings": {"classifier": "model"}}})
+
+    copied = pickle.loads(pickle.dumps(rules)).pdf.headings.model
+
+    assert copied == rules.pdf.headings.model
+    assert copied.probabilities([[0.0] * len(FEATURES)]) == rules.pdf.headings.model.probabilities([[0.0] * len(FEATURES)])
 
 
 def test_the_model_was_trained_on_no_paper_of_the_check_half():

@@ -7,7 +7,9 @@ labelled by whether its text is one of the publisher's `<sec><title>`s. It ships
 never fetched. `classify_headings` asks it about every candidate (`heading_features`): a block it
 believes is a heading becomes one, at the level of its numbering or of the headings that share its
 style; a heading the rules made that it does not believe becomes a paragraph again. The title and
-the rules' levels of the headings it keeps stay as they are.
+the rules' levels of the headings it keeps stay as they are, and so do the headings of front and
+back matter sections (JATS keeps most outside the body, so the labels say nothing against them);
+a block inside a sentence is never made a heading.
 """
 
 from __future__ import annotations
