@@ -59,6 +59,8 @@ def extraction_key(rules: Rules) -> str:
         "caption_start": rules.captions.pdf_start.pattern,
         # A PDF that the layout model may read depends on the model's weights as well.
         "layout_model": _layout_model_version() if rules.pdf.layout.mode != "rules" else None,
+        # And where the heading model decides headings, on its trees (`[pdf.headings] classifier`).
+        "heading_model": rules.pdf.headings.model.sha256 if rules.pdf.headings.model is not None else None,
         "opening_anchors": [
             anchor.model_dump(mode="json") for anchor in rules.anchors_named(rules.pdf.front_matter.opening_anchors)
         ],

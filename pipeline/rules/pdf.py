@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from pipeline.rules.base import Pattern, RulesModel
 
@@ -99,6 +99,13 @@ class PdfAsideRules(RulesModel):
     as wide as the body is a column of its own (the references)."""
 
 
+class HeadingClassifier(StrEnum):
+    """What decides whether a short block is a heading (`[pdf.headings] classifier`)."""
+
+    rules = "rules"
+    model = "model"
+
+
 class PdfHeadingRules(RulesModel):
     """What a heading looks like, beside the outline: larger than body, or bold or capitals."""
 
@@ -112,12 +119,30 @@ class PdfHeadingRules(RulesModel):
     """Most characters in a heading."""
     max_rows: Annotated[int, Field(ge=1)] = 3
     """Most lines a heading wraps onto."""
+    classifier: HeadingClassifier = HeadingClassifier.rules
+    """Who has the last word on whether a short block is a heading: the rules' thresholds alone,
+    or the learned model (`extract/pdf/heading_model.py`) that reads their evidence."""
+    _model: Any = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _sizes_are_ordered(self) -> PdfHeadingRules:
         if self.min_size > self.larger_size:
             raise ValueError("min_size must not exceed larger_size")
         return self
+
+    @model_validator(mode="after")
+    def _load_the_model(self) -> PdfHeadingRules:
+        # Loaded here, once with the rules, so that every pool worker that receives them has it.
+        if self.classifier is HeadingClassifier.model:
+            from pipeline.extract.pdf.heading_model import load_heading_model  # the extract package imports the rules
+
+            self._model = load_heading_model()
+        return self
+
+    @property
+    def model(self) -> Any:
+        """The heading model (`heading_model.HeadingModel`) where `classifier` is "model", else None."""
+        return self._model
 
 
 class PdfTitleRules(RulesModel):

@@ -21,6 +21,7 @@ from pipeline.extract.pdf.blocks import BlockRules, group_blocks, join_continuat
 from pipeline.extract.pdf.body_text import body_size, measure_layout
 from pipeline.extract.pdf.columns import find_columns
 from pipeline.extract.pdf.contents import mark_contents
+from pipeline.extract.pdf.heading_model import classify_headings
 from pipeline.extract.pdf.headings import HeadingRules, mark_headings
 from pipeline.extract.pdf.layout_model import drop_model_furniture
 from pipeline.extract.pdf.margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
@@ -141,6 +142,16 @@ def _mark_headings(reading: Reading) -> Reading:
     return replace(reading, blocks=mark_headings(reading.blocks, reading.layout, reading.toc, reading.heights[0], rules))
 
 
+def _classify_headings(reading: Reading) -> Reading:
+    """Let the heading model decide, where the rules ask for it, which short blocks are headings: it may add some and drop others."""
+    model = reading.rules.pdf.headings.model
+    if model is None:
+        return reading
+    rules = HeadingRules.from_rules(reading.rules)
+    heads_meta = RunInRules.from_rules(reading.rules).heads_meta
+    return replace(reading, blocks=classify_headings(reading.blocks, reading.layout, reading.heights, model, rules, heads_meta))
+
+
 def _back_cover_heads_nothing(reading: Reading) -> Reading:
     """Make the headings read on a back cover (a last page of few, short lines) paragraphs again: they head no section."""
     return replace(reading, blocks=back_cover_heads_nothing(reading.blocks))
@@ -176,6 +187,7 @@ PASSES: tuple[PdfPass, ...] = tuple(
         _mark_contents,
         _split_shared_lines,
         _mark_headings,
+        _classify_headings,
         _back_cover_heads_nothing,
         _join_continuations,
         _merge_lists,

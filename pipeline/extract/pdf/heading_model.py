@@ -1,0 +1,130 @@
+"""A learned decision whether a short block is a section heading, over the rules' own evidence.
+
+The model is a small set of gradient-boosted trees (LightGBM) trained by
+`scripts/train_heading_model.py` on the even half of `../shared/corpus/pdf_jats`, each candidate
+labelled by whether its text is one of the publisher's `<sec><title>`s. It ships inside the package
+(`models/headings.txt`) and is loaded once with the rules (`[pdf.headings] classifier = "model"`),
+never fetched. `classify_headings` asks it about every candidate (`heading_features`): a block it
+believes is a heading becomes one, at the level of its numbering or of the headings that share its
+style; a heading the rules made that it does not believe becomes a paragraph again. The title and
+the rules' levels of the headings it keeps stay as they are, and so do the headings of front and
+back matter sections (JATS keeps most outside the body, so the labels say nothing against them);
+a block inside a sentence is never made a heading.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pipeline.extract.pdf.heading_features import FEATURES, candidate_features, document_context, heading_candidates
+from pipeline.extract.pdf.heading_styles import HeadingRules, numbering_depth
+from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
+from pipeline.extract.pdf.records import Layout, PdfBlock
+from pipeline.extract.pdf.typography import TERMINAL, font_face, half_point
+from pipeline.records.base import BlockKind
+
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "headings.txt"
+_THRESHOLD = 0.5
+"""The model's probability from which a candidate is a heading: the classes are weighted alike in
+training, so even odds are the boundary."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeadingModel:
+    """The trained trees and the feature names they were trained on."""
+
+    booster: Any = field(compare=False)
+    """A `lightgbm.Booster`; two models are equal where their files are."""
+    sha256: str
+    features: tuple[str, ...] = ()
+
+    def probabilities(self, rows: list[list[float]]) -> list[float]:
+        import numpy
+
+        return [float(p) for p in self.booster.predict(numpy.asarray(rows, dtype=numpy.float64), num_threads=1)]
+
+
+def load_heading_model(path: Path = MODEL_PATH) -> HeadingModel:
+    """The model in `path`; an error where its features are not the ones the code computes."""
+    import lightgbm  # only where the rules ask for the model: importing it costs a few tenths of a second
+
+    text = path.read_text(encoding="utf-8")
+    booster = lightgbm.Booster(model_str=text)
+    features = tuple(booster.feature_name())
+    if features != FEATURES:
+        raise ValueError(f"heading model {path} was trained on other features than heading_features.FEATURES; retrain it")
+    return HeadingModel(booster, hashlib.sha256(text.encode()).hexdigest(), features)
+
+
+def _style(block: PdfBlock) -> tuple:
+    row = block.rows[0]
+    return (half_point(row.size), row.bold, font_face(row.font))
+
+
+def _level(blocks: list[PdfBlock], index: int, style_levels: dict[tuple, Counter]) -> int:
+    """A new heading's level: its numbering's depth, else the level most headings of its style
+    have, else one below the heading before it."""
+    block = blocks[index]
+    depth = numbering_depth(block.text, False)
+    if depth is not None:
+        level = depth + 1
+    elif style_levels.get(_style(block)):
+        level = style_levels[_style(block)].most_common(1)[0][0]
+    else:
+        above = next((b.level for b in reversed(blocks[:index]) if b.kind is BlockKind.heading and (b.level or 0) >= TOP_LEVEL), None)
+        level = above + 1 if above is not None else TOP_LEVEL
+    return min(DEEPEST_LEVEL, max(TOP_LEVEL, level))
+
+
+def inside_a_sentence(blocks: list[PdfBlock], index: int) -> bool:
+    """Whether `blocks[index]` stands inside a sentence: the paragraph above it, in its column,
+    runs on unclosed and the paragraph below starts in lowercase. A heading never does; a line set
+    in bold for emphasis may (the rules' evidence holds no such line to learn from)."""
+    if not 0 < index < len(blocks) - 1:
+        return False
+    above, below, first = blocks[index - 1], blocks[index + 1], blocks[index].rows[0]
+    return (
+        above.kind is BlockKind.paragraph
+        and below.kind is BlockKind.paragraph
+        and (above.rows[-1].page, above.rows[-1].group) == (first.page, first.group)
+        and above.text.rstrip()[-1:] not in TERMINAL
+        and below.text[:1].islower()
+    )
+
+
+def classify_headings(
+    blocks: list[PdfBlock], layout: Layout, heights: list[float], model: HeadingModel, rules: HeadingRules,
+    heads_meta: Callable[[str], bool],
+) -> list[PdfBlock]:
+    """The blocks with every candidate made a heading or a paragraph as the model believes. A
+    heading that `heads_meta` (a front or back matter section: `Competing interests`, `References`)
+    stays one: JATS keeps most such sections outside the body without a title, so the model was
+    taught nothing against them; the model may only add them where the rules missed them."""
+    indexes = heading_candidates(blocks)
+    if not indexes:
+        return blocks
+    context = document_context(blocks, layout, heights)
+    scores = model.probabilities([candidate_features(blocks, index, context, rules) for index in indexes])
+    style_levels: dict[tuple, Counter] = {}
+    for block in blocks:
+        if block.kind is BlockKind.heading and (block.level or 0) >= TOP_LEVEL:
+            style_levels.setdefault(_style(block), Counter())[block.level] += 1
+    marked = list(blocks)
+    for index, score in zip(indexes, scores):
+        block = blocks[index]
+        heading = score >= _THRESHOLD and not inside_a_sentence(blocks, index)
+        if block.kind is BlockKind.heading and not heading and heads_meta(block.text):
+            continue
+        evidence = (f"the heading model's score {score:.2f}",)
+        if block.kind is BlockKind.heading and not heading:
+            marked[index] = replace(block, kind=BlockKind.paragraph, level=None, evidence=())
+        elif block.kind is BlockKind.heading:
+            marked[index] = replace(block, evidence=block.evidence + evidence)
+        elif heading:
+            marked[index] = replace(block, kind=BlockKind.heading, level=_level(marked, index, style_levels), evidence=evidence)
+    return marked
