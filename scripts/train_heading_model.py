@@ -1,4 +1,4 @@
-"""Train the PDF heading model (pipeline/extract/pdf/models/headings.txt) on the even half of pdf_jats.
+"""Train the PDF heading model (pipeline/rules/models/headings.txt) on the even half of pdf_jats.
 
 Usage: python scripts/train_heading_model.py [--corpus PATH] [--features-cache FILE] [--dry-run]
 
@@ -32,7 +32,7 @@ import numpy
 import pymupdf
 
 from pipeline.extract.pdf.heading_features import FEATURES, candidate_features, document_context, heading_candidates
-from pipeline.extract.pdf.heading_model import MODEL_PATH
+from pipeline.rules.heading_model import MODEL_PATH, TRAINING_LIST
 from pipeline.extract.pdf.heading_styles import HeadingRules
 from pipeline.extract.pdf.layout_model import label_pieces, shared_model
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
@@ -43,7 +43,6 @@ from score_pdf_headings import gold_headings, key, parse_jats
 from score_pdf_jats_halves import DEFAULT_CORPUS, is_check_half
 
 SEED = 50
-TRAINING_LIST = MODEL_PATH.with_name("headings_training_papers.txt")
 PARAMETERS = {
     "objective": "binary",
     "learning_rate": 0.05,

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
+from pipeline.rules.heading_model import load_heading_model
 from pipeline.rules.base import Pattern, RulesModel
 
 
@@ -121,7 +122,7 @@ class PdfHeadingRules(RulesModel):
     """Most lines a heading wraps onto."""
     classifier: HeadingClassifier = HeadingClassifier.rules
     """Who has the last word on whether a short block is a heading: the rules' thresholds alone,
-    or the learned model (`extract/pdf/heading_model.py`) that reads their evidence."""
+    or the learned model (`rules/heading_model.py`, decided in `extract/pdf/heading_model.py`) that reads their evidence."""
     _model: Any = PrivateAttr(default=None)
 
     @model_validator(mode="after")
@@ -134,8 +135,6 @@ class PdfHeadingRules(RulesModel):
     def _load_the_model(self) -> PdfHeadingRules:
         # Loaded here, once with the rules, so that every pool worker that receives them has it.
         if self.classifier is HeadingClassifier.model:
-            from pipeline.extract.pdf.heading_model import load_heading_model  # the extract package imports the rules
-
             self._model = load_heading_model()
         return self
 

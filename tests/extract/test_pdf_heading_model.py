@@ -11,11 +11,10 @@ import pytest
 from conftest import project_script
 from pipeline.extract.pdf.document import extract_pdf
 from pipeline.extract.pdf.heading_features import FEATURES
-from pipeline.extract.pdf.heading_model import MODEL_PATH, load_heading_model
+from pipeline.rules.heading_model import TRAINING_LIST, load_heading_model
 from pipeline.records.base import BlockKind
 from pipeline.rules import load_rules
 
-TRAINING_LIST = MODEL_PATH.with_name("headings_training_papers.txt")
 _BODY = (
     "Soil samples were taken from ten plots at a depth of twenty centimetres and kept at four",
     "degrees until they were read, within two days of their collection in the field, as before.",

@@ -16,9 +16,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from pipeline.extract.pdf.heading_styles import NUMBERING, SECTION_HEADER, HeadingRules, heading_style, numbering_depth
+from pipeline.extract.pdf.heading_styles import SECTION_HEADER, HeadingRules, heading_style, numbering_depth
 from pipeline.extract.pdf.records import Layout, PdfBlock, Row
 from pipeline.extract.pdf.typography import TERMINAL, font_face, half_point
+from pipeline.text.numbering import pdf_section_number
 from pipeline.records.base import BlockKind
 
 FEATURES: tuple[str, ...] = (
@@ -121,8 +122,8 @@ def _shape_features(block: PdfBlock, context: DocumentContext) -> list[float]:
     words = text.split()
     letters = [ch for ch in text if ch.isalpha()]
     face = font_face(rows[0].font)
-    match = NUMBERING.match(text)
-    kind = next((position + 1 for position, name in enumerate(_NUMBERING_KINDS) if match and match[name]), 0)
+    number = pdf_section_number(text)
+    kind = _NUMBERING_KINDS.index(number.kind.value) + 1 if number else 0
     titled = [word for word in words if word[:1].isalpha()]
     return [
         max(row.size for row in rows) / layout.body_size,

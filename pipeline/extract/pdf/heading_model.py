@@ -14,52 +14,22 @@ a block inside a sentence is never made a heading.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from dataclasses import replace
 
+from pipeline.errors import RulesError
 from pipeline.extract.pdf.heading_features import FEATURES, candidate_features, document_context, heading_candidates
 from pipeline.extract.pdf.heading_styles import HeadingRules, numbering_depth
 from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
 from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.extract.pdf.typography import TERMINAL, font_face, half_point
 from pipeline.records.base import BlockKind
+from pipeline.rules.heading_model import HeadingModel
 
-MODEL_PATH = Path(__file__).resolve().parent / "models" / "headings.txt"
 _THRESHOLD = 0.5
 """The model's probability from which a candidate is a heading: the classes are weighted alike in
 training, so even odds are the boundary."""
-
-
-@dataclass(frozen=True, slots=True)
-class HeadingModel:
-    """The trained trees and the feature names they were trained on."""
-
-    booster: Any = field(compare=False)
-    """A `lightgbm.Booster`; two models are equal where their files are."""
-    sha256: str
-    features: tuple[str, ...] = ()
-
-    def probabilities(self, rows: list[list[float]]) -> list[float]:
-        import numpy
-
-        return [float(p) for p in self.booster.predict(numpy.asarray(rows, dtype=numpy.float64), num_threads=1)]
-
-
-def load_heading_model(path: Path = MODEL_PATH) -> HeadingModel:
-    """The model in `path`; an error where its features are not the ones the code computes."""
-    import lightgbm  # only where the rules ask for the model: importing it costs a few tenths of a second
-
-    text = path.read_text(encoding="utf-8")
-    booster = lightgbm.Booster(model_str=text)
-    features = tuple(booster.feature_name())
-    if features != FEATURES:
-        raise ValueError(f"heading model {path} was trained on other features than heading_features.FEATURES; retrain it")
-    return HeadingModel(booster, hashlib.sha256(text.encode()).hexdigest(), features)
-
 
 def _style(block: PdfBlock) -> tuple:
     row = block.rows[0]
@@ -105,6 +75,8 @@ def classify_headings(
     heading that `heads_meta` (a front or back matter section: `Competing interests`, `References`)
     stays one: JATS keeps most such sections outside the body without a title, so the model was
     taught nothing against them; the model may only add them where the rules missed them."""
+    if model.features != FEATURES:
+        raise RulesError("the heading model was trained on other features than heading_features.FEATURES: retrain it (scripts/train_heading_model.py)")
     indexes = heading_candidates(blocks)
     if not indexes:
         return blocks
