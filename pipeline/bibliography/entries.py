@@ -308,6 +308,8 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
     run: list[tuple[int, int]] = []
     first_number: int | None = None
     for block in reversed(blocks[: _back_matter_start(blocks, document, rules)]):
+        if _beside_the_list(block, text, rules, bool(run)):
+            continue
         ranges = _entries_of(block, text, rules)
         number = _number_at(text, ranges[0][0], rules) if ranges else None
         if not ranges:
@@ -322,6 +324,17 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
     if len(entries) < rules.references.trailing_min_entries:
         return []
     return entries
+
+
+def _beside_the_list(block: Block, text: str, rules: Rules, inside_run: bool) -> bool:
+    """Whether the reverse walk of `trailing_entries` reads past `block`: an aside (a margin note,
+    a side box), which stands beside the flow, or, after the last entry, a block shorter than an
+    entry's opening (`year_within`) that reads as none (a journal line or a page's furniture
+    printed in the margin)."""
+    if block.kind is BlockKind.aside:
+        return True
+    written = text[block.char_start : block.char_end]
+    return not inside_run and len(written) < rules.references.year_within and not reads_as_entry(written, rules)
 
 
 def _number_at(text: str, start: int, rules: Rules) -> int | None:
