@@ -20,20 +20,18 @@ from pipeline.bibliography.entry_text import (
     title_key,
 )
 from pipeline.bibliography.hanging_indent import lines_at_margin, lines_ending_short
+from pipeline.bibliography.lost_headings import ENTRY_KINDS, before_lost_heading, under_lost_heading
 from pipeline.normalize.list_items import list_item_spans
 from pipeline.records.chunks import SectionNode
 from pipeline.records.base import BlockKind
 from pipeline.records.chunked import EntrySpan
 from pipeline.records.document import Block, Document
-from pipeline.text.heading_key import heading_key
 from pipeline.rules import Rules
 from pipeline.rules.heading_matcher import HeadingMatcher
 
 # How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`, or inside a
 # hyphenated name (`& El-` before `Naggar, S.A. 2017.`): no entry ends in a hyphen.
 _UNFINISHED = re.compile(r"(?:[,;&]|\band|(?<=\w)-)\s*$")
-# The blocks a bibliography's entries are read from: a list's items, or the block whole.
-_ENTRY_KINDS = frozenset({BlockKind.list, BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote})
 _PARAGRAPH_BREAK = re.compile(r"(?<!\s)\s*\n\n\s*")
 """A blank line and the spaces about it, matched from where the spaces start (tried inside a long
 run of spaces, each start would read it to its end)."""
@@ -56,17 +54,24 @@ def bibliography_nodes(nodes: list[SectionNode], rules: Rules) -> list[SectionNo
 def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules, headings: HeadingMatcher) -> list[EntrySpan]:
     """The bibliography's entries in text order: a list's items, or a paragraph each; a paragraph
     that carries on the entry before it (a converter broke the entry at a blank line) joins it.
-    A paper with no bibliography section may end in one printed without a heading: see
-    `trailing_entries`."""
-    text = document.text
+    A paper with no bibliography section may print one under a heading the PDF reader left as
+    text (`under_lost_heading`), or end in one printed without a heading (`trailing_entries`)."""
     sections = bibliography_nodes(nodes, rules)
     blocks = sorted((block for node in sections for member in node.subtree() for block in member.body), key=lambda block: block.char_start)
-    if not blocks:
-        return trailing_entries(nodes, document, rules)
-    blocks = [*before_lost_heading(blocks, document, headings), *continued_at_end(nodes, blocks, document, rules)]
+    if blocks:
+        blocks = [*before_lost_heading(blocks, document, headings), *continued_at_end(nodes, blocks, document, rules)]
+    else:
+        blocks = before_lost_heading(under_lost_heading(document, headings), document, headings)
+        entries = _read_entries(blocks, document, rules, [blocks[0].char_start] if blocks else [])
+        return entries if len(entries) >= rules.references.trailing_min_entries else trailing_entries(nodes, document, rules)
     # Where each bibliography section's text starts: a second one (a supplement's, a chapter's)
     # may number its entries from 1 again.
-    list_starts = sorted({node.body[0].char_start for node in sections if node.body})
+    return _read_entries(blocks, document, rules, sorted({node.body[0].char_start for node in sections if node.body}))
+
+
+def _read_entries(blocks: list[Block], document: Document, rules: Rules, list_starts: list[int]) -> list[EntrySpan]:
+    """The entries of the bibliography's `blocks`, each of its lists starting at one of `list_starts`."""
+    text = document.text
     by_layout = by_hanging_indent(blocks, document, rules)
     if by_layout is not None:
         return before_own_citation(in_number_order(by_layout, document, rules, list_starts), document, list_starts)
@@ -79,20 +84,6 @@ def entry_spans(nodes: list[SectionNode], document: Document, rules: Rules, head
                 continue
             entries.append(EntrySpan(start, end, entry_label(item, rules)))
     return before_own_citation(by_authors(in_number_order(entries, document, rules, list_starts), text, rules), document, list_starts)
-
-
-def before_lost_heading(blocks: list[Block], document: Document, headings: HeadingMatcher) -> list[Block]:
-    """The bibliography's blocks up to a paragraph that is a heading the PDF reader left as text:
-    one line that another of the rules' anchors names whole (`DATA AVAILABILITY`,
-    `Acknowledgements`). What follows is back matter or a supplement, whose numbered table rows
-    and list of its own are no entries of the paper's bibliography."""
-    for index, block in enumerate(blocks[1:], start=1):
-        written = document.text[block.char_start : block.char_end]
-        if block.kind is BlockKind.paragraph and "\n" not in written:
-            anchor = headings.anchor_for(heading_key(written))
-            if anchor is not None and anchor.name not in headings.rules.references.anchors:
-                return blocks[:index]
-    return blocks
 
 
 def continued_at_end(nodes: list[SectionNode], blocks: list[Block], document: Document, rules: Rules) -> list[Block]:
@@ -108,7 +99,7 @@ def continued_at_end(nodes: list[SectionNode], blocks: list[Block], document: Do
     if last is None or not last.body or not blocks or last.body[0].char_start < blocks[-1].char_end:
         return []
     text = document.text
-    reads = [block.kind in _ENTRY_KINDS and reads_as_entry(text[block.char_start : block.char_end], rules) for block in last.body]
+    reads = [block.kind in ENTRY_KINDS and reads_as_entry(text[block.char_start : block.char_end], rules) for block in last.body]
     if sum(reads) < rules.references.trailing_min_entries:
         return []
     first, end = reads.index(True), len(reads) - reads[::-1].index(True)
@@ -127,7 +118,7 @@ def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> 
     # A block with no letter or digit (a row of asterisks set between the columns) holds no
     # entry's text, and its line, alone far right of the column's, would pass for its margin.
     worded = [
-        block for block in blocks if block.kind in _ENTRY_KINDS and any(map(str.isalnum, text[block.char_start : block.char_end]))
+        block for block in blocks if block.kind in ENTRY_KINDS and any(map(str.isalnum, text[block.char_start : block.char_end]))
     ]
     marked = lines_at_margin(worded, rules.references.hanging_indent)
     if marked is None:
@@ -317,6 +308,8 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
     run: list[tuple[int, int]] = []
     first_number: int | None = None
     for block in reversed(blocks[: _back_matter_start(blocks, document, rules)]):
+        if _beside_the_list(block, text, rules, bool(run)):
+            continue
         ranges = _entries_of(block, text, rules)
         number = _number_at(text, ranges[0][0], rules) if ranges else None
         if not ranges:
@@ -333,6 +326,17 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
     return entries
 
 
+def _beside_the_list(block: Block, text: str, rules: Rules, inside_run: bool) -> bool:
+    """Whether the reverse walk of `trailing_entries` reads past `block`: an aside (a margin note,
+    a side box), which stands beside the flow, or, after the last entry, a block shorter than an
+    entry's opening (`year_within`) that reads as none (a journal line or a page's furniture
+    printed in the margin)."""
+    if block.kind is BlockKind.aside:
+        return True
+    written = text[block.char_start : block.char_end]
+    return not inside_run and len(written) < rules.references.year_within and not reads_as_entry(written, rules)
+
+
 def _number_at(text: str, start: int, rules: Rules) -> int | None:
     """The number of the entry that starts at `start`, if it prints one."""
     item = text[start : start + rules.references.year_within]
@@ -347,7 +351,7 @@ def _carried_over(block: Block, document: Document, rules: Rules, next_number: i
     prints the number before the run's first (`next_number`) and breaks off before its year
     (`[9] D. Tong, Quantum vortex strings: A review, Ann. Phys.`)."""
     text = document.text
-    if block.kind not in _ENTRY_KINDS:
+    if block.kind not in ENTRY_KINDS:
         return [], None
     whole = [(block.char_start, block.char_end)]
     number = _number_at(text, block.char_start, rules)
@@ -388,6 +392,6 @@ def _entries_of(block: Block, text: str, rules: Rules) -> list[tuple[int, int]]:
 def _entry_ranges(block: Block, text: str) -> list[tuple[int, int]]:
     if block.kind == BlockKind.list:
         return list_item_spans(text, block.char_start, block.char_end)
-    if block.kind in _ENTRY_KINDS:
+    if block.kind in ENTRY_KINDS:
         return [(block.char_start, block.char_end)]
     return []  # a table, code or maths in a bibliography holds no entry the pipeline can read

@@ -69,9 +69,16 @@ def entry_number(label: str | None, item: str, numbered: re.Pattern[str]) -> int
 
 
 def reads_as_entry(item: str, rules: Rules) -> bool:
-    """An item that prints a label or starts with an author's name, and shows a year."""
+    """An item that prints a label or starts with an author's name, and shows a year. A number
+    printed without brackets before the name counts with it (`(1) Smith, J. A.;`, as chemistry
+    journals print their entries, `1 A. Smith,`): alone, such a number could open any line."""
     body = entry_body(item, rules)
-    named = entry_label(item, rules) is not None or rules.references.first_author.match(body) is not None
+    number = rules.references.numbered.match(body)
+    named = (
+        entry_label(item, rules) is not None
+        or rules.references.first_author.match(body) is not None
+        or (number is not None and rules.references.first_author.match(body[number.end() :]) is not None)
+    )
     return named and YEAR.search(body[: rules.references.year_within]) is not None
 
 

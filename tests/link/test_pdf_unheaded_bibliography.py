@@ -107,3 +107,16 @@ def test_a_bibliography_without_a_heading_starts_a_chunk_of_its_own(chunked):
     assert "[1] A. Author1" not in acknowledgements.text and not acknowledgements.in_bibliography
     first = next(chunk for chunk in chunked.chunks if chunk.text.startswith("[1] A. Author1"))
     assert first.in_bibliography and first.split.value == "bibliography"
+
+
+def test_a_note_printed_in_the_margin_after_the_entries_does_not_hide_them(proceedings_paper, tmp_path, rules):
+    """The journal line a publisher prints in each page's margin comes after the last entry in
+    reading order; the entries before it are the bibliography all the same."""
+    doc = pymupdf.open(proceedings_paper)
+    for page in doc:
+        page.insert_textbox(pymupdf.Rect(558, 380, 594, 440), "Proc. Conf. Examples 2020", fontsize=5)
+    path = tmp_path / "margin_note.pdf"
+    doc.save(path)
+    chunked = process(path, path.name, doc_id_for(path.name), rules).chunked
+    assert [reference.label for reference in chunked.references] == [str(n) for n in range(1, 20)]
+    assert "Proc. Conf. Examples 2020" not in chunked.references[-1].text
