@@ -130,6 +130,9 @@ def ingest(
     """Bring the database in line with the papers below FOLDER, and publish it atomically.
 
     New files are added, changed ones replaced, vanished ones removed, the rest skipped.
+    A file that is not what its name says (a PDF named .md) fails with the cause; a UTF-8 file
+    with stray bytes that are not UTF-8 is read with them replaced, and a paper stored so or with
+    no chunks is named in the summary and in documents.warning (docs/formats.md).
 
     Exit codes: 0 all ingested, 3 finished but some files failed, 1 the run could not complete
     (nothing published), 4 another ingest is running, 130 and 143 stopped by Ctrl-C or SIGTERM

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pipeline import __version__
 from pipeline.errors import ExtractError
-from pipeline.extract.markdown.document import extract_markdown
+from pipeline.extract.markdown.document import extract_markdown_bytes
 from pipeline.extract.markdown.parse import PARSER_VERSION
 from pipeline.records.base import SourceFormat
 from pipeline.records.extract import RawDocument
@@ -25,16 +25,29 @@ def source_format(path: str) -> SourceFormat:
     return SourceFormat.pdf if path.lower().endswith(PDF_SUFFIXES) else SourceFormat.markdown
 
 
+def read_source(file: Path, path: str) -> bytes:
+    """The file's bytes, read once: what is parsed and what the documents row's hash is of
+    (`pipeline.ingest.task`), so that a file changed since the folder was listed is stored as read."""
+    try:
+        return file.read_bytes()
+    except OSError as error:
+        raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check that it exists and is readable") from None
+
+
 def extract(file: Path, path: str, rules: Rules) -> RawDocument:
     """Extract `file`, known to the rest of the pipeline by `path` (relative to the ingested folder)."""
-    suffix = file.suffix.lower()
+    return extract_source(read_source(file, path), file.suffix.lower(), path, rules)
+
+
+def extract_source(data: bytes, suffix: str, path: str, rules: Rules) -> RawDocument:
+    """Extract a file's bytes, read as its name's `suffix` (lower case) says."""
     if suffix in MARKDOWN_SUFFIXES:
-        return extract_markdown(file, path, rules.page_markers, rules.pdf.tables.caption)
+        return extract_markdown_bytes(data, path, rules.page_markers, rules.pdf.tables.caption)
     if suffix in PDF_SUFFIXES:
         # Imported here: `pipeline sql` and `search` load this module too, and need no PyMuPDF.
-        from pipeline.extract.pdf.document import extract_pdf
+        from pipeline.extract.pdf.document import extract_pdf_bytes
 
-        return extract_pdf(file, path, rules)
+        return extract_pdf_bytes(data, path, rules)
     raise ExtractError(f"{path}: unsupported file type {suffix!r}; the pipeline reads {', '.join(SUPPORTED_SUFFIXES)}")
 
 

@@ -37,6 +37,8 @@ class DocumentRow:
     error: str | None
     rules_sha256: str
     pipeline_version: str
+    warning: str | None = None
+    """What the reading of an ingested file lost, for the user to check (`paper_warning`)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,9 @@ def paper_rows(
         encoded.update(_bibliography_lines(chunked))
     lines = {table: b"\n".join(table_lines) + b"\n" if table_lines else b"" for table, table_lines in encoded.items()}
     digest = records_digest(content, lines, tables) if chunked is not None else None
-    written = {"records_digest": digest, "rules_sha256": row.rules_sha256, "pipeline_version": row.pipeline_version}
+    written = {
+        "warning": row.warning, "records_digest": digest, "rules_sha256": row.rules_sha256, "pipeline_version": row.pipeline_version,
+    }
     documents = {**content, **written, "ingested_at": datetime.now(timezone.utc).replace(tzinfo=None)}
     lines["documents"] = to_json(in_column_order("documents", [documents])[0]) + b"\n"
     longest = max([len(lines["documents"]) - 1, *(max(map(len, table_lines), default=0) for table_lines in encoded.values())])

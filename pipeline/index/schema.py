@@ -10,7 +10,7 @@ import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS documents (
     layout_reason VARCHAR,             -- why: the mode asked for, or what made auto doubt the typographic reading
     unresolved_citations INTEGER,      -- citation markers that name no entry, or two (chunk_citations)
     broken_links INTEGER,              -- cross-references to a part of the paper that is not there (chunk_links)
+    warning VARCHAR,                   -- what an ingested file's reading lost (bytes not UTF-8 replaced; no chunks), NULL when nothing
     records_digest VARCHAR,            -- of the rows its exported records are read from; NULL unless ingested
     rules_sha256 VARCHAR NOT NULL,
     pipeline_version VARCHAR NOT NULL,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.chunk import chunk
-from pipeline.extract import extract
+from pipeline.extract import extract_source, read_source
 from pipeline.link import link
 from pipeline.metadata import paper_metadata
 from pipeline.normalize.block_index import BlockIndex
@@ -40,15 +40,21 @@ def process(
     rules: Rules,
     stored: RawDocument | None = None,
     headings: HeadingMatcher | None = None,
+    source: bytes | None = None,
 ) -> ProcessedPaper:
     """Run the stages on `file` (`relative_path` is how the database names it); `stored` is an
-    earlier extraction of the same file to re-chunk instead of reading the file again.
+    earlier extraction of the same file to re-chunk instead of reading the file again, and
+    `source` the file's bytes where the caller has read them (to hash what is parsed).
 
     `headings` is the caller's `HeadingMatcher` for `rules`, kept across its papers (they repeat
     their section names); one is made for this paper where none is given. The document's block
     index is built once here, for chunk and link alike."""
     headings = headings if headings is not None else HeadingMatcher(rules)
-    raw = extract(file, relative_path, rules) if stored is None else stored
+    if stored is None:
+        data = source if source is not None else read_source(file, relative_path)
+        raw = extract_source(data, file.suffix.lower(), relative_path, rules)
+    else:
+        raw = stored
     document = normalize(raw, doc_id, rules, headings)
     index = BlockIndex(document)
     chunked = link(chunk(document, rules, index, headings), rules, index)

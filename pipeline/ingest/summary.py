@@ -48,6 +48,9 @@ class RunSummary:
     unstructured: dict[str, str] = field(default_factory=dict)
     """Relative path → why its structure looks collapsed, for every paper written in this run
     that is long and has no section headings."""
+    warnings: dict[str, str] = field(default_factory=dict)
+    """Relative path → what its reading lost (bytes that are not UTF-8 replaced, no chunks), for
+    every paper written in this run with a `documents.warning`."""
     duration_seconds: float = 0.0
     run_id: int = 0
     """What `pipeline export --since` takes to export what later runs change."""
@@ -74,6 +77,12 @@ class RunSummary:
             if self.unstructured
             else ""
         )
+        warning += (
+            f"; warning: {len(self.warnings)} paper(s) stored with a warning (`pipeline report` lists them): "
+            + ", ".join(f"{path} ({said})" for path, said in sorted(self.warnings.items()))
+            if self.warnings
+            else ""
+        )
         return (
             f"{self.seen} files: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
             f"{self.removed} removed, {len(self.failed)} failed{failing}; {self.chunks} chunks written"
@@ -94,3 +103,5 @@ def count_result(summary: RunSummary, item: ScannedFile, result: TaskResult) -> 
     summary.section_types.update(result.section_types)
     if result.structure_warning:
         summary.unstructured[item.path] = result.structure_warning
+    if result.warning:
+        summary.warnings[item.path] = result.warning

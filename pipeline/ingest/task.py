@@ -7,18 +7,20 @@ DuckDB, which only the writer uses, and whose import every run's first file woul
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import __version__
 from pipeline.errors import NoTextLayerError, PipelineError
-from pipeline.extract import source_format
+from pipeline.extract import read_source, source_format
 from pipeline.index.rows import DocumentRow, PaperRows, paper_rows
 from pipeline.index.terms import TermCounter, count_paper_terms
 from pipeline.ingest.process import process
 from pipeline.ingest.scan import ScannedFile
 from pipeline.records.base import DocumentStatus
-from pipeline.records.extract import RawDocument
+from pipeline.records.chunked import ChunkedDocument
+from pipeline.records.extract import WARNING_NOTE, RawDocument
 from pipeline.rules import Rules
 from pipeline.rules.heading_matcher import HeadingMatcher
 
@@ -57,6 +59,11 @@ class TaskResult:
     """Each chunk's section type, for the run's summary."""
     structure_warning: str | None = None
     """Why the paper's structure looks collapsed, for the run's summary (`ChunkedDocument`)."""
+    warning: str | None = None
+    """What the reading of the paper lost (`paper_warning`), for its row and the run's summary."""
+    read: tuple[str, int] | None = None
+    """The sha256 and size of the bytes the worker read and parsed, where it read the file: what
+    its documents row records, even where the file changed since the folder was listed."""
 
 
 def failed(error: str) -> TaskResult:
@@ -72,7 +79,8 @@ def worker_died(path: str, how: str) -> str:
 
 
 def document_row(
-    path: str, doc_id: str, sha256: str, size: int, status: DocumentStatus, error: str | None, rules: Rules
+    path: str, doc_id: str, sha256: str, size: int, status: DocumentStatus, error: str | None, rules: Rules,
+    warning: str | None = None,
 ) -> DocumentRow:
     return DocumentRow(
         doc_id=doc_id,
@@ -84,11 +92,23 @@ def document_row(
         error=error,
         rules_sha256=rules.sha256,
         pipeline_version=__version__,
+        warning=warning,
     )
 
 
+def paper_warning(chunked: ChunkedDocument) -> str | None:
+    """What reading the paper lost, in words: the extraction's warning notes (`WARNING_NOTE`),
+    and a paper stored with no chunks, which no search can find."""
+    said = [note.removeprefix(WARNING_NOTE) for note in chunked.document.reading_notes if note.startswith(WARNING_NOTE)]
+    if not chunked.chunks:
+        said.append("stored with no chunks: no text was left to chunk (`pipeline inspect` shows what was read)")
+    return "; ".join(said) or None
+
+
 def failure_rows(path: str, doc_id: str, sha256: str, size: int, result: TaskResult, rules: Rules) -> PaperRows:
-    """The rows of a file whose stages failed: its documents row, with the status and cause."""
+    """The rows of a file whose stages failed: its documents row, with the status and cause, and
+    the hash of the bytes that failed where the worker read them (else the scan's `sha256`)."""
+    sha256, size = result.read if result.read is not None else (sha256, size)
     return paper_rows(document_row(path, doc_id, sha256, size, result.status, result.error, rules), None)
 
 
@@ -131,20 +151,28 @@ def run_task_in_worker(task: Task) -> TaskResult:
 def run_task(task: Task, context: WorkerContext) -> TaskResult:
     """Run the stages on one file and build its rows; a failure becomes a result, never an exception."""
     rules = context.rules
+    read = None
     try:
         stored = None if task.raw_document is None else RawDocument.model_validate_json(task.raw_document)
-        paper = process(Path(task.file), task.path, task.doc_id, rules, stored, context.headings)
+        # A fresh extraction hashes the bytes it parses: the folder was listed (and hashed) before,
+        # and the file may have changed since. A stored one was made of the bytes the scan hashed.
+        source = read_source(Path(task.file), task.path) if stored is None else None
+        read = (hashlib.sha256(source).hexdigest(), len(source)) if source is not None else None
+        paper = process(Path(task.file), task.path, task.doc_id, rules, stored, context.headings, source)
         chunked = paper.chunked
         extraction = (task.extraction_key, paper.raw.model_dump_json()) if stored is None else None
-        row = document_row(task.path, task.doc_id, task.sha256, task.bytes, DocumentStatus.ingested, None, rules)
+        sha256, size = read or (task.sha256, task.bytes)
+        warning = paper_warning(chunked)
+        row = document_row(task.path, task.doc_id, sha256, size, DocumentStatus.ingested, None, rules, warning)
         rows = paper_rows(row, chunked, extraction, count_paper_terms(chunked, context.counter), paper.metadata)
         return TaskResult(
             DocumentStatus.ingested, None, rows, len(chunked.chunks), chunked.document.page_count or 0,
-            tuple(c.section_type.value for c in chunked.chunks), chunked.structure_warning,
+            tuple(c.section_type.value for c in chunked.chunks), chunked.structure_warning, warning, read,
         )
     except NoTextLayerError as error:
-        return TaskResult(DocumentStatus.no_text, str(error))
+        return TaskResult(DocumentStatus.no_text, str(error), read=read)
     except PipelineError as error:
-        return failed(str(error))
+        return TaskResult(DocumentStatus.failed, str(error), read=read)
     except Exception as error:  # noqa: BLE001 - one file's bug must not cost the others; it is recorded, not hidden
-        return failed(f"{task.path}: internal error {type(error).__name__}: {error}; please report it with this file")
+        cause = f"{task.path}: internal error {type(error).__name__}: {error}; please report it with this file"
+        return TaskResult(DocumentStatus.failed, cause, read=read)

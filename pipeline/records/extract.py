@@ -10,6 +10,12 @@ from pydantic import Field
 from pipeline.records.base import RECORD_SCHEMA_VERSION, BlockKind, Box, LineBox, Record, SourceFormat, TextSegment
 
 
+WARNING_NOTE = "warning: "
+"""Opens a reading note that says the text lost something on the way in (bytes that are not
+UTF-8 replaced): such a note is the documents row's `warning` too, and the run's summary names
+the paper."""
+
+
 class RawBlock(Record):
     """One block as the extractor found it, before any cleanup."""
 
@@ -108,7 +114,8 @@ class SourceFacts(Record):
     """Repeated page furniture (running heads and feet, page numbers) dropped from the text."""
     reading_notes: list[str] = Field(default_factory=list)
     """Where the extractor read the file otherwise than its format's usual reading, and why
-    (`pipeline inspect` prints them; the stored extraction keeps them)."""
+    (`pipeline inspect` prints them; the stored extraction keeps them); a note that opens with
+    `WARNING_NOTE` says the text lost something."""
     layout: str | None = None
     """Which evidence read a PDF's layout: `rules` (typography and geometry) or `model` (PyMuPDF's
     layout model beside them); None for Markdown."""

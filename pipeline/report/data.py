@@ -35,6 +35,14 @@ class RunRow:
 
 
 @dataclass(frozen=True)
+class PaperWarning:
+    """An ingested paper whose reading lost something (`documents.warning`), or that has no chunk."""
+
+    path: str
+    warning: str
+
+
+@dataclass(frozen=True)
 class FailingFile:
     """A file that is stored without chunks, and why."""
 
@@ -121,6 +129,21 @@ def last_runs(connection: duckdb.DuckDBPyConnection, limit: int) -> list[RunRow]
 def failing_files(connection: duckdb.DuckDBPyConnection) -> list[FailingFile]:
     rows = connection.execute("SELECT path, status, error FROM documents WHERE status <> 'ingested' ORDER BY path").fetchall()
     return [FailingFile(*row) for row in rows]
+
+
+def paper_warnings(connection: duckdb.DuckDBPyConnection) -> list[PaperWarning]:
+    """Ingested papers with a warning, and any without a chunk (a database from before the
+    `warning` column holds such papers too, unnamed)."""
+    warned = connection.execute(
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'documents' AND column_name = 'warning'"
+    ).fetchone()[0]
+    rows = connection.execute(
+        f"""SELECT path, coalesce({'warning' if warned else 'NULL'}, 'stored with no chunks') FROM documents d
+            WHERE status = 'ingested' AND ({'warning IS NOT NULL OR' if warned else ''}
+                  NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.doc_id))
+            ORDER BY path"""
+    ).fetchall()
+    return [PaperWarning(*row) for row in rows]
 
 
 def unresolved_links(connection: duckdb.DuckDBPyConnection) -> list[UnresolvedLinks]:

@@ -95,10 +95,19 @@ def render_html_report(
         _unstructured(unstructured, sizes, links),
         "<h2>Failing files</h2>",
         _failing(failing),
+        *_warnings(data.paper_warnings(connection)),
         "<h2>Unresolved citations and broken cross-references</h2>",
         _unresolved(data.unresolved_links(connection), links),
     ]
     return page("Paper pipeline report", "\n".join(body))
+
+
+def _warnings(rows: list[data.PaperWarning]) -> list[str]:
+    """The section of papers stored with a warning, where there are any."""
+    if not rows:
+        return []
+    items = "".join(f"<li><code>{text(row.path)}</code>: {text(row.warning)}</li>" for row in rows)
+    return ["<h2>Papers stored with a warning</h2>", f"<ul>{items}</ul>"]
 
 
 def _last_run_line(runs: list[RunRow]) -> str:

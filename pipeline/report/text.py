@@ -17,7 +17,8 @@ def render_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> s
     """A table of chunks per section type for every paper, the last runs, the failing files, then
     body chunk sizes against the rules' target and hard maximum."""
     parts = (
-        _chunks_per_paper(connection) + _papers(connection) + _last_runs(connection) + _failing(connection) + _unresolved(connection)
+        _chunks_per_paper(connection) + _papers(connection) + _last_runs(connection) + _failing(connection) + _warnings(connection)
+        + _unresolved(connection)
         + _unstructured(connection, sizes)
     )
     return "\n".join(parts + _sizes(connection, sizes))
@@ -93,6 +94,13 @@ def _failing(connection: duckdb.DuckDBPyConnection) -> list[str]:
     if not failed:
         return []
     return ["", "Currently failing:"] + [f"  {row.path} [{row.status}]: {row.error}" for row in failed]
+
+
+def _warnings(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    rows = data.paper_warnings(connection)
+    if not rows:
+        return []
+    return ["", "Stored with a warning (pipeline inspect FILE shows what was read):"] + [f"  {row.path}: {row.warning}" for row in rows]
 
 
 def _sizes(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> list[str]:

@@ -8,12 +8,12 @@ those lines.
 
 from __future__ import annotations
 
-import codecs
 import re
 from itertools import groupby
 from pathlib import Path
 
 from pipeline.errors import ExtractError
+from pipeline.extract.markdown.decoding import decode_markdown
 from pipeline.extract.markdown.parse import TopBlock, code_lines, parse_blocks
 from pipeline.extract.markdown.tables import markdown_tables
 from pipeline.records.base import BlockKind, SourceFormat, TextSegment
@@ -36,49 +36,30 @@ _FRONT_MATTER_FENCES = ("---", "+++")
 _SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)\s*$")
 _BLOCKQUOTE_LINE = re.compile(r" {0,3}>")
 
+# An image's bytes written into the file (`![Figure 1](data:image/png;base64,iVBOR…)`, as
+# converters export figures inline): hundreds of kilobytes of one word, which no chunk could hold
+# within the hard maximum and no search would want. The payload is left out of the text where the
+# lines are read, so every offset and line number after it stays true; a short one stays.
+_DATA_URI = re.compile(r"(?<![\w-])data:[^\s,()\"'<>]*,[^\s()\"'<>]{100,}")
+_DATA_URI_SHOWN = "data:…"
 
-# Byte-order marks of the wide encodings (Windows' "Unicode" text is UTF-16 LE with one), UTF-32
-# first: its little-endian mark begins with UTF-16's.
-_WIDE_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
-)
+
+def _without_inline_data(lines: list[str]) -> tuple[list[str], list[int]]:
+    """The lines with every long data URI's payload left out (`_DATA_URI`), and the 0-based index
+    of each line that held one, once per URI."""
+    changed: list[int] = []
+    kept = list(lines)
+    for index, line in enumerate(lines):
+        if "data:" in line:
+            kept[index], count = _DATA_URI.subn(_DATA_URI_SHOWN, line)
+            changed += [index] * count
+    return kept, changed
 
 
-def decode_markdown(data: bytes, path: str) -> tuple[str, str]:
-    """Decode a Markdown file's bytes; return the text and the encoding used.
-
-    UTF-16 or UTF-32 where a byte-order mark says so; else UTF-8 (with or without a BOM) first,
-    then cp1252, which also reads Latin-1 text in practice. Bytes that are not text at all (NUL
-    bytes) fail with the cause.
-    """
-    for bom, encoding in _WIDE_BOMS:
-        if data.startswith(bom):
-            try:
-                data = data.decode(encoding).encode("utf-8")
-            except UnicodeDecodeError as error:
-                raise ExtractError(
-                    f"{path}: starts with a {encoding.upper()} byte-order mark but byte {error.start} is not {encoding.upper()}; "
-                    "re-save it as UTF-8"
-                ) from None
-            text, _ = decode_markdown(data, path)
-            return text, encoding
-    if not data.strip():
-        raise ExtractError(f"{path}: the file is empty; nothing to ingest")
-    if b"\x00" in data:
-        offset = data.index(b"\x00")
-        raise ExtractError(
-            f"{path}: NUL byte at offset {offset}: this is not a text file, or it is UTF-16 without a byte-order mark; "
-            "check that it really is Markdown, and re-save it as UTF-8"
-        )
-    for encoding in ("utf-8-sig", "cp1252"):
-        try:
-            text = data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-        has_bom = encoding == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf")
-        return text, ("utf-8-sig" if has_bom else "utf-8") if encoding == "utf-8-sig" else encoding
-    raise ExtractError(f"{path}: the file is neither UTF-8 nor cp1252/Latin-1 text; re-save it as UTF-8")
+def _inline_data_notes(changed: list[int]) -> list[str]:
+    if not changed:
+        return []
+    return [f"{len(changed)} inline data URI(s) (an image's bytes in the file) shown as `{_DATA_URI_SHOWN}`, from line {changed[0] + 1}"]
 
 
 def _front_matter_end(lines: list[str]) -> int | None:
@@ -200,7 +181,7 @@ def extract_markdown_text(
 ) -> RawDocument:
     """Turn Markdown source into a `RawDocument`; `path` is relative to the ingested folder, and
     `table_caption` tells a table's caption paragraph."""
-    lines = text.splitlines()
+    lines, inline_data = _without_inline_data(text.splitlines())
     front_end = _front_matter_end(lines)
     front = set(range(front_end + 1)) if front_end is not None else set()
     blocks: list[RawBlock] = []
@@ -224,8 +205,9 @@ def extract_markdown_text(
         blocks=blocks,
         tables=markdown_tables(blocks, lines, table_caption),
         encoding=encoding,
-        reading_notes=_reading_notes(line_breaks, parse.html_ends),
+        reading_notes=_reading_notes(line_breaks, parse.html_ends) + _inline_data_notes(inline_data),
     )
+
 
 def extract_markdown(
     file: Path, path: str, markers: list[PageMarkerRule], table_caption: re.Pattern[str] = _TABLE_CAPTION
@@ -235,5 +217,13 @@ def extract_markdown(
         data = file.read_bytes()
     except OSError as error:
         raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check its permissions") from None
-    text, encoding = decode_markdown(data, path)
-    return extract_markdown_text(text, path, markers, encoding, table_caption)
+    return extract_markdown_bytes(data, path, markers, table_caption)
+
+
+def extract_markdown_bytes(
+    data: bytes, path: str, markers: list[PageMarkerRule], table_caption: re.Pattern[str] = _TABLE_CAPTION
+) -> RawDocument:
+    """Decode and extract one Markdown file's bytes."""
+    decoded = decode_markdown(data, path)
+    raw = extract_markdown_text(decoded.text, path, markers, decoded.encoding, table_caption)
+    return raw if decoded.warning is None else raw.model_copy(update={"reading_notes": [decoded.warning, *raw.reading_notes]})

@@ -68,41 +68,24 @@ def _said(messages: list[str]) -> str:
 # ---------------------------------------------------------------- open and read
 
 
-def _utf8_name(file: Path) -> bool:
+def _read_bytes(file: Path, path: str) -> bytes:
     try:
-        str(file).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _open_bytes(file: Path, path: str) -> pymupdf.Document:
-    """The PDF opened from its bytes: PyMuPDF takes a path only as UTF-8 text, and a file name
-    with bytes that are not (a Latin-1 name from an old archive) is no such text."""
-    try:
-        return pymupdf.open(stream=file.read_bytes(), filetype="pdf")
+        return file.read_bytes()
     except OSError as error:
         raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check that it exists and is readable") from None
 
 
-def _open(file: Path, path: str) -> pymupdf.Document:
-    try:
-        with file.open("rb") as handle:
-            head = handle.read(_SNIFF_BYTES)
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(0, size - _SNIFF_BYTES))
-            tail = handle.read()
-    except OSError as error:
-        raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check that it exists and is readable") from None
-    if size == 0:
+def _open(data: bytes, path: str) -> pymupdf.Document:
+    """The PDF opened from the bytes read (not from its path, which may hold other bytes by now,
+    and which PyMuPDF takes only as UTF-8 text), after checks that name what is wrong with it."""
+    if not data:
         raise ExtractError(f"{path}: the file is empty (0 bytes); re-download or re-export the PDF")
-    if b"%PDF-" not in head:
+    if b"%PDF-" not in data[:_SNIFF_BYTES]:
         raise ExtractError(f"{path}: not a PDF (no %PDF- header) despite its name; check what the file really is")
-    if b"%%EOF" not in tail:
+    if b"%%EOF" not in data[-_SNIFF_BYTES:]:
         raise ExtractError(f"{path}: the PDF is truncated (no %%EOF at its end); re-download or re-export it")
     try:
-        doc = pymupdf.open(file, filetype="pdf") if _utf8_name(file) else _open_bytes(file, path)
+        doc = pymupdf.open(stream=data, filetype="pdf")
     except (pymupdf.FileDataError, RuntimeError, ValueError) as error:
         raise ExtractError(f"{path}: corrupt PDF that PyMuPDF cannot open ({error}); re-download or re-export it") from None
     if doc.needs_pass:
@@ -225,8 +208,13 @@ def _blocks_by_model(
 def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in
     messages, and `rules.pdf`, the caption start and the anchors that open a paper's body tune it."""
+    return extract_pdf_bytes(_read_bytes(file, path), path, rules)
+
+
+def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
+    """`extract_pdf` of a PDF's bytes, read once by the caller."""
     _mupdf_messages()  # what earlier files made it say is theirs
-    with _open(file, path) as doc:
+    with _open(data, path) as doc:
         pages, heights, labels, words = _read(doc, path, rules.pdf.tables)
         try:
             toc = doc.get_toc(simple=True)

@@ -71,6 +71,11 @@ class PdfPass:
 
 
 def _dropped(reading: Reading, pages: list[list[PrintedLine]], removed: list[PrintedLine]) -> Reading:
+    """The reading with a furniture pass's lines dropped, unless that would drop every line left:
+    furniture is what recurs around a paper's text, so lines that are all there is (one line at
+    the top of every page) are the text, and a paper is never stored empty as all furniture."""
+    if removed and not any(pages):
+        return reading
     return replace(reading, pages=pages, dropped=reading.dropped + len(removed))
 
 
