@@ -25,6 +25,8 @@ _TITLE_SHARE = 0.6
 """Of the extractor's title's letters, the share its own lines must spell to stand for it."""
 _CITED_SURNAME = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?),\s*(?-i:[A-Z])\.")
 """A citation's first author as `Surname, I.`."""
+_DOI_ROW_MAX_WORDS = 2
+"""Words beside a DOI on a row that is about it (`Open Access`, a page number, `Article`)."""
 _ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
 
 
@@ -155,10 +157,17 @@ def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: Met
     placed = [(position, row) for position, row in enumerate(following) if max(line.size for line in row) >= least_size]
     # A row in a title's print that smaller print sets apart from `title` is a title of its own,
     # and the byline under it is its: `title` is then a masthead (a journal's name set larger,
-    # then its address and a DOI). A translated title follows its title directly.
+    # then its address and a DOI). A translated title follows its title directly. A row of names
+    # is a byline, whatever its print (`Yunxia Chen, MB, …` in 10.5 points on a 9-point page,
+    # under a mark set apart in smaller print).
     title_size = rules.title_min_size * _usual_size(lines)
     for index, (position, row) in enumerate(placed):
-        if position > index and max(line.size for line in row) >= title_size and len(row_text(row).split()) >= rules.title_min_words:
+        if (
+            position > index
+            and max(line.size for line in row) >= title_size
+            and len(row_text(row).split()) >= rules.title_min_words
+            and split_names(_names_row(row, rules), rules) is None
+        ):
             placed = placed[:index]
             break
     under = [row for _, row in placed]
@@ -258,12 +267,25 @@ def doi(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) 
     """The labelled DOI page 1 prints (the one the XMP names, where page 1 prints several); else
     the DOI the XMP or the document information names as the paper's."""
     declared = _declared_doi(embedded, rules)
-    printed = labelled_dois("\n".join(page_text(lines)), rules)
+    texts = page_text(lines)
+    printed = labelled_dois("\n".join(texts), rules)
     if declared and declared[0] in printed:
         return declared[0], MetadataSource.first_page
     if printed:
-        return printed[0], MetadataSource.first_page
+        return _own_row_doi(texts, rules) or printed[0], MetadataSource.first_page
     return declared
+
+
+def _own_row_doi(texts: list[str], rules: MetadataRules) -> str | None:
+    """The first labelled DOI printed on a row of its own (`https://doi.org/…`, `DOI: …`, a few
+    words beside it at most): a DOI inside a sentence may be another work's (`OSF Registration
+    number: DOI 10.17605/…`), and the paper's own is set apart."""
+    for text in texts:
+        for match in rules.doi.finditer(text):
+            rest = text[: match.start()] + " " + text[match.end() :]
+            if len(re.findall(r"[^\W\d_]{2,}", rest)) <= _DOI_ROW_MAX_WORDS:
+                return clean_doi(match["doi"])
+    return None
 
 
 def _declared_doi(embedded: dict[str, str], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
