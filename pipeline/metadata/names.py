@@ -27,6 +27,7 @@ _DEGREE_SHAPE = re.compile(r"^(?-i:[A-Z])[A-Za-z.]{1,7}$")
 PharmD`): one word of letters, two or more of them capitals. No name is one word, so a part of
 this shape is dropped, not read as a name; the rules' `degrees` name those printed after a name
 without a comma."""
+_JOINED_PARTICLE = re.compile(r"^(?-i:[a-z]){1,3}['’-](?=(?-i:[A-Z]))")
 _BY = re.compile(r"^\s*by\s+", re.IGNORECASE)
 """A byline may open with `By`."""
 
@@ -122,7 +123,8 @@ def is_name(name: str, rules: MetadataRules) -> bool:
             continue
         if _INITIAL.match(token) and ("." in token or "-" in token or len(token) <= 2):
             continue  # `A.`, `J.-P.`, `JA`; a word of three capitals or more (`ANNA`) is a name's
-        bare = token.strip(".'’")
+        # A particle joined to its surname by a hyphen or an apostrophe (`al-Hassan`, `d’Alembert`).
+        bare = _JOINED_PARTICLE.sub("", token.strip(".'’"))
         if not bare or not bare[0].isupper() or not all(ch.isalpha() or ch in "-'’." for ch in bare):
             return False
         full_words += 1

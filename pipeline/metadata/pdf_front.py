@@ -188,8 +188,8 @@ def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: Met
         if parsed is None and index + 1 < len(candidates) and not rules.affiliation_words.search(candidates[index + 1]):
             parsed = split_names(" ".join([*texts, text, candidates[index + 1]]), rules)
             taken = 2
-        if parsed is not None and not names and len(parsed) == 1 and not _marked(under[index]):
-            parsed = None  # one name with no affiliation mark reads as well as a short heading
+        if parsed is not None and not names and len(parsed) == 1 and not _marked(under[index]) and not _affiliation_follows(following, placed[index][0] + 1, rules):
+            parsed = None  # one name with no affiliation mark reads as well as a short heading, unless an affiliation follows it
         if parsed is None:
             if names:
                 break
@@ -201,6 +201,12 @@ def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: Met
         if len(texts) >= rules.byline_max_lines:
             break
     return names
+
+
+def _affiliation_follows(rows_under: list[list[FrontLine]], index: int, rules: MetadataRules) -> bool:
+    """Whether the row at `index`, in any print, is an affiliation: a lone author's, set under the
+    name with no mark."""
+    return index < len(rows_under) and bool(rules.affiliation_words.search(row_text(rows_under[index])))
 
 
 def _marked(row: list[FrontLine]) -> bool:

@@ -127,6 +127,7 @@ def test_the_doi_on_a_row_of_its_own_is_the_papers_not_one_inside_a_sentence(tmp
         ("˙Isa Cavido˘glu, Ay¸se Kor", ["İsa Cavidoğlu", "Ayşe Kor"]),
         ("By Ana Silva and Bo Chen", ["Ana Silva", "Bo Chen"]),
         ("Ana Silva, PharmD, Bo Chen, MBChB", ["Ana Silva", "Bo Chen"]),
+        ("Omar al-Hassan and Jean d’Alembert", ["Omar al-Hassan", "Jean d’Alembert"]),
     ],
 )
 def test_a_byline_is_cut_into_names_as_printed(byline, names, rules):
@@ -143,3 +144,14 @@ def test_a_byline_is_cut_into_names_as_printed(byline, names, rules):
 )
 def test_trailing_capitals_are_initials_only_where_some_cannot_be_a_surname(names, keys, rules):
     assert author_keys(names, rules.metadata) == keys
+
+
+def test_a_lone_author_unmarked_over_an_affiliation_is_the_byline(tmp_path, rules):
+    """One name with no mark reads as well as a short heading; an affiliation under it says it is
+    an author's (`1 Department of …` is the fixture's first note row)."""
+    assert _describe(_first_page(tmp_path / "essay.pdf", "Ana Maria Silva"), rules).author_keys == ["silva"]
+
+
+def test_a_to_cite_box_gives_the_year(rules):
+    line = "To cite: Silva A, Chen B. Interleukin-6 after sleep loss. Test Open, first issue of 2020."
+    assert year_in([line], rules.metadata) == 2020
