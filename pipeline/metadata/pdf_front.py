@@ -74,12 +74,25 @@ def printed_title(lines: list[FrontLine], title: str) -> str:
     """The title as page 1 prints it. Where the extractor's title spells no run of rows (a label
     set beside it, `ORIGINAL`, was read into it), it is the lines of one size whose text is all
     part of the title, in order, where they spell most of it (`_TITLE_SHARE`) in one stretch."""
-    if title_rows(lines, title) is not None:
-        return title
+    if (found := title_rows(lines, title)) is not None:
+        return _without_end_mark(title, rows(lines)[found[1]])
     best = _title_lines(lines, title)
     spelt = "".join(letters(line.text) for line in best)
     if best and len(spelt) >= _TITLE_SHARE * len(letters(title)):
         return " ".join(" ".join(line.text.split()) for line in best)
+    return title
+
+
+def _without_end_mark(title: str, last_row: list[FrontLine]) -> str:
+    """`title` without the note mark its last row ends in, where the mark is raised (`…trial¹`,
+    `…trial*` pointing at a footnote) or a note sign: a title cited elsewhere has none."""
+    last = last_row[-1]
+    text = last.text.rstrip()
+    raised = [(begin, end) for begin, end in last.superscripts if end >= len(text) and begin < len(text)]
+    mark = text[raised[0][0] :] if raised else re.search(r"[*∗†‡§¶☆★]*$", text)[0]
+    stripped = title.rstrip()
+    if mark.strip() and stripped.endswith(mark.strip()) and len(mark.strip()) < len(stripped):
+        return stripped[: -len(mark.strip())].rstrip()
     return title
 
 

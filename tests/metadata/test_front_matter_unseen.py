@@ -155,3 +155,17 @@ def test_a_lone_author_unmarked_over_an_affiliation_is_the_byline(tmp_path, rule
 def test_a_to_cite_box_gives_the_year(rules):
     line = "To cite: Silva A, Chen B. Interleukin-6 after sleep loss. Test Open, first issue of 2020."
     assert year_in([line], rules.metadata) == 2020
+
+
+@pytest.mark.parametrize("mark", ["1", "*"])
+def test_a_footnote_mark_raised_after_the_title_is_no_part_of_it(tmp_path, rules, mark):
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 110), TITLE[0], fontsize=20, fontname="hebo")
+    page.insert_text((72, 136), TITLE[1], fontsize=20, fontname="hebo")
+    page.insert_text((73 + pymupdf.get_text_length(TITLE[1], fontname="hebo", fontsize=20), 128), mark, fontsize=11)
+    page.insert_text((72, 170), "Ana Silva1, Bo Chen2 and Rui Costa1", fontsize=12)
+    page.insert_text((72, 190), "1 Department of Medicine, University of Testing, Lisbon, Portugal", fontsize=8)
+    page.insert_textbox(pymupdf.Rect(72, 220, 523, 800), BODY, fontsize=10)
+    doc.save(tmp_path / "noted.pdf")
+    assert _describe(tmp_path / "noted.pdf", rules).title == " ".join(TITLE)
