@@ -66,7 +66,7 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     if title is not None:
         found["title"] = title
     elif document.title:
-        found["title"] = (pdf_front.printed_title(lines, document.title), MetadataSource.first_page)
+        found["title"] = (pdf_front.printed_title(lines, document.title, rules), MetadataSource.first_page)
     # The file's own list of several authors, every one printed on page 1, is the whole list in
     # order; a single name there is often only the corresponding author's, so the byline comes first.
     confirmed = pdf_front.confirmed_authors(embedded, lines, rules)

@@ -21,6 +21,9 @@ _NEXT_LINE_STEP = 1.8
 """Font sizes from a line's top to the top of the line printed under it, at most."""
 _LABEL_MAX_WORDS = 3
 """Words in a label that a value is printed under (`Published online`)."""
+_TITLE_LINE_STEP = 1.6
+"""Font sizes from one title row's top to the next's, at most: titles are set with a leading of
+1.2 to 1.5 sizes."""
 _TITLE_SHARE = 0.6
 """Of the extractor's title's letters, the share its own lines must spell to stand for it."""
 _CITED_SURNAME = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?),\s*(?-i:[A-Z])\.")
@@ -70,17 +73,38 @@ def title_rows(lines: list[FrontLine], title: str) -> tuple[int, int] | None:
     return None
 
 
-def printed_title(lines: list[FrontLine], title: str) -> str:
+def printed_title(lines: list[FrontLine], title: str, rules: MetadataRules) -> str:
     """The title as page 1 prints it. Where the extractor's title spells no run of rows (a label
     set beside it, `ORIGINAL`, was read into it), it is the lines of one size whose text is all
-    part of the title, in order, where they spell most of it (`_TITLE_SHARE`) in one stretch."""
+    part of the title, in order, where they spell most of it (`_TITLE_SHARE`) in one stretch.
+    Where it ends on a word no title ends on, the rows that carry it on are added."""
     if (found := title_rows(lines, title)) is not None:
-        return _without_end_mark(title, rows(lines)[found[1]])
+        printed = rows(lines)
+        title, last = _carried_on(title, printed, found[1], rules.title_min_size * _usual_size(lines), rules)
+        return _without_end_mark(title, printed[last])
     best = _title_lines(lines, title)
     spelt = "".join(letters(line.text) for line in best)
     if best and len(spelt) >= _TITLE_SHARE * len(letters(title)):
         return " ".join(" ".join(line.text.split()) for line in best)
     return title
+
+
+def _carried_on(title: str, printed: list[list[FrontLine]], last: int, large: float, rules: MetadataRules) -> tuple[str, int]:
+    """`title` with the rows under its `last` row that carry it on, and the index of its new last
+    row: while it ends on one of `title_unfinished_words`, the row right under (within a title's
+    leading) in large print, whatever its face or size (an italic species name, a last row set
+    smaller), that is no byline."""
+    while last + 1 < len(printed):
+        words = re.findall(r"[^\W\d_]+", title.casefold())
+        row, under = printed[last], printed[last + 1]
+        size = max(line.size for line in row)
+        if not words or words[-1] not in rules.title_unfinished_words or max(line.size for line in under) < large:
+            break
+        if not 0 < under[0].y0 - row[0].y0 <= _TITLE_LINE_STEP * size or split_names(_names_row(under, rules), rules) is not None:
+            break
+        title = f"{title.rstrip()} {' '.join(' '.join(line.text.split()) for line in under)}"
+        last += 1
+    return title, last
 
 
 def _without_end_mark(title: str, last_row: list[FrontLine]) -> str:

@@ -169,3 +169,26 @@ def test_a_footnote_mark_raised_after_the_title_is_no_part_of_it(tmp_path, rules
     page.insert_textbox(pymupdf.Rect(72, 220, 523, 800), BODY, fontsize=10)
     doc.save(tmp_path / "noted.pdf")
     assert _describe(tmp_path / "noted.pdf", rules).title == " ".join(TITLE)
+
+
+@pytest.mark.parametrize(("font", "size"), [("heit", 20), ("helv", 20), ("hebo", 17)])
+def test_a_title_row_in_another_face_or_size_that_carries_the_title_on_is_part_of_it(tmp_path, rules, font, size):
+    """A title ending on `with` goes on: its last row in italics (a species name), in a regular
+    face, or a size smaller is still the title's, not a subtitle."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 110), "Interleukin-6 after sleep loss in a randomised", fontsize=20, fontname="hebo")
+    page.insert_text((72, 136), "crossover trial of adults infected with", fontsize=20, fontname="hebo")
+    page.insert_text((72, 162), "Escherichia coli", fontsize=size, fontname=font)
+    page.insert_text((72, 196), "Ana Silva1, Bo Chen2 and Rui Costa1", fontsize=12)
+    page.insert_text((72, 216), "1 Department of Medicine, University of Testing, Lisbon, Portugal", fontsize=8)
+    page.insert_textbox(pymupdf.Rect(72, 240, 523, 800), BODY, fontsize=10)
+    doc.save(tmp_path / "coli.pdf")
+    metadata = _describe(tmp_path / "coli.pdf", rules)
+    assert metadata.title == "Interleukin-6 after sleep loss in a randomised crossover trial of adults infected with Escherichia coli"
+    assert metadata.author_keys == ["silva", "chen", "costa"]
+
+
+def test_a_subtitle_under_a_finished_title_stays_out_of_it(tmp_path, rules):
+    file = _first_page(tmp_path / "protocol.pdf", "Ana Silva1, Bo Chen2", above_byline=(("A protocol for a randomized controlled trial", 16),))
+    assert _describe(file, rules).title == " ".join(TITLE)
