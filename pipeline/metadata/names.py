@@ -13,6 +13,8 @@ from pipeline.rules.metadata import MetadataRules
 # as superscripts: `Smith*`, `Lee†`, `Kim1,2`, `Wolf a,b`.
 _MARKS = re.compile(r"[*∗†‡§¶#⁎✉⊥]+|[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+|\[\d[^\]]*\]|\(\d[^)]*\)|<sup>.*?</sup>|\^[^\s^]+\^?")
 _LETTER_MARKS = re.compile(r"(?<=\w)\s*(?:\b[a-h](?:\s*,\s*[a-h])*\b)(?=\s*(?:,|;|$|\s(?:and|&)\s))")
+_ORCID_LABEL = re.compile(r"(?:https?://)?(?:www\.)?orcid\.org/|\bORCID\b(?:\s*i[dD]\b)?\s*:?", re.IGNORECASE)
+"""An ORCID iD's label or link printed as text after a name (`ORCID: 0000-…`, `https://orcid.org/0000-…`)."""
 _ORCID = re.compile(r"\[?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{3}[\dX]\s*\]?")
 # Accents that TeX sets as glyphs of their own, which PyMuPDF gives as spacing characters before
 # their letter (`Davidovi´c` for `Davidović`), and the combining marks they stand for.
@@ -72,7 +74,7 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     line = with_accents_joined(line)
     # Icons set as glyphs (an ORCID or mail icon in a private-use code point) are no part of a name.
     cleaned = "".join(" " if unicodedata.category(ch) in ("Co", "So", "Cn") else ch for ch in line)
-    cleaned = _ORCID.sub(" ", cleaned)
+    cleaned = _ORCID.sub(" ", _ORCID_LABEL.sub(" ", cleaned))
     cleaned = _MARKS.sub(" ", cleaned)
     cleaned = _LETTER_MARKS.sub(" ", cleaned)
     joiners = "|".join(re.escape(word) for word in _joiners(rules))

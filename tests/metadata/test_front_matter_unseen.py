@@ -128,6 +128,8 @@ def test_the_doi_on_a_row_of_its_own_is_the_papers_not_one_inside_a_sentence(tmp
         ("By Ana Silva and Bo Chen", ["Ana Silva", "Bo Chen"]),
         ("Ana Silva, PharmD, Bo Chen, MBChB", ["Ana Silva", "Bo Chen"]),
         ("Omar al-Hassan and Jean d’Alembert", ["Omar al-Hassan", "Jean d’Alembert"]),
+        ("Ana Silva1 ORCID: 0000-0002-1825-0097, Bo Chen2 ORCID", ["Ana Silva", "Bo Chen"]),
+        ("Ana Silva https://orcid.org/0000-0002-1825-0097 and Bo Chen", ["Ana Silva", "Bo Chen"]),
     ],
 )
 def test_a_byline_is_cut_into_names_as_printed(byline, names, rules):
