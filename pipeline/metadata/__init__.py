@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pipeline.metadata import markdown_front, pdf_front
 from pipeline.metadata.journal_line import journal_line
-from pipeline.metadata.names import surname_key
+from pipeline.metadata.names import author_keys
 from pipeline.metadata.text_fields import abstract_span, keywords_block, year_in
 from pipeline.records.base import SourceFormat
 from pipeline.records.document import Document
@@ -50,7 +50,7 @@ def paper_metadata(raw: RawDocument, document: Document, rules: MetadataRules) -
         else:
             values.update({name: value, f"{name}_source": source})
     if values.get("authors"):
-        values["author_keys"] = [surname_key(name, rules) for name in values["authors"]]
+        values["author_keys"] = author_keys(values["authors"], rules)
         if raw.format is SourceFormat.pdf:
             values["author_keys"] = pdf_front.first_key_as_cited(values["author_keys"], raw.first_page, rules)
     return PaperMetadata(**values)
@@ -66,7 +66,7 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     if title is not None:
         found["title"] = title
     elif document.title:
-        found["title"] = (pdf_front.printed_title(lines, document.title), MetadataSource.first_page)
+        found["title"] = (pdf_front.printed_title(lines, document.title, rules), MetadataSource.first_page)
     # The file's own list of several authors, every one printed on page 1, is the whole list in
     # order; a single name there is often only the corresponding author's, so the byline comes first.
     confirmed = pdf_front.confirmed_authors(embedded, lines, rules)

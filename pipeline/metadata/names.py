@@ -13,12 +13,25 @@ from pipeline.rules.metadata import MetadataRules
 # as superscripts: `Smith*`, `Lee†`, `Kim1,2`, `Wolf a,b`.
 _MARKS = re.compile(r"[*∗†‡§¶#⁎✉⊥]+|[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+|\[\d[^\]]*\]|\(\d[^)]*\)|<sup>.*?</sup>|\^[^\s^]+\^?")
 _LETTER_MARKS = re.compile(r"(?<=\w)\s*(?:\b[a-h](?:\s*,\s*[a-h])*\b)(?=\s*(?:,|;|$|\s(?:and|&)\s))")
+_ORCID_LABEL = re.compile(r"(?:https?://)?(?:www\.)?orcid\.org/|\bORCID\b(?:\s*i[dD]\b)?\s*:?", re.IGNORECASE)
+"""An ORCID iD's label or link printed as text after a name (`ORCID: 0000-…`, `https://orcid.org/0000-…`)."""
 _ORCID = re.compile(r"\[?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{3}[\dX]\s*\]?")
 # Accents that TeX sets as glyphs of their own, which PyMuPDF gives as spacing characters before
 # their letter (`Davidovi´c` for `Davidović`), and the combining marks they stand for.
-_SPACING_ACCENTS = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "ˇ": "\u030c", "˘": "\u0306", "˚": "\u030a", "˝": "\u030b"}
+_SPACING_ACCENTS = {
+    "´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "ˇ": "\u030c", "˘": "\u0306", "˚": "\u030a", "˝": "\u030b",
+    "¸": "\u0327", "˙": "\u0307", "˛": "\u0328", "¯": "\u0304",
+}
 _SPACING_ACCENT = re.compile(f"([{''.join(_SPACING_ACCENTS)}])(\\w)")
 _INITIAL = re.compile(r"^(?-i:[A-Z])\.?(?:-?(?-i:[A-Z])\.?)*$")
+_DEGREE_SHAPE = re.compile(r"^(?-i:[A-Z])[A-Za-z.]{1,7}$")
+"""A degree printed as a part of its own after a name and a comma (`Xiuting Li, MM`, `Bo Chen,
+PharmD`): one word of letters, two or more of them capitals. No name is one word, so a part of
+this shape is dropped, not read as a name; the rules' `degrees` name those printed after a name
+without a comma."""
+_JOINED_PARTICLE = re.compile(r"^(?-i:[a-z]){1,3}['’-](?=(?-i:[A-Z]))")
+_BY = re.compile(r"^\s*by\s+", re.IGNORECASE)
+"""A byline may open with `By`."""
 
 
 def letters(text: str) -> str:
@@ -61,22 +74,34 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     line = with_accents_joined(line)
     # Icons set as glyphs (an ORCID or mail icon in a private-use code point) are no part of a name.
     cleaned = "".join(" " if unicodedata.category(ch) in ("Co", "So", "Cn") else ch for ch in line)
-    cleaned = _ORCID.sub(" ", cleaned)
+    cleaned = _ORCID.sub(" ", _ORCID_LABEL.sub(" ", cleaned))
     cleaned = _MARKS.sub(" ", cleaned)
     cleaned = _LETTER_MARKS.sub(" ", cleaned)
-    joiners = "|".join(re.escape(word) for word in rules.name_joiners)
+    joiners = "|".join(re.escape(word) for word in _joiners(rules))
+    cleaned = _BY.sub("", cleaned)
     # A byline row may end on the joiner before the last name, printed on the next row.
-    cleaned = re.sub(rf"\s+(?:{joiners})\s*$", "", cleaned.rstrip(" ,;"))
-    parts = re.split(rf"\s*[,;|]\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+", cleaned)
+    cleaned = re.sub(rf"\s+(?:{joiners})\s*$", "", cleaned.rstrip(" ,;·•"))
+    # Names are parted by commas, semicolons, bars, or middle dots and bullets (`Ana Silva1 · Bo Chen2`).
+    parts = re.split(rf"\s*[,;|·•]\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+", cleaned)
     names = []
     for part in parts:
         name = _without_degrees(" ".join(part.split()), rules)
-        if not name:
+        if not name or _is_degree_part(name):
             continue
         if not is_name(name, rules):
             return None
         names.append(name)
     return names or None
+
+
+def _joiners(rules: MetadataRules) -> list[str]:
+    """The rules' name joiners, and those of two letters or more in capitals too (a byline in
+    capitals, `ANA SILVA AND BO CHEN`); a one-letter joiner in capitals is an initial."""
+    return [*rules.name_joiners, *(word.upper() for word in rules.name_joiners if len(word) > 1 and word.upper() != word)]
+
+
+def _is_degree_part(part: str) -> bool:
+    return bool(_DEGREE_SHAPE.match(part)) and sum(ch.isupper() for ch in part) >= 2
 
 
 def _without_degrees(name: str, rules: MetadataRules) -> str:
@@ -98,9 +123,10 @@ def is_name(name: str, rules: MetadataRules) -> bool:
     for token in tokens:
         if token in particles:
             continue
-        if _INITIAL.match(token):
-            continue
-        bare = token.strip(".'’")
+        if _INITIAL.match(token) and ("." in token or "-" in token or len(token) <= 2):
+            continue  # `A.`, `J.-P.`, `JA`; a word of three capitals or more (`ANNA`) is a name's
+        # A particle joined to its surname by a hyphen or an apostrophe (`al-Hassan`, `d’Alembert`).
+        bare = _JOINED_PARTICLE.sub("", token.strip(".'’"))
         if not bare or not bare[0].isupper() or not all(ch.isalpha() or ch in "-'’." for ch in bare):
             return False
         full_words += 1
@@ -115,7 +141,8 @@ def surname(name: str, rules: MetadataRules) -> str:
     if not tokens:
         return name
     capitals = [t for t in tokens if len(t.strip(".")) > 1 and t.isupper()]
-    if capitals and len(capitals) < len(tokens):
+    # A name printed all in capitals (`JOHN A. SMITH`) sets no surname apart by them.
+    if capitals and len(capitals) < len(tokens) and any(ch.islower() for ch in name):
         return " ".join(capitals)
     # A byline's `Del` is taken for a given name: counted as a particle, `Maria Del Coco`'s key
     # would change from `coco` (what the stored author keys say) to `delcoco`.
@@ -125,3 +152,22 @@ def surname(name: str, rules: MetadataRules) -> str:
 def surname_key(name: str, rules: MetadataRules) -> str:
     """The surname as compared: `letters` of `surname`."""
     return letters(surname(name, rules))
+
+
+_TRAILING_INITIALS = re.compile(r"^(?P<surname>.*\S)\s+(?P<initials>(?-i:[A-Z]){1,3})$")
+
+
+def author_keys(names: list[str], rules: MetadataRules) -> list[str]:
+    """Each name's `surname_key`; in a byline printed surname first with dotless initials after
+    (`Smith JA, Jones KL, van Dijk L`, as citations print names), all the words before the initials. A
+    byline is that only where every name ends in one to three capitals after a word in lower case
+    and some of those cannot be a surname (one letter, or no vowel): `Wei LI, Jun WU` is given
+    names then surnames in capitals."""
+    found = [_TRAILING_INITIALS.match(name) for name in names]
+    if (
+        names
+        and all(match and any(ch.islower() for ch in match["surname"]) for match in found)
+        and any(len(match["initials"]) == 1 or not set(match["initials"]) & set("AEIOUY") for match in found)
+    ):
+        return [letters(match["surname"]) for match in found]
+    return [surname_key(name, rules) for name in names]

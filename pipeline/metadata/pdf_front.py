@@ -21,10 +21,15 @@ _NEXT_LINE_STEP = 1.8
 """Font sizes from a line's top to the top of the line printed under it, at most."""
 _LABEL_MAX_WORDS = 3
 """Words in a label that a value is printed under (`Published online`)."""
+_TITLE_LINE_STEP = 1.6
+"""Font sizes from one title row's top to the next's, at most: titles are set with a leading of
+1.2 to 1.5 sizes."""
 _TITLE_SHARE = 0.6
 """Of the extractor's title's letters, the share its own lines must spell to stand for it."""
 _CITED_SURNAME = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?),\s*(?-i:[A-Z])\.")
 """A citation's first author as `Surname, I.`."""
+_DOI_ROW_MAX_WORDS = 2
+"""Words beside a DOI on a row that is about it (`Open Access`, a page number, `Article`)."""
 _ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
 
 
@@ -68,16 +73,50 @@ def title_rows(lines: list[FrontLine], title: str) -> tuple[int, int] | None:
     return None
 
 
-def printed_title(lines: list[FrontLine], title: str) -> str:
+def printed_title(lines: list[FrontLine], title: str, rules: MetadataRules) -> str:
     """The title as page 1 prints it. Where the extractor's title spells no run of rows (a label
     set beside it, `ORIGINAL`, was read into it), it is the lines of one size whose text is all
-    part of the title, in order, where they spell most of it (`_TITLE_SHARE`) in one stretch."""
-    if title_rows(lines, title) is not None:
-        return title
+    part of the title, in order, where they spell most of it (`_TITLE_SHARE`) in one stretch.
+    Where it ends on a word no title ends on, the rows that carry it on are added."""
+    if (found := title_rows(lines, title)) is not None:
+        printed = rows(lines)
+        title, last = _carried_on(title, printed, found[1], rules.title_min_size * _usual_size(lines), rules)
+        return _without_end_mark(title, printed[last])
     best = _title_lines(lines, title)
     spelt = "".join(letters(line.text) for line in best)
     if best and len(spelt) >= _TITLE_SHARE * len(letters(title)):
         return " ".join(" ".join(line.text.split()) for line in best)
+    return title
+
+
+def _carried_on(title: str, printed: list[list[FrontLine]], last: int, large: float, rules: MetadataRules) -> tuple[str, int]:
+    """`title` with the rows under its `last` row that carry it on, and the index of its new last
+    row: while it ends on one of `title_unfinished_words`, the row right under (within a title's
+    leading) in large print, whatever its face or size (an italic species name, a last row set
+    smaller), that is no byline."""
+    while last + 1 < len(printed):
+        words = re.findall(r"[^\W\d_]+", title.casefold())
+        row, under = printed[last], printed[last + 1]
+        size = max(line.size for line in row)
+        if not words or words[-1] not in rules.title_unfinished_words or max(line.size for line in under) < large:
+            break
+        if not 0 < under[0].y0 - row[0].y0 <= _TITLE_LINE_STEP * size or split_names(_names_row(under, rules), rules) is not None:
+            break
+        title = f"{title.rstrip()} {' '.join(' '.join(line.text.split()) for line in under)}"
+        last += 1
+    return title, last
+
+
+def _without_end_mark(title: str, last_row: list[FrontLine]) -> str:
+    """`title` without the note mark its last row ends in, where the mark is raised (`…trial¹`,
+    `…trial*` pointing at a footnote) or a note sign: a title cited elsewhere has none."""
+    last = last_row[-1]
+    text = last.text.rstrip()
+    raised = [(begin, end) for begin, end in last.superscripts if end >= len(text) and begin < len(text)]
+    mark = text[raised[0][0] :] if raised else re.search(r"[*∗†‡§¶☆★]*$", text)[0]
+    stripped = title.rstrip()
+    if mark.strip() and stripped.endswith(mark.strip()) and len(mark.strip()) < len(stripped):
+        return stripped[: -len(mark.strip())].rstrip()
     return title
 
 
@@ -155,10 +194,17 @@ def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: Met
     placed = [(position, row) for position, row in enumerate(following) if max(line.size for line in row) >= least_size]
     # A row in a title's print that smaller print sets apart from `title` is a title of its own,
     # and the byline under it is its: `title` is then a masthead (a journal's name set larger,
-    # then its address and a DOI). A translated title follows its title directly.
+    # then its address and a DOI). A translated title follows its title directly. A row of names
+    # is a byline, whatever its print (`Yunxia Chen, MB, …` in 10.5 points on a 9-point page,
+    # under a mark set apart in smaller print).
     title_size = rules.title_min_size * _usual_size(lines)
     for index, (position, row) in enumerate(placed):
-        if position > index and max(line.size for line in row) >= title_size and len(row_text(row).split()) >= rules.title_min_words:
+        if (
+            position > index
+            and max(line.size for line in row) >= title_size
+            and len(row_text(row).split()) >= rules.title_min_words
+            and split_names(_names_row(row, rules), rules) is None
+        ):
             placed = placed[:index]
             break
     under = [row for _, row in placed]
@@ -179,8 +225,8 @@ def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: Met
         if parsed is None and index + 1 < len(candidates) and not rules.affiliation_words.search(candidates[index + 1]):
             parsed = split_names(" ".join([*texts, text, candidates[index + 1]]), rules)
             taken = 2
-        if parsed is not None and not names and len(parsed) == 1 and not _marked(under[index]):
-            parsed = None  # one name with no affiliation mark reads as well as a short heading
+        if parsed is not None and not names and len(parsed) == 1 and not _marked(under[index]) and not _affiliation_follows(following, placed[index][0] + 1, rules):
+            parsed = None  # one name with no affiliation mark reads as well as a short heading, unless an affiliation follows it
         if parsed is None:
             if names:
                 break
@@ -192,6 +238,12 @@ def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: Met
         if len(texts) >= rules.byline_max_lines:
             break
     return names
+
+
+def _affiliation_follows(rows_under: list[list[FrontLine]], index: int, rules: MetadataRules) -> bool:
+    """Whether the row at `index`, in any print, is an affiliation: a lone author's, set under the
+    name with no mark."""
+    return index < len(rows_under) and bool(rules.affiliation_words.search(row_text(rows_under[index])))
 
 
 def _marked(row: list[FrontLine]) -> bool:
@@ -258,12 +310,25 @@ def doi(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) 
     """The labelled DOI page 1 prints (the one the XMP names, where page 1 prints several); else
     the DOI the XMP or the document information names as the paper's."""
     declared = _declared_doi(embedded, rules)
-    printed = labelled_dois("\n".join(page_text(lines)), rules)
+    texts = page_text(lines)
+    printed = labelled_dois("\n".join(texts), rules)
     if declared and declared[0] in printed:
         return declared[0], MetadataSource.first_page
     if printed:
-        return printed[0], MetadataSource.first_page
+        return _own_row_doi(texts, rules) or printed[0], MetadataSource.first_page
     return declared
+
+
+def _own_row_doi(texts: list[str], rules: MetadataRules) -> str | None:
+    """The first labelled DOI printed on a row of its own (`https://doi.org/…`, `DOI: …`, a few
+    words beside it at most): a DOI inside a sentence may be another work's (`OSF Registration
+    number: DOI 10.17605/…`), and the paper's own is set apart."""
+    for text in texts:
+        for match in rules.doi.finditer(text):
+            rest = text[: match.start()] + " " + text[match.end() :]
+            if len(re.findall(r"[^\W\d_]{2,}", rest)) <= _DOI_ROW_MAX_WORDS:
+                return clean_doi(match["doi"])
+    return None
 
 
 def _declared_doi(embedded: dict[str, str], rules: MetadataRules) -> tuple[str, MetadataSource] | None:

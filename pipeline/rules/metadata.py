@@ -49,7 +49,7 @@ class MetadataRules(RulesModel):
     )
     """What opens a paragraph or line of keywords; the rest of it is the keywords."""
     cite_as_label: Pattern = Field(
-        default=r"\b(?:to cite this article|cite (?:this article )?as|how to cite(?: this article)?|como citar(?: este artigo)?|c[óo]mo citar)\b(?:[^:\n]{0,40}:)?\s*",
+        default=r"\b(?:to cite this article|to cite(?=\s*:)|cite (?:this article )?as|how to cite(?: this article)?|como citar(?: este artigo)?|c[óo]mo citar)\b(?:[^:\n]{0,40}:)?\s*",
         validate_default=True,
     )
     """What opens the paper's citation of itself on page 1; the surname after it is the first author's as cited."""
@@ -78,5 +78,9 @@ class MetadataRules(RulesModel):
     """A byline is printed at least this share of the size most of page 1 is printed in."""
     title_min_size: Annotated[float, Field(gt=0)] = 1.15
     """A title that a byline is printed under is set at least this many times page 1's usual size."""
+    title_unfinished_words: list[str] = Field(
+        default_factory=lambda: ["a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "with", "by", "and", "or", "via", "versus", "vs", "de", "da", "do", "dos", "das", "em", "e", "y", "la", "el", "del", "en"]
+    )
+    """Words no title ends on (in lower case): a title row that ends on one is carried on by the row under it."""
     title_min_words: Annotated[int, Field(gt=0)] = 3
     """A title in the PDF's own metadata is trusted only if it has this many words and page 1 prints it."""

@@ -162,19 +162,19 @@ def test_an_entry_surname_reads_the_rules_particles(rules):
     assert entry_surname("Ahmed Al Rashid", frozenset(rules.metadata.name_particles)) == "Al Rashid"
 
 
-def test_a_title_read_with_a_side_label_is_the_title_lines_page_one_prints_in_its_size():
+def test_a_title_read_with_a_side_label_is_the_title_lines_page_one_prints_in_its_size(rules):
     lines = [
         FrontLine(text="A study of sleep and", size=20.8, bold=False, x0=60, y0=100),
         FrontLine(text="ORIGINAL", size=7.5, bold=True, x0=400, y0=104),
         FrontLine(text="interleukin-6 in adults", size=20.8, bold=False, x0=60, y0=124),
     ]
-    assert printed_title(lines, "ORIGINAL A study of sleep and interleukin-6 in adults") == "A study of sleep and interleukin-6 in adults"
+    assert printed_title(lines, "ORIGINAL A study of sleep and interleukin-6 in adults", rules.metadata) == "A study of sleep and interleukin-6 in adults"
 
 
-def test_a_title_page_one_prints_as_read_is_kept_as_read():
+def test_a_title_page_one_prints_as_read_is_kept_as_read(rules):
     lines = [FrontLine(text="A study of sleep and", size=20.8, bold=False, x0=60, y0=100),
              FrontLine(text="interleukin-6 in adults", size=20.8, bold=False, x0=60, y0=124)]
-    assert printed_title(lines, "A study of sleep and interleukin-6 in adults") == "A study of sleep and interleukin-6 in adults"
+    assert printed_title(lines, "A study of sleep and interleukin-6 in adults", rules.metadata) == "A study of sleep and interleukin-6 in adults"
 
 
 def _page_with(path: Path, lines: list[tuple[float, float, str, float]], info: dict[str, str] | None = None) -> Path:
