@@ -17,4 +17,4 @@ The five stages, each a plain function from one record to the next (the records 
 `report`, `audit` and `cli`.
 """
 
-__version__ = "0.8.0"
+__version__ = "0.9.0"
