@@ -94,8 +94,9 @@ def main() -> None:
     print(f"{'figure':32} {'even (' + str(sizes['even']) + ')':>10} {'check (' + str(sizes['check']) + ')':>11} {'even-check':>11}")
     for name, script, pattern in FIGURES:
         even, check = (figure(results[half], script, pattern) for half in ("even", "check"))
-        difference = f"{even - check:+.3f}" if even is not None and check is not None else "-"
-        shown = [f"{value:.3f}" if value is not None and value < 1.5 else (f"{value:g}" if value is not None else "-") for value in (even, check)]
+        counted = name.endswith("collapsed")  # a count of papers, not a share
+        shown = ["-" if value is None else f"{value:g}" if counted else f"{value:.3f}" for value in (even, check)]
+        difference = "-" if even is None or check is None else f"{even - check:+g}" if counted else f"{even - check:+.3f}"
         print(f"{name:32} {shown[0]:>10} {shown[1]:>11} {difference:>11}")
     print(f"full outputs in {arguments.out}/")
 
