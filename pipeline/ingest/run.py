@@ -323,7 +323,8 @@ def _run_record(summary: RunSummary, started: datetime, rules: Rules) -> RunReco
     return RunRecord(
         started_at=started,
         finished_at=datetime.now(timezone.utc).replace(tzinfo=None),
-        folder=summary.folder,
+        # Absolute, so that `show` finds the papers from whatever folder it is run in.
+        folder=str(Path(summary.folder).resolve()),
         seen=summary.seen,
         added=summary.added,
         updated=summary.updated,

@@ -78,7 +78,8 @@ class ShownChunk:
     neighbours: dict[str, list[Box]]
     """The previous and next chunk of the paper (where there are such), by id, with their boxes."""
     folder: str | None
-    """The folder the last ingest read, None where no run is recorded."""
+    """The folder the last ingest read, None where no run is recorded. Runs record it absolute; an
+    older run's relative folder is resolved against the current directory (see `_ingested_folder`)."""
 
 
 def default_out(chunk_id: str, source_format: SourceFormat) -> Path:
@@ -113,8 +114,17 @@ def read_shown_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> Sh
         format=SourceFormat(source_format), sha256=sha256, encoding=encoding, line_start=line_start, line_end=line_end,
         pages=list(pages), boxes=_boxes(connection, chunk_id) + _table_boxes(connection, chunk_id),
         neighbours={n: _boxes(connection, n) for n in neighbours},
-        folder=folder[0] if folder else None,
+        folder=_ingested_folder(folder[0]) if folder else None,
     )
+
+
+def _ingested_folder(recorded: str) -> str:
+    """The folder a run recorded, absolute. Runs record it resolved; runs written before that hold
+    the path as typed, relative to the folder `pipeline ingest` ran in, which is not recorded.
+    The current directory is taken for it, not the database's folder: the default database is
+    `out/papers.duckdb`, below the folder the ingest ran in, so its folder is the wrong base in the
+    usual case; where the guess is wrong, the error names the folder tried and `--folder` overrides it."""
+    return str(Path(recorded).resolve())
 
 
 def _chunk_row(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> tuple | None:

@@ -292,3 +292,33 @@ def test_a_chunk_is_found_by_its_files_own_name_too(ingested, tmp_path, rules):
     result = _show(tmp_path / "spaced.duckdb", "lee 2022.md:3", "--out", str(tmp_path / "chunk.txt"))
     assert result.exit_code == 0, result.output
     assert "lee%202022.md:3" in (tmp_path / "chunk.txt").read_text()
+
+
+def test_a_folder_ingested_by_a_relative_path_is_shown_from_another_folder(tmp_path, rules, monkeypatch):
+    (tmp_path / "papers").mkdir()
+    shutil.copy(PROJECT / "corpus" / "flat" / "lee-2022.md", tmp_path / "papers" / "lee-2022.md")
+    monkeypatch.chdir(tmp_path)
+    ingest_folder(Path("papers"), tmp_path / "papers.duckdb", rules, IngestOptions(workers=1))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = _show(tmp_path / "papers.duckdb", "lee-2022.md:3", "--out", str(tmp_path / "chunk.txt"))
+    assert _query(tmp_path / "papers.duckdb", "SELECT folder FROM runs") == [(str((tmp_path / "papers").resolve()),)]
+    assert result.exit_code == 0 and (tmp_path / "chunk.txt").exists()
+
+
+def test_an_older_runs_relative_folder_is_read_from_the_current_directory(ingested, tmp_path, monkeypatch):
+    db, folder = ingested
+    old = tmp_path / "old.duckdb"
+    shutil.copy(db, old)
+    connection = duckdb.connect(str(old))
+    connection.execute("UPDATE runs SET folder = ?", [folder.name])
+    connection.close()
+    monkeypatch.chdir(folder.parent)
+    found = _show(old, "lee-2022.md:3", "--out", str(tmp_path / "chunk.txt"))
+    monkeypatch.chdir(tmp_path)
+    missing = _show(old, "lee-2022.md:3", "--out", str(tmp_path / "other.txt"))
+    assert found.exit_code == 0 and (tmp_path / "chunk.txt").exists()
+    assert missing.stderr == (
+        f"Error: lee-2022.md: not found in {(tmp_path / folder.name).resolve()}; pass --folder with the folder the papers are in now\n"
+    )
