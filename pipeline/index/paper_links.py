@@ -8,7 +8,9 @@ A link is made two ways, and says which (`matched_by`):
   paper's whole title (letters and digits compared, in lower case, accents dropped), the entry's
   year is the paper's or within `YEAR_SPREAD` of it, and its first author's surname (initials
   and given names left out, before or after it) is the paper's first author's. A title of fewer than `MIN_TITLE_LETTERS` letters is
-  too common to say which work it is.
+  too common to say which work it is. Where the entry or the paper gives no year, the whole
+  title and the first author are enough (an entry citing a preprint or a report often prints
+  none); two years that differ by more than `YEAR_SPREAD` still link nothing.
 
 An entry links to every paper that matches it: a work held twice (a preprint and its version of
 record) is linked twice. A paper never links to itself. Recomputing it whole costs one join a run,
@@ -52,9 +54,9 @@ SELECT DISTINCT b.doc_id, b.ref_id, p.doc_id, 'title_year_author'
 FROM (SELECT doc_id, ref_id, doi, text, TRY_CAST(left(year, 4) AS INTEGER) AS year, unnest({_ENTRY_KEYS}) AS entry_key
       FROM bibliography b) b
 JOIN (SELECT doc_id, doi, year, author_keys[1] AS first_key, {_KEY.format('title')} AS title_key FROM papers
-      WHERE title IS NOT NULL AND year IS NOT NULL AND len(author_keys) > 0) p
+      WHERE title IS NOT NULL AND len(author_keys) > 0) p
   ON p.first_key = b.entry_key
-WHERE abs(b.year - p.year) <= {YEAR_SPREAD}
+WHERE (b.year IS NULL OR p.year IS NULL OR abs(b.year - p.year) <= {YEAR_SPREAD})
   AND (b.doi IS NULL OR p.doi IS NULL) AND b.doc_id <> p.doc_id
   AND length(p.title_key) >= {MIN_TITLE_LETTERS}
   AND contains({_KEY.format('b.text')}, p.title_key)

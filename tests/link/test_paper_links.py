@@ -112,6 +112,34 @@ def test_an_entry_that_gives_the_year_next_to_the_papers_links_by_title_year_and
     assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "title_year_author")]
 
 
+# The same work with no year anywhere: a preprint whose front prints none.
+UNDATED = """# Sleep loss raises interleukin-6 in healthy adults
+
+Maria Okafor, Jun Park
+
+## Results
+
+IL-6 rose after one night without sleep.
+"""
+NO_YEAR = "1. Okafor M, Park J. Sleep loss raises interleukin-6 in healthy adults. J Sleep. 4:1-9.\n"
+
+
+def test_an_entry_that_prints_no_year_links_by_title_and_first_author(tmp_path, rules):
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(NO_YEAR)})
+    assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "cited.md", "title_year_author")]
+
+
+def test_a_paper_that_prints_no_year_is_linked_by_title_and_first_author_from_a_dated_entry(tmp_path, rules):
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"undated.md": UNDATED, "review.md": _citing(BY_TITLE)})
+    assert _links(tmp_path / "db.duckdb") == [("review.md", "R1", "undated.md", "title_year_author")]
+
+
+def test_without_a_year_another_first_author_still_links_nothing(tmp_path, rules):
+    entry = NO_YEAR.replace("Okafor M, Park J", "Park J, Okafor M")
+    _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(entry)})
+    assert _links(tmp_path / "db.duckdb") == []
+
+
 def test_the_same_title_in_another_year_or_another_work_of_the_author_links_nothing(tmp_path, rules):
     entries = OTHER_YEAR + "\n" + OTHER_WORK.replace("1.", "2.", 1)
     _ingest(tmp_path / "papers", tmp_path / "db.duckdb", rules, {"cited.md": CITED, "review.md": _citing(entries)})
