@@ -26,6 +26,7 @@ and a contradiction that needs world knowledge passes. docs/audit.md has its fig
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,12 +81,12 @@ class RulesJudge:
         # A direction the evidence says nothing of is as missing as a key term (`decreased` is
         # the claim); one whose opposite it says is for the direction rule to read.
         families = {self.reader.direction_family(word) for sentence in chosen for word in sentence.words if self.reader.is_direction(word)}
-        missing_keys = [word.written for word in missing if self.reader.is_key_term(word)
-                        or (self.reader.is_direction(word) and self.reader.direction_family(word) not in families)]
+        missing_keys = _once(word.written for word in missing if self.reader.is_key_term(word)
+                             or (self.reader.is_direction(word) and self.reader.direction_family(word) not in families))
         if missing_keys:
             return self._verdict(coverage, "key term", f"key term(s) not in the passages: {', '.join(missing_keys)}", chosen, words, numbers)
         if coverage < thresholds.min_coverage:
-            return self._verdict(coverage, "coverage", f"{coverage:.2f} of its words in the passages (not in them: {', '.join(w.written for w in missing)})",
+            return self._verdict(coverage, "coverage", f"{coverage:.2f} of its words in the passages (not in them: {', '.join(_once(w.written for w in missing))})",
                                  chosen, words, numbers)
         conflict = self._clause_conflict(claim, sentences, chosen) or self._number_conflict(words, numbers, chosen)
         if conflict:
@@ -93,10 +94,10 @@ class RulesJudge:
             return self._verdict(coverage, conflict.rule, f"{conflict.rule}: {'; '.join(conflict.what)}", evidence, words, numbers,
                                  contradicted=True, conflicting=conflict.what)
         held = [quantity for sentence in chosen for quantity in sentence.quantities]
-        absent = [q.written for q in numbers if not any(q.same_value(p) and q.same_unit(p) for p in held)]
+        absent = _once(q.written for q in numbers if not any(q.same_value(p) and q.same_unit(p) for p in held))
         if absent:
             return self._verdict(coverage, "number", f"number(s) not in the passages: {', '.join(absent)}", chosen, words, numbers)
-        note = f"not in the passages: {', '.join(w.written for w in missing)}" if missing else None
+        note = f"not in the passages: {', '.join(_once(w.written for w in missing))}" if missing else None
         return self._verdict(coverage, "coverage", note, chosen, words, numbers, supported=True)
 
     def _number_holders(self, words: list[Word], numbers: list[Quantity], sentences: list[PassageSentence],
@@ -241,3 +242,13 @@ def _said_of_the_same(quantity: Quantity, near: list[Word], sentence: PassageSen
         return sum(found_in(word, keys) for word in near)
 
     return min(candidates, key=lambda candidate: (-shared(candidate), abs(candidate.value - quantity.value)))
+
+
+def _once(written: Iterable[str]) -> list[str]:
+    """Each word once, as it is first written (`Hookworm` and `hookworm` are one word), where it
+    first comes: a note lists what is missing, not how often (a 2,000-word sentence would name
+    each of its words as often as it repeats it)."""
+    first: dict[str, str] = {}
+    for word in written:
+        first.setdefault(word.casefold(), word)
+    return list(first.values())

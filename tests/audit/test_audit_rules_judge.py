@@ -146,6 +146,16 @@ def test_a_missing_key_term_is_not_enough_evidence_even_where_most_words_are_the
     assert "linezolid" in judgement.note
 
 
+def test_the_words_not_in_the_passages_are_each_named_once_in_order():
+    claim = " ".join(["Hookworm eggs decayed in warm stool samples."] + ["Warm stool samples kept hookworm eggs poorly."] * 50)
+    key_terms = _judge("Ice slowed down decay (p<0.005).", claim)
+    coverage = _judge("Ice slowed down decay (p<0.005).", claim.replace("Hookworm", "Some").replace("hookworm", "some"))
+    assert key_terms.note == "key term(s) not in the passages: Hookworm"
+    listed = coverage.note.partition("not in them: ")[2].rstrip(")").split(", ")
+    assert [word.lower() for word in listed] == list(dict.fromkeys(word.lower() for word in listed))
+    assert listed == ["eggs", "warm", "stool", "samples", "poorly"]
+
+
 def test_a_paraphrase_that_drops_only_verbs_and_adverbs_is_supported():
     assert _judge("Storing stool samples on ice slowed down hookworm egg decay (p<0.005).",
                   "Keeping stool samples on ice roughly slowed the decay of hookworm eggs (p<0.005).").supported
