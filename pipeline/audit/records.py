@@ -46,7 +46,8 @@ class Sentence(AuditRecord):
     text: str
     """What the judge reads as the hypothesis: the sentence without its markers."""
     line_start: int
-    """The page lines of the paragraph the sentence is in."""
+    """The page lines the sentence's words are on (its markers before or after them left out),
+    inclusive: a sentence of a paragraph of several lines has its own."""
     line_end: int
     citations: tuple[PageCitation, ...]
     rule: CitationRule

@@ -29,6 +29,8 @@ class _Paragraph:
     text: str
     line_start: int
     line_end: int
+    lines: tuple[int, ...]
+    """The source line each character of `text` is on, so that a sentence has its own lines."""
 
 
 @dataclass(frozen=True)
@@ -66,23 +68,45 @@ def _paragraphs(body: str) -> list[_Paragraph]:
     paragraphs = []
     for opening, inline in zip(tokens, tokens[1:]):
         if opening.type == "paragraph_open" and inline.type == "inline" and opening.map:
-            text = " ".join(_plain_text(inline.children or []).split())
+            text, lines = _words_and_lines(*_plain_text(inline.children or [], opening.map[0] + 1))
             if text:
-                paragraphs.append(_Paragraph(text, opening.map[0] + 1, opening.map[1]))
+                paragraphs.append(_Paragraph(text, opening.map[0] + 1, opening.map[1], lines))
     return paragraphs
 
 
-def _plain_text(children: list[Token]) -> str:
-    """The words a reader sees: emphasis and link syntax dropped, link text and image alt kept."""
-    parts = []
+def _plain_text(children: list[Token], first_line: int) -> tuple[str, list[int]]:
+    """The words a reader sees: emphasis and link syntax dropped, link text and image alt kept;
+    and the source line each character is on (a line break in the paragraph starts the next)."""
+    parts: list[str] = []
+    lines: list[int] = []
+    line = first_line
     for child in children:
-        if child.type in ("text", "code_inline"):
+        if child.type in ("text", "code_inline", "image"):
             parts.append(child.content)
+            lines += [line] * len(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
-        elif child.type == "image":
-            parts.append(child.content)
-    return "".join(parts)
+            lines.append(line)
+            line += 1
+    return "".join(parts), lines
+
+
+def _words_and_lines(text: str, lines: list[int]) -> tuple[str, tuple[int, ...]]:
+    """`text`'s words joined by one space (as `" ".join(text.split())`), with each character's
+    line kept: a space between two words is on the line of the word before it."""
+    words: list[str] = []
+    kept: list[int] = []
+    start = None
+    for at, character in enumerate(text + " "):
+        if not character.isspace() and start is None:
+            start = at
+        elif character.isspace() and start is not None:
+            if words:
+                kept.append(kept[-1])
+            words.append(text[start:at])
+            kept += lines[start:at]
+            start = None
+    return " ".join(words), tuple(kept)
 
 
 def _spans(text: str, markers: list[_Marker]) -> list[_Span]:
@@ -151,8 +175,8 @@ def _paragraph_sentences(paragraph: _Paragraph, definitions: dict[str, str], fir
         rule = CitationRule.paragraph if covers_paragraph else (CitationRule.own if mine else CitationRule.none)
         sentences.append(
             Sentence(
-                number=number, text=spans[index].text, line_start=paragraph.line_start,
-                line_end=paragraph.line_end, citations=citations, rule=rule, marker_errors=errors,
+                number=number, text=spans[index].text, line_start=paragraph.lines[spans[index].content_start],
+                line_end=paragraph.lines[spans[index].content_end - 1], citations=citations, rule=rule, marker_errors=errors,
             )
         )
     return sentences

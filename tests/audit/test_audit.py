@@ -82,6 +82,12 @@ def test_a_marker_cites_the_sentence_it_follows():
     ]
 
 
+def test_each_sentence_of_a_paragraph_of_several_lines_has_its_own_lines():
+    page = "# Drug X\n\nDrug X worked. It is an\nantibody [chunk:trial.md:3].\nIt was given\nonce.\n\nA second paragraph.\n"
+    assert [(s.line_start, s.line_end) for s in read_sentences(page)] == [(3, 3), (3, 4), (5, 6), (8, 8)]
+
+
+
 def test_several_ids_in_one_bracket_are_several_citations():
     (sentence,) = read_sentences("Drug X worked [chunk:trial.md:2, chunk:trial.md:3; trial.md:1].\n")
     assert [c.chunk_id for c in sentence.citations] == ["trial.md:2", "trial.md:3", "trial.md:1"]
