@@ -17,6 +17,7 @@ from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, Q
 from pipeline.cli.app import file_and_cause, json_text, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
+from pipeline.ingest.summary import counted
 from pipeline.records.base import DocumentStatus
 from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
 
@@ -42,10 +43,10 @@ class _LineProgress:
     """Plain log lines, for cron and pipes."""
 
     def start(self, files: int, to_process: int) -> None:
-        typer.echo(f"{files} files found, {to_process} to process", err=True)
+        typer.echo(f"{counted(files, 'file')} found, {to_process} to process", err=True)
 
     def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
-        typer.echo(one_line(f"{status:9} " + (file_and_cause(path, error) if error else f"{path} ({chunks} chunks)")), err=True)
+        typer.echo(one_line(f"{status:9} " + (file_and_cause(path, error) if error else f"{path} ({counted(chunks, 'chunk')})")), err=True)
 
 
 class _BarProgress:

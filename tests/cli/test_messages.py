@@ -1,0 +1,29 @@
+"""What the CLI says where a newcomer looks: counts in the number they take, help as printed,
+and searches and runs that find nothing saying why."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+
+runner = CliRunner()
+
+
+def _one_paper(folder):
+    folder.mkdir()
+    (folder / "a.md").write_text("# A paper\n\n## Methods\n\nWe measured IL-6 in the serum of forty patients and report it here.\n")
+    return folder
+
+
+def test_the_run_summary_says_1_file_and_1_chunk(tmp_path):
+    folder = _one_paper(tmp_path / "papers")
+    result = runner.invoke(app, ["ingest", str(folder), "--db", str(tmp_path / "x.duckdb"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("1 file: 1 added, 0 updated, 0 unchanged, 0 removed, 0 failed; 1 chunk written")
+
+
+def test_audit_help_shows_the_chunk_marker_without_a_backslash():
+    result = runner.invoke(app, ["audit", "--help"])
+    shown = " ".join(result.stdout.split())
+    assert "A Markdown page or answer that cites chunks ([chunk:ID], [^ID], [^n] footnotes)." in shown
