@@ -27,3 +27,18 @@ def test_audit_help_shows_the_chunk_marker_without_a_backslash():
     result = runner.invoke(app, ["audit", "--help"])
     shown = " ".join(result.stdout.split())
     assert "A Markdown page or answer that cites chunks ([chunk:ID], [^ID], [^n] footnotes)." in shown
+
+
+def test_an_empty_folder_says_no_papers_were_found(tmp_path):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a paper")
+    result = runner.invoke(app, ["ingest", str(folder), "--db", str(tmp_path / "x.duckdb"), "--quiet"])
+    assert result.exit_code == 0
+    assert result.stderr == f"No papers (*.md, *.pdf) were found below {folder}.\n"
+    assert result.stdout.startswith("0 files: 0 added")
+
+
+def test_ingest_help_says_an_empty_folder_is_no_error():
+    shown = " ".join(runner.invoke(app, ["ingest", "--help"]).stdout.split())
+    assert "A folder with no papers below it is no error: the run says so on stderr and exits 0." in shown
