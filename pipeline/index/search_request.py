@@ -71,6 +71,9 @@ def run_search(
 ) -> SearchResults:
     """Prepare the search query, rank the units, and follow the hits' links where asked."""
     prepared = prepare_query(request.query, glossary, request.translate_command, request.translate_timeout, analyser)
+    unanswerable = _why_unanswerable(connection, prepared.search_query, request)
+    if unanswerable is not None:
+        return SearchResults(prepared, request.unit, [], {}, unanswerable)
     if prepared.mapping is not None and prepared.mapping.unmapped and glossary is not None and glossary.query_language == "ko":
         # Words the glossary lacks may be loanwords, which sound like a term of the papers.
         found = match_by_sound(prepared.mapping.unmapped_searched, partial(index_terms_starting, connection))
@@ -83,6 +86,15 @@ def run_search(
     expansions = expand(connection, chunk_ids, request.depth, request.expand_limit) if request.expand else {}
     cited = cited_papers(connection, chunk_ids, prepared.search_query, spelling, request.expand_limit) if request.expand else {}
     return SearchResults(prepared, request.unit, hits, expansions, None if hits else _why_nothing(prepared, request.unit), cited)
+
+
+def _why_unanswerable(connection: duckdb.DuckDBPyConnection, search_query: str, request: SearchRequest) -> str | None:
+    """Why the search cannot find anything before it is run, or None: a --doc that names no
+    stored paper."""
+    doc_id = request.filters.doc_id
+    if doc_id is not None and connection.execute("SELECT 1 FROM documents WHERE doc_id = ?", [doc_id]).fetchone() is None:
+        return f'no stored paper has the doc_id {doc_id!r} (pipeline sql "SELECT doc_id FROM documents" lists them)'
+    return None
 
 
 def _why_nothing(prepared: PreparedQuery, unit: Unit) -> str:

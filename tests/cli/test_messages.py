@@ -3,8 +3,10 @@ and searches and runs that find nothing saying why."""
 
 from __future__ import annotations
 
+import pytest
 from typer.testing import CliRunner
 
+from conftest import PROJECT
 from pipeline.cli import app
 
 runner = CliRunner()
@@ -42,3 +44,21 @@ def test_an_empty_folder_says_no_papers_were_found(tmp_path):
 def test_ingest_help_says_an_empty_folder_is_no_error():
     shown = " ".join(runner.invoke(app, ["ingest", "--help"]).stdout.split())
     assert "A folder with no papers below it is no error: the run says so on stderr and exits 0." in shown
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("messages") / "papers.duckdb"
+    result = runner.invoke(app, ["ingest", str(PROJECT / "corpus"), "--db", str(path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_search_in_a_doc_that_is_not_stored_says_there_is_no_such_paper(db):
+    result = runner.invoke(app, ["search", "IL-6", "--doc", "nope.md", "--db", str(db)])
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1] == (
+        "No chunks match 'IL-6': no stored paper has the doc_id 'nope.md' "
+        '(pipeline sql "SELECT doc_id FROM documents" lists them).'
+    )
