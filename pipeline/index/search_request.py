@@ -7,6 +7,7 @@ evidence, quoted from the papers in their own words. `pipeline.report.search_res
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -88,9 +89,16 @@ def run_search(
     return SearchResults(prepared, request.unit, hits, expansions, None if hits else _why_nothing(prepared, request.unit), cited)
 
 
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+
+
 def _why_unanswerable(connection: duckdb.DuckDBPyConnection, search_query: str, request: SearchRequest) -> str | None:
-    """Why the search cannot find anything before it is run, or None: a --doc that names no
-    stored paper."""
+    """Why the search cannot find anything before it is run, or None: a query without a letter or
+    digit, or a --doc that names no stored paper."""
+    if not _LETTER_OR_DIGIT.search(search_query):
+        # `-` and `/` are indexed inside terms (IL-6, FDG-PET/CT) and so alone too (R's `<-`):
+        # a query of them alone, like one of `*`, asks for no word.
+        return why_nothing_matched("", request.unit)
     doc_id = request.filters.doc_id
     if doc_id is not None and connection.execute("SELECT 1 FROM documents WHERE doc_id = ?", [doc_id]).fetchone() is None:
         return f'no stored paper has the doc_id {doc_id!r} (pipeline sql "SELECT doc_id FROM documents" lists them)'

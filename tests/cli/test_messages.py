@@ -62,3 +62,13 @@ def test_search_in_a_doc_that_is_not_stored_says_there_is_no_such_paper(db):
         "No chunks match 'IL-6': no stored paper has the doc_id 'nope.md' "
         '(pipeline sql "SELECT doc_id FROM documents" lists them).'
     )
+
+
+@pytest.mark.parametrize("query", ["-", "*", "/", "<-"])
+def test_a_query_without_letters_or_digits_holds_no_word(db, query):
+    # `-` alone once found the chunk holding R's `<-`, where `*` said it held no word.
+    result = runner.invoke(app, ["search", "--db", str(db), "--", query])
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1] == f"No chunks match {query!r}: it holds no word the index could look for (letters or digits)."
+
