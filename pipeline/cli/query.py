@@ -147,7 +147,7 @@ def _print_results(results: SearchResults, request: SearchRequest, mapped: bool)
     """Hits on stdout; what was left out, how the query was read and why nothing matched on stderr."""
     for note in results.prepared.notes:
         typer.echo(one_line(f"({note}.)"), err=True)
-    if not request.filters.bibliography and request.filters.section_type != "meta":
+    if results.bibliography_left_out:
         typer.echo("(The bibliography's entries are left out: --all or --section-type meta searches them too.)", err=True)
     if mapped:
         typer.echo("\n".join(query_lines(results.prepared)))

@@ -53,6 +53,9 @@ class SearchResults:
     """Why nothing matched, in words; None where something did."""
     cited: dict[str, list[CitedPaperChunk]] = field(default_factory=dict)
     """With --expand: for each hit's chunk, a chunk of each paper of the folder its markers cite."""
+    bibliography_left_out: bool = False
+    """Whether the filters left out bibliography chunks that could have matched: those of the
+    section type and paper asked for, where --all and --section-type meta were not given."""
 
     def as_json(self) -> dict:
         return {
@@ -86,7 +89,16 @@ def run_search(
     chunk_ids = list(dict.fromkeys(chunk_id for hit in hits if (chunk_id := hit.chunk_id) is not None))
     expansions = expand(connection, chunk_ids, request.depth, request.expand_limit) if request.expand else {}
     cited = cited_papers(connection, chunk_ids, prepared.search_query, spelling, request.expand_limit) if request.expand else {}
-    return SearchResults(prepared, request.unit, hits, expansions, None if hits else _why_nothing(prepared, request.unit), cited)
+    nothing_found = None if hits else _why_nothing(prepared, request.unit)
+    return SearchResults(prepared, request.unit, hits, expansions, nothing_found, cited, _bibliography_left_out(connection, request.filters))
+
+
+def _bibliography_left_out(connection: duckdb.DuckDBPyConnection, filters: UnitFilters) -> bool:
+    if filters.bibliography or filters.section_type == "meta":
+        return False
+    statement = "SELECT 1 FROM chunks WHERE in_bibliography AND (? IS NULL OR section_type = ?) AND (? IS NULL OR doc_id = ?) LIMIT 1"
+    parameters = [filters.section_type, filters.section_type, filters.doc_id, filters.doc_id]
+    return connection.execute(statement, parameters).fetchone() is not None
 
 
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")

@@ -54,6 +54,9 @@ def db(tmp_path_factory):
     return path
 
 
+_BIBLIOGRAPHY_NOTE = "(The bibliography's entries are left out: --all or --section-type meta searches them too.)"
+
+
 def test_search_in_a_doc_that_is_not_stored_says_there_is_no_such_paper(db):
     result = runner.invoke(app, ["search", "IL-6", "--doc", "nope.md", "--db", str(db)])
     assert result.exit_code == 0
@@ -72,3 +75,10 @@ def test_a_query_without_letters_or_digits_holds_no_word(db, query):
     assert result.stdout == ""
     assert result.stderr.splitlines()[-1] == f"No chunks match {query!r}: it holds no word the index could look for (letters or digits)."
 
+
+def test_the_bibliography_note_only_where_its_chunks_could_match(db):
+    unfiltered = runner.invoke(app, ["search", "Table", "--db", str(db)])
+    assert _BIBLIOGRAPHY_NOTE in unfiltered.stderr.splitlines()
+    table = runner.invoke(app, ["search", "Table", "--section-type", "table", "--db", str(db)])
+    assert table.exit_code == 0 and table.stdout
+    assert _BIBLIOGRAPHY_NOTE not in table.stderr
