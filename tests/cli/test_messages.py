@@ -82,3 +82,14 @@ def test_the_bibliography_note_only_where_its_chunks_could_match(db):
     table = runner.invoke(app, ["search", "Table", "--section-type", "table", "--db", str(db)])
     assert table.exit_code == 0 and table.stdout
     assert _BIBLIOGRAPHY_NOTE not in table.stderr
+
+
+def test_the_report_says_1_chunk(tmp_path):
+    folder = _one_paper(tmp_path / "papers")
+    db = tmp_path / "x.duckdb"
+    assert runner.invoke(app, ["ingest", str(folder), "--db", str(db), "--quiet"]).exit_code == 0
+    report = runner.invoke(app, ["report", "--db", str(db)])
+    assert report.exit_code == 0, report.output
+    assert "0 failed; 0 pages, 1 chunk, " in report.stdout
+    assert "max 14 (1 chunk)" in report.stdout
+    assert "1 chunks" not in report.stdout
