@@ -17,6 +17,7 @@ from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, Q
 from pipeline.cli.app import file_and_cause, json_text, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
+from pipeline.ingest.summary import counted
 from pipeline.records.base import DocumentStatus
 from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
 
@@ -42,10 +43,10 @@ class _LineProgress:
     """Plain log lines, for cron and pipes."""
 
     def start(self, files: int, to_process: int) -> None:
-        typer.echo(f"{files} files found, {to_process} to process", err=True)
+        typer.echo(f"{counted(files, 'file')} found, {to_process} to process", err=True)
 
     def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
-        typer.echo(one_line(f"{status:9} " + (file_and_cause(path, error) if error else f"{path} ({chunks} chunks)")), err=True)
+        typer.echo(one_line(f"{status:9} " + (file_and_cause(path, error) if error else f"{path} ({counted(chunks, 'chunk')})")), err=True)
 
 
 class _BarProgress:
@@ -134,7 +135,9 @@ def ingest(
     with stray bytes that are not UTF-8 is read with them replaced, and a paper stored so or with
     no chunks is named in the summary and in documents.warning (docs/formats.md).
 
-    Exit codes: 0 all ingested, 3 finished but some files failed, 1 the run could not complete
+    A folder with no papers below it is no error: the run says so on stderr and exits 0.
+
+    Exit codes: 0 all ingested (or no papers found), 3 finished but some files failed, 1 the run could not complete
     (nothing published), 4 another ingest is running, 130 and 143 stopped by Ctrl-C or SIGTERM
     (nothing published).
 
@@ -160,7 +163,15 @@ def ingest(
     finally:
         if isinstance(progress, _BarProgress):
             progress.stop()
+    _say_if_no_papers(folder, summary)
     _print_summary(summary, quiet, as_json)
+
+
+def _say_if_no_papers(folder: Path, summary: RunSummary) -> None:
+    """A folder with nothing to read, said on stderr: a mistyped folder otherwise looks like a
+    run that went well."""
+    if summary.seen == 0:
+        typer.echo(f"No papers (*.md, *.pdf) were found below {folder}.", err=True)
 
 
 def _print_summary(summary: RunSummary, quiet: bool, as_json: bool) -> None:
@@ -207,6 +218,7 @@ def export_shards_command(
         files_per_task=files_per_task or IngestOptions.files_per_task,
     )
     summary = export_shards(folder, out, load_rules(rules), options, None if quiet else _LineProgress())
+    _say_if_no_papers(folder, summary)
     if summary.leftovers_removed and not quiet:
         typer.echo(f"removed {summary.leftovers_removed} shards of papers no longer in {folder}", err=True)
     _print_summary(summary, quiet, as_json)

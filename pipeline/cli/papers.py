@@ -122,7 +122,7 @@ def report(
 
 @app.command("audit")
 def audit_command(
-    page: Annotated[Path, typer.Argument(help="A Markdown page or answer that cites chunks (\\[chunk:ID], [^ID], [^n] footnotes).")],
+    page: Annotated[Path, typer.Argument(help="A Markdown page or answer that cites chunks ([chunk:ID], [^ID], [^n] footnotes).")],
     db: DbOption = DEFAULT_DB,
     judge: Annotated[str, typer.Option("--judge", help="rules (built in: key terms, negations, directions, numbers; no model), lexical (word overlap), cmd:'COMMAND' (JSON lines in and out) or hf:PATH (a local NLI model).")] = "rules",
     threshold: Annotated[float | None, typer.Option("--threshold", min=0, max=1, help="Score from which the judge counts support; default 0.6 for rules and lexical, 0.5 otherwise.")] = None,

@@ -47,7 +47,7 @@ def search_command(
     section_type: Annotated[
         SectionType | None, typer.Option("--section-type", case_sensitive=False, help="Only chunks of this type.")
     ] = None,
-    doc: Annotated[str | None, typer.Option("--doc", help="Only chunks of this doc_id.")] = None,
+    doc: Annotated[str | None, typer.Option("--doc", help='Only chunks of this paper, by its doc_id (pipeline sql "SELECT doc_id FROM documents" lists them).')] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many results.")] = 10,
     everything: Annotated[bool, typer.Option("--all", help="Search the bibliography's entries too.")] = False,
     unit: Annotated[Unit, typer.Option("--unit", case_sensitive=False, help="Rank chunks, or paragraphs (each with its parent chunk).")] = Unit.chunk,
@@ -147,7 +147,7 @@ def _print_results(results: SearchResults, request: SearchRequest, mapped: bool)
     """Hits on stdout; what was left out, how the query was read and why nothing matched on stderr."""
     for note in results.prepared.notes:
         typer.echo(one_line(f"({note}.)"), err=True)
-    if not request.filters.bibliography and request.filters.section_type != "meta":
+    if results.bibliography_left_out:
         typer.echo("(The bibliography's entries are left out: --all or --section-type meta searches them too.)", err=True)
     if mapped:
         typer.echo("\n".join(query_lines(results.prepared)))

@@ -7,6 +7,7 @@ evidence, quoted from the papers in their own words. `pipeline.report.search_res
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -52,6 +53,9 @@ class SearchResults:
     """Why nothing matched, in words; None where something did."""
     cited: dict[str, list[CitedPaperChunk]] = field(default_factory=dict)
     """With --expand: for each hit's chunk, a chunk of each paper of the folder its markers cite."""
+    bibliography_left_out: bool = False
+    """Whether the filters left out bibliography chunks that could have matched: those of the
+    section type and paper asked for, where --all and --section-type meta were not given."""
 
     def as_json(self) -> dict:
         return {
@@ -71,6 +75,9 @@ def run_search(
 ) -> SearchResults:
     """Prepare the search query, rank the units, and follow the hits' links where asked."""
     prepared = prepare_query(request.query, glossary, request.translate_command, request.translate_timeout, analyser)
+    unanswerable = _why_unanswerable(connection, prepared.search_query, request)
+    if unanswerable is not None:
+        return SearchResults(prepared, request.unit, [], {}, unanswerable)
     if prepared.mapping is not None and prepared.mapping.unmapped and glossary is not None and glossary.query_language == "ko":
         # Words the glossary lacks may be loanwords, which sound like a term of the papers.
         found = match_by_sound(prepared.mapping.unmapped_searched, partial(index_terms_starting, connection))
@@ -82,7 +89,32 @@ def run_search(
     chunk_ids = list(dict.fromkeys(chunk_id for hit in hits if (chunk_id := hit.chunk_id) is not None))
     expansions = expand(connection, chunk_ids, request.depth, request.expand_limit) if request.expand else {}
     cited = cited_papers(connection, chunk_ids, prepared.search_query, spelling, request.expand_limit) if request.expand else {}
-    return SearchResults(prepared, request.unit, hits, expansions, None if hits else _why_nothing(prepared, request.unit), cited)
+    nothing_found = None if hits else _why_nothing(prepared, request.unit)
+    return SearchResults(prepared, request.unit, hits, expansions, nothing_found, cited, _bibliography_left_out(connection, request.filters))
+
+
+def _bibliography_left_out(connection: duckdb.DuckDBPyConnection, filters: UnitFilters) -> bool:
+    if filters.bibliography or filters.section_type == "meta":
+        return False
+    statement = "SELECT 1 FROM chunks WHERE in_bibliography AND (? IS NULL OR section_type = ?) AND (? IS NULL OR doc_id = ?) LIMIT 1"
+    parameters = [filters.section_type, filters.section_type, filters.doc_id, filters.doc_id]
+    return connection.execute(statement, parameters).fetchone() is not None
+
+
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+
+
+def _why_unanswerable(connection: duckdb.DuckDBPyConnection, search_query: str, request: SearchRequest) -> str | None:
+    """Why the search cannot find anything before it is run, or None: a query without a letter or
+    digit, or a --doc that names no stored paper."""
+    if not _LETTER_OR_DIGIT.search(search_query):
+        # `-` and `/` are indexed inside terms (IL-6, FDG-PET/CT) and so alone too (R's `<-`):
+        # a query of them alone, like one of `*`, asks for no word.
+        return why_nothing_matched("", request.unit)
+    doc_id = request.filters.doc_id
+    if doc_id is not None and connection.execute("SELECT 1 FROM documents WHERE doc_id = ?", [doc_id]).fetchone() is None:
+        return f'no stored paper has the doc_id {doc_id!r} (pipeline sql "SELECT doc_id FROM documents" lists them)'
+    return None
 
 
 def _why_nothing(prepared: PreparedQuery, unit: Unit) -> str:

@@ -84,13 +84,18 @@ class RunSummary:
             else ""
         )
         return (
-            f"{self.seen} files: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
-            f"{self.removed} removed, {len(self.failed)} failed{failing}; {self.chunks} chunks written"
+            f"{counted(self.seen, 'file')}: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
+            f"{self.removed} removed, {len(self.failed)} failed{failing}; {counted(self.chunks, 'chunk')} written"
             f"{' (' + types + ')' if types else ''}; run {self.run_id}, {self.duration_seconds:.1f} s → {self.database}{rebuilt}{warning}"
         )
 
     def as_json(self) -> dict:
         return {**self.__dict__, "section_types": dict(self.section_types)}
+
+
+def counted(count: int, noun: str) -> str:
+    """`1 chunk`, `2 chunks`: a count with its noun in the number it takes."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def count_result(summary: RunSummary, item: ScannedFile, result: TaskResult) -> None:

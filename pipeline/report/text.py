@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import duckdb
 
+from pipeline.ingest.summary import counted
 from pipeline.report import data
 from pipeline.report.data import SECTION_TYPES
 from pipeline.rules import ChunkRules
@@ -63,7 +64,7 @@ def _last_runs(connection: duckdb.DuckDBPyConnection) -> list[str]:
         return []
     return ["", "Last runs (`pipeline export --since RUN` exports what the runs after RUN changed):"] + [
         f"  #{run.run_id} {run.started_at:%Y-%m-%d %H:%M} UTC: {run.seen} seen, {run.added} added, {run.updated} updated, "
-        f"{run.unchanged} unchanged, {run.removed} removed, {run.failed} failed; {run.pages} pages, {run.chunks} chunks, "
+        f"{run.unchanged} unchanged, {run.removed} removed, {run.failed} failed; {counted(run.pages, 'page')}, {counted(run.chunks, 'chunk')}, "
         f"{run.duration_seconds:.1f} s; chunks {run.chunks_added} added, {run.chunks_changed} changed, {run.chunks_removed} removed"
         for run in runs
     ]
@@ -110,7 +111,7 @@ def _sizes(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> list[str
         return ["", "No body chunks yet."]
     lines = [
         "", f"Body chunk words: min {stats.smallest}, 25% {stats.q1:.0f}, median {stats.median:.0f}, "
-        f"75% {stats.q3:.0f}, max {stats.largest} ({stats.total} chunks)",
+        f"75% {stats.q3:.0f}, max {stats.largest} ({counted(stats.total, 'chunk')})",
     ]
     labels = (f"< {low}", f"{low}-{high}", f"{high + 1}-{hard}", f"> {hard}")
     for label, count in zip(labels, stats.bands):
