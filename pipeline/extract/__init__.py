@@ -11,6 +11,7 @@ from pipeline import __version__
 from pipeline.errors import ExtractError
 from pipeline.extract.markdown.document import extract_markdown_bytes
 from pipeline.extract.markdown.parse import PARSER_VERSION
+from pipeline.extract.source import read_source
 from pipeline.records.base import SourceFormat
 from pipeline.records.extract import RawDocument
 from pipeline.rules import Rules
@@ -23,15 +24,6 @@ SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES
 def source_format(path: str) -> SourceFormat:
     """The format a file is read as, by its name."""
     return SourceFormat.pdf if path.lower().endswith(PDF_SUFFIXES) else SourceFormat.markdown
-
-
-def read_source(file: Path, path: str) -> bytes:
-    """The file's bytes, read once: what is parsed and what the documents row's hash is of
-    (`pipeline.ingest.task`), so that a file changed since the folder was listed is stored as read."""
-    try:
-        return file.read_bytes()
-    except OSError as error:
-        raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check that it exists and is readable") from None
 
 
 def extract(file: Path, path: str, rules: Rules) -> RawDocument:

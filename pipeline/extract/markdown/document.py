@@ -12,10 +12,10 @@ import re
 from itertools import groupby
 from pathlib import Path
 
-from pipeline.errors import ExtractError
 from pipeline.extract.markdown.decoding import decode_markdown
 from pipeline.extract.markdown.parse import TopBlock, code_lines, parse_blocks
 from pipeline.extract.markdown.tables import markdown_tables
+from pipeline.extract.source import read_source
 from pipeline.records.base import BlockKind, SourceFormat, TextSegment
 from pipeline.records.extract import RawBlock, RawDocument
 from pipeline.rules import PageMarkerRule
@@ -213,11 +213,7 @@ def extract_markdown(
     file: Path, path: str, markers: list[PageMarkerRule], table_caption: re.Pattern[str] = _TABLE_CAPTION
 ) -> RawDocument:
     """Read and extract one Markdown file."""
-    try:
-        data = file.read_bytes()
-    except OSError as error:
-        raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check its permissions") from None
-    return extract_markdown_bytes(data, path, markers, table_caption)
+    return extract_markdown_bytes(read_source(file, path), path, markers, table_caption)
 
 
 def extract_markdown_bytes(

@@ -33,6 +33,7 @@ from pipeline.extract.pdf.passes import Reading, run_passes
 from pipeline.extract.pdf.records import PageBox, PdfBlock, PrintedLine, Row, joined_superscripts
 from pipeline.extract.pdf.table_words import Word, page_words
 from pipeline.extract.pdf.tables import find_pdf_tables, has_table_caption
+from pipeline.extract.source import read_source
 from pipeline.records.base import LineBox, SourceFormat, TextSegment
 from pipeline.records.extract import RawBlock, RawDocument
 from pipeline.rules import Rules
@@ -66,13 +67,6 @@ def _said(messages: list[str]) -> str:
 
 
 # ---------------------------------------------------------------- open and read
-
-
-def _read_bytes(file: Path, path: str) -> bytes:
-    try:
-        return file.read_bytes()
-    except OSError as error:
-        raise ExtractError(f"{path}: cannot read the file: {error.strerror}; check that it exists and is readable") from None
 
 
 def _open(data: bytes, path: str) -> pymupdf.Document:
@@ -208,7 +202,7 @@ def _blocks_by_model(
 def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
     """Read one PDF into blocks in reading order with 1-based physical pages; `path` names it in
     messages, and `rules.pdf`, the caption start and the anchors that open a paper's body tune it."""
-    return extract_pdf_bytes(_read_bytes(file, path), path, rules)
+    return extract_pdf_bytes(read_source(file, path), path, rules)
 
 
 def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
