@@ -35,7 +35,7 @@ from pipeline.extract.pdf.heading_features import FEATURES, candidate_features, 
 from pipeline.rules.heading_model import MODEL_PATH, TRAINING_LIST
 from pipeline.extract.pdf.heading_styles import HeadingRules
 from pipeline.extract.pdf.layout_model import label_pieces, shared_model
-from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
+from pipeline.extract.pdf.document import read_pages
 from pipeline.extract.pdf.passes import PASSES, Reading
 from pipeline.extract.pdf.run_in import RunInRules
 from pipeline.rules import load_rules
@@ -64,20 +64,17 @@ _PARTIAL_MIN_CHARS = 3
 
 
 def read_document(pdf: Path, labelled: bool) -> Reading:
-    """The PDF's lines as extract_pdf reads them, labelled by the layout model where asked."""
+    """The PDF's lines as extract_pdf reads them (`read_pages`), labelled by the layout model where asked."""
+    rules = load_rules()
     with pymupdf.open(pdf) as doc:
-        pages, heights, styles = [], [], {}
-        for number, page in enumerate(doc, start=1):
-            pieces, height = read_page(page, number, styles, page.get_textpage(flags=TEXT_FLAGS))
-            if labelled:
-                pieces = label_pieces(pieces, shared_model().regions(page))
-            pages.append(pieces)
-            heights.append(height)
+        pages, heights, _, _ = read_pages(doc, pdf.name, rules.pdf.tables)
+        if labelled:
+            pages = [label_pieces(pieces, shared_model().regions(page)) for pieces, page in zip(pages, doc)]
         try:
             toc = doc.get_toc(simple=True)
         except RuntimeError:
             toc = []
-    return Reading(pages, heights, toc, load_rules(), labelled)
+    return Reading(pages, heights, toc, rules, labelled)
 
 
 def before_the_model(reading: Reading) -> Reading:

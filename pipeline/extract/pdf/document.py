@@ -144,7 +144,7 @@ def _raise_without_text(path: str, page_count: int, repaired: bool, messages: li
     )
 
 
-def _read(
+def read_pages(
     doc: pymupdf.Document, path: str, tables: PdfTableRules
 ) -> tuple[list[list[PrintedLine]], list[float], dict[int, str], dict[int, list[Word]]]:
     """Pieces and frame height of every page, the page labels the PDF defines, and the words of
@@ -209,7 +209,7 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
     """`extract_pdf` of a PDF's bytes, read once by the caller."""
     _mupdf_messages()  # what earlier files made it say is theirs
     with _open(data, path) as doc:
-        pages, heights, labels, words = _read(doc, path, rules.pdf.tables)
+        pages, heights, labels, words = read_pages(doc, path, rules.pdf.tables)
         try:
             toc = doc.get_toc(simple=True)
         except RuntimeError:
