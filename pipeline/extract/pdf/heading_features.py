@@ -62,7 +62,8 @@ class DocumentContext:
     total_chars: int
 
 
-def _row_style(row: Row) -> tuple:
+def row_style(row: Row) -> tuple:
+    """A line's print as the heading passes compare it: its size to the half point, its weight, its face."""
     return (half_point(row.size), row.bold, font_face(row.font))
 
 
@@ -73,11 +74,11 @@ def document_context(blocks: list[PdfBlock], layout: Layout, heights: list[float
     style_headings: Counter = Counter()
     for block in blocks:
         if block.kind is BlockKind.heading and (block.level or 0) >= 2:
-            style_headings[_row_style(block.rows[0])] += 1
+            style_headings[row_style(block.rows[0])] += 1
         for row in block.rows:
-            style_chars[_row_style(row)] += row.chars
+            style_chars[row_style(row)] += row.chars
         if len(block.rows) <= _MAX_ROWS:
-            style_blocks[_row_style(block.rows[0])] += 1
+            style_blocks[row_style(block.rows[0])] += 1
     total = max(1, sum(style_chars.values()))
     return DocumentContext(layout, heights, len(heights), style_blocks, style_chars, style_headings, total)
 
@@ -178,7 +179,7 @@ def _context_features(blocks: list[PdfBlock], index: int, context: DocumentConte
     """What follows and precedes the block, and how its style is used elsewhere."""
     following, previous = _neighbour(blocks, index, 1), _neighbour(blocks, index, -1)
     block = blocks[index]
-    style = _row_style(block.rows[0])
+    style = row_style(block.rows[0])
     return [
         following.rows[0].size / context.layout.body_size if following else 0.0,
         float(len(following.text.split())) if following else 0.0,
@@ -186,7 +187,7 @@ def _context_features(blocks: list[PdfBlock], index: int, context: DocumentConte
         float(previous is not None and previous.kind is BlockKind.heading),
         float(previous is None or previous.text.rstrip()[-1:] in TERMINAL),
         float(following is not None and following.text[:1].islower()),
-        float(following is not None and _row_style(following.rows[0]) == style),
+        float(following is not None and row_style(following.rows[0]) == style),
         *_label_features(block),
         float(context.style_blocks[style]),
         context.style_chars[style] / context.total_chars,

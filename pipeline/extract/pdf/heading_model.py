@@ -19,22 +19,17 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from pipeline.errors import RulesError
-from pipeline.extract.pdf.heading_features import FEATURES, candidate_features, document_context, heading_candidates
+from pipeline.extract.pdf.heading_features import FEATURES, candidate_features, document_context, heading_candidates, row_style
 from pipeline.extract.pdf.heading_styles import HeadingRules, numbering_depth
 from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
 from pipeline.extract.pdf.records import Layout, PdfBlock
-from pipeline.extract.pdf.typography import TERMINAL, font_face, half_point
+from pipeline.extract.pdf.typography import TERMINAL
 from pipeline.records.base import BlockKind
 from pipeline.rules.heading_model import HeadingModel
 
 _THRESHOLD = 0.5
 """The model's probability from which a candidate is a heading: the classes are weighted alike in
 training, so even odds are the boundary."""
-
-def _style(block: PdfBlock) -> tuple:
-    row = block.rows[0]
-    return (half_point(row.size), row.bold, font_face(row.font))
-
 
 def _level(blocks: list[PdfBlock], index: int, style_levels: dict[tuple, Counter]) -> int:
     """A new heading's level: its numbering's depth, else the level most headings of its style
@@ -43,8 +38,8 @@ def _level(blocks: list[PdfBlock], index: int, style_levels: dict[tuple, Counter
     depth = numbering_depth(block.text, False)
     if depth is not None:
         level = depth + 1
-    elif style_levels.get(_style(block)):
-        level = style_levels[_style(block)].most_common(1)[0][0]
+    elif style_levels.get(row_style(block.rows[0])):
+        level = style_levels[row_style(block.rows[0])].most_common(1)[0][0]
     else:
         above = next((b.level for b in reversed(blocks[:index]) if b.kind is BlockKind.heading and (b.level or 0) >= TOP_LEVEL), None)
         level = above + 1 if above is not None else TOP_LEVEL
@@ -85,7 +80,7 @@ def classify_headings(
     style_levels: dict[tuple, Counter] = {}
     for block in blocks:
         if block.kind is BlockKind.heading and (block.level or 0) >= TOP_LEVEL:
-            style_levels.setdefault(_style(block), Counter())[block.level] += 1
+            style_levels.setdefault(row_style(block.rows[0]), Counter())[block.level] += 1
     marked = list(blocks)
     for index, score in zip(indexes, scores):
         block = blocks[index]
