@@ -8,6 +8,11 @@ from pathlib import Path
 
 from pipeline.errors import ExtractError
 
+PDF_SNIFF_BYTES = 1024
+"""Bytes looked at each end of a file for a PDF's `%PDF-` header and its `%%EOF` end marker: the
+standard lets the header start anywhere in the first 1024, and writers put a little junk before
+the header or after the end marker."""
+
 
 def read_source(file: Path, path: str) -> bytes:
     """The bytes of `file`, known to the pipeline by `path`; an error naming it where it cannot be read."""

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.errors import ExtractError
+from pipeline.extract.source import PDF_SNIFF_BYTES
 from pipeline.records.extract import WARNING_NOTE
 
 # Byte-order marks of the wide encodings (Windows' "Unicode" text is UTF-16 LE with one), UTF-32
@@ -21,8 +22,6 @@ _WIDE_BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
     (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
 )
-_PDF_SNIFF_BYTES = 1024
-"""The PDF standard lets its `%PDF-` header start anywhere in a file's first 1024 bytes."""
 _PDF_HEADER = re.compile(rb"%PDF-\d")
 _REPLACEMENT = "\ufffd"
 
@@ -96,8 +95,8 @@ def decode_markdown(data: bytes, path: str) -> DecodedText:
 def _is_pdf(data: bytes) -> bool:
     """A PDF's header (`%PDF-1.7`) at the file's start, or in its first 1024 bytes with the PDF's
     end marker at its end: a Markdown paper may quote a header near its top, but not end as a PDF."""
-    header = _PDF_HEADER.search(data[:_PDF_SNIFF_BYTES])
-    return header is not None and (header.start() == 0 or b"%%EOF" in data[-_PDF_SNIFF_BYTES:])
+    header = _PDF_HEADER.search(data[:PDF_SNIFF_BYTES])
+    return header is not None and (header.start() == 0 or b"%%EOF" in data[-PDF_SNIFF_BYTES:])
 
 
 def _mostly_utf8(data: bytes) -> tuple[str, int] | None:

@@ -33,15 +33,12 @@ from pipeline.extract.pdf.passes import Reading, run_passes
 from pipeline.extract.pdf.records import PageBox, PdfBlock, PrintedLine, Row, joined_superscripts
 from pipeline.extract.pdf.table_words import Word, page_words
 from pipeline.extract.pdf.tables import find_pdf_tables, has_table_caption
-from pipeline.extract.source import read_source
+from pipeline.extract.source import PDF_SNIFF_BYTES, read_source
 from pipeline.records.base import LineBox, SourceFormat, TextSegment
 from pipeline.records.extract import RawBlock, RawDocument
 from pipeline.rules import Rules
 from pipeline.rules.pdf import LayoutMode, PdfTableRules
 
-_SNIFF_BYTES = 1024
-"""Bytes read at each end of the file to find `%PDF-` and `%%EOF`: writers put a little junk
-before the header or after the end marker, and the standard allows the header within 1024."""
 _BOX_GRAIN = 10
 """Line boxes are kept to a tenth of a point (0.04 mm), rounded outwards so that they still hold
 every glyph: finer shows nothing on a page, and every stored extraction carries them."""
@@ -74,9 +71,9 @@ def _open(data: bytes, path: str) -> pymupdf.Document:
     and which PyMuPDF takes only as UTF-8 text), after checks that name what is wrong with it."""
     if not data:
         raise ExtractError(f"{path}: the file is empty (0 bytes); re-download or re-export the PDF")
-    if b"%PDF-" not in data[:_SNIFF_BYTES]:
+    if b"%PDF-" not in data[:PDF_SNIFF_BYTES]:
         raise ExtractError(f"{path}: not a PDF (no %PDF- header) despite its name; check what the file really is")
-    if b"%%EOF" not in data[-_SNIFF_BYTES:]:
+    if b"%%EOF" not in data[-PDF_SNIFF_BYTES:]:
         raise ExtractError(f"{path}: the PDF is truncated (no %%EOF at its end); re-download or re-export it")
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
