@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import PipelineError
+from pipeline.index.database import is_building_file, lock_file, wal_file
 
 STANDARD_OUTPUT = "-"
 
@@ -67,9 +68,7 @@ def refuse_database_files(out: Path, database: Path | None) -> None:
     if database is None:
         return
     target, stored = Path(os.path.realpath(out)), Path(os.path.realpath(database))
-    beside = {stored, stored.with_name(stored.name + ".wal"), stored.with_name(stored.name + ".lock")}
-    building = target.parent == stored.parent and target.name.startswith(stored.name + ".building-")
-    if target in beside or building:
+    if target in (stored, wal_file(stored), lock_file(stored)) or is_building_file(target, stored):
         raise PipelineError(
             f"{out} is the database {database} or a file an ingest keeps beside it; writing there would destroy "
             "the database: pass another path"

@@ -63,6 +63,34 @@ def profiling_or_logging(statement: str) -> str | None:
     return None
 
 
+def wal_file(db: Path) -> Path:
+    """DuckDB's write-ahead log beside the database `db`."""
+    return db.with_name(db.name + ".wal")
+
+
+def lock_file(db: Path) -> Path:
+    """The lock an ingest holds beside `db` (`pipeline.ingest.publish`)."""
+    return db.with_name(db.name + ".lock")
+
+
+_BUILDING = ".building-"
+
+
+def building_file(db: Path, pid: int) -> Path:
+    """The copy of `db` that process `pid`'s ingest builds the next state in."""
+    return db.with_name(f"{db.name}{_BUILDING}{pid}")
+
+
+def building_files_pattern(db: Path) -> str:
+    """A glob, in `db`'s folder, of every ingest's building copy of `db` and its files."""
+    return f"{db.name}{_BUILDING}*"
+
+
+def is_building_file(path: Path, db: Path) -> bool:
+    """Whether `path` is an ingest's building copy of `db`, or a file beside one (its WAL)."""
+    return path.parent == db.parent and path.name.startswith(db.name + _BUILDING)
+
+
 def open_readonly(db: Path) -> duckdb.DuckDBPyConnection:
     """Open a published database for reading, and for nothing else (see `_READER_CONFIG`)."""
     if db.is_dir():

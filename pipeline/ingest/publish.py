@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 
 from pipeline.errors import IngestBusyError, PipelineError
+from pipeline.index.database import building_file, building_files_pattern, lock_file, wal_file
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -34,8 +35,8 @@ class Publication:
 
     def __init__(self, db: Path) -> None:
         self.db = db
-        self.lock_path = db.with_name(db.name + ".lock")
-        self.building = db.with_name(f"{db.name}.building-{os.getpid()}")
+        self.lock_path = lock_file(db)
+        self.building = building_file(db, os.getpid())
         self.leftovers_removed = 0
         self._lock_file = None
         self._published = False
@@ -57,9 +58,9 @@ class Publication:
             self._remove_leftovers()
             if self.db.exists():
                 shutil.copyfile(self.db, self.building)
-                wal = self.db.with_name(self.db.name + ".wal")
+                wal = wal_file(self.db)
                 if wal.exists():  # left by someone who opened the published file read-write
-                    shutil.copyfile(wal, self.building.with_name(self.building.name + ".wal"))
+                    shutil.copyfile(wal, wal_file(self.building))
         except BaseException:
             # A copy that failed halfway (a full disk) would hold the space a later run needs.
             self.__exit__(None, None, None)
@@ -71,7 +72,7 @@ class Publication:
 
         Besides the file and its WAL, a run killed while DuckDB spilled to disk (a sort or join
         larger than its memory limit) leaves the folder DuckDB spills into, `<building>.tmp`."""
-        for leftover in self.db.parent.glob(f"{self.db.name}.building-*"):
+        for leftover in self.db.parent.glob(building_files_pattern(self.db)):
             if leftover.is_dir() and not leftover.is_symlink():
                 shutil.rmtree(leftover, ignore_errors=True)
             else:
@@ -91,7 +92,7 @@ class Publication:
     ) -> None:
         if not self._published:
             self.building.unlink(missing_ok=True)
-        self.building.with_name(self.building.name + ".wal").unlink(missing_ok=True)
+        wal_file(self.building).unlink(missing_ok=True)
         if self._lock_file is not None:
             fcntl.flock(self._lock_file, fcntl.LOCK_UN)
             self._lock_file.close()
