@@ -15,6 +15,9 @@ _MARKS = re.compile(r"[*∗†‡§¶#⁎✉⊥]+|[0-9⁰¹²³⁴⁵⁶⁷⁸�
 _LETTER_MARKS = re.compile(r"(?<=\w)\s*(?:\b[a-h](?:\s*,\s*[a-h])*\b)(?=\s*(?:,|;|$|\s(?:and|&)\s))")
 _ORCID_LABEL = re.compile(r"(?:https?://)?(?:www\.)?orcid\.org/|\bORCID\b(?:\s*i[dD]\b)?\s*:?", re.IGNORECASE)
 """An ORCID iD's label or link printed as text after a name (`ORCID: 0000-…`, `https://orcid.org/0000-…`)."""
+_ORCID_GLYPH = re.compile(r"(?<=(?-i:[a-z]))ID(?=[\d,;*∗†‡§\s]|$)")
+"""An ORCID icon that the PDF's text gives as the letters `ID` glued to the surname before it
+(`ViennetID1,2*`): capitals right after a lower-case letter end no name."""
 _ORCID = re.compile(r"\[?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{4}\s*-?\s*\d{3}[\dX]\s*\]?")
 # Accents that TeX sets as glyphs of their own, which PyMuPDF gives as spacing characters before
 # their letter (`Davidovi´c` for `Davidović`), and the combining marks they stand for.
@@ -74,7 +77,7 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     line = with_accents_joined(line)
     # Icons set as glyphs (an ORCID or mail icon in a private-use code point) are no part of a name.
     cleaned = "".join(" " if unicodedata.category(ch) in ("Co", "So", "Cn") else ch for ch in line)
-    cleaned = _ORCID.sub(" ", _ORCID_LABEL.sub(" ", cleaned))
+    cleaned = _ORCID.sub(" ", _ORCID_LABEL.sub(" ", _ORCID_GLYPH.sub(" ", cleaned)))
     cleaned = _MARKS.sub(" ", cleaned)
     cleaned = _LETTER_MARKS.sub(" ", cleaned)
     joiners = "|".join(re.escape(word) for word in _joiners(rules))
@@ -113,12 +116,13 @@ def _without_degrees(name: str, rules: MetadataRules) -> str:
 
 
 def is_name(name: str, rules: MetadataRules) -> bool:
-    """Two to six words, each a capitalised word, an initial or a surname's particle, and at
-    least one word that is more than an initial."""
+    """Two words or more, six at most besides a surname's particles (`José Carlos de Souza Lima
+    dos Santos`), each a capitalised word, an initial or a particle, and at least one word that is
+    more than an initial."""
     tokens = name.split()
-    if not 2 <= len(tokens) <= 6:
-        return False
     particles = set(rules.name_particles)
+    if len(tokens) < 2 or sum(token not in particles for token in tokens) > 6:
+        return False
     full_words = 0
     for token in tokens:
         if token in particles:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from pipeline.metadata.names import letters, split_names, without_superscripts
-from pipeline.metadata.text_fields import clean_doi, labelled_dois, split_keywords, year_in
+from pipeline.metadata.text_fields import clean_doi, labelled_dois, rejoined_dois, split_keywords, year_in
 from pipeline.records.extract import FrontLine
 from pipeline.records.metadata import MetadataSource
 from pipeline.rules.metadata import MetadataRules
@@ -310,7 +310,7 @@ def doi(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) 
     """The labelled DOI page 1 prints (the one the XMP names, where page 1 prints several); else
     the DOI the XMP or the document information names as the paper's."""
     declared = _declared_doi(embedded, rules)
-    texts = page_text(lines)
+    texts = rejoined_dois("\n".join(page_text(lines))).split("\n")
     printed = labelled_dois("\n".join(texts), rules)
     if declared and declared[0] in printed:
         return declared[0], MetadataSource.first_page

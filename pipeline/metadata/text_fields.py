@@ -19,6 +19,18 @@ def clean_doi(doi: str) -> str:
     return doi.lower()
 
 
+_CUT_DOI = re.compile(r"(10\.\d{4,9}/[^\s\"<>]*(?:[-/_]|\.(?=\n[\w.()-]*\d)))\n([\w.()-]+)(?=\s|$)")
+"""A DOI cut at a row's end after a hyphen, a slash or an underscore, or after a dot where the
+next row's first word has a digit (`journal.` / `pone.0229314`; a word without one opens a
+sentence); the word carries it on only if it is of a DOI's letters (no link, no label)."""
+
+
+def rejoined_dois(text: str) -> str:
+    """`text`, rows parted by newlines, with each DOI cut at a row's end carried on by the first
+    word of the row under, moved up onto its row."""
+    return _CUT_DOI.sub(lambda match: f"{match[1]}{match[2]}\n", text)
+
+
 def labelled_dois(text: str, rules: MetadataRules) -> list[str]:
     """The labelled DOIs of `text`, in order, each once."""
     return list(dict.fromkeys(clean_doi(match["doi"]) for match in rules.doi.finditer(text)))
