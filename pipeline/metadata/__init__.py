@@ -10,7 +10,7 @@ but for its DOI fields, which name the paper's DOI or nothing.
 
 from __future__ import annotations
 
-from pipeline.metadata import markdown_front, pdf_front
+from pipeline.metadata import front_model, markdown_front, pdf_front
 from pipeline.metadata.journal_line import journal_line
 from pipeline.metadata.names import author_keys
 from pipeline.metadata.text_fields import abstract_span, keywords_block, year_in
@@ -78,6 +78,11 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
         if (bylined := pdf_front.title_over_byline(lines, rules)) is not None:
             found["title"] = (bylined[0], MetadataSource.first_page)
             names = bylined[1]
+    labelled = front_model.line_labels(lines, rules) if rules.front_model is not None else None
+    if labelled is not None and (learned := front_model.model_byline(labelled, rules)):
+        # The model's byline stands in only where the rules read none (front_model's docstring says why).
+        if not names:
+            names = learned
     if confirmed is not None and len(confirmed[0]) > 1:
         found["authors"] = confirmed
     elif names:
@@ -87,7 +92,7 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     if (year := pdf_front.year(lines, rules)) is not None:
         found["year"] = (year, MetadataSource.first_page)
     for name, value in (
-        ("doi", pdf_front.doi(embedded, lines, rules)),
+        ("doi", pdf_front.doi(embedded, lines, rules) or _model_doi(labelled)),
         ("journal", pdf_front.journal(embedded, lines)),
         ("volume", pdf_front.volume(embedded, lines)),
     ):
@@ -99,6 +104,11 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     if (keywords := pdf_front.embedded_keywords(embedded, rules)) is not None:
         found["keywords"] = keywords
     return found
+
+
+def _model_doi(labelled) -> tuple[str, MetadataSource] | None:
+    doi = front_model.model_doi(labelled) if labelled is not None else None
+    return (doi, MetadataSource.first_page) if doi else None
 
 
 def _markdown_fields(document: Document, rules: MetadataRules) -> Found:

@@ -3,11 +3,13 @@ first page or front matter (`pipeline.metadata`)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from enum import StrEnum
+from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from pipeline.rules.base import Pattern, RulesModel, naming_group
+from pipeline.rules.front_model import load_front_model
 
 
 class YearCue(RulesModel):
@@ -35,6 +37,13 @@ class JournalLineForm(RulesModel):
         for group in ("journal", "year", "volume"):
             naming_group(pattern, group, f"the {group}")
         return pattern
+
+
+class FrontLines(StrEnum):
+    """What reads page 1's lines for the byline and the DOI (`[metadata] front_lines`)."""
+
+    rules = "rules"
+    model = "model"
 
 
 class MetadataRules(RulesModel):
@@ -84,3 +93,19 @@ class MetadataRules(RulesModel):
     """Words no title ends on (in lower case): a title row that ends on one is carried on by the row under it."""
     title_min_words: Annotated[int, Field(gt=0)] = 3
     """A title in the PDF's own metadata is trusted only if it has this many words and page 1 prints it."""
+    front_lines: FrontLines = FrontLines.rules
+    """Who reads page 1's byline and DOI: the rules alone, or with the learned page-1 line model
+    (`rules/front_model.py`, used in `metadata/front_model.py`) where the rules find none."""
+    _model: Any = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _load_the_model(self) -> MetadataRules:
+        # Loaded here, once with the rules, so that every pool worker that receives them has it.
+        if self.front_lines is FrontLines.model:
+            self._model = load_front_model()
+        return self
+
+    @property
+    def front_model(self) -> Any:
+        """The page-1 line model (`front_model.FrontModel`) where `front_lines` is "model", else None."""
+        return self._model
