@@ -99,15 +99,17 @@ def report(
     rules: RulesOption = DEFAULT_RULES_PATH,
     html: Annotated[
         Path | None,
-        typer.Option("--html", help="Write the report as a self-contained HTML page here instead, with a page per paper in FILE's folder (report_files/ for report.html); never the database or its .wal or .lock.", metavar="FILE"),
+        typer.Option("--html", help="Write the report as an HTML page here instead, and a page per paper in a folder beside it (report_files/ for report.html); nothing in them is fetched from the network. Never the database or its .wal or .lock.", metavar="FILE"),
     ] = None,
     quiet: QuietOption = False,
 ) -> None:
     """Chunks by section type per paper, the last runs, failing files, and chunk sizes.
 
     Chunk sizes are counted against the targets of the rules file (--rules). With --html, the
-    same as a page with plots (the `report` extra: matplotlib), each paper's heading tree,
-    decisions and page thumbnails a click away; nothing in it is fetched from the network.
+    same as a page with plots (the `report` extra, matplotlib: without it the page says where
+    they are left out), and a page per paper in a folder beside it with its heading tree,
+    decisions and page thumbnails; nothing in them is fetched from the network. A run that fails
+    leaves the last report as it was.
 
     Example: pipeline report --db out/papers.duckdb --html out/report.html
     """

@@ -1,8 +1,12 @@
-"""`pipeline report --html`: the report as one self-contained page, and a page per paper in a
-folder beside it (`report_files/<doc_id>.html` for `report.html`)."""
+"""`pipeline report --html`: the report as an HTML page, and a page per paper in a folder beside
+it (`report_files/<doc_id>.html` for `report.html`); nothing in either is fetched from the network."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from statistics import median
@@ -15,7 +19,7 @@ from pipeline.report import data
 from pipeline.report.data import SECTION_TYPES, PaperRow, RunRow
 from pipeline.report.markup import href, metric, page, table, text
 from pipeline.report.paper_page import render_paper_page
-from pipeline.report.plots import require_matplotlib, runs_svg, size_svg, type_colour
+from pipeline.report.plots import PLOTS_LEFT_OUT, can_plot, runs_svg, size_svg, type_colour
 from pipeline.rules import ChunkRules
 
 RUNS_PLOTTED = 50
@@ -32,32 +36,84 @@ class HtmlReport:
     paper_pages: Path
     """The folder of the papers' pages."""
     paper_count: int
+    plotted: bool
+    """Whether the plots are in the page: matplotlib, the extra `report`, draws them."""
 
     def line(self) -> str:
-        return f"wrote {self.report} and {self.paper_count} paper page(s) in {self.paper_pages}"
+        wrote = f"wrote {self.report} and {self.paper_count} paper page(s) in {self.paper_pages}"
+        return wrote if self.plotted else f"{wrote}; {PLOTS_LEFT_OUT}"
 
 
 def write_html_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules, out: Path, database: Path) -> HtmlReport:
-    """Write the report to `out` and a page per stored paper into the folder beside it."""
-    require_matplotlib()
+    """Write the report to `out` and a page per stored paper into the folder beside it.
+
+    The pages are written into a staging folder beside that one and moved in only once the report
+    is written, so a run that fails (a full disk) leaves the last report and its pages as they were
+    and nothing of its own; pages of papers no longer stored stay where an earlier run wrote them.
+    """
     folder = out.with_name(out.stem + _PAGES_SUFFIX)
     stored = data.papers(connection)
-    source_folder = data.latest_folder(connection)
     pages = {paper.doc_id: paper_page_name(paper.doc_id) for paper in stored}
-    refuse_database_files(out, database)
+    for target in (out, *(folder / name for name in pages.values())):
+        refuse_database_files(target, database)
+    plotted = can_plot()
+    created = _missing_folders(folder.parent)
+    staging: Path | None = None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for paper in stored:
-            name = PurePosixPath(pages[paper.doc_id])
-            back = "../" * len(name.parts) + out.name
-            target = folder.joinpath(*name.parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            refuse_database_files(target, database)
-            target.write_text(render_paper_page(connection, paper, sizes, source_folder, back), encoding="utf-8")
-        write_bytes_out(out, render_html_report(connection, sizes, database, f"{folder.name}/", pages).encode(), database)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        # Beside the folder's real place, so that moving the pages in is a rename on one file system.
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".partial", dir=Path(os.path.realpath(folder)).parent))
+        _write_paper_pages(connection, stored, sizes, staging, pages, out.name)
+        report = render_html_report(connection, sizes, database, f"{folder.name}/", pages, plotted)
+        write_bytes_out(out, report.encode(), database)
+        _move_pages(staging, folder, pages.values())
     except OSError as error:
-        raise PipelineError(f"cannot write the report at {error.filename or out}: {error.strerror}; check the path and its folder") from None
-    return HtmlReport(out, folder, len(stored))
+        raise PipelineError(
+            f"cannot write the report's paper pages in {folder}: {error.strerror}; check that its folder is writable and has room"
+        ) from None
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        # After a failure, the folders this run made for the report; after a success the report is
+        # in the first of them, which keeps them all.
+        _remove_empty(created)
+    return HtmlReport(out, folder, len(stored), plotted)
+
+
+def _write_paper_pages(
+    connection: duckdb.DuckDBPyConnection, stored: list[PaperRow], sizes: ChunkRules, staging: Path, pages: dict[str, str], report_name: str
+) -> None:
+    """Write each paper's page into `staging`, at its name in `pages`, linking back to `report_name`."""
+    source_folder = data.latest_folder(connection)
+    for paper in stored:
+        parts = PurePosixPath(pages[paper.doc_id]).parts
+        target = staging.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        back = "../" * len(parts) + report_name
+        target.write_text(render_paper_page(connection, paper, sizes, source_folder, back), encoding="utf-8")
+
+
+def _move_pages(staging: Path, folder: Path, names: Iterable[str]) -> None:
+    """Move each staged page to its place in `folder`, over the page an earlier report wrote."""
+    for name in names:
+        parts = PurePosixPath(name).parts
+        target = folder.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staging.joinpath(*parts), target)
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """`folder` and those of its parents that do not exist yet, the deepest first."""
+    return [path for path in (folder, *folder.parents) if not path.exists()]
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders a failed run created, deepest first, where nothing else was put in them."""
+    for path in folders:
+        try:
+            path.rmdir()
+        except OSError:
+            return
 
 
 def paper_page_name(doc_id: str) -> str:
@@ -69,9 +125,10 @@ def paper_page_name(doc_id: str) -> str:
 
 
 def render_html_report(
-    connection: duckdb.DuckDBPyConnection, sizes: ChunkRules, database: Path, pages_folder: str, pages: dict[str, str]
+    connection: duckdb.DuckDBPyConnection, sizes: ChunkRules, database: Path, pages_folder: str, pages: dict[str, str], plotted: bool
 ) -> str:
-    """The report's page; `pages` maps each doc_id to its page inside `pages_folder`."""
+    """The report's page; `pages` maps each doc_id to its page inside `pages_folder`. Without
+    `plotted`, each plot's place says what adds it."""
     stored = data.papers(connection)
     runs = data.last_runs(connection, RUNS_PLOTTED)
     word_counts = data.word_counts_by_type(connection)
@@ -84,9 +141,9 @@ def render_html_report(
         f"target {sizes.target_min_words}–{sizes.target_max_words} words, hard maximum {sizes.hard_max_words}</p>",
         _cards(stored, word_counts, failing, unstructured),
         "<h2>Last runs</h2>",
-        _runs(runs),
+        _runs(runs, plotted),
         "<h2>Chunk sizes by section type</h2>",
-        _sizes(word_counts, sizes),
+        _sizes(word_counts, sizes, plotted),
         "<h2>Papers</h2>",
         _papers(data.paper_metadata(connection) if data.has_table(connection, "papers") else [], links),
         "<h2>Section types per paper</h2>",
@@ -131,7 +188,7 @@ def _cards(
     ) + "</div>"
 
 
-def _runs(runs: list[RunRow]) -> str:
+def _runs(runs: list[RunRow], plotted: bool) -> str:
     if not runs:
         return '<p class="note">No run recorded yet: run <code>pipeline ingest</code>.</p>'
     rows = [
@@ -144,10 +201,10 @@ def _runs(runs: list[RunRow]) -> str:
     ]
     header = ["run", "started (UTC)", "seen", "added", "updated", "unchanged", "removed", "failed", "pages", "chunks", "seconds",
               "chunks added / changed / removed"]
-    return f"<figure>{runs_svg(runs)}</figure>" + table(header, rows, numeric=frozenset(range(2, 11)))
+    return _figure(lambda: runs_svg(runs), plotted) + table(header, rows, numeric=frozenset(range(2, 11)))
 
 
-def _sizes(word_counts: dict[str, list[int]], sizes: ChunkRules) -> str:
+def _sizes(word_counts: dict[str, list[int]], sizes: ChunkRules, plotted: bool) -> str:
     rows = [
         [
             f'<span class="swatch" style="background:{type_colour(kind)}"></span> {text(kind)}',
@@ -158,12 +215,21 @@ def _sizes(word_counts: dict[str, list[int]], sizes: ChunkRules) -> str:
         for kind, counts in word_counts.items()
     ]
     header = ["section type", "chunks", "fewest words", "median", "most", f"over {sizes.target_max_words}", f"over {sizes.hard_max_words}"]
-    return (
+    legend = (
         '<p class="note">Words per chunk, a panel per section type; the lines are the rules\' '
         "<code>target_min_words</code>, <code>target_max_words</code> and <code>hard_max_words</code>. "
         "Captions are sized by their figure, not by the targets.</p>"
-        f"<figure>{size_svg(word_counts, sizes)}</figure>" + table(header, rows, numeric=frozenset(range(1, 7)))
     )
+    return (legend if plotted else "") + _figure(lambda: size_svg(word_counts, sizes), plotted) + table(
+        header, rows, numeric=frozenset(range(1, 7))
+    )
+
+
+def _figure(svg: Callable[[], str], plotted: bool) -> str:
+    """A plot, or where matplotlib is missing, a note in its place saying what adds it."""
+    if not plotted:
+        return f'<p class="note plot-left-out">{text(PLOTS_LEFT_OUT[:1].upper() + PLOTS_LEFT_OUT[1:])}.</p>'
+    return f"<figure>{svg()}</figure>"
 
 
 def _types_per_paper(per_doc: dict[str, dict[str, int]], stored: list[PaperRow], links: dict[str, str]) -> str:

@@ -1,6 +1,7 @@
 """The HTML report's plots: matplotlib figures, written as SVG to go inline in the page.
 
-matplotlib is the optional extra `report`; `require_matplotlib` says how to install it.
+matplotlib is the optional extra `report`: without it the report is written all the same, and
+says in `PLOTS_LEFT_OUT` where its plots would be and what adds them.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ import io
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pipeline.errors import PipelineError
 from pipeline.report.data import RunRow
 from pipeline.rules import ChunkRules
 
@@ -35,15 +35,16 @@ _SIZE_LINES = (
 )
 
 
-def require_matplotlib() -> None:
-    """Fail with what to install where matplotlib is missing."""
+PLOTS_LEFT_OUT = "plots left out: matplotlib is not installed; pip install -e '.[report]' from the project folder adds them"
+
+
+def can_plot() -> bool:
+    """Whether matplotlib, the optional extra `report`, is installed."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise PipelineError(
-            "report --html draws its plots with matplotlib, which is not installed: "
-            "from the project folder, pip install -e '.[report]' (or pip install 'matplotlib>=3.8')"
-        ) from None
+        return False
+    return True
 
 
 def type_colour(section_type: str) -> str:

@@ -9,6 +9,7 @@ Run as a script, it makes the README's picture of the report from `corpus/` and 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.util
 import os
@@ -253,15 +254,56 @@ def test_report_html_says_where_it_wrote(small, tmp_path):
     assert result.stdout == ""
 
 
-def test_report_html_without_matplotlib_names_the_extra(small, tmp_path, monkeypatch):
+def test_report_html_without_matplotlib_leaves_the_plots_out_and_names_the_extra(small, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    result = runner.invoke(app, ["report", "--db", str(small), "--html", str(tmp_path / "report.html")])
-    assert result.exit_code == 1
+    out = tmp_path / "report.html"
+    result = runner.invoke(app, ["report", "--db", str(small), "--html", str(out)])
+    assert result.exit_code == 0, result.output
     assert result.stderr == (
-        "Error: report --html draws its plots with matplotlib, which is not installed: from the project folder, "
-        "pip install -e '.[report]' (or pip install 'matplotlib>=3.8')\n"
+        f"wrote {out} and 5 paper page(s) in {tmp_path / 'report_files'}; plots left out: matplotlib is not installed; "
+        "pip install -e '.[report]' from the project folder adds them\n"
     )
-    assert not (tmp_path / "report.html").exists()
+    page = out.read_text()
+    assert "<svg" not in _section(page, "Last runs") and "<svg" not in _section(page, "Chunk sizes by section type")
+    assert page.count("Plots left out: matplotlib is not installed; pip install -e &#x27;.[report]&#x27; from the project folder adds them.") == 2
+    assert (tmp_path / "report_files" / "good.md.html").is_file()
+
+
+def _fail_on_write(monkeypatch, method: str, calls_before: int) -> None:
+    """Make `Path.<method>` fail as a full disk does from its call number `calls_before + 1` on."""
+    original = getattr(Path, method)
+    calls = []
+
+    def write(self, *arguments, **options):
+        calls.append(self)
+        if len(calls) > calls_before:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+        return original(self, *arguments, **options)
+
+    monkeypatch.setattr(Path, method, write)
+
+
+@pytest.mark.parametrize(
+    ("method", "calls_before"), [("write_text", 3), ("write_bytes", 0)], ids=["at the fourth paper page", "at the report itself"]
+)
+def test_report_html_on_a_full_disk_leaves_nothing_it_wrote_and_says_so_in_one_line(small, tmp_path, monkeypatch, method, calls_before):
+    _fail_on_write(monkeypatch, method, calls_before)
+    result = runner.invoke(app, ["report", "--db", str(small), "--html", str(tmp_path / "out" / "report.html")])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: cannot write ") and result.stderr.count("\n") == 1
+    assert "No space left on device" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_report_html_on_a_full_disk_keeps_the_last_report_and_its_pages(small, tmp_path, monkeypatch):
+    out = tmp_path / "report.html"
+    runner.invoke(app, ["report", "--db", str(small), "--html", str(out)])
+    before = {path: f"{path.name} of an earlier report".encode() for path in tmp_path.rglob("*") if path.is_file()}
+    for path, content in before.items():
+        path.write_bytes(content)
+    _fail_on_write(monkeypatch, "write_text", 2)
+    assert runner.invoke(app, ["report", "--db", str(small), "--html", str(out)]).exit_code == 1
+    assert {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()} == before
 
 
 # ------------------------------------------------------------------ in a real browser
