@@ -114,3 +114,12 @@ def test_search_marks_the_query_terms_in_each_snippet(db):
     result = runner.invoke(app, ["search", "IL-6", "--doc", "flat/lee-2022.md", "--limit", "1", "--db", str(db)])
     assert result.exit_code == 0, result.output
     assert "median serum **IL-6** was higher in these patients" in result.stdout
+
+
+def test_inspect_says_1_section_1_chunk_and_1_word(tmp_path):
+    paper = tmp_path / "b.md"
+    paper.write_text("Word.\n")
+    result = runner.invoke(app, ["inspect", str(paper)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("b.md: 1 section, 1 chunk\n")
+    assert "(other; 1 word; line 1)  → chunk 1 (front, 1 word)" in result.stdout
