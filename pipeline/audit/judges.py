@@ -18,6 +18,7 @@ from pipeline.audit.records import JudgeDescription, Judgement, Passage
 from pipeline.errors import AuditError
 from pipeline.index.terms import TermCounter
 from pipeline.user_command import OutputTooLarge, TimedOut, run_user_command
+from pipeline.wording import counted
 
 if TYPE_CHECKING:
     from pipeline.audit.rules import AuditRules
@@ -165,7 +166,7 @@ class CommandJudge:
             cause = "permission denied" if isinstance(error, PermissionError) else error.strerror
             raise AuditError(f"judge command {shown}: {self.argv[0]} cannot be run ({cause}); check the command after cmd:") from None
         except TimedOut:
-            raise AuditError(f"judge command {shown} took over {self.timeout:g} s for {len(pairs)} pairs; raise --timeout or speed it up") from None
+            raise AuditError(f"judge command {shown} took over {self.timeout:g} s for {counted(len(pairs), 'pair')}; raise --timeout or speed it up") from None
         except OutputTooLarge as stopped:
             raise AuditError(f"judge command {shown} {str(stopped).removeprefix('it ')}; it must write one JSON line per input line") from None
         if done.exit_code != 0:
@@ -173,7 +174,7 @@ class CommandJudge:
             raise AuditError(f"judge command {shown} exited with code {done.exit_code} ({tail})")
         answers = [line for line in done.stdout.decode(errors="replace").splitlines() if line.strip()]
         if len(answers) != len(pairs):
-            raise AuditError(f"judge command {shown} wrote {len(answers)} lines for {len(pairs)} pairs; it must write one JSON line per input line")
+            raise AuditError(f"judge command {shown} wrote {counted(len(answers), 'line')} for {counted(len(pairs), 'pair')}; it must write one JSON line per input line")
         threshold = self.description.threshold
         judgements = []
         for number, (answer, (_, truncated)) in enumerate(zip(answers, premises), 1):

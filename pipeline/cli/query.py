@@ -73,9 +73,12 @@ def search_command(
     --window N adds N paragraphs on either side. --glossary maps a query in another language to the
     papers' terms (--user-glossary layers yours over it; a Korean word with no entry is matched to
     the papers' words by sound where one is close), --translate-cmd asks a translator of yours
-    (falling back to the glossary); --strict fails where a word stays untranslated. With
-    --json: the query as typed, the search query run, what mapped, and each hit with its text, its
-    `source` and, apart from it, what the paper's own bibliography says its markers cite. --show
+    (falling back to the glossary); --strict fails where a word stays untranslated. Each hit's
+    snippet is the stretch of its text richest in the query's terms, found as the index finds them
+    (other forms, a compound's parts: IL-6 is also il and 6), each marked **so**. With --json: the
+    query as typed, the search query run, what mapped, and each hit with its text, its snippet
+    unmarked with the [start, end] of each term in it (snippet_marks), its `source` and, apart from
+    it, what the paper's own bibliography says its markers cite. --show
     writes out/show/<chunk>.png (.html for Markdown) for each hit and prints where (on stderr with --json).
 
     Example: pipeline search "메타분석의 신뢰구간" --glossary rules/glossary-ko-en.toml --unit paragraph

@@ -18,9 +18,10 @@ import duckdb
 from pipeline import __version__
 from pipeline.errors import PipelineError
 from pipeline.export.destination import write_out
-from pipeline.export.records import ExportRecord, Selection, metadata_only_ids, metadata_type, read_records, removed_ids
+from pipeline.export.records import ExportRecord, Selection, bibliography_left_out, metadata_only_ids, metadata_type, read_records, removed_ids
 from pipeline.index.database import open_readonly, stored_schema_version
 from pipeline.index.schema import SCHEMA_VERSION
+from pipeline.wording import counted
 
 EXPORT_SCHEMA = "paper-pipeline.export"
 EXPORT_VERSION = 1
@@ -42,10 +43,13 @@ class ExportSummary:
     """Ids of records removed since `--since`'s run, listed in the header."""
     run_id: int
     """The database's last run: what the next `--since` takes."""
+    bibliography_left_out: int = 0
+    """Records of the papers' bibliographies left out, as search leaves them out (`--all` keeps them)."""
 
     def line(self) -> str:
-        removed = f", {self.removed} removed ids" if self.removed else ""
-        return f"{self.records} records{removed} → {self.path} (run {self.run_id}: pass --since {self.run_id} next time)"
+        removed = f", {counted(self.removed, 'removed id')}" if self.removed else ""
+        left_out = f"; {counted(self.bibliography_left_out, 'bibliography record')} left out: --all exports them too" if self.bibliography_left_out else ""
+        return f"{counted(self.records, 'record')}{removed} → {self.path} (run {self.run_id}: pass --since {self.run_id} next time){left_out}"
 
 
 def export_database(db: Path, out: Path, export_format: ExportFormat, selection: Selection) -> ExportSummary:
@@ -54,6 +58,7 @@ def export_database(db: Path, out: Path, export_format: ExportFormat, selection:
     try:
         header = export_header(connection, selection)
         records = read_records(connection, selection)
+        left_out = bibliography_left_out(connection, selection)
         if selection.since_run_id is not None:
             unchanged_texts = metadata_only_ids(connection, selection.unit, selection.since_run_id)
             header["metadata_only_ids"] = [record.id for record in records if record.id in unchanged_texts]
@@ -65,7 +70,7 @@ def export_database(db: Path, out: Path, export_format: ExportFormat, selection:
         write_out(out, lambda staged: _write_jsonl(staged, header, records), db)
     else:
         write_out(out, lambda staged: _write_parquet(staged, header, records, struct, out), db)
-    return ExportSummary(str(out), len(records), len(header["removed_ids"]), header["run_id"])
+    return ExportSummary(str(out), len(records), len(header["removed_ids"]), header["run_id"], left_out)
 
 
 def export_header(connection: duckdb.DuckDBPyConnection, selection: Selection) -> dict:

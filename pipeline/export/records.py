@@ -250,8 +250,18 @@ def metadata_only_ids(connection: duckdb.DuckDBPyConnection, unit: Unit, since_r
     return {record_id for (record_id,) in connection.execute(statement, [unit.value, since_run_id]).fetchall()}
 
 
-def _statement(selection: Selection) -> tuple[str, list]:
-    """The statement that returns the selected records' rows, in the papers' order, and its parameters."""
+def bibliography_left_out(connection: duckdb.DuckDBPyConnection, selection: Selection) -> int:
+    """How many records of the bibliography the selection leaves out: those `include_bibliography`
+    would add."""
+    if selection.bibliography_included:
+        return 0
+    statement, parameters = _statement(selection, bibliography_only=True)
+    return connection.execute(f"SELECT count(*) FROM ({statement})", parameters).fetchone()[0]
+
+
+def _statement(selection: Selection, bibliography_only: bool = False) -> tuple[str, list]:
+    """The statement that returns the selected records' rows, in the papers' order, and its
+    parameters; with `bibliography_only`, the bibliography's records that it would otherwise leave out."""
     is_chunk = selection.unit is Unit.chunk
     conditions, parameters = [], []
     if selection.doc_ids is None:
@@ -262,8 +272,8 @@ def _statement(selection: Selection) -> tuple[str, list]:
     if selection.section_types:
         conditions.append(("c.section_type" if is_chunk else "s.section_type") + " IN (SELECT unnest(?::VARCHAR[]))")
         parameters.append(list(selection.section_types))
-    if not selection.bibliography_included:
-        conditions.append(("c" if is_chunk else "parents") + ".in_bibliography = false")
+    if bibliography_only or not selection.bibliography_included:
+        conditions.append(("c" if is_chunk else "parents") + f".in_bibliography = {str(bibliography_only).lower()}")
     if selection.since_run_id is not None:
         record_id = "c.chunk_id" if is_chunk else "p.doc_id || ':' || p.paragraph_id"
         latest = _LATEST_CHANGES

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from pipeline.wording import counted
+
 _LINKS_FROM = """
 SELECT l.chunk_id, l.label, l.target_chunk_id, c.heading_path, c.section_type, d.path
 FROM chunk_links l JOIN chunks c ON c.chunk_id = l.target_chunk_id JOIN documents d ON d.doc_id = c.doc_id
@@ -58,13 +60,13 @@ def _breadth_first(connection: duckdb.DuckDBPyConnection, hit: str, seen: set[st
         chunk_id, level = queue.popleft()
         outgoing = [row for row in _links_from(connection, chunk_id) if row[2] not in seen]
         if outgoing and level == depth:
-            cut.append(f"depth {depth} reached at {chunk_id}: {len(outgoing)} link(s) from it not followed")
+            cut.append(f"depth {depth} reached at {chunk_id}: {counted(len(outgoing), 'link')} from it not followed")
             continue
         for _, label, target, heading_path, section_type, path in outgoing:
             if target in seen:
                 continue  # two links from one chunk to the same target
             if len(linked) == limit:
-                cut.append(f"limit of {limit} chunks reached at {chunk_id}: its link to {target} and any after it not followed")
+                cut.append(f"limit of {counted(limit, 'chunk')} reached at {chunk_id}: its link to {target} and any after it not followed")
                 return Expansion(linked, cut)
             seen.add(target)
             linked.append(LinkedChunk(target, chunk_id, label, level + 1, heading_path, section_type, path))

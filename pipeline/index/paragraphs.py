@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from pipeline.index.search import Unit, UnitFilters, rank_units, snippet, sql_literal
+from pipeline.index.search import Unit, UnitFilters, rank_units, sql_literal
+from pipeline.index.snippets import Snippet, snippet
 from pipeline.index.terms import TermCounter
 from pipeline.rules import SearchRules
 
@@ -68,7 +69,7 @@ class ParagraphHit:
     heading_path: list[str]
     section_type: str
     score: float
-    snippet: str
+    snippet: Snippet
     paragraph: ParagraphSpan
     window: list[ParagraphSpan] = field(default_factory=list)
     """The neighbouring paragraphs of the same section, before and after it, in text order."""
@@ -90,7 +91,7 @@ class ParagraphHit:
             "score": self.score,
             "section_type": self.section_type,
             "heading_path": self.heading_path,
-            "snippet": self.snippet,
+            **self.snippet.as_json(),
             "text": span.text,
             "source": {
                 "doc_id": self.doc_id, "path": self.path, "section_id": self.section_id, "paragraph_id": span.paragraph_id,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -12,6 +11,7 @@ import duckdb
 
 from pipeline.index.database import require_search_index
 from pipeline.index.query import ParsedQuery, parse_query, phrase_words
+from pipeline.index.snippets import Snippet, snippet
 from pipeline.index.terms import TermCounter
 from pipeline.rules import SearchRules
 
@@ -110,7 +110,7 @@ class SearchHit:
     """Offsets of the chunk's text in its paper's `documents.text`."""
     char_end: int
     score: float
-    snippet: str
+    snippet: Snippet
     text: str
     cited_references: list[CitedReference]
 
@@ -122,7 +122,7 @@ class SearchHit:
             "score": self.score,
             "section_type": self.section_type,
             "heading_path": self.heading_path,
-            "snippet": self.snippet,
+            **self.snippet.as_json(),
             "text": self.text,
             "source": {
                 "chunk_id": self.chunk_id, "doc_id": self.doc_id, "path": self.path, "section_id": self.section_id,
@@ -131,47 +131,6 @@ class SearchHit:
             },
             "cited_references": [reference.__dict__ for reference in self.cited_references],
         }
-
-
-def snippet(text: str, terms: set[str], counter: TermCounter, width: int = 220) -> str:
-    """About `width` characters of `text`, cut between words, around the stretch that holds the
-    most of the query's terms as the index matched them: `routing` for a query's `routed`, never
-    its `of`. The text's start where none occurs (a hit on the heading path alone)."""
-    found = counter.find_terms(text, terms)
-    start = _between_words(text, max(0, _most_varied_stretch(found, width * 2 // 3) - width // 4)) if found else 0
-    end = len(text) if start + width >= len(text) else _between_words(text, start + width)
-    snippet = " ".join(text[start:end].split())
-    return ("…" if start else "") + snippet + ("…" if end < len(text) else "")
-
-
-def _most_varied_stretch(found: list[tuple[int, str]], reach: int) -> int:
-    """Where the stretch of `reach` characters that holds the most distinct terms begins (the
-    earliest of equals): the offset of its first occurrence."""
-    best_offset, best_distinct = found[0][0], 0
-    in_stretch: Counter[str] = Counter()
-    end = 0
-    for offset, term in found:
-        while end < len(found) and found[end][0] < offset + reach:
-            in_stretch[found[end][1]] += 1
-            end += 1
-        if len(in_stretch) > best_distinct:
-            best_offset, best_distinct = offset, len(in_stretch)
-        in_stretch[term] -= 1
-        if not in_stretch[term]:
-            del in_stretch[term]
-    return best_offset
-
-
-# A word longer than this (a URL, a sequence) is cut where the width falls, not kept whole.
-_LONGEST_KEPT_WORD = 40
-
-
-def _between_words(text: str, position: int) -> int:
-    """`position`, moved back to the start of the word it falls inside, if any."""
-    for back in range(position, max(0, position - _LONGEST_KEPT_WORD) - 1, -1):
-        if back == 0 or text[back - 1].isspace() or text[back].isspace():
-            return back
-    return position
 
 
 def search(

@@ -37,42 +37,41 @@ _PART = re.compile(r"[^\W_]+")
 # Japanese): their words are also indexed as character bigrams, the usual way to make them
 # findable without a dictionary.
 _UNSPACED = r"[\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"
-_UNSPACED_SCRIPT = re.compile(_UNSPACED + "{2,}")
+UNSPACED_SCRIPT = re.compile(_UNSPACED + "{2,}")
 _UNSPACED_CHARACTER = re.compile(_UNSPACED)
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-# `_TOKEN`'s runs in the text as written, `_` a separator, so that their offsets are the text's
-# own: lowering can change a text's length (`İ` becomes two characters).
-_TOKEN_AS_WRITTEN = re.compile(r"(?:[^\W_]|[/-])+")
 
 
 def search_terms(text: str) -> str:
     """The text plus the parts of every compound term (so `PET` also finds `FDG-PET/CT`) and
     the bigrams of unspaced scripts (so `정확도` finds `정확도가`): what the index reads, as text.
     `index_words` gives the same words without building the text."""
-    parts = _compound_parts(text.split()) + _bigrams(text)
+    parts = compound_parts(text.split()) + _bigrams(text)
     return f"{text} {' '.join(parts)}" if parts else text
 
 
 def index_words(text: str) -> list[str]:
     """The words the index counts in a text, before stopping and stemming: fts' tokens of
     `search_terms(text)`, lowered and with accents stripped."""
-    return [strip_accents(word) for word in _lowered_words(text)]
+    return [strip_accents(word) for word in lowered_words(text)]
 
 
 # A text's words in three lists, as `_word_lists` gives them (or their stems).
 WordLists = tuple[list[str], list[str], list[str]]
 
 
-def _lowered_words(text: str) -> list[str]:
+def lowered_words(text: str) -> list[str]:
+    """The words the index counts in a text, lowered, accents kept (`index_words` strips them):
+    the tokens, their compounds' parts, the bigrams of unspaced scripts."""
     tokens, parts, bigrams = _word_lists(text)
     return tokens + parts + bigrams
 
 
 def _word_lists(text: str) -> WordLists:
-    """`_lowered_words(text)` in its three parts: the tokens, their compounds' parts, the bigrams."""
+    """`lowered_words(text)` in its three parts: the tokens, their compounds' parts, the bigrams."""
     lowered = text.lower()
     spaced = _spaced(lowered.replace("_", " ") if "_" in lowered else lowered)
-    return spaced.split(), _compound_parts(_joined_tokens(spaced)), _bigrams(lowered)
+    return spaced.split(), compound_parts(_joined_tokens(spaced)), _bigrams(lowered)
 
 
 def _separate_at(text: str, offset: int) -> bool:
@@ -128,12 +127,7 @@ def _joined_tokens(spaced: str) -> list[str]:
     return found
 
 
-def _alternation(words: list[str]) -> str:
-    """A pattern for any of `words`, the longest tried first (`il-6` before `il`)."""
-    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
-
-
-def _compound_parts(tokens: list[str]) -> list[str]:
+def compound_parts(tokens: list[str]) -> list[str]:
     """`FDG-PET/CT` → `FDG`, `PET`, `CT`."""
     # Only tokens holding `-` or `/` can hold a compound: looking there alone spares the compound
     # pattern a try at every position of the text.
@@ -151,7 +145,7 @@ def _bigrams(text: str) -> list[str]:
     # itself would (most texts hold some non-ASCII character, so `isascii` alone rarely does).
     if text.isascii() or not _UNSPACED_CHARACTER.search(text):
         return []
-    return [run[index : index + 2] for run in _UNSPACED_SCRIPT.findall(text) for index in range(len(run) - 1)]
+    return [run[index : index + 2] for run in UNSPACED_SCRIPT.findall(text) for index in range(len(run) - 1)]
 
 
 def strip_accents(word: str) -> str:
@@ -237,32 +231,9 @@ class TermCounter:
 
     def count(self, *texts: str) -> Counter[str]:
         """Term frequencies over all `texts` together (a chunk's heading path and its text)."""
-        words = [word for text in texts for word in _lowered_words(text)]
+        words = [word for text in texts for word in lowered_words(text)]
         self.learn(set(words))
         return self.count_learned(words)
-
-    def find_terms(self, text: str, terms: set[str]) -> list[tuple[int, str]]:
-        """Where `terms` occur in `text` as the index counts it, in text order: (offset, term) for
-        each word that is one, whole or as a part (`pet` in `FDG-PET/CT`); stopwords never."""
-        words = set(_lowered_words(text))
-        self.learn(words)
-        matching = {word: term for word in words if (term := self._stems[word]) in terms}
-        if not matching:
-            return []
-        lowered = text.lower()
-        if len(lowered) != len(text):  # lowering moved the offsets (`İ` becomes two characters)
-            return [
-                (match.start(), matching[word])
-                for match in _TOKEN_AS_WRITTEN.finditer(text)
-                for word in dict.fromkeys(_lowered_words(match.group()))
-                if word in matching
-            ]
-        # Found in the text, rather than by walking its every token, which is slow for a long chunk.
-        bigrams = [word for word in matching if _UNSPACED_SCRIPT.fullmatch(word)]
-        whole = [word for word in matching if word not in bigrams]
-        alternatives = [rf"(?<![^\W_])(?:{_alternation(whole)})(?![^\W_])"] if whole else []
-        alternatives += [_alternation(bigrams)] if bigrams else []  # written inside words: `정확` in `정확도가`
-        return [(match.start(), matching[match.group()]) for match in re.finditer("|".join(alternatives), lowered)]
 
     def query_terms(self, query: str) -> list[str]:
         """The distinct stemmed terms of a query. Stopwords are kept, as fts keeps them: they
@@ -355,7 +326,7 @@ def count_paper_terms(chunked: ChunkedDocument, counter: TermCounter) -> PaperTe
 
 def _chunk_pieces(chunk: Chunk, text: str, paragraphs: dict[str, Paragraph], of_paragraph: dict[str, WordLists]) -> list[WordLists]:
     """The words of a chunk's text (its slice of `text`, the paper's as the index reads it) in
-    pieces, whose lists `_in_joined_order` puts in the order of `_lowered_words` of it whole: its
+    pieces, whose lists `_in_joined_order` puts in the order of `lowered_words` of it whole: its
     paragraphs' and those of the text between them (headings), each read alone; the text in one
     piece where a cut would not separate its words (`_separate_at`), or its paragraphs do not
     tile it in order."""
@@ -380,7 +351,7 @@ def _chunk_pieces(chunk: Chunk, text: str, paragraphs: dict[str, Paragraph], of_
 
 def _unit_terms(unit_id: str, heading: list[WordLists], pieces: list[WordLists]) -> UnitTerms:
     """A unit's postings from the stems of its heading path, then of its text's pieces, counted
-    list by list in `_lowered_words`' order rather than joined first: a term's place in the
+    list by list in `lowered_words`' order rather than joined first: a term's place in the
     postings is where it first occurs."""
     counts = Counter(chain(*_in_joined_order(heading), *_in_joined_order(pieces)))
     counts.pop(None, None)  # stopwords
@@ -388,7 +359,7 @@ def _unit_terms(unit_id: str, heading: list[WordLists], pieces: list[WordLists])
 
 
 def _in_joined_order(pieces: list[WordLists]) -> list[list[str]]:
-    """The pieces' lists in the order `_lowered_words` gives a text made of them, where no token,
+    """The pieces' lists in the order `lowered_words` gives a text made of them, where no token,
     no run of an unspaced script and no final sigma's context spans two pieces (`_separate_at`):
     every piece's tokens, then their compounds' parts, then the bigrams."""
     return [piece[0] for piece in pieces] + [piece[1] for piece in pieces if piece[1]] + [piece[2] for piece in pieces if piece[2]]

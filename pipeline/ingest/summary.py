@@ -9,6 +9,7 @@ from typing import Protocol
 from pipeline.ingest.scan import ScannedFile
 from pipeline.ingest.task import TaskResult
 from pipeline.records.base import DocumentStatus
+from pipeline.wording import counted
 
 
 class Progress(Protocol):
@@ -91,11 +92,6 @@ class RunSummary:
 
     def as_json(self) -> dict:
         return {**self.__dict__, "section_types": dict(self.section_types)}
-
-
-def counted(count: int, noun: str) -> str:
-    """`1 chunk`, `2 chunks`: a count with its noun in the number it takes."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def count_result(summary: RunSummary, item: ScannedFile, result: TaskResult) -> None:

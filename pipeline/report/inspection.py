@@ -7,6 +7,7 @@ from collections import defaultdict
 from pipeline.records.base import ChunkSplit, TypeSource
 from pipeline.records.chunked import ChunkedDocument
 from pipeline.records.chunks import Chunk, Section
+from pipeline.wording import counted
 
 TYPE_TITLES = {
     "intro": "Introduction", "methods": "Methods", "results": "Results", "discussion": "Discussion",
@@ -39,7 +40,7 @@ def section_where(section: Section) -> str:
 
 def chunk_note(chunk: Chunk) -> str:
     """A chunk as the tree names it: its ordinal, why it starts there and its words."""
-    return f"chunk {chunk.ordinal} ({chunk.split}, {chunk.word_count} words)"
+    return f"chunk {chunk.ordinal} ({chunk.split}, {counted(chunk.word_count, 'word')})"
 
 
 def render_tree(chunked: ChunkedDocument, paper_title: str | None = None) -> str:
@@ -71,9 +72,9 @@ class _TreeView:
 
     def _header(self) -> list[str]:
         document = self.chunked.document
-        where = f", {document.page_count} pages" if document.page_count else ""
+        where = f", {counted(document.page_count, 'page')}" if document.page_count else ""
         lines = [
-            f"{document.path}: {len(self.chunked.sections)} sections, {len(self.chunked.chunks)} chunks{where}",
+            f"{document.path}: {counted(len(self.chunked.sections), 'section')}, {counted(len(self.chunked.chunks), 'chunk')}{where}",
             f"title: {self.paper_title or document.title or '(none found)'}",
         ]
         # The database names the paper by its metadata's title; the heading path keeps the title
@@ -87,7 +88,7 @@ class _TreeView:
         if self.chunked.references or self.chunked.citations:
             unresolved = sum(1 for citation in self.chunked.citations if citation.ref_id is None)
             lines.append(
-                f"bibliography: {len(self.chunked.references)} entries; citations: {len(self.chunked.citations)}, "
+                f"bibliography: {counted(len(self.chunked.references), 'entry', 'entries')}; citations: {len(self.chunked.citations)}, "
                 f"{unresolved} unresolved (--links lists them)"
             )
         lines.extend(f"read: {note}" for note in document.reading_notes)
@@ -100,7 +101,7 @@ class _TreeView:
         notes = [chunk_note(chunk) for chunk in self.chunks_by_section.get(section.section_id, [])]
         location = section_where(section)
         return (
-            f"{section.section_id:7} {heading}  ({section_labels(section)}; {section.word_count} words"
+            f"{section.section_id:7} {heading}  ({section_labels(section)}; {counted(section.word_count, 'word')}"
             f"{'; ' + location if location else ''})" + (f"  → {', '.join(notes)}" if notes else "")
         )
 
@@ -164,8 +165,8 @@ def render_links(chunked: ChunkedDocument) -> str:
         links[link.chunk_id].append(link)
     unresolved = sum(1 for citation in chunked.citations if citation.ref_id is None)
     lines = [
-        f"{chunked.document.path}: {len(chunked.references)} bibliography entries, {len(chunked.citations)} citations "
-        f"({unresolved} unresolved), {len(chunked.links)} cross-references ({sum(1 for link in chunked.links if not link.target_chunk_id)} leading nowhere)",
+        f"{chunked.document.path}: {counted(len(chunked.references), 'bibliography entry', 'bibliography entries')}, {counted(len(chunked.citations), 'citation')} "
+        f"({unresolved} unresolved), {counted(len(chunked.links), 'cross-reference')} ({sum(1 for link in chunked.links if not link.target_chunk_id)} leading nowhere)",
     ]
     for chunk in chunked.chunks:
         if not citations[chunk.chunk_id] and not links[chunk.chunk_id]:

@@ -17,6 +17,7 @@ from pipeline.report.markup import attribute, href, page, table, text
 from pipeline.report.plots import type_colour
 from pipeline.report.thumbnails import Thumbnail, render_thumbnails, stored_source
 from pipeline.rules import ChunkRules
+from pipeline.wording import counted
 
 _OPENING_CHARACTERS = 90
 # Chunks are told apart on a page by colour, in turn; the chunks table shows each one's swatch.
@@ -54,7 +55,7 @@ def render_paper_page(
 
 
 def _facts(paper: PaperRow, sections: list[Section], chunks: list[Chunk]) -> str:
-    pages = f", {paper.page_count} pages" if paper.page_count else ""
+    pages = f", {counted(paper.page_count, 'page')}" if paper.page_count else ""
     layout = f' · layout read by {text(paper.layout)} ({text(paper.layout_reason or "")})' if paper.layout else ""
     return (
         f"<code>{text(paper.doc_id)}</code> · {text(paper.format)}{text(pages)} · "
@@ -85,7 +86,7 @@ def _tree(sections: list[Section], chunks: list[Chunk]) -> str:
         kids = "".join(item(child) for child in children[section.section_id])
         return (
             f'<li><span class="sid">{text(section.section_id)}</span> {text(section.heading or "(front matter before the first heading)")} '
-            f'<span class="labels">({text(section_labels(section))}; {section.word_count} words{text("; " + location if location else "")})</span>'
+            f'<span class="labels">({text(section_labels(section))}; {counted(section.word_count, "word")}{text("; " + location if location else "")})</span>'
             + (f" → {notes}" if notes else "")
             + (f"<ul>{decisions}</ul>" if decisions else "")
             + (f"<ul>{kids}</ul>" if kids else "")

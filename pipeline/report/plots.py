@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.report.data import RunRow
 from pipeline.rules import ChunkRules
+from pipeline.wording import counted
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -69,7 +70,7 @@ def size_figure(word_counts: dict[str, list[int]], sizes: ChunkRules) -> Figure:
         kind = kinds[index]
         counts = word_counts.get(kind, [])
         axis.hist(counts, bins=edges, histtype="stepfilled", color=type_colour(kind))
-        axis.set_title(f"{kind} ({len(counts)} chunks)", fontsize=9, loc="left")
+        axis.set_title(f"{kind} ({counted(len(counts), 'chunk')})", fontsize=9, loc="left")
         for field, colour, style in _SIZE_LINES:
             value = getattr(sizes, field)
             axis.axvline(value, color=colour, linestyle=style, linewidth=1.2, label=f"{field} = {value}", gid=f"rule-{field}")

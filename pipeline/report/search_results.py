@@ -50,7 +50,7 @@ def hit_lines(results: SearchResults) -> list[str]:
             span = hit.paragraph
             lines.append(f"{hit.score:6.2f}  {hit.paragraph_key}  [{hit.section_type}]  {hit.path} ({_where(span.page_start, span.page_end, span.line_start, span.line_end)})")
             lines.append(f"        {' › '.join(hit.heading_path) or '(front matter)'}   (in chunk {hit.chunk_id or 'none'})")
-            lines.append(f"        {hit.snippet}")
+            lines.append(f"        {hit.snippet.marked()}")
             for neighbour in hit.window:
                 side = "↑" if neighbour.char_start < span.char_start else "↓"
                 text = " ".join(neighbour.text.split())
@@ -58,7 +58,7 @@ def hit_lines(results: SearchResults) -> list[str]:
         else:
             lines.append(f"{hit.score:6.2f}  {hit.chunk_id}  [{hit.section_type}]  {hit.path} ({_where(hit.page_start, hit.page_end, hit.line_start, hit.line_end)})")
             lines.append(f"        {' › '.join(hit.heading_path) or '(front matter)'}")
-            lines.append(f"        {hit.snippet}")
+            lines.append(f"        {hit.snippet.marked()}")
         lines.extend(_expansion_lines(results.expansions.get(hit.chunk_id)))
         lines.extend(_cited_lines(results.cited.get(hit.chunk_id, [])))
         lines.append("")

@@ -333,9 +333,9 @@ def test_a_window_is_refused_for_a_judge_that_does_not_take_one():
     "options, message",
     [
         (["--fail"], "exited with code 2 (the model ran out of memory)"),
-        (["--short"], "wrote 0 lines for 1 pairs; it must write one JSON line per input line"),
+        (["--short"], "wrote 0 lines for 1 pair; it must write one JSON line per input line"),
         (["--garbage"], "output line 1: 'not json' is no JSON object with an `entailment` number"),
-        (["--sleep", "5"], "took over 1 s for 1 pairs; raise --timeout or speed it up"),
+        (["--sleep", "5"], "took over 1 s for 1 pair; raise --timeout or speed it up"),
     ],
 )
 def test_a_failing_judge_command_is_an_error_that_says_how(database, options, message):

@@ -125,6 +125,15 @@ def test_a_changed_number_is_set_against_the_number_said_of_the_same_thing_not_t
     assert (judgement.rule, judgement.evidence[0].conflicting) == ("number", ("30% ≠ 12%",))
 
 
+@pytest.mark.parametrize(
+    ("claim", "named"),
+    [("For MRI, kappa was 0.77.", "0.77 ≠ 0.71"), ("For FDG-PET/CT, kappa was 0.70.", "0.70 ≠ 0.78")],
+)
+def test_a_changed_number_is_set_against_the_number_the_paper_gives_for_the_claims_subject_not_the_nearest_in_value(claim, named):
+    judgement = _judge("Kappa was 0.71 for MRI and 0.78 for FDG-PET/CT.", claim)
+    assert (judgement.rule, judgement.evidence[0].conflicting) == ("number", (named,))
+
+
 def test_the_same_number_with_the_decimal_point_the_page_prints_is_supported():
     assert _judge("Around half (47·9%) of patients were taking analgesics.", "Around 47.9 per cent of patients were taking analgesics.").supported
 
@@ -213,6 +222,11 @@ def test_the_sample_page_gets_the_verdict_each_sentence_is_written_for(sample_re
         SentenceVerdict.supported,  # two chunks combined
         SentenceVerdict.not_enough_evidence,  # invented
     ]
+
+
+def test_the_sample_page_s_changed_kappa_is_set_against_the_paper_s_kappa_for_the_same_modality(sample_report):
+    changed = sample_report.sentences[2]  # the paper: 0.71 for magnetic resonance imaging, 0.78 for FDG-PET/CT
+    assert changed.joint.note == "number: 0.77 ≠ 0.71"
 
 
 def test_alce_precision_on_the_sample_page_drops_the_unneeded_citation_and_keeps_both_combined(sample_report):

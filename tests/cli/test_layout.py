@@ -18,8 +18,9 @@ MAX_FUNCTION_LINES = 60
 
 STAGE_ORDER: list[set[str]] = [
     # What every stage may use: the records, the errors, the rules, the package's version,
-    # running a user's own command within limits, and what a heading's text means (`text`).
-    {"records", "errors", "rules", "__init__", "user_command", "text"},
+    # running a user's own command within limits, what a heading's text means (`text`), and how
+    # a message says a count (`wording`).
+    {"records", "errors", "rules", "__init__", "user_command", "text", "wording"},
     {"extract"},
     {"normalize"},
     # A paper's metadata is read from the normalized document (it imports normalize, records and

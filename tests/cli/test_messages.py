@@ -93,3 +93,33 @@ def test_the_report_says_1_chunk(tmp_path):
     assert "0 failed; 0 pages, 1 chunk, " in report.stdout
     assert "max 14 (1 chunk)" in report.stdout
     assert "1 chunks" not in report.stdout
+
+
+def test_export_says_how_many_bibliography_records_it_left_out_and_how_to_keep_them(db, tmp_path):
+    out = tmp_path / "chunks.jsonl"
+    result = runner.invoke(app, ["export", "--db", str(db), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        f"46 records → {out} (run 1: pass --since 1 next time); 6 bibliography records left out: --all exports them too\n"
+    )
+
+
+def test_export_with_all_leaves_nothing_out_and_says_nothing_of_it(db, tmp_path):
+    out = tmp_path / "chunks.jsonl"
+    result = runner.invoke(app, ["export", "--db", str(db), "--out", str(out), "--all"])
+    assert result.stderr == f"52 records → {out} (run 1: pass --since 1 next time)\n"
+
+
+def test_search_marks_the_query_terms_in_each_snippet(db):
+    result = runner.invoke(app, ["search", "IL-6", "--doc", "flat/lee-2022.md", "--limit", "1", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "median serum **IL-6** was higher in these patients" in result.stdout
+
+
+def test_inspect_says_1_section_1_chunk_and_1_word(tmp_path):
+    paper = tmp_path / "b.md"
+    paper.write_text("Word.\n")
+    result = runner.invoke(app, ["inspect", str(paper)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("b.md: 1 section, 1 chunk\n")
+    assert "(other; 1 word; line 1)  → chunk 1 (front, 1 word)" in result.stdout

@@ -155,7 +155,7 @@ def test_the_text_output_shows_the_query_the_search_query_and_the_evidence_apart
     lines = result.stdout.splitlines()
     assert lines[0] == "query (as typed):  메타분석"
     assert lines[1].startswith("searched as:       meta-analysis   [glossary: ")
-    assert "The meta-analysis gave a pooled estimate" in result.stdout
+    assert "The **meta-analysis** gave a pooled estimate" in result.stdout  # the query's terms marked
 
 
 def test_a_query_whose_every_word_is_unmapped_and_finds_nothing_says_so(database):

@@ -20,7 +20,6 @@ from pipeline.index.terms import TermCounter, count_paper_terms
 from pipeline.index.writer import DocumentWriter
 from pipeline.index.rows import COLUMNS, RECORD_TABLES, DocumentRow, PaperRows, paper_rows
 from pipeline.index.search import _HIT_DETAILS, search
-from pipeline.index.search import snippet as _snippet
 from pipeline.ingest import ingest_folder
 from pipeline.ingest.scan import doc_id_for
 from pipeline.index.database import open_readonly
@@ -245,36 +244,3 @@ def test_a_background_batch_that_fails_raises_its_error_in_the_callers_thread(tm
     writer.add(broken)
     with pytest.raises(duckdb.Error):
         writer.flush()
-
-
-def _snippet_for(text: str, query: str) -> str:
-    counter = TermCounter()
-    return _snippet(text, set(counter.query_terms(query)), counter)
-
-
-def test_a_snippet_shows_the_query_word_not_a_word_that_contains_it():
-    text = "Patients will be followed. " * 20 + "Serum IL-6 rose sharply after surgery."
-    assert "IL-6 rose" in _snippet_for(text, "IL-6")
-    assert "IL-6 rose" in _snippet_for(text, "il")  # `il` is a word of `IL-6`, and only a part of `will`
-
-
-def test_a_snippet_shows_the_query_terms_not_its_stopwords():
-    text = "Most of the designs of the model " * 12 + "send each token to one expert by routing."
-    assert "expert by routing" in _snippet_for(text, "routing of tokens")
-
-
-def test_a_snippet_finds_the_query_word_in_another_form_as_the_index_does():
-    text = "The layers are dense. " * 20 + "Tokens are routed to experts."
-    assert "routed to experts" in _snippet_for(text, "routing")
-
-
-def test_a_snippet_shows_where_most_query_terms_meet():
-    text = "An expert was asked. " + "The layers are dense. " * 20 + "Sparse expert routing is cheaper."
-    assert "Sparse expert routing" in _snippet_for(text, "expert routing")
-
-
-def test_a_snippet_is_cut_between_words():
-    text = "Ubiquitous phosphorylation cascades. " * 20 + "Kinase inhibitors block them. " + "Downstream effects follow. " * 20
-    snippet = _snippet_for(text, "inhibitors")
-    assert snippet.startswith("…") and snippet.endswith("…")
-    assert set(snippet.strip("…").split()) <= set(text.split())

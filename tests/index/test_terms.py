@@ -101,16 +101,6 @@ def test_a_counter_past_its_limit_forgets_its_words_so_a_worker_s_memory_stays_f
     assert counter.remembered == len({"methods", "epsilon", "zeta"})
 
 
-def test_terms_are_found_where_the_text_writes_them_whole_or_as_a_part():
-    text = "Serum IL-6 and FDG-PET/CT of the pets"
-    assert TermCounter().find_terms(text, {"il-6", "pet", "the"}) == [(6, "il-6"), (19, "pet"), (33, "pet")]
-
-
-def test_terms_are_found_at_the_texts_own_offsets_where_lowering_lengthens_it():
-    text = "İzmir and Serum IL-6"  # `İ` lowers to two characters
-    assert TermCounter().find_terms(text, {"il-6"}) == [(16, "il-6")]
-
-
 def test_a_query_keeps_stopwords_as_fts_does():
     assert TermCounter().query_terms("the IL-6 results") == ["6", "il", "il-6", "result", "the"]
 

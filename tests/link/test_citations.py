@@ -616,7 +616,7 @@ def test_expanding_a_hit_follows_its_links_once_each_so_a_cycle_stops(database):
 def test_a_limit_that_cuts_the_expansion_says_what_it_left_out(database):
     result = runner.invoke(app, ["search", "eligible adults", "--db", str(database), "--expand", "--expand-limit", "1", "--json", "--limit", "1"])
     (cut,) = json.loads(result.stdout)["hits"][0]["not_followed"]
-    assert cut.startswith("limit of 1 chunks reached at choi-2024.md:4")
+    assert cut.startswith("limit of 1 chunk reached at choi-2024.md:4")
 
 
 def test_inspect_lists_each_chunks_citations_and_links(database):
