@@ -17,9 +17,9 @@ from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, Q
 from pipeline.cli.app import file_and_cause, json_text, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
-from pipeline.ingest.summary import counted
 from pipeline.records.base import DocumentStatus
 from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
+from pipeline.wording import counted
 
 
 FilesPerTaskOption = Annotated[
@@ -81,7 +81,7 @@ class _BarProgress:
 
         self.pages += pages
         rate = self.pages / max(time.monotonic() - self.started, 1e-9)
-        self.bar.update(self.task, advance=1, rate=f"{self.pages} pages, {rate:.0f} pages/s")
+        self.bar.update(self.task, advance=1, rate=f"{counted(self.pages, 'page')}, {rate:.0f} pages/s")
         if error:
             self.bar.console.print(f"[red]{status}[/red] {escape(one_line(file_and_cause(path, error)))}", markup=True, highlight=False)
 

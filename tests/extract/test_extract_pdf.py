@@ -361,6 +361,12 @@ def test_a_scan_without_text_is_not_a_generic_failure(tmp_path, generated, rules
         extract_pdf(scanned(tmp_path, generated), "inbox/scan.pdf", rules)
 
 
+def test_a_one_page_scan_is_said_in_the_singular(tmp_path, generated, rules):
+    with pytest.raises(NoTextLayerError) as raised:
+        extract_pdf(scanned(tmp_path, generated), "inbox/scan.pdf", rules)
+    assert "its one page has no text layer" in str(raised.value)
+
+
 def test_a_pdf_that_opens_with_the_empty_password_is_read(tmp_path, generated, rules):
     path = tmp_path / "owner_only.pdf"
     with pymupdf.open(generated["single_column"]) as doc:

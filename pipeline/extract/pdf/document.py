@@ -136,7 +136,7 @@ def _raise_without_text(path: str, page_count: int, repaired: bool, messages: li
             "re-download or re-export it"
         )
     raise NoTextLayerError(
-        f"{path}: none of its {page_count} pages has a text layer (a scan?); OCR it first "
+        f"{path}: {_no_text_layer(page_count)} (a scan?); OCR it first "
         "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
     )
 
@@ -256,3 +256,8 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
         embedded_metadata=embedded,
         first_page=first_page_lines(pages[0]),
     )
+
+
+def _no_text_layer(page_count: int) -> str:
+    """`none of its 3 pages has a text layer`, but `its one page has no text layer`."""
+    return "its one page has no text layer" if page_count == 1 else f"none of its {page_count} pages has a text layer"
