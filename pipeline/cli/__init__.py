@@ -7,6 +7,6 @@ Results go to stdout; progress and status to stderr (`--quiet` silences them). A
 from pipeline.cli.app import app
 
 # Each module registers its commands on the app, in the order `--help` lists them.
-from pipeline.cli import ingest, query, papers, show  # noqa: E402, F401, I001
+from pipeline.cli import ingest, query, sql, papers, show  # noqa: E402, F401, I001
 
 __all__ = ["app"]

@@ -85,6 +85,7 @@ RayAddressOption = Annotated[
 
 class OutputFormat(str, Enum):
     table = "table"
+    vertical = "vertical"
     csv = "csv"
     json = "json"
 

@@ -1,24 +1,20 @@
-"""`pipeline search` and `pipeline sql`: reading the published database, and the table, csv
-and json that results are printed as."""
+"""`pipeline search`: ranked chunks or paragraphs of the published database, as text or JSON."""
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 from typing import Annotated
 
 import duckdb
 import typer
-from rich.cells import cell_len, set_cell_size
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, OutputFormat, RulesOption, app, json_text, one_line
+from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, RulesOption, app, json_text, one_line
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
 from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, Glossary, layered, load_glossary, map_query
 from pipeline.crosslingual.korean import KOREAN_EXTRA_NOTICE, KoreanAnalyser, load_korean_analyser
 from pipeline.crosslingual.script import Script, query_script
-from pipeline.errors import IndexingError, PipelineError, TranslationError
-from pipeline.index.database import open_readonly, profiling_or_logging
+from pipeline.errors import TranslationError
+from pipeline.index.database import open_readonly
 from pipeline.index.search import Unit, UnitFilters
 from pipeline.records.base import SectionType
 from pipeline.rules import DEFAULT_RULES_PATH, load_rules
@@ -164,75 +160,3 @@ def _print_results(results: SearchResults, request: SearchRequest, mapped: bool)
 
 _SHOWN_QUERY = 80
 """Characters of a query a message repeats; a longer one is cut."""
-
-
-def _format_rows(columns: list[str], rows: list[tuple], output: OutputFormat) -> str:
-    if output == OutputFormat.json:
-        return json_text([dict(zip(columns, row)) for row in rows], default=str)
-    if output == OutputFormat.csv:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(columns)
-        writer.writerows(rows)
-        return buffer.getvalue().rstrip("\n")
-    cells = [columns] + [[_cell(value) for value in row] for row in rows]
-    # Widths in terminal cells, not characters: Hangul and CJK characters take two.
-    widths = [min(_CELL_WIDTH, max(cell_len(row[index]) for row in cells)) for index in range(len(columns))]
-    lines = [" | ".join(set_cell_size(value, width) for value, width in zip(row, widths)).rstrip() for row in cells]
-    lines.insert(1, "-+-".join("-" * width for width in widths))
-    return "\n".join(lines)
-
-
-_CELL_WIDTH = 60
-"""Cells wider than this are cut in the table format; csv and json give every value whole."""
-
-
-def _cell(value: object) -> str:
-    """A value as one line of a table cell: NULL apart from an empty string, line breaks and tabs
-    shown as `\\n` and `\\t` so that a row stays one line and its columns line up."""
-    if value is None:
-        return "NULL"
-    return str(value).replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
-
-
-_READS_ALONE = (
-    "`pipeline sql` reads the database and nothing else (no files, other databases, extensions, profiling or logging): "
-    "export with `duckdb -readonly` on the file if that is what you need"
-)
-
-
-@app.command()
-def sql(
-    statement: Annotated[str, typer.Argument(help="A SQL query over the database's tables.")],
-    db: DbOption = DEFAULT_DB,
-    output: Annotated[
-        OutputFormat, typer.Option("--format", help="Output format; json writes null for NaN and Infinity, which JSON has no words for.")
-    ] = OutputFormat.table,
-) -> None:
-    """Run a SQL query against the chunks database, which it can read and nothing else.
-
-    The database is opened read-only, and files on disk (read_csv, COPY, ATTACH, EXPORT),
-    extensions and DuckDB's profiling and logging are out of the query's reach.
-
-    Example: pipeline sql "SELECT section_type, count(*) FROM chunks GROUP BY 1"
-    """
-    if not statement.strip(" \t\r\n;"):
-        raise PipelineError('the query is empty; pass a SQL statement, e.g. pipeline sql "SELECT count(*) FROM chunks"')
-    setting = profiling_or_logging(statement)
-    if setting is not None:
-        raise IndexingError(
-            f"the query failed: it sets DuckDB's profiling or logging ({setting}), which write files or to the terminal; {_READS_ALONE}"
-        )
-    connection = open_readonly(db)
-    try:
-        result = connection.execute(statement)
-        if result.description is None:
-            return
-        columns = [column[0] for column in result.description]
-        rows = result.fetchall()
-    except duckdb.PermissionException as error:
-        raise IndexingError(f"the query failed: {error}; {_READS_ALONE}") from None
-    except duckdb.Error as error:
-        raise IndexingError(f"the query failed: {error}") from None
-    typer.echo(_format_rows(columns, rows, output))
-

@@ -53,7 +53,19 @@ def write_out(out: Path, write: Callable[[Path], None], database: Path | None = 
     except OSError as error:
         raise PipelineError(f"cannot write {out}: {_cause(error)}; check that its folder is writable and has room") from None
     finally:
-        staged.unlink(missing_ok=True)
+        remove_staged(staged)
+
+
+def remove_staged(staged: Path) -> None:
+    """Remove a file a write staged, where there is one. Looked for first: on a read-only file
+    system, removing a name that is not there fails with EROFS, not ENOENT, and would hide the
+    error that says why nothing was written."""
+    if not os.path.lexists(staged):
+        return
+    try:
+        staged.unlink()
+    except OSError as error:
+        raise PipelineError(f"cannot remove {staged}, which a failed write left behind: {_cause(error)}; delete it") from None
 
 
 def write_bytes_out(out: Path, content: bytes, database: Path | None = None) -> None:

@@ -17,7 +17,7 @@ import duckdb
 
 from pipeline import __version__
 from pipeline.errors import PipelineError
-from pipeline.export.destination import write_out
+from pipeline.export.destination import remove_staged, write_out
 from pipeline.export.records import ExportRecord, Selection, bibliography_left_out, metadata_only_ids, metadata_type, read_records, removed_ids
 from pipeline.index.database import open_readonly, stored_schema_version
 from pipeline.index.schema import SCHEMA_VERSION
@@ -136,7 +136,7 @@ def _write_parquet(staged: Path, header: dict, records: list[ExportRecord], stru
         finally:
             converter.close()
     finally:
-        lines.unlink(missing_ok=True)
+        remove_staged(lines)
 
 
 def _literal(value: str) -> str:
