@@ -88,7 +88,7 @@ def _numbered_paper(path: Path) -> list[tuple[int, str]]:
         ("AdvOT01861455.I+fb", False, True),  # its ligatures' subset
         ("AdvOTfbba3ace.B", True, False),
         ("AdvOTfbba3ace.B+fb", True, False),
-        ("AdvTT3f84ef53.BI", True, True),
+        ("AdvTT3f84ef53.BI", False, True),  # its slant; a bold italic's weight is left unread
         ("AdvOTbc475f09", False, False),
         ("Times-Italic", False, True),
     ],
