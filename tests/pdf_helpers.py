@@ -62,7 +62,7 @@ def words_by_page(doc: RawDocument) -> dict[int, Counter[str]]:
 def running_words(file: Path) -> dict[int, Counter[str]]:
     """Words of the running heads and feet and the line numbers the extractor drops, by page
     (its own passes, rerun)."""
-    from pipeline.extract.pdf import margins as pdf_margins
+    from pipeline.extract.pdf.line_numbers import drop_line_numbers
     from pipeline.extract.pdf.page_reading import read_page
     from pipeline.extract.pdf.running_lines import drop_running_lines
     from pipeline.rules import load_rules
@@ -72,7 +72,7 @@ def running_words(file: Path) -> dict[int, Counter[str]]:
         read = [read_page(page, number, styles) for number, page in enumerate(doc, start=1)]
     pages, heights = [pieces for pieces, _ in read], [height for _, height in read]
     pages, removed = drop_running_lines(pages, heights, load_rules().pdf.running_lines)
-    removed += pdf_margins.drop_line_numbers(pages)[1]
+    removed += drop_line_numbers(pages)[1]
     counts: dict[int, Counter[str]] = {}
     for piece in removed:
         counts.setdefault(piece.page, Counter()).update(words(piece.text))

@@ -1,14 +1,11 @@
-"""Text beside the body: line numbers in the margin and running heads that name the paper,
-dropped, and asides, kept apart from the body.
+"""Text beside the body: running heads that name the paper, dropped, and asides, kept apart from
+the body (line numbers are `line_numbers`' own pass).
 
 `drop_heads_naming_the_paper` removes the margin lines of later pages that spell page 1's title or
 byline: a short paper's running heads, alternating too often to recur on enough pages.
-
-`drop_line_numbers` removes the numbers a review copy prints beside its lines: a column of bare
-numbers that rise down the page at the outer edge of the text. `mark_asides` marks (in copies) the lines set
-beside the body text and smaller than it (a margin note, a side box of keywords, DOI and
-addresses): they become blocks of their own, read after the page's body, and never run into a
-body line that shares their baseline.
+`mark_asides` marks (in copies) the lines set beside the body text and smaller than it (a margin
+note, a side box of keywords, DOI and addresses): they become blocks of their own, read after the
+page's body, and never run into a body line that shares their baseline.
 """
 
 from __future__ import annotations
@@ -24,18 +21,11 @@ from pipeline.extract.pdf.running_lines import line_middle, margin_lines
 from pipeline.extract.pdf.typography import SAME_LINE_OVERLAP
 from pipeline.rules.pdf import PdfAsideRules, PdfRunningLineRules
 
-_LINE_NUMBER = re.compile(r"^\d{1,5}$")
 _SAME_EDGE = 3.0
-"""Points the aligned edges of a column of line numbers may differ by (left or right aligned)."""
-_LINE_NUMBERS_MIN = 5
-"""Numbers a page's column must hold to be line numbering: a table's index column is inside the
-text, and a few numbers in a margin may be page or footnote marks."""
+"""Points the left edges of an aside's lines and a note's may differ by and still be one edge."""
 _ASIDE_LINE_CHARS = 16
 """Characters an aside's lines hold on average: a note is written in phrases, while the cells of
 a table or the labels of a figure beside the text are a word or a number each."""
-_LINE_NUMBER_STEP = 1.8
-"""Line numbers stand on every line, a line's height or so apart (boxes are about 1.2 sizes tall,
-lines 1.2 to 1.5 apart); a numbered list's numbers stand further apart, as its entries wrap."""
 _CELL_GAP = 2.0
 """Font sizes of empty space between two pieces on one line beyond which they are table cells:
 word spaces, even in justified text, stay well under it."""
@@ -49,54 +39,6 @@ a title beside a badge; a heading's or a body line's marks and neighbours are ne
 _DISPLAY_SIZE = 1.5
 """Body sizes from which print is display print, a title's: a label beside body text is a
 figure's or a formula's."""
-
-
-def drop_line_numbers(pages: list[list[PrintedLine]]) -> tuple[list[list[PrintedLine]], list[PrintedLine]]:
-    """Every page without the line numbers in its margins, and the pieces dropped.
-
-    A page's bare numbers that share a left or right edge, rise from top to bottom, stand on
-    every line and each sit outside the text at their height (left of all of it, or right of all
-    of it) are line numbers.
-    """
-    kept_pages: list[list[PrintedLine]] = []
-    removed: list[PrintedLine] = []
-    for pieces in pages:
-        flat = [p for p in pieces if not p.rotated]
-        numbers = [p for p in flat if _LINE_NUMBER.match(p.text)]
-        if len(numbers) < _LINE_NUMBERS_MIN:
-            kept_pages.append(pieces)
-            continue
-        text = [p for p in flat if not _LINE_NUMBER.match(p.text)]
-        dropped: set[int] = set()
-        for edge, outside in ((lambda p: p.x0, _left_of), (lambda p: p.x1, _left_of), (lambda p: p.x0, _right_of)):
-            columns: dict[int, list[PrintedLine]] = defaultdict(list)
-            for piece in numbers:
-                columns[round(edge(piece) / _SAME_EDGE)].append(piece)
-            for column in columns.values():
-                if len(column) < _LINE_NUMBERS_MIN:
-                    continue
-                column.sort(key=lambda p: p.y0)
-                values = [int(p.text) for p in column]
-                steps = [b.y0 - a.y0 for a, b in zip(column, column[1:])]
-                every_line = statistics.median(steps) <= _LINE_NUMBER_STEP * statistics.median(p.y1 - p.y0 for p in column)
-                rising = values == sorted(set(values))
-                if rising and every_line and all(outside(p, text) for p in column):
-                    dropped.update(id(p) for p in column)
-        removed.extend(p for p in pieces if id(p) in dropped)
-        kept_pages.append([p for p in pieces if id(p) not in dropped])
-    return kept_pages, removed
-
-
-def _on_its_line(number: PrintedLine, text: list[PrintedLine]) -> list[PrintedLine]:
-    return [p for p in text if _same_line(p, number)]
-
-
-def _left_of(number: PrintedLine, text: list[PrintedLine]) -> bool:
-    return all(number.x1 <= p.x0 for p in _on_its_line(number, text))
-
-
-def _right_of(number: PrintedLine, text: list[PrintedLine]) -> bool:
-    return all(number.x0 >= p.x1 for p in _on_its_line(number, text))
 
 
 def mark_asides(pages: list[list[PrintedLine]], body_size: float, rules: PdfAsideRules) -> list[list[PrintedLine]]:

@@ -2,8 +2,8 @@
 
 `read_page` turns PyMuPDF's lines into printed lines with a box in the page's dominant writing
 direction, the size and font most of their characters have, bold and small caps (`spans`); a
-bare number a wide gap sets apart from its line (a review copy's line number) becomes a line of
-its own, and a Type3 bitmap font's sizes, estimated from its glyphs, are evened out.
+bare number set apart from its line by a wide gap, or by a gap and another type (a review copy's
+line number), becomes a line of its own, and a Type3 bitmap font's sizes, estimated from its glyphs, are evened out.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pymupdf
 
 from pipeline.extract.pdf.records import Lead, PageBox, PrintedLine
 from pipeline.extract.pdf.spans import FontStyles, LineSpans, font_style, line_spans
-from pipeline.extract.pdf.typography import SEPARATE_GAP
+from pipeline.extract.pdf.typography import SAME_SIZE, SEPARATE_GAP
 
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _MARGIN_NUMBER = re.compile(r"^\s*\d{1,5}\s*$")
@@ -26,6 +26,10 @@ _TYPE3_MAX_SIZE = 3.0
 """Type3 bitmap fonts report a tiny size; no text meant to be read is set under 3 pt."""
 _SIZE_PER_GLYPH_WIDTH = 2.0
 """A Type3 line's size is estimated from its advance: an average glyph is half as wide as its size."""
+_WORD_SPACE = 0.15
+"""A gap between two spans wider than this many font sizes is a word space (as `spans` reads one)."""
+_BASELINE_SHIFT = 0.1
+"""Font sizes two spans' baselines may differ by and still be one baseline: a superscript is raised further."""
 _LINE_HEIGHT = 1.2
 """A line's box is about this many font sizes tall: 0.9 above the baseline and 0.3 below."""
 _ASCENT = 0.9
@@ -180,15 +184,28 @@ def _resized(line: PrintedLine, size: float) -> PrintedLine:
     return replace(line, size=size, y0=base - _ASCENT * size, y1=base + _DESCENT * size)
 
 
+def _set_apart(number: dict, after: list[dict]) -> bool:
+    """Whether a number span stands apart from the text after it (`after`, the line's other spans):
+    a wide gap between them, or a word space and another font or size (a line number set close
+    before its line, `32 Methods`), where a raised figure (`10` and its `5`) is set with none."""
+    text = next((span for span in after if span["text"].strip()), after[0])
+    gap = text["bbox"][0] - number["bbox"][2]
+    spaced = not number["text"][-1:].strip() or not after[0]["text"][:1].strip() or gap > _WORD_SPACE * number["size"]
+    other_type = number["font"] != text["font"] or abs(number["size"] - text["size"]) > SAME_SIZE * text["size"]
+    # A line number stands on its line's baseline; a raised one is a mark (`¹Department of …`).
+    on_baseline = abs(number["origin"][1] - text["origin"][1]) <= _BASELINE_SHIFT * text["size"]
+    return gap > SEPARATE_GAP * number["size"] or (spaced and other_type and on_baseline)
+
+
 def _margin_numbers_apart(line: dict, frame: tuple[int, int]) -> list[dict]:
-    """The line, with a bare number at its start or end that a wide gap sets apart (a review
+    """The line, with a bare number at its start set apart (`_set_apart`) or at its end a wide gap sets apart (a review
     copy's line number, which PyMuPDF reads as part of the line beside it) made a line of its own."""
     spans = line["spans"]
     if len(spans) < 2 or frame != (1, 0):
         return [line]
     parts = [spans]
-    first, second = spans[0], spans[1]
-    if _MARGIN_NUMBER.match(first["text"]) and second["bbox"][0] - first["bbox"][2] > SEPARATE_GAP * first["size"]:
+    first = spans[0]
+    if _MARGIN_NUMBER.match(first["text"]) and _set_apart(first, spans[1:]):
         parts = [[first], spans[1:]]
     last, before = spans[-1], spans[-2]
     if len(parts[-1]) > 1 and _MARGIN_NUMBER.match(last["text"]) and last["bbox"][0] - before["bbox"][2] > SEPARATE_GAP * last["size"]:

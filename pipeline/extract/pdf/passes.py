@@ -24,7 +24,8 @@ from pipeline.extract.pdf.contents import mark_contents
 from pipeline.extract.pdf.heading_model import classify_headings
 from pipeline.extract.pdf.headings import HeadingRules, mark_headings
 from pipeline.extract.pdf.layout_model import drop_model_furniture
-from pipeline.extract.pdf.margins import drop_heads_naming_the_paper, drop_line_numbers, mark_asides
+from pipeline.extract.pdf.line_numbers import drop_line_numbers
+from pipeline.extract.pdf.margins import drop_heads_naming_the_paper, mark_asides
 from pipeline.extract.pdf.reading_order import order_page
 from pipeline.extract.pdf.records import Layout, PdfBlock, PrintedLine, Row
 from pipeline.extract.pdf.run_in import RunInRules, split_run_in_headings
@@ -98,7 +99,7 @@ def _drop_model_furniture(reading: Reading) -> Reading:
 
 
 def _drop_line_numbers(reading: Reading) -> Reading:
-    """Drop a review copy's line numbers: bare numbers that rise down the page at the outer edge of the text."""
+    """Drop a review copy's or preprint's line numbers: a column of numbers rising down the page beside every line, also where they open a line's text."""
     return _dropped(reading, *drop_line_numbers(reading.pages))
 
 

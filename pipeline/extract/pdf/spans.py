@@ -13,9 +13,9 @@ import pymupdf
 from pipeline.extract.pdf.records import Lead
 from pipeline.extract.pdf.typography import NEARLY_ALL, SAME_SIZE
 
-_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b$|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|medi|\.b\b|,b$|-b$|cmbx|sfbx|bx\d", re.IGNORECASE)
 _SMALL_CAPS_FONT = re.compile(r"smallcaps|small-caps|cmcsc|sfcc|-sc$|sc$|caps", re.IGNORECASE)
-_ITALIC_FONT = re.compile(r"italic|oblique|-it$|,it$|cmti|cmsl", re.IGNORECASE)
+_ITALIC_FONT = re.compile(r"italic|oblique|-it$|,it$|\.b?i\b|cmti|cmsl", re.IGNORECASE)
 
 _WORD_GAP = 0.15
 """A gap between two spans wider than this many font sizes is a space: kerning and tracking
