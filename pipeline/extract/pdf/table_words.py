@@ -35,7 +35,7 @@ _SPACE_MAX = 0.5
 _CROSSING_SHARE = 0.15
 """Share of the lines that may cross a column gap: spanning headers and notes do."""
 _ACROSS = 0.6
-"""A line of one phrase wider than this share of the table is text set across it, not cells."""
+"""A line of one phrase wider than this share of the table is text set across it (a note), not cells."""
 _CROSSING_MIN = 1
 """Lines that may cross a column gap however short the table: a small table's header does."""
 _MIN_GAP = 0.5
@@ -160,11 +160,11 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
     # Every phrase starts and ends on an edge, so it covers whole segments between edges: count
     # the phrases over each segment with a difference array (a line's phrases never overlap).
     crossing = [0] * len(edges)
-    # A line of one phrase across most of the table is a note under it or a title over a group
-    # of rows, however many there are: it parts no cells.
-    width = right - left
-    for line in lines[header:]:
-        if len(line.phrases) == 1 and line.phrases[0].x1 - line.phrases[0].x0 > _ACROSS * width:
+    # Lines of one phrase across most of the table after its last row of cells are its notes,
+    # however many there are: they part no cells (running text above a table still does).
+    last_row = max((index for index, line in enumerate(lines) if len(line.phrases) > 1), default=len(lines))
+    for index, line in enumerate(lines[header:], start=header):
+        if index > last_row and len(line.phrases) == 1 and line.phrases[0].x1 - line.phrases[0].x0 > _ACROSS * (right - left):
             continue
         for phrase in line.phrases:
             crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
