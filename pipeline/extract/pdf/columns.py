@@ -18,6 +18,9 @@ share of the way from its least to the limit: a short last column must not widen
 to the page edge."""
 _MIN_PIECES = 6
 """A page of fewer lines (a title page, a page of figures) is read as it comes, in one column."""
+_PARAGRAPH_LINE_GAP = 1.0
+"""Two lines less than this many line heights apart, one under the other, are lines of one
+paragraph; the gap above a column's first line, under a wide abstract, is most often wider."""
 _GUTTER_INSET = 0.1
 """Gutters are sought inside the text's outer tenths: a ragged edge or a margin note is not a gap
 between columns."""
@@ -105,6 +108,23 @@ def _narrow_lines(pieces: list[PrintedLine], width: float, rules: PdfColumnRules
     return [p for p in pieces if p.x1 - p.x0 <= rules.narrow_line_max_width * width and p.chars >= rules.narrow_line_min_chars]
 
 
+def _column_lines(narrow: list[PrintedLine], pieces: list[PrintedLine], width: float, rules: PdfColumnRules) -> list[PrintedLine]:
+    """The narrow lines but the short lines of a paragraph set across the page (its last line, a
+    one-line paragraph between two wide ones): they cross the gutters of the columns set below or
+    above it, as its wide lines do."""
+    wide = [p for p in pieces if p.x1 - p.x0 > rules.narrow_line_max_width * width]
+    if not wide:
+        return narrow
+    return [p for p in narrow if not any(_in_paragraph_with(p, line) for line in wide)]
+
+
+def _in_paragraph_with(piece: PrintedLine, wide: PrintedLine) -> bool:
+    """Whether a narrow piece is a line of the wide line's paragraph: flush with it on the left
+    and the next line up or down, less than a line's height apart."""
+    apart = max(wide.y0 - piece.y1, piece.y0 - wide.y1)
+    return abs(wide.x0 - piece.x0) <= _BOX_SLACK and -_BOX_SLACK < apart < _PARAGRAPH_LINE_GAP * (piece.y1 - piece.y0)
+
+
 def _find_gutters(pieces: list[PrintedLine], body_size: float, rules: PdfColumnRules) -> list[tuple[float, float]]:
     """Vertical strips that separate text columns on one page, left to right.
 
@@ -124,19 +144,33 @@ def _find_gutters(pieces: list[PrintedLine], body_size: float, rules: PdfColumnR
     top = min(p.y0 for p in pieces)
     height = max(p.y1 for p in pieces) - top
     inset = _GUTTER_INSET * width
-    gaps = _coverage_gaps(narrow, left + inset, right - inset, rules.gutter_crossing_share * narrow_chars)
+    # The crossing allowed is a share of all narrow lines, the short lines of wide paragraphs too.
+    gaps = _coverage_gaps(_column_lines(narrow, pieces, width, rules), left + inset, right - inset, rules.gutter_crossing_share * narrow_chars)
     accepted: list[tuple[float, float]] = []
+    # A gap that parts no columns of text alone may with the gaps tried before it: each of three
+    # columns' gutters leaves two columns on one side, too wide for their lines to fill.
+    pending: list[tuple[float, float]] = []
     for start, end, _ in sorted(gaps, key=lambda g: g[0] - g[1]):
         if end - start < rules.gutter_min_width * body_size:
             break
-        bounds = sorted(accepted + [(start, end)])
-        edges = [left] + [x for g in bounds for x in g] + [right]
-        sides = [(edges[2 * i], edges[2 * i + 1]) for i in range(len(bounds) + 1)]
-        if all(_column_is_text(pieces, a, b, total, height) for a, b in sides):
-            accepted = bounds
+        for bounds in (sorted(accepted + [(start, end)]), sorted(accepted + pending + [(start, end)])):
+            if len(bounds) <= _MOST_GUTTERS and _parts_text_columns(pieces, bounds, left, right, total, height):
+                accepted, pending = bounds, []
+                break
+        else:
+            pending.append((start, end))
         if len(accepted) == _MOST_GUTTERS:
             break
     return accepted
+
+
+def _parts_text_columns(
+    pieces: list[PrintedLine], bounds: list[tuple[float, float]], left: float, right: float, total: int, height: float
+) -> bool:
+    """Whether every column the gutters `bounds` part the text [left, right] into reads as running text."""
+    edges = [left] + [x for g in bounds for x in g] + [right]
+    sides = [(edges[2 * i], edges[2 * i + 1]) for i in range(len(bounds) + 1)]
+    return all(_column_is_text(pieces, a, b, total, height) for a, b in sides)
 
 
 def _column_is_text(pieces: list[PrintedLine], start: float, end: float, total: int, height: float) -> bool:
@@ -186,7 +220,9 @@ def _shared_gutters(
 ) -> list[tuple[float, float]]:
     """The gutters of a page whose own lines show none, sought where other pages have one
     (`repeated`), among its narrow lines; or, where mostly wide lines fill the page, where nothing at
-    all crosses a gutter any page shows (a margin column)."""
+    all crosses a gutter any page shows (a margin column), else where no narrow line crosses a
+    gutter other pages show and lines of text stand on both sides (a bibliography set in columns
+    under the last paragraphs, set across the page)."""
     if len(flat) < _MIN_PIECES:
         return []
     left = min(p.x0 for p in flat)
@@ -196,16 +232,28 @@ def _shared_gutters(
     total = sum(p.chars for p in flat)
     if narrow_chars >= rules.weak_page_narrow_share * total and repeated:
         limit = rules.gutter_crossing_share * narrow_chars
-        gaps, least, common = _coverage_gaps(narrow, left, right, limit), _WEAK_SIDE_MIN_LINES, repeated
-    else:
-        # Mostly wide lines: a gutter seen on any page, where nothing at all crosses (a margin column).
-        gaps, least, common = _coverage_gaps(flat, left, right, 0), _MARGIN_SIDE_MIN_LINES, middles
+        return _gutters_with_sides(_coverage_gaps(narrow, left, right, limit), repeated, flat, _WEAK_SIDE_MIN_LINES, total, body_size, rules)
+    # Mostly wide lines: a gutter seen on any page, where nothing at all crosses (a margin column).
+    found = _gutters_with_sides(_coverage_gaps(flat, left, right, 0), middles, flat, _MARGIN_SIDE_MIN_LINES, total, body_size, rules)
+    if found or not repeated:
+        return found
+    text_lines = [p for p in narrow if p.chars >= _COLUMN_MIN_LINE_CHARS]
+    gaps = _coverage_gaps(_column_lines(narrow, flat, right - left, rules), left, right, 0)
+    return _gutters_with_sides(gaps, repeated, text_lines, _COLUMN_MIN_LINES, total, body_size, rules)
+
+
+def _gutters_with_sides(
+    gaps: list[tuple[float, float, float]], common: list[float], pieces: list[PrintedLine], least: int, total: int,
+    body_size: float, rules: PdfColumnRules,
+) -> list[tuple[float, float]]:
+    """The gaps wide enough to be gutters that hold one of the `common` gutters' middles, with at
+    least `least` of the pieces and a few of the page's characters on each side."""
     found = []
     for start, end, _ in gaps:
         if end - start >= rules.gutter_min_width * body_size and any(start <= c <= end for c in common):
             sides = (
-                [p for p in flat if p.x1 <= start + _BOX_SLACK],
-                [p for p in flat if p.x0 >= end - _BOX_SLACK],
+                [p for p in pieces if p.x1 <= start + _BOX_SLACK],
+                [p for p in pieces if p.x0 >= end - _BOX_SLACK],
             )
             if all(len(side) >= least and sum(p.chars for p in side) >= _WEAK_SIDE_MIN_CHAR_SHARE * total for side in sides):
                 found.append((start, end))

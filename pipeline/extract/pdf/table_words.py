@@ -20,15 +20,22 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from pipeline.extract.pdf.page_reading import TEXT_FLAGS
+from pipeline.extract.pdf.page_reading import TEXT_FLAGS, to_frame
 from pipeline.extract.pdf.records import PageBox
 from pipeline.extract.tables import Grid
 
 _COLUMN_GAP = 0.9
 """Words further apart than this many of their heights are in different cells: a word space is
 about a quarter of the font size, a column gap wider than the size."""
+_SPACES_APART = 3.5
+"""Words further apart than this many of the table's own word spaces are in different cells too:
+a tight table sets its columns less than a font size apart, and its words a fifth of one."""
+_SPACE_MAX = 0.5
+"""A gap between two words of a line narrower than this many of their heights is a word space."""
 _CROSSING_SHARE = 0.15
 """Share of the lines that may cross a column gap: spanning headers and notes do."""
+_ACROSS = 0.6
+"""A line of one phrase wider than this share of the table is text set across it (a note), not cells."""
 _CROSSING_MIN = 1
 """Lines that may cross a column gap however short the table: a small table's header does."""
 _MIN_GAP = 0.5
@@ -42,12 +49,35 @@ _CONTINUES = "-–,"
 _WRAP_GAP = 0.5
 """A cell's wrapped line follows the line above within this many of its heights; a note set
 further below (a table's DOI, a source line) is no part of the last row."""
+_RULE_MAX_HEIGHT = 2.0
+"""A drawn rectangle at most this tall, in points, is a rule."""
 _NOTE_GAP = 1.0
 """A line under a table more than this many of its heights below the line above is not its note."""
 
 
 Word = tuple[float, float, float, float, str, int, int, int]
 """A word as PyMuPDF gives it: x0, y0, x1, y1, text, block, line, word number."""
+
+
+def drawn_rules(page: pymupdf.Page, frame: tuple[int, int]) -> list[PageBox]:
+    """The rules drawn on the page that run along the text (in its frame): lines and flat
+    rectangles (`get_cdrawings`, PyMuPDF's drawings as plain tuples, a few times faster than
+    `get_drawings`)."""
+    found = []
+    for path in page.get_cdrawings():
+        for item in path["items"]:
+            if item[0] == "l":
+                (xa, ya), (xb, yb) = item[1], item[2]
+                box = (min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb))
+            elif item[0] == "re":
+                xa, ya, xb, yb = item[1]
+                box = (min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb))
+            else:
+                continue
+            framed = to_frame(box, frame)
+            if framed[3] - framed[1] <= _RULE_MAX_HEIGHT:
+                found.append(framed)
+    return found
 
 
 def page_words(textpage: pymupdf.TextPage) -> list[Word]:
@@ -95,20 +125,31 @@ def _lines(words: list[Word]) -> list[_Line]:
             continue
         lines.append([word])
         middle_sum = middle
-    result = []
     for members in lines:
         members.sort(key=lambda w: w[0])
+    space = _word_space(lines)
+    result = []
+    for members in lines:
         phrases: list[_Phrase] = []
         for word in members:
             height = word[3] - word[1]
             apart = bool(phrases) and bool(_NUMBER.match(word[4])) and bool(_NUMBER.match(phrases[-1].text.rsplit(" ", 1)[-1]))
-            if phrases and word[0] - phrases[-1].x1 < _COLUMN_GAP * height and not apart:
+            if phrases and word[0] - phrases[-1].x1 < min(_COLUMN_GAP * height, _SPACES_APART * space) and not apart:
                 phrases[-1].x1 = max(phrases[-1].x1, word[2])
                 phrases[-1].text += " " + word[4]
             else:
                 phrases.append(_Phrase(word[0], word[2], word[4]))
         result.append(_Line(min(w[1] for w in members), max(w[3] for w in members), phrases))
     return result
+
+
+def _word_space(lines: list[list[Word]]) -> float:
+    """The table's word space: the median gap between neighbouring words of a line that is
+    narrower than half their height (wider ones may part cells); infinite where there is none."""
+    spaces = sorted(
+        b[0] - a[2] for members in lines for a, b in zip(members, members[1:]) if 0 < b[0] - a[2] < _SPACE_MAX * (b[3] - b[1])
+    )
+    return spaces[len(spaces) // 2] if spaces else float("inf")
 
 
 def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header: int) -> list[float]:
@@ -119,7 +160,12 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
     # Every phrase starts and ends on an edge, so it covers whole segments between edges: count
     # the phrases over each segment with a difference array (a line's phrases never overlap).
     crossing = [0] * len(edges)
-    for line in lines[header:]:
+    # Lines of one phrase across most of the table after its last row of cells are its notes,
+    # however many there are: they part no cells (running text above a table still does).
+    last_row = max((index for index, line in enumerate(lines) if len(line.phrases) > 1), default=len(lines))
+    for index, line in enumerate(lines[header:], start=header):
+        if index > last_row and len(line.phrases) == 1 and line.phrases[0].x1 - line.phrases[0].x0 > _ACROSS * (right - left):
+            continue
         for phrase in line.phrases:
             crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
             crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1

@@ -26,7 +26,7 @@ import pymupdf
 
 from pipeline.extract.pdf.page_reading import from_frame, to_frame
 from pipeline.extract.pdf.records import PageBox, PrintedLine
-from pipeline.extract.pdf.table_words import Word, read_page_words, words_grid
+from pipeline.extract.pdf.table_words import Word, drawn_rules, read_page_words, words_grid
 from pipeline.extract.tables import Grid, cell_text, grid_cells, render_markdown
 from pipeline.records.base import Box
 from pipeline.records.extract import Table, TableParse
@@ -52,8 +52,8 @@ _RULE_MIN_WIDTH = 0.6
 """A horizontal rule inside a grid that spans this share of its width parts the header from the body."""
 _MODEL_BOX_MARGIN = 2.0
 """Points a layout model's table box is widened by on every side: its edge may cut a glyph."""
-_RULE_MAX_HEIGHT = 2.0
-"""A drawn rectangle at most this tall, in points, is a rule."""
+_BOX_SLACK = 2.0
+"""Points a line's box may overhang another's edge (italics, kerning) and still stand beside it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,8 @@ def _captions(pieces: list[PrintedLine], rules: PdfTableRules) -> list[_Caption]
         text = " ".join(" ".join(other.text.split()) for other in lines)
         label = " ".join(match["label"].split())
         previous = captions[-1] if captions else None
-        if previous is not None and _number(previous.label) == _number(label) and box[1] <= previous.box[3] + _CAPTION_LINES * piece.size:
+        under_previous = previous is not None and _overlap(box, previous.box) > 0 and previous.box[1] <= box[1] <= previous.box[3] + _CAPTION_LINES * piece.size
+        if under_previous and _number(previous.label) == _number(label):
             # The same table's caption again, right under the first: in a second language
             # (`Tabela 4.` then `Table 4.`), or a line of the first's block read on its own.
             merged = previous.text if text in previous.text else f"{previous.text} {text}"
@@ -116,15 +117,20 @@ def _holds(box: PageBox, word: tuple) -> bool:
 def _column(caption: _Caption, pieces: list[PrintedLine], page_rect: pymupdf.Rect, body_size: float) -> tuple[float, float]:
     """Left and right of the column the caption is set in: the page's half it stays in where
     the page's running text keeps to halves, else the page."""
-    middle = page_rect.x0 + page_rect.width / 2
-    if any(
-        piece.box is not None and piece.box[0] < middle < piece.box[2] and _is_prose(piece, page_rect.width / 2, body_size)
-        for piece in pieces
-    ):
+    prose = [piece.box for piece in pieces if piece.box is not None and _is_prose(piece, page_rect.width / 2, body_size)]
+    # The middle of the running text, which a page with a wide outer margin sets off the page's.
+    middle = (min(box[0] for box in prose) + max(box[2] for box in prose)) / 2 if prose else page_rect.x0 + page_rect.width / 2
+    if any(box[0] < middle < box[2] for box in prose):
         return page_rect.x0, page_rect.x1
-    if caption.box[2] <= page_rect.x0 + page_rect.width * _COLUMN_SIDE:
+    # A column of running text that ends before the caption starts (or starts after it ends)
+    # puts the caption in the other half, however far its box reaches (a caption in a shaded box).
+    if caption.box[2] <= page_rect.x0 + page_rect.width * _COLUMN_SIDE or any(
+        box[0] >= caption.box[2] - _BOX_SLACK and box[2] > middle for box in prose
+    ):
         return page_rect.x0, middle
-    if caption.box[0] >= page_rect.x0 + page_rect.width * (1 - _COLUMN_SIDE):
+    if caption.box[0] >= page_rect.x0 + page_rect.width * (1 - _COLUMN_SIDE) or any(
+        box[2] <= caption.box[0] + _BOX_SLACK and box[0] < middle for box in prose
+    ):
         return middle, page_rect.x1
     return page_rect.x0, page_rect.x1
 
@@ -197,27 +203,6 @@ def _header_rows(table: pymupdf.table.Table, rules_drawn: list[PageBox]) -> int:
     return 1
 
 
-def _drawn_rules(page: pymupdf.Page, frame: tuple[int, int]) -> list[PageBox]:
-    """The rules drawn on the page that run along the text (in its frame): lines and flat
-    rectangles (`get_cdrawings`, PyMuPDF's drawings as plain tuples, a few times faster than
-    `get_drawings`)."""
-    found = []
-    for path in page.get_cdrawings():
-        for item in path["items"]:
-            if item[0] == "l":
-                (xa, ya), (xb, yb) = item[1], item[2]
-                box = (min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb))
-            elif item[0] == "re":
-                xa, ya, xb, yb = item[1]
-                box = (min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb))
-            else:
-                continue
-            framed = to_frame(box, frame)
-            if framed[3] - framed[1] <= _RULE_MAX_HEIGHT:
-                found.append(framed)
-    return found
-
-
 def _footnotes(table_box: PageBox, pieces: list[PrintedLine], region: pymupdf.Rect, body_size: float, rules: PdfTableRules) -> str | None:
     """The lines of small print right under the grid, in the caption's column."""
     under = sorted(
@@ -250,6 +235,8 @@ class _Found:
     box: PageBox
     header_rows: int
     notes: str | None
+    bottom: float
+    """Where the grid's lines end, the notes under it too."""
 
 
 def _from_finder(table: pymupdf.table.Table, pieces: list[PrintedLine], region: pymupdf.Rect, body_size: float,
@@ -257,7 +244,7 @@ def _from_finder(table: pymupdf.table.Table, pieces: list[PrintedLine], region: 
     # The alignment strategy leaves a row between rows where their lines are far apart.
     grid = [[None if value is None else cell_text(value) for value in row] for row in table.extract() if any(value for value in row)]
     box = tuple(table.bbox)
-    return _Found(grid, box, _header_rows(table, drawn), _footnotes(box, pieces, region, body_size, rules))
+    return _Found(grid, box, _header_rows(table, drawn), _footnotes(box, pieces, region, body_size, rules), box[3])
 
 
 def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rect, pieces: list[PrintedLine], body_size: float,
@@ -267,28 +254,31 @@ def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rec
     if found is None or len(found.grid) < rules.min_rows or len(found.grid[0]) < rules.min_columns:
         return None
     gap = rules.max_gap * body_size
-    if caption is not None and (found.box[1] - caption.box[3] if below else caption.box[1] - found.box[3]) > gap:
+    # Under a table its notes may stand between the grid and a caption set below it.
+    notes_bottom = max((w[3] for w in words if _holds(tuple(region), w) and w[1] >= found.box[3] - 0.5), default=found.box[3])
+    if caption is not None and (found.box[1] - caption.box[3] if below else caption.box[1] - notes_bottom) > gap:
         return None
     inside = sorted(y for y in across if found.box[1] + 1 < y < found.box[3] - 1)
     header_rows = sum(1 for top in found.row_tops if inside and top < inside[0]) or 1
     if header_rows >= len(found.grid):
         header_rows = 1
     notes = "\n".join(found.notes) or _footnotes(found.box, pieces, region, body_size, rules)
-    return _Found(found.grid, found.box, header_rows, notes)
+    return _Found(found.grid, found.box, header_rows, notes, notes_bottom)
 
 
 def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _Caption, pieces: list[PrintedLine], stops: list[PageBox],
-          body_size: float, rules: PdfTableRules, ruled: list | None, drawn: list[PageBox]) -> _Found | None:
-    """The grid beside the caption, as the strategy reads it; `rect` is the page in its text's frame."""
+          body_size: float, rules: PdfTableRules, ruled: list | None, drawn: list[PageBox], sides: tuple[bool, ...] = (True, False)) -> _Found | None:
+    """The grid beside the caption, as the strategy reads it, sought below it then above it (or on
+    the `sides` given: True for below); `rect` is the page in its text's frame."""
     gap = rules.max_gap * body_size
     below = _region(caption, pieces, stops, rect, body_size, below=True)
-    if ruled is not None:
+    if ruled is not None and sides == (True, False):
         table = _nearest([t for t in ruled if _usable(t, rules)], caption, gap)
         if table is not None:
             return _from_finder(table, pieces, below, body_size, rules, drawn)
     if rules.strategy is TableStrategy.lines:
         return None
-    for is_below in (True, False):
+    for is_below in sides:
         region = below if is_below else _region(caption, pieces, stops, rect, body_size, below=False)
         if region.height <= 0 or region.width <= 0:
             continue
@@ -300,6 +290,20 @@ def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _C
         elif (result := _from_words(words, caption, region, pieces, body_size, rules, drawn, is_below)) is not None:
             return result
     return None
+
+
+def _read_twice(captions: list[_Caption], founds: list[_Found | None]) -> list[tuple[int, bool]]:
+    """The captions whose grid another caption, nearer to it, read too: each with the side
+    (True: below) its own table must then be on."""
+    def distance(caption: _Caption, found: _Found) -> float:
+        return found.box[1] - caption.box[3] if found.box[1] >= caption.box[3] - 0.5 else caption.box[1] - found.bottom
+
+    twice = []
+    for i, j in ((i, j) for i in range(len(founds)) for j in range(i + 1, len(founds))):
+        if founds[i] is not None and founds[j] is not None and founds[i].box == founds[j].box:
+            far = i if distance(captions[i], founds[i]) > distance(captions[j], founds[j]) else j
+            twice.append((far, founds[far].box[1] < captions[far].box[3] - 0.5))
+    return twice
 
 
 def _steered(caption: _Caption, boxes: list[PageBox], gap: float) -> tuple[PageBox, bool] | None:
@@ -367,10 +371,13 @@ def find_pdf_tables(
         if captions and frame == (1, 0) and rules.strategy in (TableStrategy.lines, TableStrategy.lines_then_words, TableStrategy.text):
             ruled = page.find_tables(strategy="lines", use_layout=False).tables if rules.strategy is not TableStrategy.text else []
         stops = [caption.box for caption in captions]
-        drawn = _drawn_rules(page, frame)
+        drawn = drawn_rules(page, frame)
         grids: list[PageBox] = []
-        for caption in captions:
-            found = _find(page, rect, page_words, caption, pieces, stops, body_size, rules, ruled, drawn)
+        founds = [_find(page, rect, page_words, caption, pieces, stops, body_size, rules, ruled, drawn) for caption in captions]
+        for far, side in _read_twice(captions, founds):
+            # One grid read beside two captions is the nearer's: the other's table is on its other side.
+            founds[far] = _find(page, rect, page_words, captions[far], pieces, stops, body_size, rules, ruled, drawn, (side,))
+        for caption, found in zip(captions, founds):
             # The model's box beside a caption is sought only where the caption's own region gave
             # no grid: on the development PDFs its boxes cut more tables short than they saved.
             if found is None and (steer := _steered(caption, unclaimed, gap)) is not None:

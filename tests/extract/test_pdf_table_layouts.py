@@ -1,0 +1,87 @@
+"""PDF tables where the page's layout, not the grid, decides where the table is: fixtures written
+with PyMuPDF, each with the rows it prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pipeline.extract.pdf.document import extract_pdf
+from pipeline.extract.tables import markdown_rows
+from pipeline.rules import Rules, load_rules
+
+BODY = (
+    "Forty-nine patients had an objective response after induction, and the response was complete "
+    "in twenty-nine of them; eight had residual disease in the nervous system only. "
+)
+
+
+@pytest.fixture(scope="module")
+def rules() -> Rules:
+    return load_rules(overrides={"pdf": {"layout": {"mode": "rules"}}})
+
+
+def _cells(page: pymupdf.Page, y: float, cells: list[tuple[float, str]], size: float = 7) -> None:
+    for x, text in cells:
+        page.insert_text((x, y), text, fontsize=size)
+
+
+def _rows(path: Path, rules: Rules) -> dict[str, list[list[str]]]:
+    return {table.label: markdown_rows(table.markdown) if table.markdown else [] for table in extract_pdf(path, path.name, rules).tables}
+
+
+def test_two_halves_of_a_long_table_set_side_by_side_under_their_captions_are_read_apart(tmp_path: Path, rules: Rules) -> None:
+    """The second half's caption (`Table 5 (Continued)`) stands level with the first's, in the
+    other column: it is no second line of the first caption."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    halves = {50: ("Table 5 Habitats named in the village laws.", ["hatar", "mezo", "erdo"]),
+              310: ("Table 5 Habitats named in the village laws (Continued).", ["ret", "patak", "szolo"])}
+    for left, (caption, names) in halves.items():
+        page.insert_textbox(pymupdf.Rect(left, 60, left + 235, 200), BODY * 2, fontsize=10)
+        page.insert_textbox(pymupdf.Rect(left, 215, left + 235, 240), caption, fontsize=9)
+        _cells(page, 250, [(left, "Habitat"), (left + 100, "Records")], size=9)
+        for index, name in enumerate(names):
+            _cells(page, 265 + 14 * index, [(left, name), (left + 100, str(10 + index))], size=9)
+        page.insert_textbox(pymupdf.Rect(left, 330, left + 235, 760), BODY * 6, fontsize=10)
+    path = tmp_path / "halves.pdf"
+    doc.save(path)
+    tables = extract_pdf(path, path.name, rules).tables
+    assert [markdown_rows(table.markdown) for table in tables] == [
+        [["hatar", "10"], ["mezo", "11"], ["erdo", "12"]],
+        [["ret", "10"], ["patak", "11"], ["szolo", "12"]],
+    ]
+
+
+def _table_with_notes(page: pymupdf.Page, top: float, labels: list[str], caption: str) -> float:
+    """A tight table in the right column (values 6 points after the longest label, a fifth of a
+    font size between words), its notes set across it in small print, its caption under them."""
+    value_x = 262 + pymupdf.get_text_length(max(labels, key=len), fontsize=7) + 6
+    _cells(page, top, [(value_x, "Whole series"), (value_x + 50, "CNS disease")])
+    for index, label in enumerate(labels):
+        _cells(page, top + 11 * (index + 1), [(262, label), (value_x, f"{20 + index} ({27 + index}%)"), (value_x + 50, f"{30 + index} ({40 + index}%)")])
+    bottom = top + 11 * (len(labels) + 1)
+    notes = "Data are n (%). Whole series column shows all responses in all patients, and the CNS column those in the brain only."
+    page.insert_textbox(pymupdf.Rect(262, bottom, 478, bottom + 30), notes, fontsize=6)
+    page.insert_text((262, bottom + 38), caption, fontsize=8, fontname="hebo")
+    return bottom + 80  # a float set under a caption stands further off than the caption from its table
+
+
+def test_tables_captioned_under_their_notes_in_a_column_set_off_the_page_middle_keep_their_own_rows(tmp_path: Path, rules: Rules) -> None:
+    """A wide outer margin sets the gutter left of the page's middle; each caption is under its
+    table's notes, and the table under one caption is the next caption's, not its own."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=800)
+    page.insert_textbox(pymupdf.Rect(37, 60, 253, 760), BODY * 14, fontsize=9)
+    below = _table_with_notes(page, 80, ["Complete response", "Partial response", "Progressive disease"], "Table 2: Responses by site")
+    below = _table_with_notes(page, below, ["Neutropenia", "Anaemia", "Infections"], "Table 3: Adverse events")
+    page.insert_textbox(pymupdf.Rect(262, below, 478, 760), BODY * 4, fontsize=9)
+    path = tmp_path / "offset.pdf"
+    doc.save(path)
+    rows = _rows(path, rules)
+    assert rows["Table 2"] == [
+        ["Complete response", "20 (27%)", "30 (40%)"], ["Partial response", "21 (28%)", "31 (41%)"], ["Progressive disease", "22 (29%)", "32 (42%)"],
+    ]
+    assert rows["Table 3"] == [["Neutropenia", "20 (27%)", "30 (40%)"], ["Anaemia", "21 (28%)", "31 (41%)"], ["Infections", "22 (29%)", "32 (42%)"]]
