@@ -11,6 +11,7 @@ where its shard is there, the task's other shards are complete.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import secrets
@@ -103,12 +104,22 @@ def _write_shard(connection: duckdb.DuckDBPyConnection, folder: Path, table: str
         run_over_json_lines(connection, statement, table, types, select, lines, longest)
         os.replace(writing, target)
     except (OSError, duckdb.Error) as error:
-        writing.unlink(missing_ok=True)
+        _discard_half_written(writing)
         cause = " ".join(str(error).split())
         raise IndexingError(
             f"cannot write the shard {target}: {cause}; check that {folder} is writable, has room and is "
             "the same folder on every node of the cluster"
         ) from None
+
+
+def _discard_half_written(writing: Path) -> None:
+    """Remove what a failed shard write left, if anything. Looked for first, and a failure to remove
+    it passed over: on a read-only folder, removing a name that is not there fails with EROFS, which
+    would hide the error that says why the shard was not written (the next run's cleanup removes
+    what is left)."""
+    if os.path.lexists(writing):
+        with contextlib.suppress(OSError):
+            writing.unlink()
 
 
 def shard_columns(table: str) -> tuple[str, ...]:

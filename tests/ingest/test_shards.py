@@ -4,6 +4,7 @@ go and how many files share one, refused with what to do. No Ray needed."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from pipeline.ingest.cluster import group_files, over_time_marker
 from pipeline.ingest.plan import Change, PlannedFile
 from pipeline.ingest.scan import ScannedFile
 from pipeline.cli import app
-from pipeline.errors import PipelineError
+from pipeline.errors import IndexingError, PipelineError
 from pipeline.ingest.run import IngestOptions
 from pipeline.ingest.shards import (
     load_shards,
@@ -87,6 +88,16 @@ def test_word_of_a_file_stuck_past_its_time_limit_is_removed_with_half_written_s
     assert shards_complete(tmp_path, "kept")
     assert remove_other_shards(tmp_path, ["kept"]) == 1
     assert not marker.exists() and shards_complete(tmp_path, "kept")
+
+
+def test_a_shard_folder_gone_read_only_gives_the_cause_not_the_cleanups_error(tmp_path, rules, monkeypatch):
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr("pipeline.ingest.shards.run_over_json_lines", read_only)
+    monkeypatch.setattr(Path, "unlink", read_only)
+    with pytest.raises(IndexingError, match="cannot write the shard .*Read-only file system"):
+        write_shards([_failed_rows("a.md", rules)], tmp_path, "one")
 
 
 def test_one_file_a_task_gives_every_file_a_group_of_its_own():
