@@ -9,6 +9,8 @@ from pathlib import Path
 import pymupdf
 
 from pipeline.extract.pdf.document import extract_pdf
+from pipeline.extract.pdf.heading_styles import HeadingRules, heading_style
+from pipeline.extract.pdf.records import Layout, PdfBlock, Row
 from pipeline.records.base import BlockKind
 from pipeline.records.extract import RawDocument
 
@@ -80,3 +82,38 @@ def test_numbered_headings_whose_title_opens_with_a_corner_bracket_are_headings(
 
     assert headings(raw) == [(1, "A Study of Examples"), (2, "1 Background"), (3, "(1) 「개인정보 보호법」 개정"),
                              (3, "(2) 「정보통신망법」 개정"), (3, "(3) Statistical analysis")]
+
+
+def test_a_phrase_in_bold_on_a_line_of_its_own_inside_a_sentence_is_no_heading(tmp_path: Path, rules) -> None:
+    """A results paragraph whose sentence runs through a line set in bold (`…of every marker measured
+    the` / **Hypoxia-Inducible Factor Response Score** / `rose most in the first week…`): the line
+    above runs on unclosed and the line below goes on in lowercase, so the bold line is emphasis."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 70), "Serum Markers After Surgery", fontsize=16, fontname="hebo")
+    page.insert_text((72, 110), "Results", fontsize=12, fontname="hebo")
+    y = 130.0
+    for text, font in [("The cohort was followed for a year after surgery, and of every marker measured the", "helv"),
+                       ("Hypoxia-Inducible Factor Response Score", "hebo"),
+                       ("rose most in the first week and fell back to its baseline by the third month.", "helv"),
+                       ("The other markers stayed within their reference ranges throughout the year.", "helv")]:
+        page.insert_text((72, y), text, fontsize=10, fontname=font)
+        y += 12
+    page.insert_text((72, y + 20), "Discussion", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, y + 30, 523, y + 90), "The score rose as expected after surgery. " * 5, fontsize=10)
+    doc.save(tmp_path / "paper.pdf")
+
+    raw = extract_pdf(tmp_path / "paper.pdf", "paper.pdf", rules)
+
+    assert headings(raw) == [(1, "Serum Markers After Surgery"), (2, "Results"), (2, "Discussion")]
+
+
+def test_a_line_that_holds_the_end_of_one_sentence_and_the_start_of_the_next_is_no_heading(rules) -> None:
+    """The first line of a paragraph left alone at a page's foot, in print larger than the body the
+    page reads (`…antiplatelet activity [44]. Eswar et al`): a sentence ends inside it, after a citation."""
+    row = Row(page=2, group=0, x0=72, y0=749, x1=539, y1=760, text="Garlic has antimicrobial [42], anticancer [43] and antiplatelet "
+              "activity [44]. Eswar et al", size=10, font="TimesNewRomanPSMT", bold=False, small_caps=False, chars=90, cells=0, rotated=False)
+    layout = Layout(body_size=8, pitch=1.2, body_face="timesnewromanpsmt")
+
+    assert heading_style(PdfBlock(kind=BlockKind.paragraph, rows=(row,)), layout, HeadingRules.from_rules(rules)) is None
+

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from pipeline.extract.pdf.records import Layout, PdfBlock
-from pipeline.extract.pdf.typography import TABLE_ROW_MIN_GAPS, font_face, half_point
+from pipeline.extract.pdf.typography import TABLE_ROW_MIN_GAPS, TERMINAL, font_face, half_point
 from pipeline.text.numbering import NumberKind, pdf_section_number
 from pipeline.records.base import BlockKind
 from pipeline.rules import Rules
@@ -116,8 +116,8 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
         return None
     if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
         return None
-    if re.search(r"[a-z)]\. +[A-Z0-9]", first):
-        return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
+    if re.search(r"[a-z)\]]\. +[A-Z0-9]", first):
+        return None  # a run-in heading followed by its sentence ("Procedure. The 1H NMR …"), or two sentences ("… activity [44]. Eswar et al")
     numbered = pdf_section_number(text) is not None
     if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
         return None  # table rows
@@ -153,6 +153,22 @@ def opening_letter(title: str) -> str:
         if not quoting:
             return ch
     return ""
+
+
+def inside_a_sentence(blocks: list[PdfBlock], index: int) -> bool:
+    """Whether `blocks[index]` stands inside a sentence: the paragraph above it, in its column,
+    runs on unclosed and the paragraph below starts in lowercase. A heading never does; a phrase
+    set in bold or larger for emphasis, that fills a line of its own, does."""
+    if not 0 < index < len(blocks) - 1:
+        return False
+    above, below, first = blocks[index - 1], blocks[index + 1], blocks[index].rows[0]
+    return (
+        above.kind is BlockKind.paragraph
+        and below.kind is BlockKind.paragraph
+        and (above.rows[-1].page, above.rows[-1].group) == (first.page, first.group)
+        and above.text.rstrip()[-1:] not in TERMINAL
+        and below.text[:1].islower()
+    )
 
 
 def read_as_header(block: PdfBlock) -> bool:

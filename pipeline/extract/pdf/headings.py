@@ -16,6 +16,7 @@ from pipeline.extract.pdf.heading_styles import (
     HeadingRules,
     consistent_faces,
     heading_style,
+    inside_a_sentence,
     numbering_depth,
     SECTION_HEADER,
     model_evidence,
@@ -253,6 +254,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
     # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
     roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= _ROMAN_SECTIONS_MIN
     found = consistent_faces(blocks, found, layout, rules)
+    found = [(index, style) for index, style in found if not inside_a_sentence(blocks, index)]
     found = [(index, style) for index, style in found if not _model_reads_body(blocks[index], style, roman, layout, rules)]
     candidates = [(index, style, numbering_depth(blocks[index].text, roman)) for index, style in found]
     levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
