@@ -117,3 +117,33 @@ def test_a_line_that_holds_the_end_of_one_sentence_and_the_start_of_the_next_is_
 
     assert heading_style(PdfBlock(kind=BlockKind.paragraph, rows=(row,)), layout, HeadingRules.from_rules(rules)) is None
 
+
+
+def test_a_bold_label_over_a_column_in_its_own_print_is_no_heading(tmp_path: Path, rules) -> None:
+    """A table of two columns without rules: `File Name` in bold heads the files' names, in bold too,
+    and `Description` the regular text beside them, which wraps (so the table reads as two columns).
+    A section's heading is followed by text in another print than its own; the label by more of its own."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 70), "Teaching Dark Matter With Notebooks", fontsize=16, fontname="hebo")
+    page.insert_text((72, 110), "Materials", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 120, 523, 190), "The lessons come as notebooks that students run in order. " * 4, fontsize=10, fontname="tiro")
+    y = 210.0
+    page.insert_text((100, y), "File Name", fontsize=10, fontname="tibo")
+    page.insert_text((360, y), "Description", fontsize=10, fontname="tiro")
+    for name, description in [("05_Widget_Components.ipynb", ["Interactive widget to", "show the components."]),
+                              ("06_Plotting_Data.ipynb", ["Plotting the components of", "rotation curves."]),
+                              ("08_Interactive_Fitting.ipynb", ["Interactive curve fitting."]),
+                              ("09_Widget_Galaxies.ipynb", ["Interactive widget for", "multiple galaxies."])]:
+        y += 18
+        page.insert_text((100, y), name, fontsize=10, fontname="tibo")
+        for line, text in enumerate(description):
+            page.insert_text((360, y + 12 * line), text, fontsize=10, fontname="tiro")
+        y += 12 * (len(description) - 1)
+    page.insert_text((72, y + 40), "Statement of Need", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, y + 50, 523, y + 150), "Students learn best from models they can change. " * 5, fontsize=10, fontname="tiro")
+    doc.save(tmp_path / "paper.pdf")
+
+    raw = extract_pdf(tmp_path / "paper.pdf", "paper.pdf", rules)
+
+    assert headings(raw) == [(1, "Teaching Dark Matter With Notebooks"), (2, "Materials"), (2, "Statement of Need")]
