@@ -26,7 +26,7 @@ from pipeline.extract.pdf.heading_styles import (
 from pipeline.extract.pdf.heading_features import row_style
 from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.extract.pdf.title import looks_like_byline, mark_title, title_position
-from pipeline.extract.pdf.typography import HEADING_LINE_FILL, SAME_SIZE, TERMINAL
+from pipeline.extract.pdf.typography import HEADING_LINE_FILL, SAME_SIZE, TERMINAL, font_face
 from pipeline.text.heading_key import heading_key
 from pipeline.text.numbering import pdf_section_number
 from pipeline.records.base import BlockKind
@@ -277,9 +277,10 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
 
 def _labels_a_column(blocks: list[PdfBlock], index: int, style: tuple, chosen: set[int], layout: Layout, rules: HeadingRules) -> bool:
     """Whether a block that only its weight, capitals or face set apart, unnumbered, is followed in
-    its column by a block in its own print that is no heading: the label over a table's column or
-    a list (`File Name` in bold over the files' names in bold), not a section's heading, whose
-    text is set in another print than its heading's."""
+    its column by a block in its own print, not the body's, that is no heading: the label over a
+    table's column or a list (`File Name` in bold over the files' names in bold), not a section's
+    heading, whose text is set in another print than its heading's. (Where the body's own face is
+    the label's, as in a heading only the layout model reads, the print says nothing.)"""
     block = blocks[index]
     if index + 1 >= len(blocks) or style[0] >= rules.typography.larger_size * layout.body_size or pdf_section_number(block.text):
         return False
@@ -290,6 +291,7 @@ def _labels_a_column(blocks: list[PdfBlock], index: int, style: tuple, chosen: s
         and index + 1 not in chosen
         and (first.page, first.group) == (last.page, last.group)
         and row_style(first) == row_style(last)
+        and font_face(first.font) != layout.body_face
         and not rules.caption_start.match(following.text)
     )
 
