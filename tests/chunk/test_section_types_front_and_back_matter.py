@@ -24,6 +24,7 @@ LABELS = [
     "Conflict of interest",
     "Declaration of interests",
     "Address for correspondence",
+    "Author for correspondence",
     "Correspondence and requests for materials",
     "Acknowledgements",
     "Electronic supplementary material",
