@@ -39,6 +39,10 @@ def _with_evidence(node: SectionNode, headings: HeadingMatcher) -> SectionNode:
     )
 
 
+_BACK_MATTER_MIN_LABELS = 2
+"""Meta anchors that make a run of sub-sections back matter although a label no rule names stands
+among them: one alone may be a body section's own (`Authors.` in a paper about authors)."""
+
 # A run of three or more letters each standing alone: a word spelt out letter by letter.
 _SPACED_LETTERS = re.compile(r"(?<!\S)(?:\w ){2,}\w(?!\S)")
 
@@ -68,16 +72,12 @@ def _typed(node: SectionNode, rules: Rules) -> SectionNode:
 
 
 def _passed_on(children: tuple[SectionNode, ...], section_type: SectionType, rules: Rules) -> tuple[SectionNode, ...]:
-    """The sub-sections `children` and theirs typed `section_type`, inherited, but for the run of
-    them at the end that meta anchors name (`Acknowledgements`, `Competing interests`,
-    `References`): back matter that a PDF's heading levels set below the last body section is
-    meta by its own headings, and passes meta on to what it holds. One amid the body's own
-    sub-sections is the body's (`Authors.` among `Papers.` and `Entities.`)."""
+    """The sub-sections `children` and theirs typed `section_type`, inherited, but for the back
+    matter at their end (`_back_matter_start`): back matter that a PDF's heading levels set below
+    the last body section is meta by its own headings, and passes meta on to what it holds."""
     if section_type == SectionType.meta:
         return tuple(inherit_type(child, section_type) for child in children)
-    back_matter = len(children)
-    while back_matter and children[back_matter - 1].anchor and children[back_matter - 1].broad_type == SectionType.meta:
-        back_matter -= 1
+    back_matter = _back_matter_start(children)
     inherited = tuple(
         child._replace(
             section_type=section_type, type_source=TypeSource.inherited, type_rule=None,
@@ -85,7 +85,43 @@ def _passed_on(children: tuple[SectionNode, ...], section_type: SectionType, rul
         )
         for child in children[:back_matter]
     )
-    return inherited + tuple(_typed(child, rules) for child in children[back_matter:])
+    return inherited + tuple(_in_back_matter(child, children[back_matter], rules) for child in children[back_matter:])
+
+
+def _is_meta_anchor(node: SectionNode) -> bool:
+    return node.anchor is not None and node.broad_type == SectionType.meta
+
+
+def _back_matter_start(children: tuple[SectionNode, ...]) -> int:
+    """Where the back matter among `children` starts: at the first meta anchor (`Acknowledgements`,
+    `Competing interests`, `References`) after which at least `_BACK_MATTER_MIN_LABELS` sub-sections,
+    and most, are meta anchors and none is a body anchor, so that a label the anchors do not know
+    (`Code availability`, `Reprints and permissions`) among them does not hand the whole run to the
+    section above; else at the run of meta anchors that ends `children`. One meta anchor amid the
+    body's own sub-sections is the body's (`Authors.` among `Papers.` and `Entities.`)."""
+    for start, child in enumerate(children):
+        rest = children[start:]
+        labels = sum(1 for node in rest if _is_meta_anchor(node))
+        if (
+            _is_meta_anchor(child)
+            and labels >= _BACK_MATTER_MIN_LABELS
+            and 2 * labels > len(rest)
+            and not any(node.anchor is not None and not _is_meta_anchor(node) for node in rest)
+        ):
+            return start
+    start = len(children)
+    while start and _is_meta_anchor(children[start - 1]):
+        start -= 1
+    return start
+
+
+def _in_back_matter(node: SectionNode, first: SectionNode, rules: Rules) -> SectionNode:
+    """A sub-section of the back matter that `first` opens, typed by its own heading; one that no
+    rule names is back matter too, meta."""
+    if node.anchor or node.broad_type:
+        return _typed(node, rules)
+    decision = f"meta: in the back matter that '{first.heading_text}' opens, and no rule names its heading"
+    return inherit_type(node, SectionType.meta)._replace(decisions=(*node.decisions, decision))
 
 
 def inherit_type(node: SectionNode, section_type: SectionType, source: TypeSource = TypeSource.inherited) -> SectionNode:

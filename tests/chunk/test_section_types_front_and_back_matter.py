@@ -24,6 +24,7 @@ LABELS = [
     "Conflict of interest",
     "Declaration of interests",
     "Address for correspondence",
+    "Author for correspondence",
     "Correspondence and requests for materials",
     "Acknowledgements",
     "Electronic supplementary material",
@@ -85,3 +86,18 @@ def test_a_meta_label_amid_a_body_section_s_own_sub_sections_is_the_body_s(rules
     )
     types = _types(markdown, rules)
     assert types["Authors"] == types["Papers"] == types["Entities"] == ("other", "inherited")
+
+
+def test_back_matter_below_the_last_body_section_is_meta_though_a_label_no_rule_names_stands_in_it(rules):
+    """`Methods` last, as some journals print it, with the back matter set at its sub-headings'
+    level; `Code availability` names no rule, yet Acknowledgements and Conflict of interest before
+    it are no methods, and it is back matter too."""
+    markdown = (
+        f"# A paper\n\n## Introduction\n\n{TEXT}\n\n## Methods\n\n{TEXT}\n\n### Cell culture\n\n{TEXT}\n\n"
+        f"### Acknowledgements\n\n{TEXT}\n\n### Conflict of interest\n\n{TEXT}\n\n### Code availability\n\n{TEXT}\n"
+    )
+    types = _types(markdown, rules)
+    assert types["Cell culture"] == ("methods", "inherited")
+    assert types["Acknowledgements"] == ("meta", "anchor")
+    assert types["Conflict of interest"] == ("meta", "anchor")
+    assert types["Code availability"] == ("meta", "inherited")

@@ -20,10 +20,9 @@ from dataclasses import replace
 
 from pipeline.errors import RulesError
 from pipeline.extract.pdf.heading_features import FEATURES, candidate_features, document_context, heading_candidates, row_style
-from pipeline.extract.pdf.heading_styles import HeadingRules, numbering_depth
+from pipeline.extract.pdf.heading_styles import HeadingRules, inside_a_sentence, numbering_depth
 from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
 from pipeline.extract.pdf.records import Layout, PdfBlock
-from pipeline.extract.pdf.typography import TERMINAL
 from pipeline.records.base import BlockKind
 from pipeline.rules.heading_model import HeadingModel
 
@@ -44,22 +43,6 @@ def _level(blocks: list[PdfBlock], index: int, style_levels: dict[tuple, Counter
         above = next((b.level for b in reversed(blocks[:index]) if b.kind is BlockKind.heading and (b.level or 0) >= TOP_LEVEL), None)
         level = above + 1 if above is not None else TOP_LEVEL
     return min(DEEPEST_LEVEL, max(TOP_LEVEL, level))
-
-
-def inside_a_sentence(blocks: list[PdfBlock], index: int) -> bool:
-    """Whether `blocks[index]` stands inside a sentence: the paragraph above it, in its column,
-    runs on unclosed and the paragraph below starts in lowercase. A heading never does; a line set
-    in bold for emphasis may (the rules' evidence holds no such line to learn from)."""
-    if not 0 < index < len(blocks) - 1:
-        return False
-    above, below, first = blocks[index - 1], blocks[index + 1], blocks[index].rows[0]
-    return (
-        above.kind is BlockKind.paragraph
-        and below.kind is BlockKind.paragraph
-        and (above.rows[-1].page, above.rows[-1].group) == (first.page, first.group)
-        and above.text.rstrip()[-1:] not in TERMINAL
-        and below.text[:1].islower()
-    )
 
 
 def classify_headings(

@@ -10,11 +10,12 @@ size; `consistent_faces` keeps a face-only style where the paper uses it as one;
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 
 from pipeline.extract.pdf.records import Layout, PdfBlock
-from pipeline.extract.pdf.typography import TABLE_ROW_MIN_GAPS, font_face, half_point
+from pipeline.extract.pdf.typography import TABLE_ROW_MIN_GAPS, TERMINAL, font_face, half_point
 from pipeline.text.numbering import NumberKind, pdf_section_number
 from pipeline.records.base import BlockKind
 from pipeline.rules import Rules
@@ -36,10 +37,14 @@ _FACE_SPACED_SHARE = 0.8
 of its lines, stand apart from the text above them: a heading style recurs, and is set off."""
 _MONOSPACED_FONT = re.compile(r"mono(?!type)|courier|consol|code|typewriter|cmtt|lmtt|txtt|menlo|monaco", re.IGNORECASE)
 """Font names of monospaced faces (`Courier`, `Consolas`, `DejaVuSansMono`, `SourceCodePro`, TeX's
-`CMTT10`): text set in one apart from the body is code or a command, never a heading."""
+`CMTT10`): text set in one apart from the body is code or a command, never a heading. A face the
+name does not give away (`GulimChe`) is known by the fixed pitch its font declares (`Row.monospaced`)."""
 _ROMAN_NUMERAL = re.compile(r"(?:x{0,3}|xl|lx{0,3}|xc|c)(?:ix|iv|v?i{0,3})", re.IGNORECASE)
 """A roman number up to c (100), as front matter's pages are numbered: alone on a line it is a
 page number that no running-line test caught, never a heading."""
+_CODE_BRACKETS = "([{"
+"""Opening brackets that open code, a formula, a citation or an aside, never a title: a title
+opens with a letter or a quotation (`「개인정보 보호법」 개정`, `“Omics” in the clinic`)."""
 _SPACED_ABOVE = 1.15
 """Line pitches from the line above beyond which a line has space above it (a heading's)."""
 
@@ -106,12 +111,13 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
     if not 1 <= len(words) <= typography.max_words or letters < _HEADING_MIN_LETTERS:
         return None
     first = without_numbering(text)
-    if not first[:1].isalpha() or first[:1].islower() and first[:1] != "i" or _ROMAN_NUMERAL.fullmatch(text):
+    letter = opening_letter(first)
+    if not letter.isalpha() or letter.islower() and letter != "i" or _ROMAN_NUMERAL.fullmatch(text):
         return None
     if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
         return None
-    if re.search(r"[a-z)]\. +[A-Z0-9]", first):
-        return None  # a run-in heading followed by its sentence: "Procedure. The 1H NMR …"
+    if re.search(r"[a-z)\]]\. +[A-Z0-9]", first):
+        return None  # a run-in heading followed by its sentence ("Procedure. The 1H NMR …"), or two sentences ("… activity [44]. Eswar et al")
     numbered = pdf_section_number(text) is not None
     if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
         return None  # table rows
@@ -132,11 +138,37 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
     larger = size >= typography.larger_size * body
     face = font_face(rows[0].font)
     own_face = face != layout.body_face and all(font_face(row.font) == face for row in rows)
-    if own_face and _MONOSPACED_FONT.search(face):
+    if own_face and (_MONOSPACED_FONT.search(face) or all(row.monospaced for row in rows)):
         return None  # code; where the body itself is monospaced (an OCR layer's stand-in face), its face says nothing
     if not (larger or bold or caps or own_face or model_header):
         return None
     return (half_point(size), bold, caps, face)
+
+
+def opening_letter(title: str) -> str:
+    """The first character of a heading's title after the quotation marks and corner brackets it
+    may open with (`「`, `“`, `"`), or "" for an empty title."""
+    for ch in title:
+        quoting = unicodedata.category(ch) in ("Pi", "Ps") and ch not in _CODE_BRACKETS or ch == '"'
+        if not quoting:
+            return ch
+    return ""
+
+
+def inside_a_sentence(blocks: list[PdfBlock], index: int) -> bool:
+    """Whether `blocks[index]` stands inside a sentence: the paragraph above it, in its column,
+    runs on unclosed and the paragraph below starts in lowercase. A heading never does; a phrase
+    set in bold or larger for emphasis, that fills a line of its own, does."""
+    if not 0 < index < len(blocks) - 1:
+        return False
+    above, below, first = blocks[index - 1], blocks[index + 1], blocks[index].rows[0]
+    return (
+        above.kind is BlockKind.paragraph
+        and below.kind is BlockKind.paragraph
+        and (above.rows[-1].page, above.rows[-1].group) == (first.page, first.group)
+        and above.text.rstrip()[-1:] not in TERMINAL
+        and below.text[:1].islower()
+    )
 
 
 def read_as_header(block: PdfBlock) -> bool:

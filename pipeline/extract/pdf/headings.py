@@ -16,15 +16,17 @@ from pipeline.extract.pdf.heading_styles import (
     HeadingRules,
     consistent_faces,
     heading_style,
+    inside_a_sentence,
     numbering_depth,
     SECTION_HEADER,
     model_evidence,
     style_evidence,
     without_numbering,
 )
+from pipeline.extract.pdf.heading_features import row_style
 from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.extract.pdf.title import looks_like_byline, mark_title, title_position
-from pipeline.extract.pdf.typography import HEADING_LINE_FILL, SAME_SIZE, TERMINAL
+from pipeline.extract.pdf.typography import HEADING_LINE_FILL, SAME_SIZE, TERMINAL, font_face
 from pipeline.text.heading_key import heading_key
 from pipeline.text.numbering import pdf_section_number
 from pipeline.records.base import BlockKind
@@ -253,6 +255,9 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
     # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
     roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= _ROMAN_SECTIONS_MIN
     found = consistent_faces(blocks, found, layout, rules)
+    found = [(index, style) for index, style in found if not inside_a_sentence(blocks, index)]
+    chosen = {index for index, _ in found}
+    found = [(index, style) for index, style in found if not _labels_a_column(blocks, index, style, chosen, layout, rules)]
     found = [(index, style) for index, style in found if not _model_reads_body(blocks[index], style, roman, layout, rules)]
     candidates = [(index, style, numbering_depth(blocks[index].text, roman)) for index, style in found]
     levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
@@ -268,6 +273,27 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
         evidence = style_evidence(style, depth is not None, layout, rules)
         marked[index] = replace(blocks[index], kind=BlockKind.heading, level=min(DEEPEST_LEVEL, max(TOP_LEVEL, level)), evidence=evidence)
     return marked
+
+
+def _labels_a_column(blocks: list[PdfBlock], index: int, style: tuple, chosen: set[int], layout: Layout, rules: HeadingRules) -> bool:
+    """Whether a block that only its weight, capitals or face set apart, unnumbered, is followed in
+    its column by a block in its own print, not the body's, that is no heading: the label over a
+    table's column or a list (`File Name` in bold over the files' names in bold), not a section's
+    heading, whose text is set in another print than its heading's. (Where the body's own face is
+    the label's, as in a heading only the layout model reads, the print says nothing.)"""
+    block = blocks[index]
+    if index + 1 >= len(blocks) or style[0] >= rules.typography.larger_size * layout.body_size or pdf_section_number(block.text):
+        return False
+    following = blocks[index + 1]
+    last, first = block.rows[-1], following.rows[0]
+    return (
+        following.kind is BlockKind.paragraph
+        and index + 1 not in chosen
+        and (first.page, first.group) == (last.page, last.group)
+        and row_style(first) == row_style(last)
+        and font_face(first.font) != layout.body_face
+        and not rules.caption_start.match(following.text)
+    )
 
 
 def _model_reads_body(block: PdfBlock, style: tuple, roman: bool, layout: Layout, rules: HeadingRules) -> bool:

@@ -160,9 +160,9 @@ def _row(pieces: list[PrintedLine], group: int) -> Row:
         p = pieces[0]
         return Row(
             p.page, group, p.x0, p.y0, p.x1, p.y1, p.text, p.size, p.font, p.bold, p.small_caps, p.chars, 0, p.rotated, p.aside, p.box,
-            p.superscripts, p.label, p.lead,
+            p.superscripts, p.label, p.lead, p.monospaced,
         )
-    chars = bold_chars = caps_chars = 0
+    chars = bold_chars = caps_chars = fixed_chars = 0
     sizes: dict[float, int] = {}
     fonts: dict[str, int] = {}
     labels: dict[str | None, int] = {}
@@ -176,6 +176,8 @@ def _row(pieces: list[PrintedLine], group: int) -> Row:
             bold_chars += count
         if p.small_caps:
             caps_chars += count
+        if p.monospaced:
+            fixed_chars += count
     size = max(sizes, key=sizes.__getitem__)
     cells = sum(1 for a, b in zip(pieces, pieces[1:]) if b.x0 - a.x1 > _CELL_GAP * size)
     first = pieces[0]
@@ -184,7 +186,7 @@ def _row(pieces: list[PrintedLine], group: int) -> Row:
         max([p.y1 for p in pieces]), " ".join([p.text for p in pieces]), size, max(fonts, key=fonts.__getitem__),
         bold_chars >= NEARLY_ALL * chars, caps_chars >= NEARLY_ALL * chars, chars, cells, first.rotated, first.aside,
         union([p.box for p in pieces]), joined_superscripts([(p.text, p.superscripts) for p in pieces], " "),
-        max(labels, key=labels.__getitem__), _row_lead(pieces),
+        max(labels, key=labels.__getitem__), _row_lead(pieces), fixed_chars >= NEARLY_ALL * chars,
     )
 
 

@@ -79,6 +79,8 @@ class PrintedLine:
     """Its leading run in bold or italic, if it opens with one."""
     frame: tuple[int, int] = (1, 0)
     """Its writing direction, the cardinal one nearest (`page_reading.to_frame`): (0, -1) for a line that runs up the page."""
+    monospaced: bool = False
+    """Whether (nearly) all its characters are in a font that declares itself fixed-pitch (code, a command)."""
 
 
 @dataclass(slots=True)
@@ -108,6 +110,8 @@ class Row:
     """The layout model's label that most of its characters have (see `PrintedLine`)."""
     lead: Lead | None = None
     """Its leading run in bold or italic, if it opens with one (see `PrintedLine`)."""
+    monospaced: bool = False
+    """Whether its characters are in a fixed-pitch font (see `PrintedLine`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,8 @@ class LineSpans(NamedTuple):
     """Char ranges of `text` set as superscripts (`_superscripts`)."""
     lead: Lead | None
     """The run in bold or italic it opens with (`_lead`)."""
+    monospaced: bool = False
+    """Whether (nearly) all its characters are in a font that declares itself fixed-pitch."""
 
 
 def font_style(font: str, styles: FontStyles) -> tuple[bool, bool, bool]:
@@ -84,7 +86,7 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
     """What a line of several spans says (see `LineSpans`); None where it has no characters."""
     parts: list[str] = []
     written_length = 0  # of the parts so far: summing them again for every span is quadratic in a line's spans
-    chars = bold = caps = 0
+    chars = bold = caps = fixed = 0
     sizes: dict[float, int] = {}
     fonts: dict[str, int] = {}
     last_end: float | None = None
@@ -125,6 +127,7 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
         span_bold = bold_name or bool(flags & pymupdf.TEXT_FONT_BOLD)
         bold += count if span_bold else 0
         caps += count if caps_name else 0
+        fixed += count if flags & pymupdf.TEXT_FONT_MONOSPACED else 0
         if seeking_lead:
             styled.append(_styled_span(text, start, x0, x1, span_bold, italic_name or bool(flags & pymupdf.TEXT_FONT_ITALIC), font))
             first, last = styled[0], styled[-1]
@@ -136,7 +139,8 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
     size = max(sizes, key=sizes.__getitem__)
     superscripts = _superscripts(flagged, spans, size, frame, written, text) if flagged else ()
     lead = _lead(styled, written) if frame == (1, 0) else None
-    return LineSpans(text, chars, size, max(fonts, key=fonts.__getitem__), bold >= NEARLY_ALL * chars, caps >= NEARLY_ALL * chars, superscripts, lead)
+    font, nearly_all = max(fonts, key=fonts.__getitem__), NEARLY_ALL * chars
+    return LineSpans(text, chars, size, font, bold >= nearly_all, caps >= nearly_all, superscripts, lead, fixed >= nearly_all)
 
 
 def _lead(spans: list[_StyledSpan], written: str) -> Lead | None:
