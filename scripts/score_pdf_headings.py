@@ -7,7 +7,11 @@ Usage: python scripts/score_pdf_headings.py [--corpus PATH] [--rules rules/defau
 Headings are compared after dropping numbering, case and punctuation, one to one. A heading we
 find that names a part of the paper outside `<body>` (the abstract, acknowledgements, the
 reference list, appendices, notes) is neither a hit nor a false one: JATS keeps those out of the
-body, a PDF prints them as headings. A paper *collapses* where fewer than half its gold headings
+body, a PDF prints them as headings. That holds too for the labels of parts JATS keeps outside the
+body with no title of their own (`UNTITLED_OUTSIDE_BODY`: a Publisher's note, Author details,
+Competing interests as `<fn>` or `<notes>`, keywords as `<kwd-group>`); the summary also gives the
+strict precision that counts those as false, the figure this script printed before it knew them.
+A paper *collapses* where fewer than half its gold headings
 are found. `--explain` lists, per paper, the gold headings missed and the headings found that
 are not gold.
 """
@@ -52,6 +56,25 @@ def _text(element: ElementTree.Element) -> str:
     return " ".join("".join(element.itertext()).split())
 
 
+# The labels of front- and back-matter parts that JATS keeps outside <body> and, often, without a
+# <title> (the text sits in <fn>, <notes>, <kwd-group>, <contrib-group>, <funding-group>): a PDF
+# prints them as headings. Listed by what the part is, never by journal; a label that is a body
+# section's title in a paper's JATS is a hit there before this list is read.
+UNTITLED_OUTSIDE_BODY = frozenset(key(label) for label in (
+    "Publisher's note", "Author details", "Authors' details", "Author information", "Authors",
+    "Author contributions", "Authors' contributions", "Contributors", "Competing interests",
+    "Conflict of interest", "Conflicts of interest", "Declaration of interest", "Declaration of interests",
+    "Declaration of competing interest", "Disclosure", "Disclosures", "Funding", "Funding statement",
+    "Financial support", "Keywords", "Key words", "Abbreviations", "Data availability",
+    "Data availability statement", "Availability of data and materials", "Ethics approval and consent to participate",
+    "Ethics statement", "Consent for publication", "Supplementary material", "Supplementary materials",
+    "Supplementary information", "Additional information", "Additional file", "Additional files",
+    "Open access", "Copyright", "How to cite this article", "Correspondence", "Corresponding author",
+    "Address for correspondence", "Author for correspondence", "Peer review", "Provenance and peer review",
+    "Patient consent", "Patient consent for publication", "Notes", "Footnotes",
+))
+
+
 def gold_headings(article: ElementTree.Element) -> tuple[list[str], set[str]]:
     """The body's section titles in order, and the keys of titles outside the body (neutral)."""
     body = article.find("body")
@@ -69,6 +92,7 @@ class PaperScore:
     gold: int = 0
     found: int = 0
     predicted: int = 0
+    untitled: int = 0  # headings found that UNTITLED_OUTSIDE_BODY leaves neutral
     missed: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
 
@@ -90,6 +114,8 @@ def score_paper(ours: list[str], gold: list[str], neutral: set[str]) -> PaperSco
             score.predicted += 1
         elif k in neutral or any(k.startswith(n) for n in neutral if len(n) >= 8):
             continue
+        elif k in UNTITLED_OUTSIDE_BODY:
+            score.untitled += 1
         else:
             score.predicted += 1
             score.extra.append(heading)
@@ -130,6 +156,7 @@ def main() -> None:
         total.gold += score.gold
         total.found += score.found
         total.predicted += score.predicted
+        total.untitled += score.untitled
         flag = ""
         if score.gold and score.recall < 0.5:
             collapsed += 1
@@ -145,7 +172,10 @@ def main() -> None:
             for heading in score.extra:
                 print(f"    extra:  {heading[:90]}")
     precision = total.found / total.predicted if total.predicted else 1.0
-    print(f"\nall {total.gold} gold headings: recall {total.recall:.3f}, precision {precision:.3f}, {collapsed} collapsed; read by {dict(readings)}")
+    strict = total.found / (total.predicted + total.untitled) if total.predicted + total.untitled else 1.0
+    print(f"\nall {total.gold} gold headings: recall {total.recall:.3f}, precision {precision:.3f}, {collapsed} collapsed; "
+          f"strict precision {strict:.3f} ({total.untitled} untitled front- and back-matter labels counted false); "
+          f"read by {dict(readings)}")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ DEFAULT_CORPUS = SCRIPTS.parents[1] / "shared" / "corpus"
 FIGURES = [
     ("headings recall", "score_pdf_headings", r"gold headings: recall ([\d.]+)"),
     ("headings precision", "score_pdf_headings", r"gold headings: recall [\d.]+, precision ([\d.]+)"),
+    ("headings strict precision", "score_pdf_headings", r"strict precision ([\d.]+)"),
     ("headings collapsed", "score_pdf_headings", r"precision [\d.]+, (\d+) collapsed"),
     ("bibliography entries recall", "score_pdf_jats_citations", r"^entries: recall ([\d.]+)"),
     ("bibliography entries precision", "score_pdf_jats_citations", r"^entries: recall [\d.]+, precision ([\d.]+)"),
