@@ -102,6 +102,13 @@ def test_a_command_that_reads_the_database_loads_no_stage_that_writes_it(papers,
     assert _not_for_reading(loaded) == []
 
 
+@pytest.mark.parametrize("command", ["sql", "show", "export"])
+def test_a_command_that_takes_no_rules_loads_none(papers, command):
+    loaded = _modules_loaded_by(papers, *READING_COMMANDS[command])
+    assert "pipeline.cli.query" in loaded
+    assert _under(loaded, ("pipeline.rules",)) == []
+
+
 def test_inspect_still_loads_the_stages_it_runs(papers):
     loaded = _modules_loaded_by(papers, "inspect", "papers/paper.md")
     assert {"pipeline.extract", "pipeline.chunk", "pipeline.link"} <= set(loaded)
