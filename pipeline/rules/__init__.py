@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 
 from pipeline import DEFAULT_RULES_PATH
 from pipeline.errors import RulesError
-from pipeline.records.base import SectionType
+from pipeline.records.kinds import SectionType
 from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern, naming_group
 from pipeline.rules.metadata import MetadataRules
 from pipeline.rules.pdf import PdfRules
