@@ -17,4 +17,10 @@ The five stages, each a plain function from one record to the next (the records 
 `report`, `audit` and `cli`.
 """
 
+from pathlib import Path
+
 __version__ = "0.9.0"
+
+DEFAULT_RULES_PATH = Path(__file__).resolve().parents[1] / "rules" / "default.toml"
+"""The rules every command reads unless given `--rules` (`pipeline.rules.load_rules`'s default):
+named here, where the command line's options can offer it without loading the rules' models."""

@@ -14,8 +14,8 @@ import typer
 
 from pipeline import __version__
 from pipeline.errors import PipelineError
-from pipeline.ingest.run import Engine
-from pipeline.rules.pdf import LayoutMode
+from pipeline.ingest.options import Engine
+from pipeline.records.kinds import LayoutMode
 
 
 class _ReportingErrors(typer.core.TyperGroup):

@@ -8,18 +8,21 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
+from pipeline import DEFAULT_RULES_PATH
 from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, QuietOption, RayAddressOption, RulesOption, app
 from pipeline.cli.app import file_and_cause, json_text, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
-from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
-from pipeline.records.base import DocumentStatus
-from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
+from pipeline.ingest.options import Engine, IngestOptions, available_cpus
 from pipeline.wording import counted
+
+# The run and the rules load inside the commands: every command, and --help, imports this module.
+if TYPE_CHECKING:
+    from pipeline.ingest.run import RunSummary
+    from pipeline.records.base import DocumentStatus
 
 
 FilesPerTaskOption = Annotated[
@@ -78,6 +81,8 @@ class _BarProgress:
 
     def file_done(self, path: str, status: DocumentStatus, pages: int, chunks: int, error: str | None) -> None:
         import time
+
+        from rich.markup import escape
 
         self.pages += pages
         rate = self.pages / max(time.monotonic() - self.started, 1e-9)
@@ -145,6 +150,9 @@ def ingest(
     (on Ray: --engine ray [--ray-address auto] [--shards-dir /shared/shards], with pip install -e '.[ray]';
     see docs/scaling.md)
     """
+    from pipeline.ingest.run import ingest_folder
+    from pipeline.rules import layout_overrides, load_rules
+
     if engine is not Engine.ray and (shards_dir is not None or files_per_task is not None):
         ray_only = {"--shards-dir": shards_dir, "--files-per-task": files_per_task}
         given = [name for name, value in ray_only.items() if value is not None]
@@ -212,6 +220,7 @@ def export_shards_command(
     from pipeline.ingest.export import (
         export_shards,  # imports Ray, an optional extra, only when asked
     )
+    from pipeline.rules import load_rules
 
     options = IngestOptions(
         workers=workers, timeout_seconds=timeout, engine=Engine.ray, ray_address=ray_address,

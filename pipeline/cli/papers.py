@@ -8,18 +8,14 @@ from typing import Annotated
 
 import typer
 
+from pipeline import DEFAULT_RULES_PATH
 from pipeline.cli.app import DEFAULT_DB, DbOption, LayoutOption, QuietOption, RulesOption, app
 from pipeline.errors import PipelineError
-from pipeline.export import ExportFormat, Selection, export_database
-from pipeline.export import Unit as ExportUnit
-from pipeline.index.database import open_readonly
-from pipeline.ingest.scan import doc_id_for
-from pipeline.ingest.process import process
-from pipeline.report.inspection import render_links, render_tree
-from pipeline.records.base import SectionType
-from pipeline.report import render_report
-from pipeline.report.html_report import write_html_report
-from pipeline.rules import DEFAULT_RULES_PATH, layout_overrides, load_rules
+from pipeline.export.formats import ExportFormat
+from pipeline.index.unit import Unit as ExportUnit
+from pipeline.records.kinds import SectionType
+
+# Each command imports its machinery in its body: every command, and --help, imports this module.
 
 
 @app.command("inspect")
@@ -42,6 +38,11 @@ def inspect_command(
         return
     if file is None:
         raise PipelineError("inspect takes one paper (a *.md or *.pdf file): pass its path, or --passes to list the PDF passes")
+    from pipeline.ingest.process import process
+    from pipeline.records.doc_ids import doc_id_for
+    from pipeline.report.inspection import render_links, render_tree
+    from pipeline.rules import layout_overrides, load_rules
+
     loaded = load_rules(rules, layout_overrides(layout))
     if file.is_dir():
         raise PipelineError(
@@ -82,6 +83,9 @@ def export_command(
 
     Example: pipeline export --format parquet --out out/chunks.parquet --since 3
     """
+    from pipeline.export.files import export_database
+    from pipeline.export.records import Selection
+
     if window and unit is not ExportUnit.paragraph:
         raise PipelineError("--window takes the neighbouring paragraphs: use it with --unit paragraph")
     selection = Selection(
@@ -113,10 +117,16 @@ def report(
 
     Example: pipeline report --db out/papers.duckdb --html out/report.html
     """
+    from pipeline.index.database import open_readonly
+    from pipeline.report.text import render_report
+    from pipeline.rules import load_rules
+
     connection, sizes = open_readonly(db), load_rules(rules).chunk
     if html is None:
         typer.echo(render_report(connection, sizes))
         return
+    from pipeline.report.html_report import write_html_report  # here: the page's modules load the chunk stage's guard
+
     written = write_html_report(connection, sizes, html, db)
     if not quiet:
         typer.echo(written.line(), err=True)
@@ -146,6 +156,7 @@ def audit_command(
     from pipeline.audit.render import render_audit
     from pipeline.audit.rules import load_audit_rules
     from pipeline.errors import AuditError
+    from pipeline.index.database import open_readonly
 
     try:
         text = page.read_text(encoding="utf-8-sig")

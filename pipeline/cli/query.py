@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import duckdb
 import typer
 
+from pipeline import DEFAULT_RULES_PATH
 from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, RulesOption, app, json_text, one_line
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
-from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, Glossary, layered, load_glossary, map_query
-from pipeline.crosslingual.korean import KOREAN_EXTRA_NOTICE, KoreanAnalyser, load_korean_analyser
-from pipeline.crosslingual.script import Script, query_script
 from pipeline.errors import TranslationError
-from pipeline.index.database import open_readonly
-from pipeline.index.search import Unit, UnitFilters
-from pipeline.records.base import SectionType
-from pipeline.rules import DEFAULT_RULES_PATH, load_rules
-from pipeline.index.search_request import SearchRequest, SearchResults, run_search
-from pipeline.report.search_results import hit_lines, query_lines
-from pipeline.report.show import show_chunk
+from pipeline.index.unit import Unit
+from pipeline.records.kinds import SectionType
+
+# DuckDB, the index, the rules and the glossary load inside the commands: every command, and
+# --help, imports this module.
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipeline.crosslingual.glossary import Glossary
+    from pipeline.crosslingual.korean import KoreanAnalyser
+    from pipeline.index.search_request import SearchRequest, SearchResults
 
 
 TranslateCommandOption = Annotated[
@@ -79,14 +80,14 @@ def search_command(
 
     Example: pipeline search "메타분석의 신뢰구간" --glossary rules/glossary-ko-en.toml --unit paragraph
     """
+    from pipeline.index.search import UnitFilters
+    from pipeline.index.search_request import SearchRequest
+
     if window and unit is not Unit.paragraph:
         raise typer.BadParameter("--window needs --unit paragraph", param_hint="--window")
     filters = UnitFilters(section_type.value if section_type else None, doc, everything)
     request = SearchRequest(query, unit, filters, limit, window, follow, depth, most, translate_cmd, translate_timeout)
-    loaded_rules = load_rules(rules)
-    loaded = _glossary(glossary, user_glossary, loaded_rules.search.user_glossary, Path(loaded_rules.source))
-    connection = open_readonly(db)
-    results = run_search(connection, request, loaded_rules.search, loaded, _korean_analyser(query, loaded))
+    connection, results, loaded = _run_search(db, rules, request, glossary, user_glossary)
     if as_json:
         typer.echo(json_text(results.as_json()))
     else:
@@ -97,8 +98,25 @@ def search_command(
         _fail_if_not_translated(results)
 
 
+def _run_search(
+    db: Path, rules: Path, request: SearchRequest, named: Path | None, user: Path | None
+) -> tuple[duckdb.DuckDBPyConnection, SearchResults, Glossary | None]:
+    """The request run over the database with the rules and the glossary it reads (loaded here, as
+    the search's modules are: no other command needs them); also the glossary, None without one."""
+    from pipeline.index.database import open_readonly
+    from pipeline.index.search_request import run_search
+    from pipeline.rules import load_rules
+
+    loaded_rules = load_rules(rules)
+    loaded = _glossary(named, user, loaded_rules.search.user_glossary, Path(loaded_rules.source))
+    connection = open_readonly(db)
+    return connection, run_search(connection, request, loaded_rules.search, loaded, _korean_analyser(request.query, loaded)), loaded
+
+
 def _show_hits(connection: duckdb.DuckDBPyConnection, results: SearchResults, folder: Path | None, err: bool) -> None:
     """Draw each hit's chunk where it came from (as `pipeline show`) and print where it went."""
+    from pipeline.report.show import show_chunk
+
     for chunk_id in dict.fromkeys(hit.chunk_id for hit in results.hits if hit.chunk_id is not None):
         typer.echo(f"shown: {show_chunk(connection, chunk_id, folder=folder)}", err=err)
 
@@ -106,6 +124,8 @@ def _show_hits(connection: duckdb.DuckDBPyConnection, results: SearchResults, fo
 def _glossary(named: Path | None, user: Path | None, rules_user: str | None, rules_path: Path) -> Glossary | None:
     """The glossary asked for (--glossary), with the user's (--user-glossary, else the rules'
     user_glossary) layered over it, or over ours where only a user's is named."""
+    from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, layered, load_glossary
+
     if user is None and rules_user is not None:
         user = Path(rules_user) if Path(rules_user).is_absolute() else rules_path.parent / rules_user
     if named is None and user is None:
@@ -118,6 +138,10 @@ def _korean_analyser(query: str, glossary: Glossary | None) -> KoreanAnalyser | 
     """Kiwi for a Korean query through a Korean glossary whose suffix list alone leaves a word
     unmapped (loading Kiwi takes most of a second); None, and a notice, where the korean extra
     is missing."""
+    from pipeline.crosslingual.glossary import map_query
+    from pipeline.crosslingual.korean import KOREAN_EXTRA_NOTICE, load_korean_analyser
+    from pipeline.crosslingual.script import Script, query_script
+
     if glossary is None or glossary.query_language != "ko" or query_script(query) is not Script.hangul:
         return None
     if not map_query(query, glossary).unmapped:
@@ -144,6 +168,8 @@ def _fail_if_not_translated(results: SearchResults) -> None:
 
 def _print_results(results: SearchResults, request: SearchRequest, mapped: bool) -> None:
     """Hits on stdout; what was left out, how the query was read and why nothing matched on stderr."""
+    from pipeline.report.search_results import hit_lines, query_lines
+
     for note in results.prepared.notes:
         typer.echo(one_line(f"({note}.)"), err=True)
     if results.bibliography_left_out:

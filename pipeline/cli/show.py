@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, app
-from pipeline.index.database import open_readonly
-from pipeline.report.show import show_chunk
 
 
 @app.command("show")
@@ -30,5 +28,8 @@ def show_command(
 
     Example: pipeline show two_column.pdf:4 --out chunk.png
     """
+    from pipeline.index.database import open_readonly  # here: every command, and --help, imports this module
+    from pipeline.report.show import show_chunk
+
     with open_readonly(db) as connection:
         typer.echo(str(show_chunk(connection, chunk_id, out, folder)))

@@ -6,15 +6,17 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import duckdb
 import typer
 from rich.cells import cell_len, set_cell_size
 
 from pipeline.cli.app import DEFAULT_DB, DbOption, OutputFormat, app, json_text
 from pipeline.errors import IndexingError, PipelineError
-from pipeline.index.database import open_readonly, profiling_or_logging
+
+# DuckDB and the index load inside the command: every command, and --help, imports this module.
+if TYPE_CHECKING:
+    import duckdb
 
 _READS_ALONE = (
     "`pipeline sql` reads the database and nothing else (no files, other databases, extensions, profiling or logging): "
@@ -46,6 +48,8 @@ def sql(
 
     Example: pipeline sql "SELECT c.chunk_id, t.markdown FROM chunks c JOIN paper_tables t USING (chunk_id)" --format vertical
     """
+    from pipeline.index.database import open_readonly, profiling_or_logging
+
     if not statement.strip(" \t\r\n;"):
         raise PipelineError(_EMPTY)
     setting = profiling_or_logging(statement)
@@ -65,6 +69,8 @@ def sql(
 
 def statement_results(connection: duckdb.DuckDBPyConnection, query: str) -> Iterator[tuple[list[str], list[tuple]]]:
     """Run each statement of `query` in turn; the columns and rows of each one that returns rows."""
+    import duckdb
+
     try:
         statements = connection.extract_statements(query)
     except duckdb.Error as error:
@@ -87,6 +93,8 @@ def statement_results(connection: duckdb.DuckDBPyConnection, query: str) -> Iter
 def _failed(error: duckdb.Error, where: str) -> IndexingError:
     """DuckDB's error as one line: its message and hints (`Candidate bindings: …`), without the
     query's line and the caret drawn under it, which would not line up in a one-line message."""
+    import duckdb
+
     message = " ".join(str(error).split("\n\n")[0].split())
     advice = f"; {_READS_ALONE}" if isinstance(error, duckdb.PermissionException) else ""
     return IndexingError(f"the query failed{where}: {message}{advice}")

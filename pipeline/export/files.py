@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 
 import duckdb
@@ -18,6 +17,7 @@ import duckdb
 from pipeline import __version__
 from pipeline.errors import PipelineError
 from pipeline.export.destination import remove_staged, write_out
+from pipeline.export.formats import ExportFormat
 from pipeline.export.records import ExportRecord, Selection, bibliography_left_out, metadata_only_ids, metadata_type, read_records, removed_ids
 from pipeline.index.database import open_readonly, stored_schema_version
 from pipeline.index.schema import SCHEMA_VERSION
@@ -26,11 +26,6 @@ from pipeline.wording import counted
 EXPORT_SCHEMA = "paper-pipeline.export"
 EXPORT_VERSION = 1
 """Raised whenever a record's or the header's fields change meaning or go."""
-
-
-class ExportFormat(str, Enum):
-    jsonl = "jsonl"
-    parquet = "parquet"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from functools import cached_property
 
 import duckdb
 
-from pipeline.index.search import Unit
+from pipeline.index.unit import Unit
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import TypeVar
 
 import duckdb
@@ -13,6 +12,7 @@ from pipeline.index.database import require_search_index
 from pipeline.index.query import ParsedQuery, parse_query, phrase_words
 from pipeline.index.snippets import Snippet, snippet
 from pipeline.index.terms import TermCounter
+from pipeline.index.unit import Unit
 from pipeline.rules import SearchRules
 
 # BM25 as DuckDB fts' match_bm25 scores it (k1 = 1.2, b = 0.75; document frequency, chunk count
@@ -47,16 +47,6 @@ GROUP BY unit_id
 ORDER BY score DESC, unit_id
 LIMIT ? OFFSET ?
 """
-
-
-class Unit(str, Enum):
-    """What a search ranks and an export holds: chunks (which a citation points to) or paragraphs
-    (small units that find, each carrying its parent chunk)."""
-
-    chunk = "chunk"
-    """A chunk: the unit the paper is cited by."""
-    paragraph = "paragraph"
-    """A paragraph (`S2-P1`), with its parent chunk: the unit that is found best."""
 
 
 # Each unit's table, its postings and the key both share.

@@ -16,13 +16,16 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import Stemmer
 
 from pipeline.index.stopwords import STOPWORDS
 from pipeline.index.unmarked import text_to_index
-from pipeline.records.chunked import ChunkedDocument
-from pipeline.records.chunks import Chunk, Paragraph
+
+if TYPE_CHECKING:  # only named in hints: the search imports this module, and needs no records
+    from pipeline.records.chunked import ChunkedDocument
+    from pipeline.records.chunks import Chunk, Paragraph
 
 # Every run of letters and digits of any script, `-` and `/`: fts with `ignore` set to
 # `[^\p{L}\p{N}/-]+`, so `IL-6`, `p53`, `CO2`, `FDG-PET/CT` and `정확도` stay whole terms (fts'

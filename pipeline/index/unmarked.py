@@ -5,8 +5,10 @@ sixth entry."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from pipeline.records.chunked import ChunkedDocument
+if TYPE_CHECKING:  # only named in hints: the search imports this module, and needs no records
+    from pipeline.records.chunked import ChunkedDocument
 
 # An entry's own number where it starts the entry, after at most a bullet, a bracket and markup
 # around it: `6.`, `[6]`, `(6)`, `- **[6]**`.

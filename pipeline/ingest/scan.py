@@ -8,12 +8,9 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote_to_bytes
 
 from pipeline.extract import SUPPORTED_SUFFIXES
-
-# Kept as they are in a doc_id; every other character is written as %XX of its bytes.
-_KEPT_IN_IDS = frozenset("-._~/")
+from pipeline.records.doc_ids import doc_id_for, relative_path_of, shown_path  # noqa: F401  (a paper's id, importable from here too)
 
 
 @dataclass(frozen=True)
@@ -38,33 +35,6 @@ class FolderScan:
     unlisted_folders: dict[str, str] = field(default_factory=dict)
     """Folders that could not be listed, relative to the ingested one (`.` for itself), and the
     system's reason: the papers stored under them are kept and reported, never removed."""
-
-
-def shown_path(relative: str) -> str:
-    """A relative path as text that can be stored and printed: bytes that are not UTF-8 (the
-    file system allows them in names) as `\\xNN`."""
-    return relative.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
-def doc_id_for(relative_path: str) -> str:
-    """A paper's id: its relative path, letters, digits and `- . _ ~ /` as they are, every other
-    character as `%XX` of its UTF-8 bytes (`Reviews/Berek 2021.md` → `Reviews/Berek%202021.md`).
-
-    It depends on the path alone, so adding a file never renames another, and no two paths share
-    one; it holds no `:`, so `{doc_id}:{ordinal}` names a chunk unambiguously."""
-    parts = []
-    for character in relative_path:
-        if character in _KEPT_IN_IDS or (character.isalnum() and character.isprintable()):
-            parts.append(character)
-        else:
-            parts.append("".join(f"%{byte:02X}" for byte in character.encode("utf-8", "surrogateescape")))
-    return "".join(parts)
-
-
-def relative_path_of(doc_id: str) -> str:
-    """The relative path `doc_id_for` made `doc_id` of, as the file system names it: `shown_path`
-    cannot be turned back (a name may hold `\\xff` as four characters), a doc_id can."""
-    return os.fsdecode(unquote_to_bytes(doc_id))
 
 
 def find_papers(folder: Path, unlisted: dict[str, str] | None = None) -> list[Path]:

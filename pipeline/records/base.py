@@ -1,5 +1,6 @@
 """The vocabulary every stage's records share: the frozen record base, the kinds of block and
-section, and a box on a page.
+section (`SectionType` is `pipeline.records.kinds`', offered by the command line), and a box on
+a page.
 """
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
+
+from pipeline.records.kinds import SectionType  # noqa: F401  (defined apart, without pydantic: the command line offers it)
 
 RECORD_SCHEMA_VERSION = 1
 """The version of these records as stored (`extractions.raw_document`); the database's own is
@@ -40,19 +43,6 @@ class BlockKind(StrEnum):
     """Set by the PDF extractor for text beside the body flow: a margin note, a side box, an
     address or DOI line, a pull quote. Like a caption it stands where the paper put it, and its
     text comes after the body's."""
-
-
-class SectionType(StrEnum):
-    intro = "intro"
-    methods = "methods"
-    results = "results"
-    discussion = "discussion"
-    conclusion = "conclusion"
-    meta = "meta"
-    figure_caption = "figure_caption"
-    table = "table"
-    """A table's caption chunk: the paper's `tables` row of the same chunk holds its cells."""
-    other = "other"
 
 
 class TypeSource(StrEnum):

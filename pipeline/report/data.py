@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from pipeline.records.base import SectionType
-from pipeline.records.chunks import Chunk, Section
+from pipeline.records.kinds import SectionType
 from pipeline.rules import ChunkRules
+
+if TYPE_CHECKING:  # the records are built for a paper's page alone: the text report needs none
+    from pipeline.records.chunks import Chunk, Section
 
 SECTION_TYPES = tuple(section_type.value for section_type in SectionType)
 
@@ -205,10 +208,14 @@ def latest_folder(connection: duckdb.DuckDBPyConnection) -> str | None:
 
 def paper_sections(connection: duckdb.DuckDBPyConnection, doc_id: str) -> list[Section]:
     """A paper's sections as the chunker made them, rebuilt from their rows."""
+    from pipeline.records.chunks import Section
+
     return _records(connection, Section, "sections", doc_id)
 
 
 def paper_chunks(connection: duckdb.DuckDBPyConnection, doc_id: str) -> list[Chunk]:
+    from pipeline.records.chunks import Chunk
+
     return _records(connection, Chunk, "chunks", doc_id)
 
 

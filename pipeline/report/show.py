@@ -26,8 +26,8 @@ from pipeline.errors import IndexingError, PipelineError
 from pipeline.export.destination import connection_database, write_bytes_out
 from pipeline.index.database import stored_schema_version
 from pipeline.index.schema import SCHEMA_VERSION
-from pipeline.ingest.scan import doc_id_for, relative_path_of
 from pipeline.records.base import Box, SourceFormat
+from pipeline.records.doc_ids import doc_id_for, relative_path_of
 
 DEFAULT_SHOW_FOLDER = Path("out/show")
 SHOW_DPI = 120

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import duckdb
 
-from pipeline.ingest.summary import counted
 from pipeline.report import data
 from pipeline.report.data import SECTION_TYPES
 from pipeline.rules import ChunkRules
+from pipeline.wording import counted
 
 _SHORT_NAMES = {"figure_caption": "caption", "discussion": "discuss", "conclusion": "concl"}
 _RUNS_SHOWN = 5

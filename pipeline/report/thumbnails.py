@@ -7,7 +7,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.ingest.scan import relative_path_of
+from pipeline.records.doc_ids import relative_path_of
 from pipeline.report.data import PaperRow
 from pipeline.report.show import zoom_within
 

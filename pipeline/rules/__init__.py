@@ -15,15 +15,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from pipeline import DEFAULT_RULES_PATH
 from pipeline.errors import RulesError
-from pipeline.records.base import SectionType
+from pipeline.records.kinds import SectionType
 from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern, naming_group
 from pipeline.rules.metadata import MetadataRules
 from pipeline.rules.pdf import PdfRules
 from pipeline.rules.sources import CitationRules, LinkRules, ReferenceRules, SentenceRules
-
-DEFAULT_RULES_PATH = Path(__file__).resolve().parents[2] / "rules" / "default.toml"
-
 
 
 class ChunkRules(RulesModel):

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
+from pipeline.records.kinds import LayoutMode
 from pipeline.rules.heading_model import load_heading_model
 from pipeline.rules.base import Pattern, RulesModel
 
@@ -174,17 +175,6 @@ class PdfFrontMatterRules(RulesModel):
     @classmethod
     def _lowercase(cls, words: list[str]) -> list[str]:
         return [word.casefold() for word in words]
-
-
-class LayoutMode(StrEnum):
-    """Which evidence reads a PDF's layout."""
-
-    rules = "rules"
-    """Typography and geometry alone."""
-    model = "model"
-    """PyMuPDF's layout model on every page, its labels beside typography."""
-    auto = "auto"
-    """Typography first; the model where the result is doubtful (`PdfLayoutRules`)."""
 
 
 class PdfLayoutRules(RulesModel):
