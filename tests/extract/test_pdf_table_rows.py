@@ -90,3 +90,28 @@ def test_a_line_that_sets_numbers_under_numbers_is_a_row_of_its_own_under_a_labe
         ["University", "UFSC", "192", "9,6", "1"], ["", "UnB", "162", "8,1", "1"], ["", "PUC", "108", "5,4", "2"],
         ["Publisher", "Elsevier", "97", "4,8", "11"], ["Society", "ISAST", "5", "0,2", "1"],
     ]
+
+
+def test_a_note_set_across_the_columns_under_the_last_row_stays_a_note(tmp_path: Path, rules: Rules) -> None:
+    """The note under a table whose rows stand apart is set at a cell's own spacing, but across
+    the row's columns: it is no second line of the last row."""
+    rows = [
+        [["Ash", "0.87", "0.84", "0.445", "0.12"], ["(% DM)", "", "", "", ""]],
+        [["Protein", "3.50", "3.96", "0.005", "0.31"], ["(% DM)", "", "", "", ""]],
+        [["n6 / n3", "3.88", "3.34", "0.001", "0.05"], ["*Sum of the cis and trans isomers; SFA: saturated fatty acids, all measured twice.", "", "", "", ""]],
+    ]
+    path = _table(tmp_path / "note.pdf", rows, line_pitch=9, row_gap=8)
+    (table,) = extract_pdf(path, path.name, rules).tables
+    assert markdown_rows(table.markdown) == [
+        ["Ash (% DM)", "0.87", "0.84", "0.445", "0.12"], ["Protein (% DM)", "3.50", "3.96", "0.005", "0.31"], ["n6 / n3", "3.88", "3.34", "0.001", "0.05"],
+    ]
+
+
+def test_the_shipped_row_model_joins_a_wrapped_row_where_rows_stand_apart(tmp_path: Path) -> None:
+    """`[pdf.tables] rows = "model"`: the trees trained on the even half of pdf_jats read the
+    wrapped rows as one row each, as the rules do."""
+    pytest.importorskip("lightgbm", reason="the row model needs LightGBM (the headings-model extra)")
+    rules = load_rules(overrides={"pdf": {"layout": {"mode": "rules"}, "tables": {"rows": "model"}}})
+    path = _table(tmp_path / "wrapped.pdf", WRAPPED, line_pitch=9, row_gap=8)
+    (table,) = extract_pdf(path, path.name, rules).tables
+    assert [row[0] for row in markdown_rows(table.markdown)] == ["Euphorbia esula", "Punica granatum", "Citrus limon and Turmeric curcumin", "Ficus carica"]

@@ -10,7 +10,8 @@ its cells join that row's. Two readers decide it, on the same evidence (`line_fe
   further apart than a cell's own lines (its gaps between lines fall in two clear sizes), the line
   stands at the smaller gap and leaves some of the row's columns empty (whatever its first letter:
   `Chloride` under `Copper`, `20 min` under `time`), unless it leaves only the first column empty
-  (a row under a label that spans rows), opens a list's item or sets a number under a number;
+  (a row under a label that spans rows), opens a list's item, sets a number under a number, or
+  runs across several columns the row fills apart (a note);
 - the row model (`[pdf.tables] rows = "model"`): gradient-boosted trees trained by
   `scripts/train_table_row_model.py` on the even half of `../shared/corpus/pdf_jats`, each line
   labelled by the publisher's JATS rows, that read the same evidence and the rules' verdict.
@@ -34,6 +35,8 @@ _ROW_GAP = 0.3
 _NARROW = 0.5
 """In such a table, a gap under this share of its wide gaps is a cell's own."""
 _NUMBER = re.compile(r"^[-+−–±<>≤≥~]?\s*\d+(?:[.,]\d+)*\s*(?:%|[a-zA-Zμ]{1,3})?$")
+_ACROSS = 2
+"""Columns the row fills apart that a line may run across and still carry the row on."""
 _LIST_MARKS = "•◦▪‣∙●○■□"
 THRESHOLD = 0.5
 """The row model's probability from which a line carries on the row above."""
@@ -63,6 +66,8 @@ class TableContext:
     height: float
     narrow_gap: float
     wide_gap: float
+    last_row: int
+    """The index of the table's last line of several cells: one-phrase lines after it are its notes."""
 
     @property
     def two_sizes(self) -> bool:
@@ -73,17 +78,18 @@ def table_context(lines: list[TableLine]) -> TableContext:
     heights = sorted(line.y1 - line.y0 for line in lines)
     gaps = sorted(max(0.0, b.y0 - a.y1) for a, b in zip(lines, lines[1:]))
     height = heights[len(heights) // 2] if heights else 1.0
+    last_row = max((index for index, line in enumerate(lines) if len(filled(line.cells)) > 1), default=len(lines))
     if not gaps:
-        return TableContext(height, 0.0, 0.0)
+        return TableContext(height, 0.0, 0.0, last_row)
     # The quartiles, not the extremes: a header's or a group's extra space is not a row's.
-    return TableContext(height, gaps[len(gaps) // 4], gaps[(3 * len(gaps)) // 4])
+    return TableContext(height, gaps[len(gaps) // 4], gaps[(3 * len(gaps)) // 4], last_row)
 
 
 FEATURES = (
     "gap", "gap_vs_narrow", "gap_vs_wide", "two_sizes", "next_gap", "previous_gap", "lines_in_row",
     "filled", "row_filled", "columns", "first_filled", "row_first_filled", "within_row", "within_previous",
     "share_of_row", "lower_start", "upper_start", "digit_start", "bracket_start", "above_continues",
-    "above_closes", "above_open_word", "numbers", "above_numbers", "rule_above", "height_ratio", "rules_say",
+    "above_closes", "above_open_word", "numbers", "above_numbers", "rule_above", "height_ratio", "after_last_row", "rules_say",
 )
 """The row model's features, in the order it was trained on (a change needs a new model)."""
 
@@ -128,12 +134,14 @@ def line_features(lines: list[TableLine], index: int, row: list[str | None], row
         _share([bool(_NUMBER.match(text)) for text in above_texts if text]),
         float(line.rule_above),
         (line.y1 - line.y0) / max(above.y1 - above.y0, 0.1),
-        float(continues_by_rules(line, above, row, context)),
+        float(index > context.last_row),
+        float(continues_by_rules(lines, index, row, context)),
     ]
 
 
-def continues_by_rules(line: TableLine, above: TableLine, row: list[str | None], context: TableContext) -> bool:
-    """The rules' verdict (see the module's docstring)."""
+def continues_by_rules(lines: list[TableLine], index: int, row: list[str | None], context: TableContext) -> bool:
+    """The rules' verdict whether `lines[index]` carries on `row` (see the module's docstring)."""
+    line, above = lines[index], lines[index - 1]
     cols = filled(line.cells)
     if not cols or not cols <= filled(row):
         return False
@@ -145,12 +153,14 @@ def continues_by_rules(line: TableLine, above: TableLine, row: list[str | None],
     # Where rows stand further apart than a cell's own lines, a line at a cell's own spacing that
     # leaves some of the row's columns empty carries it on, whatever its first letter; not one that
     # leaves only the first column empty (a row under a label that spans rows), one that opens an
-    # item of a list, or one that sets a number under a number.
+    # item of a list, one that sets a number under a number, or one set across several columns the
+    # row fills apart (a note under the table; a long label may overhang one column gap).
     spanned = cols == filled(row) - {0}
     item = any(line.cells[col][0] in _LIST_MARKS for col in cols)
     counts = any(_NUMBER.match(line.cells[col]) and _NUMBER.match(row[col] or "") for col in cols)
+    across = sum(1 for col, value in enumerate(line.cells) if value is None and row[col]) >= _ACROSS
     return (
-        context.two_sizes and not line.rule_above and not spanned and not item and not counts
+        context.two_sizes and not line.rule_above and not spanned and not item and not counts and not across
         and len(cols) < len(filled(row)) and gap < _NARROW * context.wide_gap
     )
 
@@ -167,7 +177,7 @@ def join_lines(lines: list[TableLine], model: Any = None) -> list[tuple[list[str
         if rows:
             cells, top, _ = rows[-1]
             if model is None:
-                joins = continues_by_rules(line, lines[index - 1], cells, context)
+                joins = continues_by_rules(lines, index, cells, context)
             else:
                 joins = model.probabilities([line_features(lines, index, cells, row_lines, context)])[0] >= THRESHOLD
             if joins and filled(line.cells):
