@@ -3,7 +3,7 @@
 
 Usage: python scripts/score_tables.py [--corpus PATH] [--rules rules/default.toml]
                                       [--layout rules|model|auto] [--strategy lines|text|lines_then_text]
-                                      [--explain]
+                                      [--rows rules|model] [--explain]
 
 - **Rows**: a JATS body row (a `<tr>` of `<tbody>`, or one without `<th>` where there is no
   `<thead>`) is found when a body row of a stored table's Markdown rendering of the same paper
@@ -136,6 +136,7 @@ def main() -> None:
     parser.add_argument("--rules", type=Path, default=DEFAULT_RULES_PATH)
     parser.add_argument("--layout", choices=["rules", "model", "auto"], default=None)
     parser.add_argument("--strategy", choices=[strategy.value for strategy in TableStrategy], default=None)
+    parser.add_argument("--rows", choices=["rules", "model"], default=None, help="who decides a table line's row ([pdf.tables] rows)")
     parser.add_argument("--explain", action="store_true")
     args = parser.parse_args()
     folder = args.corpus / "pdf_jats"
@@ -144,6 +145,8 @@ def main() -> None:
     overrides = layout_overrides(args.layout) or {}
     if args.strategy:
         overrides = {**overrides, "pdf": {**overrides.get("pdf", {}), "tables": {"strategy": args.strategy}}}
+    if args.rows:
+        overrides = {**overrides, "pdf": {**overrides.get("pdf", {}), "tables": {**overrides.get("pdf", {}).get("tables", {}), "rows": args.rows}}}
     rules = load_rules(args.rules, overrides=overrides) if overrides else load_rules(args.rules)
     total = PaperScore()
     print(f"{'paper':45} {'rows':>5} {'found':>5} {'share':>6} {'capt':>5} {'tables':>6} {'chunks':>6}")

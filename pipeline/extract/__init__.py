@@ -66,6 +66,8 @@ def extraction_key(rules: Rules) -> str:
         "layout_model": _layout_model_version() if rules.pdf.layout.mode != "rules" else None,
         # And where the heading model decides headings, on its trees (`[pdf.headings] classifier`).
         "heading_model": rules.pdf.headings.model.sha256 if rules.pdf.headings.model is not None else None,
+        # And where the table row model decides table rows, on its trees (`[pdf.tables] rows`).
+        **({"table_row_model": rules.pdf.tables.row_model.sha256} if rules.pdf.tables.row_model is not None else {}),
         "opening_anchors": [
             anchor.model_dump(mode="json") for anchor in rules.anchors_named(rules.pdf.front_matter.opening_anchors)
         ],

@@ -9,6 +9,7 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from pipeline.records.kinds import LayoutMode
 from pipeline.rules.heading_model import load_heading_model
+from pipeline.rules.table_row_model import load_table_row_model
 from pipeline.rules.base import Pattern, RulesModel
 
 
@@ -210,6 +211,13 @@ class TableStrategy(StrEnum):
     """A ruled grid where the page draws one beside the caption, `words` elsewhere."""
 
 
+class TableRowReader(StrEnum):
+    """What decides whether a table's line carries on the row above (`[pdf.tables] rows`)."""
+
+    rules = "rules"
+    model = "model"
+
+
 class PdfTableRules(RulesModel):
     """Tables as cells: where PyMuPDF's table finder runs, and what a found grid must be to count."""
 
@@ -230,6 +238,23 @@ class PdfTableRules(RulesModel):
     footnote_gap: Annotated[float, Field(gt=0, le=10)] = 1.5
     """Most space between a table (or its previous note line) and a line of small print under it
     for the line to be the table's note, in the line's font sizes."""
+    rows: TableRowReader = TableRowReader.rules
+    """Who decides which of an unruled table's lines carry on the row above (a cell wrapped onto
+    two lines): the rules, or the learned model (`rules/table_row_model.py`, decided in
+    `extract/pdf/table_rows.py`) that reads their evidence."""
+    _row_model: Any = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _load_the_row_model(self) -> PdfTableRules:
+        # Loaded here, once with the rules, so that every pool worker that receives them has it.
+        if self.rows is TableRowReader.model:
+            self._row_model = load_table_row_model()
+        return self
+
+    @property
+    def row_model(self) -> Any:
+        """The table row model (`table_row_model.TableRowModel`) where `rows` is "model", else None."""
+        return self._row_model
 
     @field_validator("caption", mode="before")
     @classmethod

@@ -17,11 +17,13 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import pymupdf
 
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, to_frame
 from pipeline.extract.pdf.records import PageBox
+from pipeline.extract.pdf.table_rows import TableLine, filled, join_lines
 from pipeline.extract.tables import Grid
 
 _COLUMN_GAP = 0.9
@@ -45,10 +47,6 @@ _SAME_LINE = 0.5
 _NUMBER = re.compile(r"^[-+−–]?\d+(?:[.,]\d+)*%?$")
 """A number alone: two of them side by side are two cells (a dense table of counts sets its
 columns a word space apart), where words of text, or a number and its unit, are one."""
-_CONTINUES = "-–,"
-_WRAP_GAP = 0.5
-"""A cell's wrapped line follows the line above within this many of its heights; a note set
-further below (a table's DOI, a source line) is no part of the last row."""
 _RULE_MAX_HEIGHT = 2.0
 """A drawn rectangle at most this tall, in points, is a rule."""
 _NOTE_GAP = 1.0
@@ -202,18 +200,6 @@ def _row(line: _Line, gaps: list[float]) -> list[str | None]:
     return row
 
 
-def _filled(row: list[str | None]) -> set[int]:
-    return {col for col, value in enumerate(row) if value}
-
-
-def _continues(row: list[str | None], above: list[str | None]) -> bool:
-    filled = _filled(row)
-    if not filled or not filled <= _filled(above):
-        return False
-    return all(
-        (row[col][0].islower() or row[col][0] in "([") or above[col].endswith(tuple(_CONTINUES)) for col in filled
-    )
-
 
 _Placed = tuple[list[str | None], float, float]
 """A row's cells, and the top and bottom of its lines."""
@@ -226,7 +212,7 @@ def _squeezed(placed: list[_Placed], index: int) -> bool:
 
 
 def _unlabelled_values(cells: list[str | None]) -> bool:
-    return cells[0] == "" and len(_filled(cells)) > 1
+    return cells[0] == "" and len(filled(cells)) > 1
 
 
 def _move_centred_labels(placed: list[_Placed]) -> list[_Placed]:
@@ -236,7 +222,7 @@ def _move_centred_labels(placed: list[_Placed]) -> list[_Placed]:
     moved: list[_Placed] = []
     for index, (cells, top, bottom) in enumerate(placed):
         between = 0 < index < len(placed) - 1 and _unlabelled_values(placed[index - 1][0]) and _unlabelled_values(placed[index + 1][0])
-        if between and _filled(cells) == {0} and _squeezed(placed, index):
+        if between and filled(cells) == {0} and _squeezed(placed, index):
             upper, upper_top, upper_bottom = moved[-1]
             moved[-1] = ([cells[0], *upper[1:]], upper_top, upper_bottom)
         else:
@@ -252,7 +238,7 @@ def _join_labels_wrapped_round_values(placed: list[_Placed]) -> list[_Placed]:
     while index < len(placed):
         if index + 2 < len(placed):
             (first, top, _), (values, _, _), (second, _, bottom) = placed[index : index + 3]
-            if _filled(first) == {0} == _filled(second) and _unlabelled_values(values) and _squeezed(placed, index + 1):
+            if filled(first) == {0} == filled(second) and _unlabelled_values(values) and _squeezed(placed, index + 1):
                 joined.append(([f"{first[0]} {second[0]}", *values[1:]], top, bottom))
                 index += 3
                 continue
@@ -261,9 +247,10 @@ def _join_labels_wrapped_round_values(placed: list[_Placed]) -> list[_Placed]:
     return joined
 
 
-def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float]) -> WordGrid | None:
+def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float], row_model: Any = None) -> WordGrid | None:
     """The grid of the page's words inside `region` (by their middles), or None where they make no
-    two columns; `rules_y` are the heights of the horizontal rules drawn across the region."""
+    two columns; `rules_y` are the heights of the horizontal rules drawn across the region. Which
+    lines carry on the row above is `table_rows.join_lines`'s to say, by the rules or `row_model`."""
     words = [
         w for w in page_words
         if region.x0 <= (w[0] + w[2]) / 2 <= region.x1 and region.y0 <= (w[1] + w[3]) / 2 <= region.y1
@@ -283,28 +270,18 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
     gaps = _gaps(body_lines, left, right, _MIN_GAP * median, header if len(body_lines) - header >= 2 else 0)
     if not gaps:
         return None
-    rows: list[list[str | None]] = []
-    tops: list[float] = []
-    bottoms: list[float] = []
-    for line in body_lines:
-        row = _row(line, gaps)
-        close = bool(bottoms) and line.y0 - bottoms[-1] <= _WRAP_GAP * (line.y1 - line.y0)
-        if rows and close and _continues(row, rows[-1]):
-            for col in _filled(row):
-                joiner = "" if rows[-1][col].endswith("-") else " "
-                rows[-1][col] = rows[-1][col] + joiner + row[col]
-            bottoms[-1] = line.y1
-            continue
-        rows.append(row)
-        tops.append(line.y0)
-        bottoms.append(line.y1)
+    body = [
+        TableLine(_row(line, gaps), line.y0, line.y1, index > 0 and any(body_lines[index - 1].y1 - 0.5 <= y <= line.y0 + 0.5 for y in rules_y))
+        for index, line in enumerate(body_lines)
+    ]
+    placed = join_lines(body, row_model)
     # A label centred on two rows first, so that a label above it is not taken for its first line.
-    placed = _join_labels_wrapped_round_values(_move_centred_labels(list(zip(rows, tops, bottoms))))
+    placed = _join_labels_wrapped_round_values(_move_centred_labels(placed))
     rows, tops, bottoms = [cells for cells, _, _ in placed], [top for _, top, _ in placed], [bottom for _, _, bottom in placed]
     # Rows of one phrase after the last row of several cells are the notes under an unruled table,
     # as far as they run on without a gap; what follows a gap (a running foot, a heading) is not the table's.
     notes: list[str] = []
-    while len(rows) > 1 and len(_filled(rows[-1])) <= 1:
+    while len(rows) > 1 and len(filled(rows[-1])) <= 1:
         rows.pop()
         tops.pop()
         bottoms.pop()

@@ -250,7 +250,7 @@ def _from_finder(table: pymupdf.table.Table, pieces: list[PrintedLine], region: 
 def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rect, pieces: list[PrintedLine], body_size: float,
                 rules: PdfTableRules, drawn: list[PageBox], below: bool) -> _Found | None:
     across = [rule[1] for rule in drawn if _overlap(rule, (region.x0, 0, region.x1, 0)) > 0 and region.y0 <= rule[1] <= region.y1]
-    found = words_grid(words, region, across)
+    found = words_grid(words, region, across, rules.row_model)
     if found is None or len(found.grid) < rules.min_rows or len(found.grid[0]) < rules.min_columns:
         return None
     gap = rules.max_gap * body_size
