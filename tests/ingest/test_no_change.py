@@ -23,6 +23,7 @@ from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest import scan as ingest_scan
 from pipeline.records.base import DocumentStatus
+from pipeline.report.text import render_report
 
 PAPER = "# {title}\n\n## Methods\n\nThe {word} cohort.\n\n## Results\n\nIL-6 rose in the {word}.\n"
 OPTIONS = IngestOptions(workers=1)
@@ -92,6 +93,16 @@ def test_a_run_that_changes_nothing_is_logged_beside_the_database_and_not_in_run
     assert (summary.run_id, check.run_id, check.seen, check.folder) == (first.run_id, first.run_id, 3, str(folder.resolve()))
     assert open_readonly(db).execute("SELECT run_id FROM runs").fetchall() == [(first.run_id,)]
     assert f"nothing changed since run {first.run_id}" in summary.line()
+
+
+def test_the_report_shows_the_last_check_until_a_later_run_publishes(folder, tmp_path, rules):
+    db = tmp_path / "papers.duckdb"
+    ingest_folder(folder, db, rules, OPTIONS)
+    ingest_folder(folder, db, rules, OPTIONS)
+    assert "3 files, nothing changed since #1" in render_report(open_readonly(db), rules.chunk)
+    _write(folder, "d.md")
+    ingest_folder(folder, db, rules, OPTIONS)
+    assert "last checked" not in render_report(open_readonly(db), rules.chunk)
 
 
 def test_export_since_the_last_run_still_works_after_a_run_that_changed_nothing(folder, tmp_path, rules):
