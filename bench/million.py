@@ -14,9 +14,11 @@ Ingesting a million chunks takes hours here, so the library is built from copies
    `papers.doi` and title get the copy's number, so `paper_links` (recomputed by every run) links
    each copy's bibliography to the real papers only, as a library of distinct papers would;
 3. **the nightly run**: `pipeline ingest` (the command line, launch to exit) after `--add` new
-   papers, `--edit` changed ones and `--remove` deleted ones, then a no-change re-run. Each process's
-   peak RSS is its `VmHWM`, read from /proc every 0.1 s: the main process (the writer) and the
-   largest other process below it (the fork server or a worker).
+   papers, `--edit` changed ones and `--remove` deleted ones, then a no-change re-run, which reads
+   no paper (each file's stat is the one stored, `file_stats`) and publishes nothing: the table
+   says how many files each run hashed and whether the database file was left as it was. Each
+   process's peak RSS is its `VmHWM`, read from /proc every 0.1 s: the main process (the writer)
+   and the largest other process below it (the fork server or a worker).
 
 It prints a table and writes `out/million.json`. The database and the folder are deleted at the
 end unless `--keep`; `--library` runs the nightly changes again on a kept one (other papers each
@@ -41,7 +43,8 @@ PROJECT = Path(__file__).resolve().parent.parent
 # Columns that hold a doc_id or start with one (`{doc_id}:{suffix}`): a copy's path prefix goes in
 # front of them, which is what `doc_id_for` makes of the copy's path (`/`, `-` and digits stay).
 _PREFIXED = {"doc_id", "path", "chunk_id", "target_chunk_id", "paragraph_key", "cited_doc_id"}
-_COPIED_TABLES = ("paper_links",)
+# The stats stored of copy 0's files hold for every copy: a copy is hard links to the same files.
+_COPIED_TABLES = ("paper_links", "file_stats")
 _ROWS_PER_SORT = 10_000_000
 
 
@@ -200,6 +203,12 @@ def _tree(root: int) -> list[int]:
     return below
 
 
+def _file_state(path: Path) -> tuple[int, int, int]:
+    """What `os.replace` or a write would change of a file: its inode, size and mtime."""
+    stat = path.stat()
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 def _hwm_mib(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -265,7 +274,9 @@ def main() -> None:
         _progress(f"the library: {report['build']['chunks']:,} chunks, {report['build']['db_bytes'] / 1e9:.1f} GB")
         report["changes"] = nightly_changes(args, work / "library")
         for run in ("nightly", "no_change"):
+            before = _file_state(work / "library.duckdb")
             report[run] = timed_cli(work / "library", work / "library.duckdb", args.memory_limit)
+            report[run]["database_untouched"] = _file_state(work / "library.duckdb") == before
             _progress(f"{run}: {report[run]['seconds']:.1f} s, main {report[run]['rss_main_mib']:,.0f} MiB, other {report[run]['rss_other_mib']:,.0f} MiB")
         report["db_bytes_after"] = (work / "library.duckdb").stat().st_size
     finally:
@@ -274,11 +285,18 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
     build_ = report["build"]
-    print(f"| run over {build_['chunks']:,} chunks ({build_['documents']:,} papers, {build_['db_bytes'] / 1e9:.1f} GB), --memory-limit {args.memory_limit} | s | writer peak RSS MiB | largest worker MiB |")
-    print("|---|---|---|---|")
+    print(
+        f"| run over {build_['chunks']:,} chunks ({build_['documents']:,} papers, {build_['db_bytes'] / 1e9:.1f} GB), "
+        f"--memory-limit {args.memory_limit} | s | writer peak RSS MiB | largest worker MiB | files hashed | database file |"
+    )
+    print("|---|---|---|---|---|---|")
     for run in ("nightly", "no_change"):
         row = report[run]
-        print(f"| {run} | {row['seconds']:.1f} | {row['rss_main_mib']:,.0f} | {row['rss_other_mib']:,.0f} |")
+        untouched = "left as it was" if row["database_untouched"] else "published anew"
+        print(
+            f"| {run} | {row['seconds']:.1f} | {row['rss_main_mib']:,.0f} | {row['rss_other_mib']:,.0f} | "
+            f"{row['summary'].get('hashed', row['summary']['seen']):,} | {untouched} |"
+        )
     _progress(f"wrote {args.out}")
 
 

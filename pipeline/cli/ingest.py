@@ -126,6 +126,7 @@ def ingest(
         str, typer.Option("--memory-limit", help="Most memory the database writer's process may hold, e.g. 4GB: DuckDB's buffer pool gets 80% of what is left after 192 MiB for the process (2.8 GiB of 4GB), and spills to disk past that.")
     ] = IngestOptions.memory_limit,
     allow_mass_removal: Annotated[bool, typer.Option("--allow-mass-removal", help="Let this run remove more than half of the stored papers.")] = False,
+    rehash: Annotated[bool, typer.Option("--rehash", help="Read and hash every file, not only those whose size, mtime or inode changed since they were stored, and store the stat each has now.")] = False,
     quiet: QuietOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
     engine: EngineOption = Engine.local,
@@ -135,7 +136,9 @@ def ingest(
 ) -> None:
     """Bring the database in line with the papers below FOLDER, and publish it atomically.
 
-    New files are added, changed ones replaced, vanished ones removed, the rest skipped.
+    New files are added, changed ones replaced, vanished ones removed, the rest skipped; a file
+    whose size, mtime and inode are as stored is not read (--rehash reads all). Where nothing
+    changed, the database is left as it was and the run logged in DB.checks.jsonl (see report).
     A file that is not what its name says (a PDF named .md) fails with the cause; a UTF-8 file
     with stray bytes that are not UTF-8 is read with them replaced, and a paper stored so or with
     no chunks is named in the summary and in documents.warning (docs/formats.md).
@@ -161,7 +164,7 @@ def ingest(
     loaded = load_rules(rules, layout_overrides(layout))
     options = IngestOptions(
         workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address,
-        memory_limit=memory_limit,
+        memory_limit=memory_limit, rehash=rehash,
         files_per_task=files_per_task or IngestOptions.files_per_task, shards_dir=shards_dir,
     )
     progress = None if quiet else (_BarProgress() if sys.stderr.isatty() else _LineProgress())

@@ -19,8 +19,7 @@ from pipeline.errors import PipelineError
 from pipeline.export.destination import remove_staged, write_out
 from pipeline.export.formats import ExportFormat
 from pipeline.export.records import ExportRecord, Selection, bibliography_left_out, metadata_only_ids, metadata_type, read_records, removed_ids
-from pipeline.index.database import open_readonly, stored_schema_version
-from pipeline.index.schema import SCHEMA_VERSION
+from pipeline.index.database import open_readonly, readable_schema
 from pipeline.wording import counted
 
 EXPORT_SCHEMA = "paper-pipeline.export"
@@ -71,7 +70,7 @@ def export_database(db: Path, out: Path, export_format: ExportFormat, selection:
 def export_header(connection: duckdb.DuckDBPyConnection, selection: Selection) -> dict:
     """What an export says of itself: the pipeline and rules that made the records, the run they
     are as of, what was selected, and the ids removed since `selection.since_run_id`."""
-    if stored_schema_version(connection) != SCHEMA_VERSION:
+    if not readable_schema(connection):
         raise PipelineError("the database was written by an older pipeline; run `pipeline ingest`, which rebuilds it, then export")
     last = connection.execute("SELECT run_id, pipeline_version, rules_sha256 FROM runs ORDER BY run_id DESC LIMIT 1").fetchone()
     if last is None:

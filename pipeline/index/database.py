@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import IndexingError
-from pipeline.index.schema import SCHEMA, SCHEMA_VERSION
+from pipeline.index.schema import READABLE_SCHEMA_VERSIONS, SCHEMA, SCHEMA_VERSION, UPGRADED_IN_PLACE
 
 # What DuckDB says of a file that is not, or no longer, a whole DuckDB database.
 _DAMAGED = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
@@ -71,6 +71,11 @@ def wal_file(db: Path) -> Path:
 def lock_file(db: Path) -> Path:
     """The lock an ingest holds beside `db` (`pipeline.ingest.publish`)."""
     return db.with_name(db.name + ".lock")
+
+
+def checks_file(db: Path) -> Path:
+    """The log of the ingests that found nothing to change in `db` (`pipeline.index.checks`)."""
+    return db.with_name(db.name + ".checks.jsonl")
 
 
 _BUILDING = ".building-"
@@ -206,21 +211,34 @@ class SchemaChange(str, Enum):
     """A new database: every table was created."""
     current = "current"
     """The database already had this pipeline's schema."""
+    upgraded = "upgraded"
+    """An older pipeline wrote it, with every table but some only an ingest reads
+    (`UPGRADED_IN_PLACE`): those were added, and no paper is read again."""
     rebuilt = "rebuilt"
     """An older pipeline wrote it: every table was dropped and created anew, and the run
     re-reads every paper."""
+
+
+def schema_change(found: int | None) -> SchemaChange:
+    """What `ensure_schema` does to a database of schema version `found` (None: a new one)."""
+    if found is None:
+        return SchemaChange.created
+    if found == SCHEMA_VERSION:
+        return SchemaChange.current
+    return SchemaChange.upgraded if found in UPGRADED_IN_PLACE else SchemaChange.rebuilt
 
 
 def ensure_schema(connection: duckdb.DuckDBPyConnection) -> tuple[SchemaChange, int | None]:
     """Bring the database to this pipeline's schema; return what was done and the schema version
     it had before (None for a new database)."""
     found = stored_schema_version(connection)
-    if found is not None and found != SCHEMA_VERSION:
+    change = schema_change(found)
+    if change is SchemaChange.rebuilt:
         _drop_everything(connection)
     connection.execute(SCHEMA)
-    if found is None:
-        return SchemaChange.created, None
-    return (SchemaChange.current if found == SCHEMA_VERSION else SchemaChange.rebuilt), found
+    if change is SchemaChange.upgraded:
+        connection.execute("UPDATE pipeline_schema SET version = ?", [SCHEMA_VERSION])
+    return change, found
 
 
 def last_run_id(connection: duckdb.DuckDBPyConnection) -> int:
@@ -231,9 +249,33 @@ def last_run_id(connection: duckdb.DuckDBPyConnection) -> int:
         return 0
 
 
+@dataclass(frozen=True)
+class LastRun:
+    """The last run recorded in a database: the state a run that changes nothing leaves as it is."""
+
+    run_id: int
+    folder: str
+    pipeline_version: str
+    rules_sha256: str
+
+
+def last_run(connection: duckdb.DuckDBPyConnection) -> LastRun | None:
+    """The last run recorded in a database of a readable schema; None where it records none."""
+    row = connection.execute(
+        "SELECT run_id, folder, pipeline_version, rules_sha256 FROM runs ORDER BY run_id DESC LIMIT 1"
+    ).fetchone()
+    return LastRun(*row) if row else None
+
+
+def readable_schema(connection: duckdb.DuckDBPyConnection) -> bool:
+    """Whether this pipeline reads the database as it is: its schema, or one the next ingest
+    upgrades in place (`READABLE_SCHEMA_VERSIONS`)."""
+    return stored_schema_version(connection) in READABLE_SCHEMA_VERSIONS
+
+
 def require_search_index(connection: duckdb.DuckDBPyConnection) -> None:
     """Refuse to search a database that an older pipeline wrote, saying how to rebuild it."""
-    if stored_schema_version(connection) != SCHEMA_VERSION:
+    if not readable_schema(connection):
         raise IndexingError(
             "the database has no search index of this pipeline's version; run `pipeline ingest`, which rebuilds it"
         )
@@ -284,12 +326,13 @@ class StoredDocument:
     rules_sha256: str
     pipeline_version: str
     status: str
+    error: str | None = None
 
 
 def stored_documents(connection: duckdb.DuckDBPyConnection) -> dict[str, StoredDocument]:
     """Stored papers by their path relative to the ingested folder."""
     rows = connection.execute(
-        "SELECT path, doc_id, sha256, rules_sha256, pipeline_version, status FROM documents"
+        "SELECT path, doc_id, sha256, rules_sha256, pipeline_version, status, error FROM documents"
     ).fetchall()
     return {path: StoredDocument(*rest) for path, *rest in rows}
 

@@ -9,8 +9,14 @@ from __future__ import annotations
 import re
 
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
-# papers by the next ingest (every file is re-read, as after any pipeline upgrade).
-SCHEMA_VERSION = 11
+# papers by the next ingest (every file is re-read, as after any pipeline upgrade), unless it is
+# one of UPGRADED_IN_PLACE.
+SCHEMA_VERSION = 12
+# Versions whose tables are this version's but for tables only an ingest reads, which start empty
+# and fill as it goes (12 added file_stats): the next ingest adds them and no paper is read again,
+# and every reader reads such a database as it is.
+UPGRADED_IN_PLACE = frozenset({11})
+READABLE_SCHEMA_VERSIONS = UPGRADED_IN_PLACE | {SCHEMA_VERSION}
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
 SCHEMA = """
@@ -235,6 +241,17 @@ CREATE TABLE IF NOT EXISTS extractions (
     sha256 VARCHAR NOT NULL,           -- of the file the extraction was made from
     extract_key VARCHAR NOT NULL,      -- pipeline version and the rules extraction depends on
     raw_document VARCHAR NOT NULL      -- pipeline.records.RawDocument as JSON text
+);
+-- What the last ingest that read each paper's file saw of it (pipeline/ingest/scan.py): the stat
+-- taken before its bytes were read, and their hash. A file whose size, mtime and inode are still
+-- these is taken to hold those bytes and is not read again. Kept by ingest, for ingest; no row
+-- where the file was written too shortly before the stat to vouch for its bytes.
+CREATE TABLE IF NOT EXISTS file_stats (
+    doc_id VARCHAR NOT NULL,
+    sha256 VARCHAR NOT NULL,           -- of the bytes read after the stat was taken
+    size BIGINT NOT NULL,              -- bytes, as the stat gave them
+    mtime_ns BIGINT NOT NULL,          -- last modified, nanoseconds since 1970
+    inode UBIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS runs (
     run_id INTEGER NOT NULL,           -- 1, 2, ... in order

@@ -43,6 +43,9 @@ class IngestOptions:
     """A file still being processed after this long is stopped and failed."""
     allow_mass_removal: bool = False
     """Allow a run to remove more than half of the stored papers."""
+    rehash: bool = False
+    """Read and hash every file, not only those whose size, mtime or inode is not the one stored,
+    and store the stat each has now."""
     engine: Engine = Engine.local
     ray_address: str | None = None
     """The Ray cluster to join (`auto`, `HOST:PORT`); None starts a local Ray."""

@@ -4,17 +4,35 @@ re-chunked from their stored extraction, left as they are, or removed.
 A file is keyed by its path relative to the folder. One whose bytes, rules and pipeline version
 match what is stored is left alone; any other is processed: added where nothing is stored under
 its path, updated where something is. A stored paper whose file vanished is removed, unless it
-sat in a folder the run could not list: then it is kept as stored and reported.
+sat in a folder the run could not list: then it is kept as stored and reported. A file that
+cannot be read, stored as failed for that very cause, is left alone too.
+
+A run that processes and removes nothing, under the rules, pipeline and folder of the last run,
+publishes nothing (`publishes`): the database stays byte for byte as it was.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 
 from pipeline import __version__
-from pipeline.index.database import StoredDocument
-from pipeline.ingest.scan import FolderScan, ScannedFile
+from pipeline.extract import extraction_key
+from pipeline.index.database import (
+    LastRun,
+    SchemaChange,
+    StoredDocument,
+    last_run,
+    last_run_id,
+    open_readonly,
+    schema_change,
+    stored_documents,
+    stored_extractions,
+    stored_schema_version,
+)
+from pipeline.index.file_stats import FileStatRow, stored_file_stats
+from pipeline.ingest.scan import FileStat, FolderScan, KnownFile, ScannedFile
 from pipeline.records.base import DocumentStatus
 from pipeline.rules import Rules
 
@@ -27,6 +45,30 @@ class StoredState:
     """Stored papers by path."""
     extractions: dict[str, str]
     """doc_id → sha256 of the file, for the stored extractions the current extractor made."""
+    known_files: dict[str, KnownFile] = field(default_factory=dict)
+    """doc_id → the stat its file had when it was last read, and the hash of what was read."""
+    schema: SchemaChange = SchemaChange.created
+    """What the run does to the database's schema."""
+    last_run: LastRun | None = None
+    last_run_id: int = 0
+    """Of the database whatever its schema, so that a rebuilt one numbers its runs on."""
+
+
+def read_stored_state(db: Path, rules: Rules) -> StoredState:
+    """What the published database at `db` holds, read without writing a byte of it: nothing
+    where there is none, and no paper where an older pipeline wrote it (the run rebuilds it)."""
+    if not db.exists():
+        return StoredState({}, {})
+    with open_readonly(db) as connection:
+        found = stored_schema_version(connection)
+        change, previous = schema_change(found), last_run_id(connection)
+        if change in (SchemaChange.created, SchemaChange.rebuilt):
+            return StoredState({}, {}, schema=change, last_run_id=previous)
+        return StoredState(
+            stored_documents(connection), stored_extractions(connection, extraction_key(rules)),
+            {doc_id: KnownFile(FileStat(row.size, row.mtime_ns, row.inode), row.sha256) for doc_id, row in stored_file_stats(connection).items()},
+            change, last_run(connection), previous,
+        )
 
 
 class Change(StrEnum):
@@ -62,6 +104,11 @@ class RunPlan:
     """Every stored doc_id whose rows go before the new ones are written: the removed papers' and
     those of every paper written again (under its old id, should that have changed)."""
     stored_count: int
+    file_stats: tuple[FileStatRow, ...] = ()
+    """The stats to store: of every file read and hashed whose stat is not the one stored with
+    its hash (`ScannedFile.stat`)."""
+    forgotten_stats: tuple[str, ...] = ()
+    """doc_ids whose stored stats go: the removed papers'."""
 
     @property
     def added(self) -> int:
@@ -83,11 +130,19 @@ class RunPlan:
 
 
 def _unchanged(scanned: ScannedFile, stored: StoredDocument | None, rules: Rules) -> bool:
-    return (
-        stored is not None
-        and scanned.read_error is None
-        and (stored.sha256, stored.rules_sha256, stored.pipeline_version, stored.doc_id)
-        == (scanned.sha256, rules.sha256, __version__, scanned.doc_id)
+    if stored is None or (stored.rules_sha256, stored.pipeline_version, stored.doc_id) != (rules.sha256, __version__, scanned.doc_id):
+        return False
+    if scanned.read_error is not None:
+        # Unreadable as it was stored: failing it again would write the very same row.
+        return (stored.sha256, stored.status, stored.error) == ("", DocumentStatus.failed, scanned.read_error)
+    return stored.sha256 == scanned.sha256
+
+
+def _stats_to_store(scanned: list[ScannedFile], known: dict[str, KnownFile]) -> tuple[FileStatRow, ...]:
+    return tuple(
+        FileStatRow(item.doc_id, item.sha256, item.stat.size, item.stat.mtime_ns, item.stat.inode)
+        for item in scanned
+        if item.stat is not None and item.read_error is None and known.get(item.doc_id) != KnownFile(item.stat, item.sha256)
     )
 
 
@@ -118,6 +173,23 @@ def plan_run(scan: FolderScan, stored: StoredState, rules: Rules) -> RunPlan:
         not_checked=not_checked,
         stale_doc_ids=tuple([stored.documents[path].doc_id for path in removed] + rewritten),
         stored_count=len(stored.documents),
+        file_stats=_stats_to_store(scanned, stored.known_files),
+        forgotten_stats=tuple(stored.documents[path].doc_id for path in removed),
+    )
+
+
+def publishes(plan: RunPlan, stored: StoredState, folder: Path, rules: Rules, rehash: bool) -> bool:
+    """Whether the run has anything to write: a paper to process or remove, a schema to create
+    or upgrade, another folder, rules or pipeline than the last run's, or, with `rehash`, stats
+    that were out of date. Stats out of date alone (files touched, a library restored from a
+    backup) publish nothing: those files are hashed by each run until one publishes."""
+    last = stored.last_run
+    return (
+        stored.schema is not SchemaChange.current
+        or last is None
+        or (last.folder, last.pipeline_version, last.rules_sha256) != (str(folder.resolve()), __version__, rules.sha256)
+        or bool(plan.to_process or plan.removed)
+        or (rehash and bool(plan.file_stats))
     )
 
 

@@ -1,9 +1,10 @@
 """Build a new database state apart and publish it atomically; one ingest at a time.
 
 DuckDB allows one read-write process *or* many read-only ones on a file, never both, so an
-ingest never opens the published file for writing. It copies it to a building file beside it
-(`papers.duckdb.building-<pid>`), writes there, checkpoints, and `os.replace`s the copy over the
-published path. Readers (`pipeline sql`, `search`, the duckdb CLI with `-readonly`) keep the file
+ingest never opens the published file for writing. Once it knows it has something to write, it
+copies it to a building file beside it (`papers.duckdb.building-<pid>`, `Publication.build`),
+writes there, checkpoints, and `os.replace`s the copy over the published path. A run with
+nothing to write makes no copy and leaves the published file as it was. Readers (`pipeline sql`, `search`, the duckdb CLI with `-readonly`) keep the file
 they opened and see the new state on their next connection; they are never locked out. A run
 killed at any moment leaves the published file as it was; the next run deletes the leftovers.
 A lock file (`papers.duckdb.lock`, flock) keeps a second ingest out; the kernel releases it when
@@ -31,7 +32,8 @@ def _fsync_folder(folder: Path) -> None:
 
 
 class Publication:
-    """The exclusive right to build the next state of `db`, and the file it is built in."""
+    """The exclusive right to build the next state of `db`, and the file it is built in: a copy
+    of `db` once `build` is called."""
 
     def __init__(self, db: Path) -> None:
         self.db = db
@@ -56,16 +58,21 @@ class Publication:
             ) from None
         try:
             self._remove_leftovers()
-            if self.db.exists():
-                shutil.copyfile(self.db, self.building)
-                wal = wal_file(self.db)
-                if wal.exists():  # left by someone who opened the published file read-write
-                    shutil.copyfile(wal, wal_file(self.building))
         except BaseException:
-            # A copy that failed halfway (a full disk) would hold the space a later run needs.
             self.__exit__(None, None, None)
             raise
         return self
+
+    def build(self) -> None:
+        """Copy the published database (and any write-ahead log beside it) to the building file,
+        to write the next state in; with no published database, there is nothing to copy. A copy
+        that fails halfway (a full disk) is deleted on leaving, as the building file always is
+        unless published."""
+        if self.db.exists():
+            shutil.copyfile(self.db, self.building)
+            wal = wal_file(self.db)
+            if wal.exists():  # left by someone who opened the published file read-write
+                shutil.copyfile(wal, wal_file(self.building))
 
     def _remove_leftovers(self) -> None:
         """Delete building files of earlier runs: we hold the lock, so their runs are dead.

@@ -21,27 +21,25 @@ import pebble
 
 from pipeline import __version__
 from pipeline.errors import IndexingError, MassRemovalError, PipelineError
-from pipeline.extract import extraction_key
 from pipeline.ingest.changes import RunChanges, changes_of_run, chunk_change_counts, record_changes
+from pipeline.index.checks import log_check
 from pipeline.index.database import (
     SchemaChange,
     ensure_schema,
-    last_run_id,
     open_for_writing,
     published_beside,
     read_extraction,
     refuse_non_database_file,
-    stored_documents,
-    stored_extractions,
 )
+from pipeline.index.file_stats import store_file_stats
 from pipeline.index.paper_links import link_papers
 from pipeline.index.writer import DocumentWriter, RunRecord, order_search_index, record_run, remove_documents
 from pipeline.ingest.options import Engine, IngestOptions, available_cpus  # noqa: F401  (the run's options, importable from here too)
-from pipeline.ingest.plan import RunPlan, StoredState, plan_run
+from pipeline.ingest.plan import RunPlan, StoredState, plan_run, publishes, read_stored_state
 from pipeline.ingest.pool import IN_FLIGHT_PER_WORKER, FileScheduler
 from pipeline.ingest.publish import Publication
-from pipeline.ingest.scan import FolderScan, ScannedFile, scan_folder
-from pipeline.ingest.summary import Progress, RunSummary, SilentProgress, count_result
+from pipeline.ingest.scan import ScannedFile, scan_folder
+from pipeline.ingest.summary import Progress, RunSummary, SilentProgress, check_of, count_result
 from pipeline.ingest.task import TaskResult, failure_rows
 from pipeline.ingest.workers import prepare_worker, start_fork_server, unrunnable_main_script
 from pipeline.rules import Rules
@@ -55,7 +53,8 @@ WRITING_CHECKPOINT_THRESHOLD = "1GB"
 def ingest_folder(
     folder: Path, db: Path, rules: Rules, options: IngestOptions = IngestOptions(), progress: Progress | None = None
 ) -> RunSummary:
-    """Bring the database at `db` in line with the papers below `folder`, and publish it.
+    """Bring the database at `db` in line with the papers below `folder`, and publish it; where
+    nothing changed, publish nothing and log the run beside it (`pipeline.index.checks`).
 
     The workers start from a fork server that imports the caller's main module, so a script
     that calls this must keep its work under `if __name__ == "__main__":`.
@@ -71,22 +70,25 @@ def ingest_folder(
     # runs through two paths to one file would each hold a lock of their own.
     db = _database_file(db)
     refuse_non_database_file(db)
-    # The fork server imports the stages while this process hashes the files, copies the
-    # database and plans the run; a run with nothing to do leaves it idle.
-    context = start_fork_server() if options.engine is Engine.local else None
-    scan = scan_folder(folder)
-    summary.seen = len(scan.files)
     with _writing_errors(db, db.exists()), Publication(db) as publication:
         summary.leftovers_removed = publication.leftovers_removed
-        plan, previous_run_id = _plan(publication.building, db, folder, scan, rules, options, summary)
-        progress.start(len(scan.files), len(plan.to_process))
+        plan, stored = _plan(db, folder, rules, options, summary)
+        progress.start(summary.seen, len(plan.to_process))
+        if not publishes(plan, stored, folder, rules, options.rehash):
+            return _nothing_changed(db, summary, stored, started, clock, rules)
+        # The fork server imports the stages while this process copies the database; a run
+        # with no file to read starts none.
+        context = start_fork_server() if options.engine is Engine.local and plan.to_process else None
+        publication.build()
+        _bring_schema_up_to_date(publication.building, db, options, summary)
         if options.engine is Engine.ray:
             from pipeline.ingest.cluster import carry_out_on_ray  # imports Ray, an optional extra, only when asked
 
             with open_for_writing(publication.building, db, options.memory_limit) as connection:
                 carry_out_on_ray(plan, connection, publication.building, rules, options, progress, summary)
+                store_file_stats(connection, plan.file_stats, plan.forgotten_stats)
                 changes = _changes_made(connection, db, plan)
-                _finish(connection, summary, started, clock, rules, changes, previous_run_id)
+                _finish(connection, summary, started, clock, rules, changes, stored.last_run_id)
             publication.publish()
             return summary
         # Workers start with the first file handed on, so a run with nothing to do starts none.
@@ -98,14 +100,24 @@ def ingest_folder(
         ) as connection:
             try:
                 _carry_out(plan, pool, connection, rules, options, progress, summary)
+                store_file_stats(connection, plan.file_stats, plan.forgotten_stats)
                 changes = _changes_made(connection, db, plan)
-                _finish(connection, summary, started, clock, rules, changes, previous_run_id)
+                _finish(connection, summary, started, clock, rules, changes, stored.last_run_id)
             except BaseException:
                 # Leaving the pool's block otherwise waits for every file in flight to finish
                 # first, each up to its time limit, before the error is reported.
                 pool.stop()
                 raise
         publication.publish()
+    return summary
+
+
+def _nothing_changed(db: Path, summary: RunSummary, stored: StoredState, started: datetime, clock: float, rules: Rules) -> RunSummary:
+    """A run that publishes nothing: the database stays byte for byte as it was, so the run is
+    logged beside it, and gives the last run's id for `export --since`."""
+    summary.nothing_changed, summary.run_id = True, stored.last_run.run_id
+    summary.duration_seconds = time.monotonic() - clock
+    log_check(db, check_of(summary, started, rules.sha256))
     return summary
 
 
@@ -144,20 +156,12 @@ def _check_can_start(folder: Path) -> None:
         )
 
 
-def _plan(
-    building: Path, db: Path, folder: Path, scan: FolderScan, rules: Rules, options: IngestOptions, summary: RunSummary
-) -> tuple[RunPlan, int]:
-    """Plan the run against what the working copy holds, and count it in `summary`; return the
-    plan and the id of the last run the copy holds, read before a rebuild drops it."""
-    connection = open_for_writing(building, shown_as=db, memory_limit=options.memory_limit)
-    try:
-        previous_run_id = last_run_id(connection)
-        change, version = ensure_schema(connection)
-        if change is SchemaChange.rebuilt:
-            summary.rebuilt_from_schema = version
-        stored = StoredState(stored_documents(connection), stored_extractions(connection, extraction_key(rules)))
-    finally:
-        connection.close()
+def _plan(db: Path, folder: Path, rules: Rules, options: IngestOptions, summary: RunSummary) -> tuple[RunPlan, StoredState]:
+    """Scan the folder and plan the run against what the published database holds, read without
+    writing it, and count it in `summary`; return the plan and that state."""
+    stored = read_stored_state(db, rules)
+    scan = scan_folder(folder, stored.known_files, options.rehash)
+    summary.seen, summary.hashed = len(scan.files), sum(item.hashed for item in scan.files)
     plan = plan_run(scan, stored, rules)
     if plan.removes_most_papers and not options.allow_mass_removal:
         raise MassRemovalError(
@@ -168,7 +172,20 @@ def _plan(
     summary.added, summary.updated, summary.unchanged = plan.added, plan.updated, len(plan.unchanged)
     summary.still_failing = dict(plan.still_failing)
     summary.failed.update(plan.not_checked)
-    return plan, previous_run_id
+    return plan, stored
+
+
+def _bring_schema_up_to_date(building: Path, db: Path, options: IngestOptions, summary: RunSummary) -> None:
+    """Create, upgrade or rebuild the working copy's schema, as the plan read it would be."""
+    connection = open_for_writing(building, shown_as=db, memory_limit=options.memory_limit)
+    try:
+        change, version = ensure_schema(connection)
+    finally:
+        connection.close()
+    if change is SchemaChange.rebuilt:
+        summary.rebuilt_from_schema = version
+    elif change is SchemaChange.upgraded:
+        summary.upgraded_from_schema = version
 
 
 def _carry_out(

@@ -1,16 +1,52 @@
-"""What a run finds in the folder: every paper file, its doc_id and its bytes' hash, and the
-folders it could not list."""
+"""What a run finds in the folder: every paper file, its doc_id, its stat and its bytes' hash,
+and the folders it could not list.
+
+A file is compared by its stat first, as git's index and rsync do: one whose size, mtime and
+inode are those the database stored with its hash (`KnownFile`) is taken to hold those very
+bytes, and is not read. Any other is read and hashed. The stat stored is taken through the
+descriptor the bytes are then read from, before them, so a change made while or after they are
+read leaves the file with another stat, which the next run reads again.
+"""
 
 from __future__ import annotations
 
 import errno
 import hashlib
 import os
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.extract import SUPPORTED_SUFFIXES
 from pipeline.records.doc_ids import doc_id_for, relative_path_of, shown_path  # noqa: F401  (a paper's id, importable from here too)
+
+# A file written this close before its stat was taken could be written again within the same tick
+# of the file system's clock (a jiffy on ext4, 2 s on FAT) and keep its size, mtime and inode: its
+# stat vouches for nothing (git's "racily clean" entries), so it is not stored and the next run
+# reads the file again.
+SETTLED_NS = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """What the file system says of a file, compared instead of its bytes."""
+
+    size: int
+    """Bytes."""
+    mtime_ns: int
+    """Last modified, in nanoseconds since the epoch."""
+    inode: int
+    """Another file put in its place (a copy renamed over it) has another, whatever its size and mtime."""
+
+
+@dataclass(frozen=True)
+class KnownFile:
+    """What the database stored of a file's last reading (`file_stats`): its stat, taken before
+    its bytes were read, and their hash."""
+
+    stat: FileStat
+    sha256: str
 
 
 @dataclass(frozen=True)
@@ -27,6 +63,13 @@ class ScannedFile:
     bytes: int
     read_error: str | None
     """Why the file could not be read, naming it; None where it was."""
+    stat: FileStat | None = None
+    """Taken before its bytes were read (or instead of reading them); None where it could not be
+    taken, or where the file was written too shortly before for the stat to vouch for its bytes
+    (`SETTLED_NS`)."""
+    hashed: bool = True
+    """Whether the scan read and hashed its bytes; False where its stat was the one stored with
+    `sha256` (`KnownFile`)."""
 
 
 @dataclass(frozen=True)
@@ -73,17 +116,45 @@ def _read_failure(path: str, error: OSError) -> str:
     return f"{path}: cannot read the file: {error.strerror}"
 
 
-def scan_folder(folder: Path) -> FolderScan:
-    """Every paper below `folder` with its id and hash; a file that cannot be read is kept, with why."""
+def scan_folder(folder: Path, known: Mapping[str, KnownFile] | None = None, rehash: bool = False) -> FolderScan:
+    """Every paper below `folder` with its id, stat and hash; a file that cannot be read is kept,
+    with why. A file whose stat is the one `known` holds for its doc_id is not read: the hash
+    stored with that stat is its hash. `rehash` reads every file whatever its stat."""
+    known = {} if rehash or known is None else known
     unlisted: dict[str, str] = {}
     scanned = []
     for file in find_papers(folder, unlisted):
         relative = file.relative_to(folder).as_posix()
-        path = shown_path(relative)
+        path, doc_id = shown_path(relative), doc_id_for(relative)
         try:
-            data = file.read_bytes()
+            scanned.append(_scanned(file, path, doc_id, known.get(doc_id)))
         except OSError as error:
-            scanned.append(ScannedFile(file, path, doc_id_for(relative), "", 0, _read_failure(path, error)))
-            continue
-        scanned.append(ScannedFile(file, path, doc_id_for(relative), hashlib.sha256(data).hexdigest(), len(data), None))
+            scanned.append(ScannedFile(file, path, doc_id, "", 0, _read_failure(path, error), hashed=False))
     return FolderScan(scanned, unlisted)
+
+
+def _scanned(file: Path, path: str, doc_id: str, known: KnownFile | None) -> ScannedFile:
+    if known is not None:
+        stat = FileStat(*_stat_fields(os.stat(file)))
+        if stat == known.stat:
+            return ScannedFile(file, path, doc_id, known.sha256, stat.size, None, stat, hashed=False)
+    stat, sha256, size = read_and_hash(file)
+    return ScannedFile(file, path, doc_id, sha256, size, None, stat)
+
+
+def read_and_hash(file: Path) -> tuple[FileStat | None, str, int]:
+    """The file's stat, then the sha256 and the length of its bytes, read through the same
+    descriptor: the stat is of the very file whose bytes are hashed, taken before them (a stat
+    taken after could be that of a change made since the read, and vouch for bytes never read).
+    The stat is None where the file was written too shortly before it (`SETTLED_NS`)."""
+    with open(file, "rb") as handle:
+        taken_ns = time.time_ns()
+        size, mtime_ns, inode = _stat_fields(os.fstat(handle.fileno()))
+        sha256 = hashlib.file_digest(handle, "sha256").hexdigest()
+        read = handle.tell()
+    settled = mtime_ns < taken_ns - SETTLED_NS
+    return (FileStat(size, mtime_ns, inode) if settled else None), sha256, read
+
+
+def _stat_fields(result: os.stat_result) -> tuple[int, int, int]:
+    return result.st_size, result.st_mtime_ns, result.st_ino

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 from typing import Protocol
 
+from pipeline import __version__
+from pipeline.index.checks import Check
+from pipeline.index.database import checks_file
 from pipeline.ingest.scan import ScannedFile
 from pipeline.ingest.task import TaskResult
 from pipeline.records.base import DocumentStatus
@@ -35,6 +40,9 @@ class RunSummary:
     folder: str
     database: str
     seen: int = 0
+    hashed: int = 0
+    """Files whose bytes the scan read: new ones, those whose size, mtime or inode is not the one
+    stored (`file_stats`), or every one with `--rehash`. The others were taken as stored unread."""
     added: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -54,12 +62,19 @@ class RunSummary:
     every paper written in this run with a `documents.warning`."""
     duration_seconds: float = 0.0
     run_id: int = 0
-    """What `pipeline export --since` takes to export what later runs change."""
+    """What `pipeline export --since` takes to export what later runs change: this run's, or where
+    it published nothing, the last run's, whose state it found current."""
+    nothing_changed: bool = False
+    """True where the run found every paper as stored and published nothing: the database is
+    byte for byte as it was, and the run is logged beside it (`pipeline.index.checks`)."""
     chunk_changes: dict[str, int] = field(default_factory=dict)
     """Chunks added, changed and removed by this run, as `run_changes` records them."""
     leftovers_removed: int = 0
     rebuilt_from_schema: int | None = None
     """The schema version of a database an older pipeline wrote, which this run rebuilt."""
+    upgraded_from_schema: int | None = None
+    """The schema version of a database an older pipeline wrote, which this run brought up to
+    date without reading its papers again."""
     created_folder: str | None = None
     """The database's folder, where this run had to create it."""
 
@@ -69,6 +84,11 @@ class RunSummary:
         rebuilt = (
             f" (rebuilt: the database had schema version {self.rebuilt_from_schema}, from an older pipeline)"
             if self.rebuilt_from_schema is not None
+            else ""
+        )
+        rebuilt += (
+            f" (schema version {self.upgraded_from_schema} brought up to date: no paper read again)"
+            if self.upgraded_from_schema is not None
             else ""
         )
         rebuilt += f" (created the folder {self.created_folder})" if self.created_folder else ""
@@ -84,14 +104,31 @@ class RunSummary:
             if self.warnings
             else ""
         )
-        return (
+        counts = (
             f"{counted(self.seen, 'file')}: {self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
-            f"{self.removed} removed, {len(self.failed)} failed{failing}; {counted(self.chunks, 'chunk')} written"
+            f"{self.removed} removed, {len(self.failed)} failed{failing}; "
+        )
+        if self.nothing_changed:
+            return (
+                counts + f"nothing changed since run {self.run_id}, {self.duration_seconds:.1f} s: {self.database} is left as it was, "
+                f"this check logged in {checks_file(Path(self.database)).name}"
+            )
+        return (
+            counts + f"{counted(self.chunks, 'chunk')} written"
             f"{' (' + types + ')' if types else ''}; run {self.run_id}, {self.duration_seconds:.1f} s → {self.database}{rebuilt}{warning}"
         )
 
     def as_json(self) -> dict:
         return {**self.__dict__, "section_types": dict(self.section_types)}
+
+
+def check_of(summary: RunSummary, started: datetime, rules_sha256: str) -> Check:
+    """The log line of a run that found nothing to change (`pipeline.index.checks`)."""
+    return Check(
+        checked_at=started, folder=str(Path(summary.folder).resolve()), seen=summary.seen, hashed=summary.hashed,
+        still_failing=len(summary.still_failing), duration_seconds=summary.duration_seconds, run_id=summary.run_id,
+        pipeline_version=__version__, rules_sha256=rules_sha256,
+    )
 
 
 def count_result(summary: RunSummary, item: ScannedFile, result: TaskResult) -> None:

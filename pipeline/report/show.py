@@ -24,8 +24,7 @@ import duckdb
 
 from pipeline.errors import IndexingError, PipelineError
 from pipeline.export.destination import connection_database, write_bytes_out
-from pipeline.index.database import stored_schema_version
-from pipeline.index.schema import SCHEMA_VERSION
+from pipeline.index.database import readable_schema
 from pipeline.records.base import Box, SourceFormat
 from pipeline.records.doc_ids import doc_id_for, relative_path_of
 
@@ -90,7 +89,7 @@ def default_out(chunk_id: str, source_format: SourceFormat) -> Path:
 
 def read_shown_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> ShownChunk:
     """The chunk `chunk_id`, its boxes and its neighbours', as the database holds them."""
-    if stored_schema_version(connection) != SCHEMA_VERSION:
+    if not readable_schema(connection):
         raise IndexingError("the database was written by an older pipeline and holds no chunk boxes; run `pipeline ingest`, which rebuilds it")
     # The id as the file is named (`Berek 2021.md:3`, or with bytes that are not UTF-8) is found
     # too, by the doc_id's spelling of the name (`Berek%202021.md:3`).

@@ -3,8 +3,11 @@ failing now; and body chunk sizes against the rules' targets."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 
+from pipeline.index.checks import last_check
 from pipeline.report import data
 from pipeline.report.data import SECTION_TYPES
 from pipeline.rules import ChunkRules
@@ -67,7 +70,17 @@ def _last_runs(connection: duckdb.DuckDBPyConnection) -> list[str]:
         f"{run.unchanged} unchanged, {run.removed} removed, {run.failed} failed; {counted(run.pages, 'page')}, {counted(run.chunks, 'chunk')}, "
         f"{run.duration_seconds:.1f} s; chunks {run.chunks_added} added, {run.chunks_changed} changed, {run.chunks_removed} removed"
         for run in runs
-    ]
+    ] + _last_check(connection, runs[0].run_id)
+
+
+def _last_check(connection: duckdb.DuckDBPyConnection, last_run_id: int) -> list[str]:
+    """The last ingest that found nothing to change since the last run: it published nothing, and
+    is logged beside the database (`pipeline.index.checks`)."""
+    path = connection.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()[0]
+    check = last_check(Path(path)) if path else None
+    if check is None or check.run_id != last_run_id:
+        return []
+    return [f"  last checked {check.checked_at:%Y-%m-%d %H:%M} UTC: {counted(check.seen, 'file')}, nothing changed since #{last_run_id}"]
 
 
 def _unresolved(connection: duckdb.DuckDBPyConnection) -> list[str]:

@@ -26,7 +26,7 @@ def db(tmp_path_factory):
 def test_ingest_prints_a_one_line_summary(db):
     result = runner.invoke(app, ["ingest", str(PROJECT / "corpus"), "--db", str(db), "--quiet"])
     assert result.exit_code == 0
-    assert result.stdout.startswith("6 files: 0 added, 0 updated, 6 unchanged, 0 removed, 0 failed; 0 chunks written; ")
+    assert result.stdout.startswith("6 files: 0 added, 0 updated, 6 unchanged, 0 removed, 0 failed; nothing changed since run 1, ")
 
 
 def test_ingest_json_summary_counts_the_run(tmp_path):

@@ -22,8 +22,8 @@ def _changed_after_listing(monkeypatch, file, content):
     """Make the next run's listing see the file as it is, then write `content` to it before any worker reads it."""
     listed = ingest_run.scan_folder
 
-    def scan_then_change(folder):
-        scan = listed(folder)
+    def scan_then_change(folder, *known):
+        scan = listed(folder, *known)
         file.write_text(content)
         return scan
 

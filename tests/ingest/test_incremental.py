@@ -60,12 +60,14 @@ def test_edits_additions_and_removals_are_counted_exactly(folder, tmp_path, rule
     assert "edited" in connection.execute("SELECT text FROM documents WHERE doc_id = 'a.md'").fetchone()[0]
 
 
-def test_every_run_is_recorded_with_its_counts(folder, tmp_path, rules):
+def test_every_run_that_changes_the_database_is_recorded_with_its_counts(folder, tmp_path, rules):
     db = tmp_path / "papers.duckdb"
     ingest_folder(folder, db, rules, OPTIONS)
+    ingest_folder(folder, db, rules, OPTIONS)  # changes nothing: logged beside the database (test_no_change.py)
+    _write(folder, "d.md", "d")
     ingest_folder(folder, db, rules, OPTIONS)
     runs = open_readonly(db).execute("SELECT run_id, seen, added, unchanged, chunks FROM runs ORDER BY run_id").fetchall()
-    assert runs == [(1, 3, 3, 0, 6), (2, 3, 0, 3, 0)]
+    assert runs == [(1, 3, 3, 0, 6), (2, 4, 1, 3, 2)]
 
 
 def test_a_rules_change_rechunks_from_the_stored_extraction(folder, tmp_path, rules):

@@ -62,12 +62,14 @@ def papers(tmp_path: Path) -> Path:
 
 
 def database_rows(db: Path) -> dict[str, list[tuple]]:
-    """Every table of the schema but `runs`, in full and in order, without the ingest times."""
+    """Every table of the schema but `runs` and `file_stats`, in full and in order, without the
+    ingest times: both say when a run was, `file_stats` by the files whose stat had settled by
+    its scan (`pipeline.ingest.scan.SETTLED_NS`)."""
     connection = duckdb.connect(str(db), read_only=True)
     try:
         rows = {}
         for table, columns in COLUMNS.items():
-            if table != "runs":
+            if table not in ("runs", "file_stats"):
                 kept = ", ".join(column for column in columns if column != "ingested_at")
                 rows[table] = connection.execute(f"SELECT {kept} FROM {table} ORDER BY ALL").fetchall()
         return rows
