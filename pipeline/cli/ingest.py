@@ -156,11 +156,7 @@ def ingest(
     from pipeline.ingest.run import ingest_folder
     from pipeline.rules import layout_overrides, load_rules
 
-    if engine is not Engine.ray and (shards_dir is not None or files_per_task is not None):
-        ray_only = {"--shards-dir": shards_dir, "--files-per-task": files_per_task}
-        given = [name for name, value in ray_only.items() if value is not None]
-        verb = "apply" if len(given) > 1 else "applies"
-        raise PipelineError(f"{' and '.join(given)} {verb} only to Ray tasks; add --engine ray, or leave {' and '.join(given)} out")
+    _refuse_ray_options_without_ray(engine, shards_dir, files_per_task)
     loaded = load_rules(rules, layout_overrides(layout))
     options = IngestOptions(
         workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address,
@@ -176,6 +172,14 @@ def ingest(
             progress.stop()
     _say_if_no_papers(folder, summary)
     _print_summary(summary, quiet, as_json)
+
+
+def _refuse_ray_options_without_ray(engine: Engine, shards_dir: Path | None, files_per_task: int | None) -> None:
+    if engine is not Engine.ray and (shards_dir is not None or files_per_task is not None):
+        ray_only = {"--shards-dir": shards_dir, "--files-per-task": files_per_task}
+        given = [name for name, value in ray_only.items() if value is not None]
+        verb = "apply" if len(given) > 1 else "applies"
+        raise PipelineError(f"{' and '.join(given)} {verb} only to Ray tasks; add --engine ray, or leave {' and '.join(given)} out")
 
 
 def _say_if_no_papers(folder: Path, summary: RunSummary) -> None:
