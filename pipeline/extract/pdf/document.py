@@ -28,6 +28,7 @@ from pipeline.extract.pdf.body_text import body_size
 from pipeline.extract.pdf.layout_choice import doubtful_reading
 from pipeline.extract.pdf.layout_model import LayoutLabel, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf.metadata import embedded_metadata, first_page_lines
+from pipeline.extract.pdf.ocr import ocr_note, read_where_needed
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
 from pipeline.extract.pdf.passes import Reading, run_passes
 from pipeline.extract.pdf.records import PageBox, PdfBlock, PrintedLine, Row, joined_superscripts
@@ -35,7 +36,7 @@ from pipeline.extract.pdf.table_words import Word, page_words
 from pipeline.extract.pdf.tables import find_pdf_tables, has_table_caption
 from pipeline.extract.source import PDF_SNIFF_BYTES, read_source
 from pipeline.records.base import LineBox, SourceFormat, TextSegment
-from pipeline.records.extract import RawBlock, RawDocument
+from pipeline.records.extract import OcrPage, RawBlock, RawDocument
 from pipeline.rules import Rules
 from pipeline.rules.pdf import LayoutMode, PdfTableRules
 
@@ -128,16 +129,23 @@ def _raw_block(block: PdfBlock) -> RawBlock:
     )
 
 
-def _raise_without_text(path: str, page_count: int, repaired: bool, messages: list[str]) -> None:
-    """The error for a PDF none of whose pages has text: a damaged file, or a scan to OCR."""
+def _raise_without_text(path: str, page_count: int, repaired: bool, messages: list[str], ocr_read: list[OcrPage]) -> None:
+    """The error for a PDF none of whose pages has text: a damaged file, a scan OCR found no
+    text on, or a scan to OCR."""
     if repaired:
         raise ExtractError(
             f"{path}: the PDF is damaged (MuPDF had to repair it: {_said(messages)}) and no page has text; "
             "re-download or re-export it"
         )
+    if ocr_read:
+        raise NoTextLayerError(
+            f"{path}: {_no_text_layer(page_count)}, and OCR read no text on {_its_pages(len(ocr_read))} either; "
+            "check that the file shows text (a higher [pdf.ocr] dpi reads smaller print)"
+        )
     raise NoTextLayerError(
-        f"{path}: {_no_text_layer(page_count)} (a scan?); OCR it first "
-        "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
+        f"{path}: {_no_text_layer(page_count)} (a scan?); read it by OCR with the [ocr] extra "
+        "(pip install 'paper-pipeline[ocr]', and --ocr auto or force), or OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) "
+        "and ingest the result"
     )
 
 
@@ -215,9 +223,14 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
         repaired = doc.is_repaired
         embedded = embedded_metadata(doc)
         messages = _mupdf_messages()
+        pages, heights, ocr_read = read_where_needed(doc, pages, heights, rules.pdf.ocr, path)
         if not any(pages):
-            _raise_without_text(path, page_count, repaired, messages)
+            _raise_without_text(path, page_count, repaired, messages, ocr_read)
         notes = [f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else []
+        if ocr_read:
+            notes.append(ocr_note(ocr_read))
+            # A table's words come from the text layer; an OCR'd page's layer is not its text.
+            words = {number: found for number, found in words.items() if number not in {read.page for read in ocr_read}}
         mode = rules.pdf.layout.mode
         model_tables: dict[int, list[PageBox]] = {}
         reading, reason = LayoutMode.rules, "asked for (--layout rules)"
@@ -255,9 +268,14 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
         layout_reason=reason,
         embedded_metadata=embedded,
         first_page=first_page_lines(pages[0]),
+        ocr_pages=ocr_read,
     )
 
 
 def _no_text_layer(page_count: int) -> str:
     """`none of its 3 pages has a text layer`, but `its one page has no text layer`."""
     return "its one page has no text layer" if page_count == 1 else f"none of its {page_count} pages has a text layer"
+
+
+def _its_pages(count: int) -> str:
+    return "it" if count == 1 else f"its {count} pages"
