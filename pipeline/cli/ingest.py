@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, QuietOption, RayAddressOption, RulesOption, app
+from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, OcrOption, QuietOption, RayAddressOption, RulesOption, app
 from pipeline.cli.app import file_and_cause, json_text, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.run import Engine, IngestOptions, RunSummary, available_cpus, ingest_folder
@@ -115,6 +115,7 @@ def ingest(
     db: DbOption = DEFAULT_DB,
     rules: RulesOption = DEFAULT_RULES_PATH,
     layout: LayoutOption = None,
+    ocr: OcrOption = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for extract/normalize/chunk; default: the CPUs this process may use.")] = available_cpus(),
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
     memory_limit: Annotated[
@@ -150,7 +151,7 @@ def ingest(
         given = [name for name, value in ray_only.items() if value is not None]
         verb = "apply" if len(given) > 1 else "applies"
         raise PipelineError(f"{' and '.join(given)} {verb} only to Ray tasks; add --engine ray, or leave {' and '.join(given)} out")
-    loaded = load_rules(rules, layout_overrides(layout))
+    loaded = load_rules(rules, layout_overrides(layout, ocr))
     options = IngestOptions(
         workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address,
         memory_limit=memory_limit,
