@@ -22,6 +22,8 @@ _EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
 _NUMBER = re.compile(r"[+−-]?\d+(?:[.,:/–-]\d+)*%?[a-z]?")
 _LETTERS = re.compile(r"[^\W\d_]+(?:['’.\-‐–][^\W\d_]+)*")
 _VOWEL = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøœùúûüýÿāēīōū]", re.IGNORECASE)
+_MARKS = 3
+"""Longest run of punctuation alone that passes for a word (`—`, `=`, `...`)."""
 _BEYOND_LATIN = re.compile(r"[^\x00-\u024f\u1e00-\u1eff]")
 """A letter outside the Latin blocks: a word in another script has no Latin vowel to look for."""
 
@@ -35,9 +37,11 @@ def unreadable_share(text: str) -> float:
 
 def looks_like_word(word: str) -> bool:
     """A number, or letters (joined by hyphens or apostrophes) with a vowel where they are Latin:
-    `Methods`, `β-cells`, `2.5%`, `연구`; not `Tbfguz#`, `qzxw` or `$&'()`."""
+    `Methods`, `β-cells`, `2.5%`, `연구`, `—`; not `Tbfguz#`, `qzxw` or `$&'()*`."""
     core = _EDGE_PUNCTUATION.sub("", word)
-    if not core or _NUMBER.fullmatch(core):
+    if not core:
+        return len(word) <= _MARKS  # a dash, an equals sign, an ellipsis; not a run of symbols
+    if _NUMBER.fullmatch(core):
         return True
     if not _LETTERS.fullmatch(core):
         return False
