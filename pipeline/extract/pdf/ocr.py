@@ -52,6 +52,11 @@ _SAME_BODY = 0.06
 _BLOCK_SIZES = 0.2
 """Two lines one under the other whose measured sizes differ by less than this share may be one
 block: a line's measure swings by a tenth, a heading is a fifth larger than its text or more."""
+_DARK = 128
+"""A grey level below which a pixel is ink."""
+_BOLD_INK = 1.3
+"""A line inking this many times the page's usual share of its box is set in bold: OCR reads no
+font, and a heading in body size is told from its text by its weight alone."""
 _BLOCK_GAP = 0.8
 """Lines one under the other, at most this many line heights apart, that share most of their
 width (`_BLOCK_OVERLAP`) are one block."""
@@ -70,6 +75,8 @@ class OcrLine:
     box: PageBox
     text: str
     confidence: float
+    ink: float
+    """Share of the box's pixels that are dark: bold type inks more of its box than roman."""
 
 
 class OcrEngine:
@@ -106,9 +113,10 @@ class OcrEngine:
         if found.boxes is None or found.txts is None:
             return []
         return [
-            OcrLine((min(xs), min(ys), max(xs), max(ys)), text, float(score))
+            OcrLine(box, text, float(score), float((image[box[1]:box[3], box[0]:box[2]] < _DARK).mean()) if box[2] > box[0] and box[3] > box[1] else 0.0)
             for quad, text, score in zip(found.boxes.tolist(), found.txts, found.scores)
-            for xs, ys in [([point[0] for point in quad], [point[1] for point in quad])]
+            for xs, ys in [([int(point[0]) for point in quad], [int(point[1]) for point in quad])]
+            for box in [(max(0, min(xs)), max(0, min(ys)), max(xs), max(ys))]
         ]
 
 
@@ -127,6 +135,8 @@ def read_page_by_ocr(
     zoom = rules.dpi / 72
     pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csGRAY, alpha=False)
     found = shared_engine(rules.threads).read(pixmap)
+    inked = [line.ink for line in found if len(line.text) >= _MEASURED_BY_WIDTH]
+    usual_ink = statistics.median(inked) if inked else 0.0
     # The pixmap shows the page as displayed; lines are placed on the page as stored, before its
     # /Rotate, as the text layer's are.
     to_page = pymupdf.Matrix(1 / zoom, 1 / zoom) * page.derotation_matrix
@@ -149,7 +159,8 @@ def read_page_by_ocr(
         middle = (y0 + y1) / 2
         y0, y1 = middle - size / 2, middle + size / 2
         box = from_frame((x0, y0, x1, y1), frame)
-        lines.append(PrintedLine(number, x0, y0 - top, x1, y1 - top, text, size, OCR_FONT, False, False, len(text), box=box, frame=frame))
+        bold = usual_ink > 0 and line.ink >= _BOLD_INK * usual_ink
+        lines.append(PrintedLine(number, x0, y0 - top, x1, y1 - top, text, size, OCR_FONT, bold, False, len(text), box=box, frame=frame))
         kept.append((*(round(value, 1) for value in box), round(line.confidence, 3)))
     return _in_blocks(lines), bottom - top, OcrPage(page=number, reason=reason, dpi=rules.dpi, lines=kept)
 
@@ -171,8 +182,8 @@ def _box_per_size(text: str) -> float:
 
 def _in_blocks(lines: list[PrintedLine]) -> list[PrintedLine]:
     """The lines top to bottom, each in the block of the line above it in its column, where one is
-    close above (`_BLOCK_GAP`, `_BLOCK_OVERLAP`) and of about its size (`_BLOCK_SIZES`: a heading
-    starts a block); each line given its block's median size."""
+    close above (`_BLOCK_GAP`, `_BLOCK_OVERLAP`) and of about its size (`_BLOCK_SIZES`) and weight (a
+    heading starts a block); each line given its block's median size."""
     ordered = sorted(lines, key=lambda line: (line.y0, line.x0))
     blocks: list[int] = []
     for index, line in enumerate(ordered):
@@ -182,6 +193,7 @@ def _in_blocks(lines: list[PrintedLine]) -> list[PrintedLine]:
             if -_BLOCK_GAP * (line.y1 - line.y0) <= line.y0 - other.y1 <= _BLOCK_GAP * (line.y1 - line.y0)
             and line.y0 > other.y0
             and abs(line.size - other.size) <= _BLOCK_SIZES * max(line.size, other.size)
+            and line.bold == other.bold
             and min(line.x1, other.x1) - max(line.x0, other.x0) >= _BLOCK_OVERLAP * min(line.x1 - line.x0, other.x1 - other.x0)
         ]
         blocks.append(above[-1] if above else max(blocks, default=-1) + 1)

@@ -18,39 +18,43 @@ from pipeline.extract.pdf.records import PrintedLine
 from pipeline.rules.pdf import OcrMode, PdfOcrRules
 
 _UNREADABLE = re.compile(r"[\ufffd\ue000-\uf8ff\x00-\x08\x0b\x0c\x0e-\x1f]")
-_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
-_NUMBER = re.compile(r"[+−-]?\d+(?:[.,:/–-]\d+)*%?[a-z]?")
-_LETTERS = re.compile(r"[^\W\d_]+(?:['’.\-‐–][^\W\d_]+)*")
-_VOWEL = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøœùúûüýÿāēīōū]", re.IGNORECASE)
-_MARKS = 3
-"""Longest run of punctuation alone that passes for a word (`—`, `=`, `...`)."""
-_BEYOND_LATIN = re.compile(r"[^\x00-\u024f\u1e00-\u1eff]")
+_NUMBER = r"[+−-]?\d+(?:[.,:/–-]\d+)*%?[a-z]?"
+_LETTERS = r"[^\W\d_]+(?:['’.\-‐–][^\W\d_]+)*"
+_VOWEL = r"[aeiouyàáâãäåæèéêëìíîïòóôõöøœùúûüýÿāēīōū]"
+_BEYOND_LATIN = r"[^\x00-\u024f\u1e00-\u1eff\s]"
 """A letter outside the Latin blocks: a word in another script has no Latin vowel to look for."""
+_WORD = re.compile(
+    rf"(?<!\S)(?:[^\w\s]*(?:{_NUMBER}|(?=\S*?(?:{_VOWEL}|{_BEYOND_LATIN})){_LETTERS}|[^\W\d_])[^\w\s]*|[^\w\s]{{1,3}})(?!\S)",
+    re.IGNORECASE,
+)
+"""A word between spaces that looks like one, edge punctuation aside: a number; letters (joined by
+hyphens or apostrophes) with a vowel, or in another script; a single letter; or up to three marks
+alone (`—`, `=`, `...`). One pattern run over a page's text, so that the check costs a text PDF
+next to nothing."""
 
 
 def unreadable_share(text: str) -> float:
     """Share of the text's non-space characters that map to no character: U+FFFD, private-use
     code points and control characters."""
-    letters = sum(1 for char in text if not char.isspace())
+    letters = _visible(text)
     return len(_UNREADABLE.findall(text)) / letters if letters else 0.0
+
+
+def _visible(text: str) -> int:
+    """Characters of the text that are not white space."""
+    return len(text) - sum(map(text.count, " \n\t\xa0"))
 
 
 def looks_like_word(word: str) -> bool:
     """A number, or letters (joined by hyphens or apostrophes) with a vowel where they are Latin:
     `Methods`, `β-cells`, `2.5%`, `연구`, `—`; not `Tbfguz#`, `qzxw` or `$&'()*`."""
-    core = _EDGE_PUNCTUATION.sub("", word)
-    if not core:
-        return len(word) <= _MARKS  # a dash, an equals sign, an ellipsis; not a run of symbols
-    if _NUMBER.fullmatch(core):
-        return True
-    if not _LETTERS.fullmatch(core):
-        return False
-    return bool(_VOWEL.search(core) or _BEYOND_LATIN.search(core)) or len(core) == 1
+    return _WORD.fullmatch(word) is not None
 
 
-def word_share(words: list[str]) -> float:
-    """Share of the words that look like words (`looks_like_word`)."""
-    return sum(map(looks_like_word, words)) / len(words) if words else 1.0
+def word_share(text: str) -> float:
+    """Share of the text's words (between spaces) that look like words (`looks_like_word`)."""
+    words = len(text.split())
+    return len(_WORD.findall(text)) / words if words else 1.0
 
 
 def image_cover(page: pymupdf.Page) -> float:
@@ -65,8 +69,7 @@ def text_layer_problem(text: str, rules: PdfOcrRules) -> str | None:
     share = unreadable_share(text)
     if share > rules.max_unreadable_share:
         return f"its text layer is not text ({share:.0%} of the characters unmapped)"
-    words = text.split()
-    if rules.min_word_share and len(words) >= rules.min_words and (share := word_share(words)) < rules.min_word_share:
+    if rules.min_word_share and len(text.split()) >= rules.min_words and (share := word_share(text)) < rules.min_word_share:
         return f"its text layer is not text (only {share:.0%} of the words look like words)"
     return None
 
@@ -79,7 +82,7 @@ def ocr_reason(page: pymupdf.Page, pieces: list[PrintedLine], rules: PdfOcrRules
     if rules.mode is OcrMode.force:
         return "forced (--ocr force)"
     text = "\n".join(piece.text for piece in pieces)
-    chars = sum(1 for char in text if not char.isspace())
+    chars = _visible(text)
     if chars == 0 and not page.get_bboxlog():
         return None  # a blank page: nothing is drawn on it to read
     if chars == 0 and not file_has_text:
