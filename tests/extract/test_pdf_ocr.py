@@ -109,6 +109,29 @@ def test_ocr_pages_and_chunk_confidences_are_stored(scan, rules):
     assert 0.5 <= least[0] <= 1 and least[1] >= 1
 
 
+@needs_rapidocr
+@pytest.mark.slow
+def test_a_page_whose_invisible_layer_is_garbage_is_read_by_ocr_from_what_it_shows(tmp_path, rules):
+    scan = _image_only(_text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
+    with pymupdf.open(scan) as doc:
+        doc[0].insert_text((72, 700), "Tbgz qwrt xkcd pzzl mnbv Qrxt wvtz hjkl bcdf " * 4, fontsize=4, render_mode=3)
+        doc.save(tmp_path / "garbled.pdf")
+    raw = extract_pdf(tmp_path / "garbled.pdf", "garbled.pdf", rules)
+    assert raw.ocr_pages[0].reason.startswith("its text layer is not text")
+    assert "Lanterns glow above the harbour" in " ".join(block.text for block in raw.blocks)
+
+
+@needs_rapidocr
+@pytest.mark.slow
+def test_a_scan_with_a_stamp_beside_it_is_read_by_ocr(tmp_path, rules):
+    scan = _image_only(_text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
+    with pymupdf.open(scan) as doc:
+        doc[0].insert_text((72, 780), "Downloaded from the archive", fontsize=6)
+        doc.save(tmp_path / "stamped.pdf")
+    raw = extract_pdf(tmp_path / "stamped.pdf", "stamped.pdf", rules)
+    assert raw.ocr_pages[0].reason == "a scan with a thin text layer (24 characters)"
+
+
 def test_a_good_text_pdf_sends_no_page_to_ocr(tmp_path, rules):
     raw = extract_pdf(_text_pdf(tmp_path / "text.pdf", PAGES), "text.pdf", rules)
     assert raw.ocr_pages == [] and "ocr_pages" not in raw.model_dump_json()
