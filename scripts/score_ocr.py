@@ -6,14 +6,21 @@
 Each PDF's pages are rendered grey at each resolution (with `--distort`, also turned by half a
 degree with a little noise, as a scanner does) and saved as an image-only PDF, so the truth is the
 text layer removed. The scan is run through the stages (`--ocr auto` reads it by OCR) and compared
-with the original run through them (its text layer): word error rate of the document's text (words
-normalized by `words_of`; substitutions, deletions and insertions over the text layer's words, from a
-difflib alignment), the text layer's section headings found among the scan's (by `heading_key`),
-pages right (pages whose OCR'd words are nearly all among the words the text layer prints on that
-page: nothing invented, nothing moved to another page) and OCR'd pages a second.
+with the original run through them (its text layer):
 
-The papers are the check half of ../shared/corpus/pdf_jats (names ending in an odd digit, never
-read while tuning), the shortest first: OCR costs seconds a page.
+- word error rate of the document's text: substitutions, deletions and insertions over the text
+  layer's words (as `words_of` normalizes them), from a difflib alignment; and beside it the rate
+  without insertions, words read that the text layer lacks (text the original prints as an
+  image: a publisher's advert, a badge);
+- the text layer's section headings found among the scan's (by `heading_key`);
+- pages right: pages whose OCR'd words are nearly all among the words the text layer prints on
+  that page (nothing invented, nothing moved to another page);
+- seconds a worker takes per OCR'd page: the scan's whole stage run (rendering, OCR, the passes
+  and the other stages) over its pages; `--workers` runs papers side by side.
+
+The papers are the check half of ../shared/corpus/pdf_jats (names ending in an odd digit), the
+shortest first: OCR costs seconds a page. docs/performance.md says which of them were looked at
+while the OCR reading was tuned.
 """
 
 from __future__ import annotations
@@ -86,13 +93,16 @@ def words_of(text: str) -> list[str]:
     return unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY).casefold().split()
 
 
-def word_errors(truth: list[str], read: list[str]) -> int:
-    """Substitutions, deletions and insertions that turn `truth` into `read`, from difflib's alignment."""
-    errors = 0
+def word_errors(truth: list[str], read: list[str]) -> tuple[int, int]:
+    """Substitutions, deletions and insertions that turn `truth` into `read`, from difflib's
+    alignment; and of them the insertions alone (words read that the text layer does not have,
+    such as text the original prints as an image)."""
+    errors = inserted = 0
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, truth, read, autojunk=False).get_opcodes():
         if tag != "equal":
             errors += max(i2 - i1, j2 - j1)
-    return errors
+            inserted += max(0, (j2 - j1) - (i2 - i1))
+    return errors, inserted
 
 
 def page_words(document: Document) -> dict[int, list[str]]:
@@ -135,11 +145,12 @@ def score_paper(pdf: Path, dpi: int, distort: bool) -> dict:
         read = process(scanned, pdf.name, pdf.stem, rules_ocr)
         seconds = time.perf_counter() - started
     truth_words, read_words = words_of(truth.chunked.document.text), words_of(read.chunked.document.text)
+    errors, inserted = word_errors(truth_words, read_words)
     wanted, found = headings(truth.chunked.sections), headings(read.chunked.sections)
     right, pages = pages_right(pdf, read.chunked.document)
     return {
         "paper": pdf.name, "pages": pages, "ocr_pages": len(read.chunked.document.ocr_pages), "seconds": seconds,
-        "words": len(truth_words), "errors": word_errors(truth_words, read_words),
+        "words": len(truth_words), "errors": errors, "inserted": inserted,
         "headings": len(wanted), "headings_found": len(wanted & found), "pages_right": right,
     }
 
@@ -158,21 +169,20 @@ def main() -> None:
     arguments = parser.parse_args()
     pdfs = arguments.pdfs or check_half(CORPUS, arguments.papers)
     variants = [(dpi, False) for dpi in arguments.dpi] + ([(dpi, True) for dpi in arguments.dpi] if arguments.distort else [])
-    print("scan             papers  pages   WER   headings found  pages right  OCR pages/s")
+    print("scan                 papers  pages   WER  (no ins.)  headings found  pages right  s/OCR page")
     with ProcessPoolExecutor(arguments.workers) as pool:
         for dpi, distort in variants:
-            started = time.perf_counter()
             rows = list(pool.map(_score, [(pdf, dpi, distort) for pdf in pdfs]))
-            wall = time.perf_counter() - started
             for row in rows:
                 print(f"  {row['paper']}: {row}", file=sys.stderr)
-            words, errors = sum(r["words"] for r in rows), sum(r["errors"] for r in rows)
+            words, errors, inserted = sum(r["words"] for r in rows), sum(r["errors"] for r in rows), sum(r["inserted"] for r in rows)
             wanted, found = sum(r["headings"] for r in rows), sum(r["headings_found"] for r in rows)
             pages, right, ocr_pages = sum(r["pages"] for r in rows), sum(r["pages_right"] for r in rows), sum(r["ocr_pages"] for r in rows)
             name = f"{dpi} dpi" + (", turned+noise" if distort else "")
             print(
-                f"{name:<24}{len(rows):>3}{pages:>7}  {errors / words:6.1%}   {found:>3}/{wanted:<3} {found / max(wanted, 1):5.2f}"
-                f"   {right / pages:6.2f}      {ocr_pages / wall:.3f}"
+                f"{name:<24}{len(rows):>3}{pages:>7}  {errors / words:6.1%}  {(errors - inserted) / words:6.1%}   "
+                f"{found:>3}/{wanted:<3} {found / max(wanted, 1):5.2f}"
+                f"   {right / pages:6.2f}      {sum(r['seconds'] for r in rows) / max(ocr_pages, 1):5.1f}"
             )
 
 
