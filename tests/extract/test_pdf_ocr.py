@@ -187,6 +187,17 @@ def test_without_rapidocr_force_is_an_error_that_names_the_extra(tmp_path, monke
         extract_pdf(_text_pdf(tmp_path / "text.pdf", PAGES[:1]), "text.pdf", forced)
 
 
+@needs_rapidocr
+def test_blank_pages_are_no_text_with_nothing_for_ocr_to_read(tmp_path, rules):
+    with pymupdf.open() as doc:
+        doc.new_page()
+        doc.new_page()
+        doc.save(tmp_path / "blank.pdf")
+    with pytest.raises(NoTextLayerError) as raised:
+        extract_pdf(tmp_path / "blank.pdf", "blank.pdf", rules)
+    assert str(raised.value) == "blank.pdf: none of its 2 pages has a text layer, and nothing is drawn on its 2 pages for OCR to read"
+
+
 def test_the_note_names_the_pages_read_by_ocr_and_why():
     read = [OcrPage(page=page, reason="no text layer", dpi=200) for page in (1, 2, 3, 5)]
     assert ocr_note(read) == "read by OCR at 200 dpi: pages 1-3, 5 (no text layer)"

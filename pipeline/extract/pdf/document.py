@@ -28,7 +28,7 @@ from pipeline.extract.pdf.body_text import body_size
 from pipeline.extract.pdf.layout_choice import doubtful_reading
 from pipeline.extract.pdf.layout_model import LayoutLabel, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf.metadata import embedded_metadata, first_page_lines
-from pipeline.extract.pdf.ocr import ocr_note, read_where_needed
+from pipeline.extract.pdf.ocr import ocr_installed, ocr_note, read_where_needed
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
 from pipeline.extract.pdf.passes import Reading, run_passes
 from pipeline.extract.pdf.records import PageBox, PdfBlock, PrintedLine, Row, joined_superscripts
@@ -38,7 +38,7 @@ from pipeline.extract.source import PDF_SNIFF_BYTES, read_source
 from pipeline.records.base import LineBox, SourceFormat, TextSegment
 from pipeline.records.extract import OcrPage, RawBlock, RawDocument
 from pipeline.rules import Rules
-from pipeline.rules.pdf import LayoutMode, PdfTableRules
+from pipeline.rules.pdf import LayoutMode, OcrMode, PdfOcrRules, PdfTableRules
 
 _BOX_GRAIN = 10
 """Line boxes are kept to a tenth of a point (0.04 mm), rounded outwards so that they still hold
@@ -129,9 +129,11 @@ def _raw_block(block: PdfBlock) -> RawBlock:
     )
 
 
-def _raise_without_text(path: str, page_count: int, repaired: bool, messages: list[str], ocr_read: list[OcrPage]) -> None:
+def _raise_without_text(
+    path: str, page_count: int, repaired: bool, messages: list[str], ocr_read: list[OcrPage], ocr: PdfOcrRules
+) -> None:
     """The error for a PDF none of whose pages has text: a damaged file, a scan OCR found no
-    text on, or a scan to OCR."""
+    text on, blank pages, or a scan to OCR."""
     if repaired:
         raise ExtractError(
             f"{path}: the PDF is damaged (MuPDF had to repair it: {_said(messages)}) and no page has text; "
@@ -142,6 +144,8 @@ def _raise_without_text(path: str, page_count: int, repaired: bool, messages: li
             f"{path}: {_no_text_layer(page_count)}, and OCR read no text on {_its_pages(len(ocr_read))} either; "
             "check that the file shows text (a higher [pdf.ocr] dpi reads smaller print)"
         )
+    if ocr.mode is OcrMode.auto and ocr_installed():
+        raise NoTextLayerError(f"{path}: {_no_text_layer(page_count)}, and nothing is drawn on {_its_pages(page_count)} for OCR to read")
     raise NoTextLayerError(
         f"{path}: {_no_text_layer(page_count)} (a scan?); read it by OCR with the [ocr] extra "
         "(pip install 'paper-pipeline[ocr]', and --ocr auto or force), or OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) "
@@ -225,7 +229,7 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
         messages = _mupdf_messages()
         pages, heights, ocr_read = read_where_needed(doc, pages, heights, rules.pdf.ocr, path)
         if not any(pages):
-            _raise_without_text(path, page_count, repaired, messages, ocr_read)
+            _raise_without_text(path, page_count, repaired, messages, ocr_read, rules.pdf.ocr)
         notes = [f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else []
         if ocr_read:
             notes.append(ocr_note(ocr_read))
