@@ -8,6 +8,10 @@ caption, `tables.find_pdf_tables` finds the table's grid from the words of the c
 (kept from the one text extraction); the blocks are left as they are, and the tables go beside
 them in `RawDocument.tables`.
 
+A page whose text layer is missing or is not text is read by OCR instead, where rapidocr is
+installed (`ocr.read_where_needed`, `[pdf.ocr]`): its lines come in as the text layer's would, and
+`RawDocument.ocr_pages` says which pages and why.
+
 In `--layout model`, and in `auto` where the typographic reading is doubtful
 (`layout_choice.doubtful_reading`), PyMuPDF's layout model labels the lines first
 (`layout_model`) and the passes run on the labelled lines.
