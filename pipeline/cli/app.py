@@ -15,7 +15,7 @@ import typer
 from pipeline import __version__
 from pipeline.errors import PipelineError
 from pipeline.ingest.options import Engine
-from pipeline.records.kinds import LayoutMode
+from pipeline.records.kinds import LayoutMode, OcrMode
 
 
 class _ReportingErrors(typer.core.TyperGroup):
@@ -71,6 +71,15 @@ LayoutOption = Annotated[
         "--layout",
         help="How PDF layout is read: rules (typography alone), model (PyMuPDF's layout model on every page beside it), "
         "auto (the model where typography's reading is doubtful); default: the rules' [pdf.layout] mode, auto.",
+    ),
+]
+OcrOption = Annotated[
+    OcrMode | None,
+    typer.Option(
+        "--ocr",
+        help="Which PDF pages are read by OCR: auto (pages without a text layer, or whose layer is not text, where the "
+        "[ocr] extra is installed), off (none: a scan stays a no_text row), force (every page); default: the rules' "
+        "[pdf.ocr] mode, auto.",
     ),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or status on stderr.")]

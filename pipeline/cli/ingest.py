@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pipeline import DEFAULT_RULES_PATH
-from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, QuietOption, RayAddressOption, RulesOption, app
+from pipeline.cli.app import DEFAULT_DB, DbOption, EngineOption, LayoutOption, OcrOption, QuietOption, RayAddressOption, RulesOption, app
 from pipeline.cli.app import file_and_cause, json_text, one_line
 from pipeline.errors import EXIT_FILES_FAILED, PipelineError, RunStopped
 from pipeline.ingest.options import Engine, IngestOptions, available_cpus
@@ -120,6 +120,7 @@ def ingest(
     db: DbOption = DEFAULT_DB,
     rules: RulesOption = DEFAULT_RULES_PATH,
     layout: LayoutOption = None,
+    ocr: OcrOption = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for extract/normalize/chunk; default: the CPUs this process may use.")] = available_cpus(),
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds one file may take before it is stopped and failed.")] = 300.0,
     memory_limit: Annotated[
@@ -157,7 +158,7 @@ def ingest(
     from pipeline.rules import layout_overrides, load_rules
 
     _refuse_ray_options_without_ray(engine, shards_dir, files_per_task)
-    loaded = load_rules(rules, layout_overrides(layout))
+    loaded = load_rules(rules, layout_overrides(layout, ocr))
     options = IngestOptions(
         workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address,
         memory_limit=memory_limit, rehash=rehash,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from pipeline import DEFAULT_RULES_PATH
-from pipeline.cli.app import DEFAULT_DB, DbOption, LayoutOption, QuietOption, RulesOption, app
+from pipeline.cli.app import DEFAULT_DB, DbOption, LayoutOption, OcrOption, QuietOption, RulesOption, app
 from pipeline.errors import PipelineError
 from pipeline.export.formats import ExportFormat
 from pipeline.index.unit import Unit as ExportUnit
@@ -23,6 +23,7 @@ def inspect_command(
     file: Annotated[Path | None, typer.Argument(help="One paper (*.md or *.pdf).")] = None,
     rules: RulesOption = DEFAULT_RULES_PATH,
     layout: LayoutOption = None,
+    ocr: OcrOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Sections and chunks as JSON.")] = False,
     with_links: Annotated[bool, typer.Option("--links", help="Each chunk's citations and cross-references instead.")] = False,
     passes: Annotated[bool, typer.Option("--passes", help="The PDF reader's passes in the order they run, each with what it does (no paper needed).")] = False,
@@ -43,7 +44,7 @@ def inspect_command(
     from pipeline.report.inspection import render_links, render_tree
     from pipeline.rules import layout_overrides, load_rules
 
-    loaded = load_rules(rules, layout_overrides(layout))
+    loaded = load_rules(rules, layout_overrides(layout, ocr))
     if file.is_dir():
         raise PipelineError(
             f"{file} is a folder; inspect takes one paper (a *.md or *.pdf file): pass the path of a paper in it, "

@@ -50,6 +50,13 @@ def _layout_model_version() -> str:
         return "absent"
 
 
+def _ocr_version() -> str:
+    try:
+        return importlib.metadata.version("rapidocr")
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
 def extraction_key(rules: Rules) -> str:
     """What an extraction depends on besides the file: this pipeline and the rules extraction
     reads. A stored extraction made under another key is not reused.
@@ -64,6 +71,8 @@ def extraction_key(rules: Rules) -> str:
         "caption_start": rules.captions.pdf_start.pattern,
         # A PDF that the layout model may read depends on the model's weights as well.
         "layout_model": _layout_model_version() if rules.pdf.layout.mode != "rules" else None,
+        # And a page OCR may read on rapidocr's models (or, without it, on their absence).
+        "ocr_model": _ocr_version() if rules.pdf.ocr.mode != "off" else None,
         # And where the heading model decides headings, on its trees (`[pdf.headings] classifier`).
         "heading_model": rules.pdf.headings.model.sha256 if rules.pdf.headings.model is not None else None,
         # And where the table row model decides table rows, on its trees (`[pdf.tables] rows`).

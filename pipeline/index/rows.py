@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pydantic_core import to_json
 
 from pipeline.errors import IndexingError
+from pipeline.index.ocr_rows import ocr_rows
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES
 from pipeline.index.terms import PaperTerms
 from pipeline.link.crossrefs import BROKEN_WHEN_MISSING
@@ -177,6 +178,8 @@ def _chunked_rows(chunked: ChunkedDocument, terms: PaperTerms) -> dict[str, list
         "chunk_postings": [{"chunk_id": c.unit_id, "terms": c.terms, "frequencies": c.frequencies} for c in terms.chunks],
         "paragraph_postings": [{"paragraph_key": p.unit_id, "terms": p.terms, "frequencies": p.frequencies} for p in terms.paragraphs],
         **_box_rows(chunked),
+        # Only where a page was read by OCR: a text paper's rows, and so its records' digest, stay as they were.
+        **ocr_rows(chunked),
     }
 
 

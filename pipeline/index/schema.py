@@ -11,11 +11,12 @@ import re
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade), unless it is
 # one of UPGRADED_IN_PLACE.
-SCHEMA_VERSION = 12
-# Versions whose tables are this version's but for tables only an ingest reads, which start empty
-# and fill as it goes (12 added file_stats): the next ingest adds them and no paper is read again,
-# and every reader reads such a database as it is.
-UPGRADED_IN_PLACE = frozenset({11})
+SCHEMA_VERSION = 13
+# Versions whose tables are this version's but for tables that start empty and that only an
+# ingest fills (12 added file_stats; 13 ocr_pages and chunk_ocr, whose rows only a paper read by
+# OCR has, and no older version read one): the next ingest adds them and no paper is read again
+# for it, and every reader reads such a database as it is.
+UPGRADED_IN_PLACE = frozenset({11, 12})
 READABLE_SCHEMA_VERSIONS = UPGRADED_IN_PLACE | {SCHEMA_VERSION}
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
@@ -223,6 +224,23 @@ CREATE TABLE IF NOT EXISTS section_boxes (
     x1 DOUBLE NOT NULL,
     y1 DOUBLE NOT NULL
 );
+-- PDF pages whose text was read by OCR ([pdf.ocr], `--ocr`) instead of their text layer, and why;
+-- every other page of a PDF was read from its text layer.
+CREATE TABLE IF NOT EXISTS ocr_pages (
+    doc_id VARCHAR NOT NULL,
+    page INTEGER NOT NULL,             -- physical, 1-based
+    reason VARCHAR NOT NULL,           -- no text layer | a scan without a text layer | its text layer is not text (...) | a scan with a thin text layer (...) | forced (--ocr force)
+    dpi INTEGER NOT NULL,              -- resolution the page was rendered at for OCR
+    line_count INTEGER NOT NULL,       -- lines read (those under [pdf.ocr] min_confidence left out)
+    min_confidence DOUBLE              -- the recognizer's least confidence in a line of the page, 0 to 1; NULL where it read none
+);
+-- Chunks whose text was read (in part) by OCR, and how sure the recognizer was of it.
+CREATE TABLE IF NOT EXISTS chunk_ocr (
+    chunk_id VARCHAR NOT NULL,
+    doc_id VARCHAR NOT NULL,
+    ocr_lines INTEGER NOT NULL,        -- OCR'd lines the chunk's text is on
+    min_confidence DOUBLE NOT NULL     -- the least confidence among them, 0 to 1
+);
 -- Lets `search` fetch its hits' rows by id instead of scanning the chunks for them (DuckDB only
 -- uses it for a filter on constants against this table alone).
 CREATE INDEX IF NOT EXISTS chunks_by_id ON chunks (chunk_id);
@@ -316,8 +334,8 @@ POSTINGS_TABLES = {
 }
 
 TABLES_BY_DOCUMENT = (
-    "chunk_postings", "paragraph_postings", "chunk_boxes", "chunk_citations", "chunk_links", "section_boxes", "chunks", "paragraphs",
-    "sections", "bibliography", "paper_tables", "papers", "extractions", "documents",
+    "chunk_postings", "paragraph_postings", "chunk_boxes", "chunk_citations", "chunk_links", "section_boxes", "chunk_ocr", "ocr_pages",
+    "chunks", "paragraphs", "sections", "bibliography", "paper_tables", "papers", "extractions", "documents",
 )
 # Tables without a doc_id column, and the key that finds a paper's rows in them through its
 # chunks or paragraphs (so they go before those tables in TABLES_BY_DOCUMENT).

@@ -346,7 +346,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules, headings: HeadingMatc
             doc_id=doc_id, path=raw.path, format=raw.format, title=title, page_count=raw.page_count,
             page_labels=raw.page_labels, encoding=raw.encoding, reading_notes=raw.reading_notes,
             removed_running_lines=raw.removed_running_lines + len(furniture),
-            layout=raw.layout, layout_reason=raw.layout_reason, tables=raw.tables,
+            layout=raw.layout, layout_reason=raw.layout_reason, tables=raw.tables, ocr_pages=raw.ocr_pages,
         )
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from pipeline.records.base import RECORD_SCHEMA_VERSION, BlockKind, Box, LineBox, Record, SourceFormat, TextSegment
 
@@ -101,6 +101,25 @@ class Table(Record):
     """The table's own chunk (set by the chunk stage)."""
 
 
+OcrLineBox = tuple[float, float, float, float, float]
+"""An OCR'd line as the stored extraction keeps it: its box (x0, y0, x1, y1, in page points as a
+`Box`) and the recognizer's confidence in its text (0 to 1)."""
+
+
+class OcrPage(Record):
+    """A PDF page whose text was read by OCR instead of its text layer, and why."""
+
+    page: int
+    """1-based physical page."""
+    reason: str
+    """Why its text layer was not read: `no text layer`, `its text layer is not text (…)`,
+    `a scan with a thin text layer (…)`, `forced (--ocr force)`."""
+    dpi: int
+    """Resolution the page was rendered at for OCR."""
+    lines: list[OcrLineBox] = Field(default_factory=list)
+    """Every line kept from the page, in the recognizer's order, with its confidence."""
+
+
 class SourceFacts(Record):
     """What is known of the file a document came from, carried from extract to the database."""
 
@@ -121,6 +140,17 @@ class SourceFacts(Record):
     layout model beside them); None for Markdown."""
     layout_reason: str | None = None
     """Why that reading was chosen: the mode asked for, or what made `auto` doubt the rules' reading."""
+    ocr_pages: list[OcrPage] = Field(default_factory=list)
+    """PDF only: the pages read by OCR, in page order; every other page was read from its text layer."""
+
+    @model_serializer(mode="wrap")
+    def _ocr_pages_only_where_read(self, handler: SerializerFunctionWrapHandler) -> dict:
+        # Left out where no page was OCR'd, so that every stored extraction of a text PDF or a
+        # Markdown file is, byte for byte, what it was before OCR came in (and still loads).
+        data = handler(self)
+        if not self.ocr_pages:
+            data.pop("ocr_pages", None)
+        return data
 
 
 class FrontLine(Record):

@@ -29,3 +29,14 @@ class LayoutMode(StrEnum):
     """PyMuPDF's layout model on every page, its labels beside typography."""
     auto = "auto"
     """Typography first; the model where the result is doubtful (`PdfLayoutRules`)."""
+
+
+class OcrMode(StrEnum):
+    """When a PDF page is read by OCR instead of its text layer."""
+
+    auto = "auto"
+    """A page whose text layer is missing or not text (`PdfOcrRules`), where rapidocr is installed."""
+    off = "off"
+    """Never: a PDF without a text layer stays a `no_text` row."""
+    force = "force"
+    """Every page, whatever its text layer holds."""

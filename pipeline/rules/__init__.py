@@ -264,10 +264,13 @@ def load_rules(path: Path | str = DEFAULT_RULES_PATH, overrides: dict | None = N
     return rules.model_copy(update={"source": str(path), "sha256": _ingest_rules_sha256(data)})
 
 
-def layout_overrides(mode: str | None) -> dict | None:
-    """The rules keys that choose how PDF layout is read (`--layout`), for `load_rules`; None
-    where no mode is given and the rules file's own holds."""
-    return {"pdf": {"layout": {"mode": str(mode)}}} if mode is not None else None
+def layout_overrides(mode: str | None, ocr: str | None = None) -> dict | None:
+    """The rules keys that choose how PDF layout is read (`--layout`) and which pages OCR reads
+    (`--ocr`), for `load_rules`; None where neither is given and the rules file's own hold."""
+    pdf = {"layout": {"mode": str(mode)}} if mode is not None else {}
+    if ocr is not None:
+        pdf["ocr"] = {"mode": str(ocr)}
+    return {"pdf": pdf} if pdf else None
 
 
 def _merged(data: dict, overrides: dict) -> dict:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from pipeline.records.kinds import LayoutMode
+from pipeline.records.kinds import LayoutMode, OcrMode
 from pipeline.rules.heading_model import load_heading_model
 from pipeline.rules.table_row_model import load_table_row_model
 from pipeline.rules.base import Pattern, RulesModel
@@ -198,6 +198,34 @@ class PdfLayoutRules(RulesModel):
     longer doubtful document (a thesis, a book) keeps its typographic reading and says so."""
 
 
+
+
+class PdfOcrRules(RulesModel):
+    """Which PDF pages are read by OCR (rapidocr, the `[ocr]` extra), and how."""
+
+    mode: OcrMode = OcrMode.auto
+    dpi: Annotated[int, Field(ge=72, le=600)] = 200
+    """Resolution a page is rendered at for OCR, in dots per inch."""
+    min_confidence: Annotated[float, Field(ge=0, le=1)] = 0.5
+    """Lines the recognizer is less sure of than this (0 to 1) are left out."""
+    threads: Annotated[int, Field(ge=1, le=64)] = 1
+    """Threads one OCR run may use: ingest runs a worker a core already, and more threads than
+    cores make each page many times slower."""
+    max_unreadable_share: Annotated[float, Field(gt=0, le=1)] = 0.5
+    """A text layer where more than this share of the characters is unmapped (U+FFFD, private-use
+    or control characters) is not text."""
+    min_word_share: Annotated[float, Field(ge=0, le=1)] = 0.35
+    """A text layer where fewer than this share of the words look like words (letters, with a
+    vowel where they are Latin; or numbers) is not text; 0 turns the sign off."""
+    min_words: Annotated[int, Field(ge=1)] = 30
+    """Fewest words a text layer must have to be judged by the word share."""
+    image_cover: Annotated[float, Field(gt=0, le=1)] = 0.9
+    """Share of a page one image must cover for the page to be a scan."""
+    thin_layer_chars: Annotated[int, Field(ge=0)] = 100
+    """A scanned page (`image_cover`) with fewer characters of text than this is read by OCR: its
+    layer is a stamp or a fragment, not the page's text."""
+
+
 class TableStrategy(StrEnum):
     """How a table's grid is read beside its caption (`docs/tables.md` has the figures)."""
 
@@ -276,5 +304,6 @@ class PdfRules(RulesModel):
     front_matter: PdfFrontMatterRules = Field(default_factory=PdfFrontMatterRules)
     layout: PdfLayoutRules = Field(default_factory=PdfLayoutRules)
     tables: PdfTableRules = Field(default_factory=PdfTableRules)
+    ocr: PdfOcrRules = Field(default_factory=PdfOcrRules)
 
 

@@ -19,6 +19,7 @@ from pipeline.export import ExportFormat, export_database
 from pipeline.export.records import Selection
 from pipeline.index.checks import last_check
 from pipeline.index.database import checks_file, open_readonly
+from pipeline.index.schema import SCHEMA_VERSION
 from pipeline.index.search import search
 from pipeline.ingest import IngestOptions, ingest_folder
 from pipeline.ingest import scan as ingest_scan
@@ -232,9 +233,10 @@ def test_the_same_papers_from_another_folder_are_published_with_that_folder(fold
 
 
 def _as_schema_11(db):
-    """The database as 0.9.0 wrote it: no file_stats."""
+    """The database as 0.9.0 wrote it: no file_stats, no OCR tables."""
     connection = writable_database(db)
-    connection.execute("DROP TABLE file_stats")
+    for table in ("file_stats", "ocr_pages", "chunk_ocr"):
+        connection.execute(f"DROP TABLE {table}")
     connection.execute("UPDATE pipeline_schema SET version = 11")
     connection.close()
 
@@ -254,7 +256,7 @@ def test_a_schema_11_database_is_upgraded_by_hashing_every_file_and_reading_none
     summary = ingest_folder(folder, db, rules, OPTIONS)
     assert (sorted(reads), summary.upgraded_from_schema, summary.updated, summary.unchanged) == (["a.md", "b.md", "c.md"], 11, 0, 3)
     connection = open_readonly(db)
-    assert connection.execute("SELECT max(version) FROM pipeline_schema").fetchone()[0] == 12
+    assert connection.execute("SELECT max(version) FROM pipeline_schema").fetchone()[0] == SCHEMA_VERSION
     assert connection.execute("SELECT doc_id FROM file_stats ORDER BY doc_id").fetchall() == [("a.md",), ("b.md",), ("c.md",)]
     connection.close()
     reads.clear()

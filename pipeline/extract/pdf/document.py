@@ -8,6 +8,10 @@ caption, `tables.find_pdf_tables` finds the table's grid from the words of the c
 (kept from the one text extraction); the blocks are left as they are, and the tables go beside
 them in `RawDocument.tables`.
 
+A page whose text layer is missing or is not text is read by OCR instead, where rapidocr is
+installed (`ocr.read_where_needed`, `[pdf.ocr]`): its lines come in as the text layer's would, and
+`RawDocument.ocr_pages` says which pages and why.
+
 In `--layout model`, and in `auto` where the typographic reading is doubtful
 (`layout_choice.doubtful_reading`), PyMuPDF's layout model labels the lines first
 (`layout_model`) and the passes run on the labelled lines.
@@ -28,6 +32,7 @@ from pipeline.extract.pdf.body_text import body_size
 from pipeline.extract.pdf.layout_choice import doubtful_reading
 from pipeline.extract.pdf.layout_model import LayoutLabel, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf.metadata import embedded_metadata, first_page_lines
+from pipeline.extract.pdf.ocr import ocr_installed, ocr_note, read_where_needed
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
 from pipeline.extract.pdf.passes import Reading, run_passes
 from pipeline.extract.pdf.records import PageBox, PdfBlock, PrintedLine, Row, joined_superscripts
@@ -35,9 +40,9 @@ from pipeline.extract.pdf.table_words import Word, page_words
 from pipeline.extract.pdf.tables import find_pdf_tables, has_table_caption
 from pipeline.extract.source import PDF_SNIFF_BYTES, read_source
 from pipeline.records.base import LineBox, SourceFormat, TextSegment
-from pipeline.records.extract import RawBlock, RawDocument
+from pipeline.records.extract import OcrPage, RawBlock, RawDocument
 from pipeline.rules import Rules
-from pipeline.rules.pdf import LayoutMode, PdfTableRules
+from pipeline.rules.pdf import LayoutMode, OcrMode, PdfOcrRules, PdfTableRules
 
 _BOX_GRAIN = 10
 """Line boxes are kept to a tenth of a point (0.04 mm), rounded outwards so that they still hold
@@ -128,16 +133,27 @@ def _raw_block(block: PdfBlock) -> RawBlock:
     )
 
 
-def _raise_without_text(path: str, page_count: int, repaired: bool, messages: list[str]) -> None:
-    """The error for a PDF none of whose pages has text: a damaged file, or a scan to OCR."""
+def _raise_without_text(
+    path: str, page_count: int, repaired: bool, messages: list[str], ocr_read: list[OcrPage], ocr: PdfOcrRules
+) -> None:
+    """The error for a PDF none of whose pages has text: a damaged file, a scan OCR found no
+    text on, blank pages, or a scan to OCR."""
     if repaired:
         raise ExtractError(
             f"{path}: the PDF is damaged (MuPDF had to repair it: {_said(messages)}) and no page has text; "
             "re-download or re-export it"
         )
+    if ocr_read:
+        raise NoTextLayerError(
+            f"{path}: {_no_text_layer(page_count)}, and OCR read no text on {_its_pages(len(ocr_read))} either; "
+            "check that the file shows text (a higher [pdf.ocr] dpi reads smaller print)"
+        )
+    if ocr.mode is OcrMode.auto and ocr_installed():
+        raise NoTextLayerError(f"{path}: {_no_text_layer(page_count)}, and nothing is drawn on {_its_pages(page_count)} for OCR to read")
     raise NoTextLayerError(
-        f"{path}: {_no_text_layer(page_count)} (a scan?); OCR it first "
-        "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result"
+        f"{path}: {_no_text_layer(page_count)} (a scan?); read it by OCR with the [ocr] extra "
+        "(pip install 'paper-pipeline[ocr]', and --ocr auto or force), or OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) "
+        "and ingest the result"
     )
 
 
@@ -215,9 +231,14 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
         repaired = doc.is_repaired
         embedded = embedded_metadata(doc)
         messages = _mupdf_messages()
+        pages, heights, ocr_read = read_where_needed(doc, pages, heights, rules.pdf.ocr, path)
         if not any(pages):
-            _raise_without_text(path, page_count, repaired, messages)
+            _raise_without_text(path, page_count, repaired, messages, ocr_read, rules.pdf.ocr)
         notes = [f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else []
+        if ocr_read:
+            notes.append(ocr_note(ocr_read))
+            # A table's words come from the text layer; an OCR'd page's layer is not its text.
+            words = {number: found for number, found in words.items() if number not in {read.page for read in ocr_read}}
         mode = rules.pdf.layout.mode
         model_tables: dict[int, list[PageBox]] = {}
         reading, reason = LayoutMode.rules, "asked for (--layout rules)"
@@ -255,9 +276,14 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
         layout_reason=reason,
         embedded_metadata=embedded,
         first_page=first_page_lines(pages[0]),
+        ocr_pages=ocr_read,
     )
 
 
 def _no_text_layer(page_count: int) -> str:
     """`none of its 3 pages has a text layer`, but `its one page has no text layer`."""
     return "its one page has no text layer" if page_count == 1 else f"none of its {page_count} pages has a text layer"
+
+
+def _its_pages(count: int) -> str:
+    return "it" if count == 1 else f"its {count} pages"

@@ -1,0 +1,280 @@
+"""Read a PDF page by OCR into the same printed lines its text layer would give.
+
+rapidocr (the `[ocr]` extra, Apache-2.0) runs PaddleOCR's PP-OCRv6 detection and recognition
+models (Apache-2.0), whose ONNX files ship inside its wheel, on onnxruntime on the CPU. The
+models are named by their path in the package, so that rapidocr never looks for them online: a
+missing file is an error that says to reinstall, never a download. The page is rendered grey at
+`[pdf.ocr] dpi`; each recognized line becomes a `PrintedLine` in page points (of the page as
+stored, as the text layer's are), its size read off its box's height (OCR gives no font, so no
+weight either), and lines set one under the other in one column share a block, as PyMuPDF's
+blocks do. The passes then read OCR'd pages as they read any other.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import statistics
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pymupdf
+
+from pipeline.errors import ExtractError
+from pipeline.extract.pdf.ocr_triage import ocr_reason
+from pipeline.extract.pdf.page_reading import from_frame, to_frame
+from pipeline.extract.pdf.records import PageBox, PrintedLine
+from pipeline.records.extract import OcrPage
+from pipeline.rules.pdf import OcrMode, PdfOcrRules
+
+OCR_FONT = "OCR"
+"""The font every OCR'd line is set in: OCR tells no faces apart."""
+_DETECTION_SIDE = 1600
+"""Longest side, in pixels, of the image lines are detected on."""
+_DETECTION_MODEL = "PP-OCRv6_det_small.onnx"
+_RECOGNITION_MODEL = "PP-OCRv6_rec_small.onnx"
+_MEASURED_BY_WIDTH = 12
+_ADVANCE_PER_SIZE = 0.42
+"""A character of running text (spaces included) is on average this many font sizes wide: box
+heights swing by a fifth with a line's letters, the mean advance over a dozen letters much less."""
+_X_HEIGHT_BOX = 0.65
+"""A detected line's box is about this many font sizes tall where its letters are all x-height
+letters (`on a mean oversea`); an ascender or capital adds `_ASCENDER`, a descender `_DESCENDER`
+(the detector's box holds what is inked, unlike a font's line box)."""
+_ASCENDER = 0.25
+_DESCENDER = 0.22
+_RISES = frozenset("bdfhiklt0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ()[]{}|/!?'\"&%$#@")
+_FALLS = frozenset("gjpqy()[]{}|/,;Q")
+_SIZE_GRAIN = 0.5
+"""OCR'd sizes are rounded to half a point: box heights vary with a line's letters, and the
+passes compare sizes as a typesetter sets them."""
+_SAME_BODY = 0.06
+"""An OCR'd block whose size is within this share of the document's usual one is body size."""
+_BLOCK_SIZES = 0.2
+"""Two lines one under the other whose measured sizes differ by less than this share may be one
+block: a line's measure swings by a tenth, a heading is a fifth larger than its text or more."""
+_DARK = 128
+"""A grey level below which a pixel is ink."""
+_BOLD_INK = 1.3
+"""A line inking this many times the page's usual share of its box is set in bold: OCR reads no
+font, and a heading in body size is told from its text by its weight alone."""
+_BLOCK_GAP = 0.8
+"""Lines one under the other, at most this many line heights apart, that share most of their
+width (`_BLOCK_OVERLAP`) are one block."""
+_BLOCK_OVERLAP = 0.5
+
+
+def ocr_installed() -> bool:
+    """Whether rapidocr can be imported (the `[ocr]` extra)."""
+    return importlib.util.find_spec("rapidocr") is not None
+
+
+@dataclass(frozen=True, slots=True)
+class OcrLine:
+    """One line the recognizer read: its box in pixels of the rendered page, text and confidence."""
+
+    box: PageBox
+    text: str
+    confidence: float
+    ink: float
+    """Share of the box's pixels that are dark: bold type inks more of its box than roman."""
+
+
+class OcrEngine:
+    """rapidocr's detector and recognizer, loaded from the files inside its package."""
+
+    def __init__(self, threads: int) -> None:
+        import rapidocr  # here: only a page read by OCR needs it, and it is an extra
+
+        models = Path(rapidocr.__file__).parent / "models"
+        missing = [name for name in (_DETECTION_MODEL, _RECOGNITION_MODEL) if not (models / name).is_file()]
+        if missing:
+            raise ExtractError(
+                f"rapidocr's packaged models are missing ({', '.join(missing)} in {models}); "
+                "reinstall it with pip install --force-reinstall 'rapidocr==3.10.0'"
+            )
+        self._engine = rapidocr.RapidOCR(
+            params={
+                "Global.use_cls": False,  # a paper's lines are upright; the angle classifier costs a pass per line
+                "Global.log_level": "error",
+                "Global.max_side_len": 10_000,  # never shrink the page: the dpi is chosen by measurement
+                # Lines are found on the page shrunk to 1600 pixels at most (about 145 dpi for A4),
+                # then read at full resolution: a full-size detection held 0.9 GB at 200 dpi.
+                "Det.limit_type": "max",
+                "Det.limit_side_len": _DETECTION_SIDE,
+                # One line at a time: a batch pads every line to its widest, which costs memory and time.
+                "Rec.rec_batch_num": 1,
+                "Det.model_path": str(models / _DETECTION_MODEL),
+                "Rec.model_path": str(models / _RECOGNITION_MODEL),
+                "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+                "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+            }
+        )
+
+    def read(self, pixmap: pymupdf.Pixmap) -> list[OcrLine]:
+        """The lines of a grey pixmap, in the detector's order."""
+        import numpy
+
+        image = numpy.frombuffer(pixmap.samples, dtype=numpy.uint8).reshape(pixmap.h, pixmap.w)
+        found = self._engine(image)
+        if found.boxes is None or found.txts is None:
+            return []
+        return [
+            OcrLine(box, text, float(score), float((image[box[1]:box[3], box[0]:box[2]] < _DARK).mean()) if box[2] > box[0] and box[3] > box[1] else 0.0)
+            for quad, text, score in zip(found.boxes.tolist(), found.txts, found.scores)
+            for xs, ys in [([int(point[0]) for point in quad], [int(point[1]) for point in quad])]
+            for box in [(max(0, min(xs)), max(0, min(ys)), max(xs), max(ys))]
+        ]
+
+
+@functools.cache
+def shared_engine(threads: int) -> OcrEngine:
+    """The process's one engine for `threads`. Kept for the life of the process, as the layout
+    model is (`layout_model.shared_model`): loading the models costs more than a page."""
+    return OcrEngine(threads)
+
+
+def read_page_by_ocr(
+    page: pymupdf.Page, number: int, reason: str, rules: PdfOcrRules
+) -> tuple[list[PrintedLine], float, OcrPage]:
+    """Printed lines of page `number` read by OCR, the page height in its frame, and the record
+    of the reading (why, and each line's box and confidence)."""
+    zoom = rules.dpi / 72
+    pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csGRAY, alpha=False)
+    found = shared_engine(rules.threads).read(pixmap)
+    inked = [line.ink for line in found if len(line.text) >= _MEASURED_BY_WIDTH]
+    usual_ink = statistics.median(inked) if inked else 0.0
+    # The pixmap shows the page as displayed; lines are placed on the page as stored, before its
+    # /Rotate, as the text layer's are.
+    to_page = pymupdf.Matrix(1 / zoom, 1 / zoom) * page.derotation_matrix
+    turn = page.derotation_matrix
+    frame = (round(turn.a), round(turn.b))  # where the page's x axis, along its lines, points once turned back
+    _, top, _, bottom = to_frame(tuple(page.rect), frame)
+    lines = []
+    kept = []
+    for line in found:
+        text = " ".join(line.text.split())
+        width, height = line.box[2] - line.box[0], line.box[3] - line.box[1]
+        # A line set up the page (a margin stamp) is furniture; its letters are read on their side.
+        if not text or line.confidence < rules.min_confidence or (height > width and len(text) > 2):
+            continue
+        x0, y0, x1, y1 = to_frame(tuple(pymupdf.Rect(line.box) * to_page), frame)
+        size = _size(text, x1 - x0, y1 - y0)
+        # The detector pads its box, so that a line's box reaches into the next line's: the box is
+        # made as tall as a text layer's (about one font size) about its middle, or the passes would
+        # take two lines of a paragraph for one.
+        middle = (y0 + y1) / 2
+        y0, y1 = middle - size / 2, middle + size / 2
+        box = from_frame((x0, y0, x1, y1), frame)
+        bold = usual_ink > 0 and line.ink >= _BOLD_INK * usual_ink
+        lines.append(PrintedLine(number, x0, y0 - top, x1, y1 - top, text, size, OCR_FONT, bold, False, len(text), box=box, frame=frame))
+        kept.append((*(round(value, 1) for value in box), round(line.confidence, 3)))
+    return _in_blocks(lines), bottom - top, OcrPage(page=number, reason=reason, dpi=rules.dpi, lines=kept)
+
+
+def _size(text: str, width: float, height: float) -> float:
+    """A line's font size in points, from its box: a line of `_MEASURED_BY_WIDTH` characters or
+    more by its width (its letters' advances even out), a shorter one by its height."""
+    if len(text) >= _MEASURED_BY_WIDTH:
+        return width / len(text) / _ADVANCE_PER_SIZE
+    return height / _box_per_size(text)
+
+
+def _box_per_size(text: str) -> float:
+    """How many font sizes tall a detected box of `text` is: taller where it rises above x-height
+    or falls below the baseline (a heading of capitals without descenders reads small otherwise)."""
+    letters = set(text)
+    return _X_HEIGHT_BOX + _ASCENDER * bool(letters & _RISES) + _DESCENDER * bool(letters & _FALLS)
+
+
+def _in_blocks(lines: list[PrintedLine]) -> list[PrintedLine]:
+    """The lines top to bottom, each in the block of the line above it in its column, where one is
+    close above (`_BLOCK_GAP`, `_BLOCK_OVERLAP`) and of about its size (`_BLOCK_SIZES`) and weight (a
+    heading starts a block); each line given its block's median size."""
+    ordered = sorted(lines, key=lambda line: (line.y0, line.x0))
+    blocks: list[int] = []
+    for index, line in enumerate(ordered):
+        above = [
+            blocks[earlier]
+            for earlier, other in enumerate(ordered[:index])
+            if -_BLOCK_GAP * (line.y1 - line.y0) <= line.y0 - other.y1 <= _BLOCK_GAP * (line.y1 - line.y0)
+            and line.y0 > other.y0
+            and abs(line.size - other.size) <= _BLOCK_SIZES * max(line.size, other.size)
+            and line.bold == other.bold
+            and min(line.x1, other.x1) - max(line.x0, other.x0) >= _BLOCK_OVERLAP * min(line.x1 - line.x0, other.x1 - other.x0)
+        ]
+        blocks.append(above[-1] if above else max(blocks, default=-1) + 1)
+    sizes: dict[int, list[float]] = {}
+    for line, block in zip(ordered, blocks):
+        sizes.setdefault(block, []).append(line.size)
+    # A block is set in one size, which its lines' median measures better than any one of them.
+    return [replace(line, block=block, size=statistics.median(sizes[block])) for line, block in zip(ordered, blocks)]
+
+
+def even_out_sizes(pages: list[list[PrintedLine]]) -> list[list[PrintedLine]]:
+    """The pages, their OCR'd lines' sizes rounded (`_SIZE_GRAIN`) and those near the size most
+    OCR'd characters have (`_SAME_BODY`) set to it, so that body lines share one size as a text layer's do."""
+    carried: Counter[float] = Counter()
+    for lines in pages:
+        for line in lines:
+            if line.font == OCR_FONT:
+                carried[round(line.size / _SIZE_GRAIN) * _SIZE_GRAIN] += line.chars
+    if not carried:
+        return pages
+    usual = carried.most_common(1)[0][0]  # the body's, as `body_text.body_size` reads it: the size of the most characters
+
+    def evened(size: float) -> float:
+        return usual if abs(size - usual) <= _SAME_BODY * usual else round(size / _SIZE_GRAIN) * _SIZE_GRAIN
+
+    return [[replace(line, size=evened(line.size)) if line.font == OCR_FONT else line for line in lines] for lines in pages]
+
+
+def read_where_needed(
+    doc: pymupdf.Document, pages: list[list[PrintedLine]], heights: list[float], rules: PdfOcrRules, path: str
+) -> tuple[list[list[PrintedLine]], list[float], list[OcrPage]]:
+    """The pages' lines and heights, those of every page that needs OCR (`ocr_triage.ocr_reason`)
+    read by it instead, and the record of each page so read. Without rapidocr, `auto` reads the
+    text layers as they are (a file without any stays a `no_text` row) and `force` is an error."""
+    if rules.mode is OcrMode.off:
+        return pages, heights, []
+    if not ocr_installed():
+        if rules.mode is OcrMode.force:
+            raise ExtractError(f"{path}: --ocr force needs rapidocr, which is not installed; pip install 'paper-pipeline[ocr]'")
+        return pages, heights, []
+    has_text = any(pages)
+    reasons = {
+        number: reason
+        for number, (page, pieces) in enumerate(zip(doc, pages), start=1)
+        if (reason := ocr_reason(page, pieces, rules, has_text)) is not None
+    }
+    if not reasons:
+        return pages, heights, []
+    pages, heights, read = list(pages), list(heights), []
+    for number, reason in reasons.items():
+        try:
+            pages[number - 1], heights[number - 1], record = read_page_by_ocr(doc[number - 1], number, reason, rules)
+        except RuntimeError as error:
+            raise ExtractError(f"{path}: page {number} cannot be rendered for OCR ({error}); the PDF is damaged, re-export it") from None
+        read.append(record)
+    return even_out_sizes(pages), heights, read
+
+
+def ocr_note(read: list[OcrPage]) -> str:
+    """A reading note naming the pages read by OCR and why: `pages 1-3, 5 read by OCR (no text layer)`."""
+    by_reason: dict[str, list[int]] = {}
+    for record in read:
+        by_reason.setdefault(record.reason, []).append(record.page)
+    parts = [f"{'page' if len(numbers) == 1 else 'pages'} {_page_ranges(numbers)} ({reason})" for reason, numbers in by_reason.items()]
+    return f"read by OCR at {read[0].dpi} dpi: " + "; ".join(parts)
+
+
+def _page_ranges(numbers: list[int]) -> str:
+    """`1-3, 5` for pages 1, 2, 3 and 5."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
