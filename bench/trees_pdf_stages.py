@@ -25,7 +25,10 @@ import sys, time
 from pathlib import Path
 from pipeline.chunk import chunk
 from pipeline.extract import extract
-from pipeline.normalize.stage import normalize
+try:
+    from pipeline.normalize.stage import normalize
+except ImportError:  # a tree from before 0.9.0, whose normalize was one module
+    from pipeline.normalize import normalize
 from pipeline.rules import load_rules, layout_overrides
 rules = load_rules(overrides=layout_overrides(sys.argv[2]))
 files = sorted(Path(sys.argv[1]).glob("pdf/*.pdf")) + sorted(Path(sys.argv[1]).glob("pdf_jats/*.pdf"))
