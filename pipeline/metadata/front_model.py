@@ -27,7 +27,7 @@ def line_labels(lines: list[FrontLine], rules: MetadataRules) -> list[tuple[Fron
     if model.features != FEATURES:
         raise RulesError("the page-1 line model was trained on other features than front_lines.FEATURES: retrain it (scripts/train_front_model.py)")
     lines = ordered(lines)
-    found = model.probabilities(line_features(lines, rules))
+    found = model.label_probabilities(line_features(lines, rules))
     return [(line, LABELS[max(range(len(LABELS)), key=scores.__getitem__)]) for line, scores in zip(lines, found)]
 
 

@@ -107,5 +107,5 @@ class MetadataRules(RulesModel):
 
     @property
     def front_model(self) -> Any:
-        """The page-1 line model (`front_model.FrontModel`) where `front_lines` is "model", else None."""
+        """The page-1 line model (`trained_model.TrainedModel`) where `front_lines` is "model", else None."""
         return self._model

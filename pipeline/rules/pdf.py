@@ -142,7 +142,7 @@ class PdfHeadingRules(RulesModel):
 
     @property
     def model(self) -> Any:
-        """The heading model (`heading_model.HeadingModel`) where `classifier` is "model", else None."""
+        """The heading model (`trained_model.TrainedModel`) where `classifier` is "model", else None."""
         return self._model
 
 
@@ -281,7 +281,7 @@ class PdfTableRules(RulesModel):
 
     @property
     def row_model(self) -> Any:
-        """The table row model (`table_row_model.TableRowModel`) where `rows` is "model", else None."""
+        """The table row model (`trained_model.TrainedModel`) where `rows` is "model", else None."""
         return self._row_model
 
     @field_validator("caption", mode="before")

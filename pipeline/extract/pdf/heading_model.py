@@ -24,7 +24,7 @@ from pipeline.extract.pdf.heading_styles import HeadingRules, inside_a_sentence,
 from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
 from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.records.base import BlockKind
-from pipeline.rules.heading_model import HeadingModel
+from pipeline.rules.trained_model import TrainedModel
 
 _THRESHOLD = 0.5
 """The model's probability from which a candidate is a heading: the classes are weighted alike in
@@ -46,7 +46,7 @@ def _level(blocks: list[PdfBlock], index: int, style_levels: dict[tuple, Counter
 
 
 def classify_headings(
-    blocks: list[PdfBlock], layout: Layout, heights: list[float], model: HeadingModel, rules: HeadingRules,
+    blocks: list[PdfBlock], layout: Layout, heights: list[float], model: TrainedModel, rules: HeadingRules,
     heads_meta: Callable[[str], bool],
 ) -> list[PdfBlock]:
     """The blocks with every candidate made a heading or a paragraph as the model believes. A

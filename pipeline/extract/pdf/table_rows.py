@@ -167,7 +167,7 @@ def continues_by_rules(lines: list[TableLine], index: int, row: list[str | None]
 
 def join_lines(lines: list[TableLine], model: Any = None) -> list[tuple[list[str | None], float, float]]:
     """The table's rows, each with the top and bottom of its lines: a line that carries on the row
-    above (by the rules, or by `model`, a `table_row_model.TableRowModel`) joins its cells to it."""
+    above (by the rules, or by `model`, a `trained_model.TrainedModel`) joins its cells to it."""
     if model is not None and tuple(model.features) != FEATURES:
         raise RulesError("the table row model was trained on other features than table_rows.FEATURES: retrain it (scripts/train_table_row_model.py)")
     context = table_context(lines)
