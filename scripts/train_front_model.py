@@ -36,26 +36,11 @@ from pipeline.metadata.names import letters, split_names, without_superscripts
 from pipeline.records.extract import FrontLine
 from pipeline.rules import load_rules
 from pipeline.rules.front_model import MODEL_PATH, TRAINING_LIST
+from model_training import SEED, parameters, write_model
 from score_pdf_headings import parse_jats
 from score_pdf_jats_halves import DEFAULT_CORPUS, is_check_half
 
-SEED = 50
-PARAMETERS = {
-    "objective": "multiclass",
-    "num_class": len(LABELS),
-    "learning_rate": 0.05,
-    "num_leaves": 7,
-    "min_data_in_leaf": 10,
-    "feature_fraction": 0.8,
-    "bagging_fraction": 0.8,
-    "bagging_freq": 1,
-    "lambda_l2": 1.0,
-    "seed": SEED,
-    "num_threads": 1,
-    "deterministic": True,
-    "force_col_wise": True,
-    "verbosity": -1,
-}
+PARAMETERS = parameters(objective="multiclass", num_class=len(LABELS), learning_rate=0.05, num_leaves=7, min_data_in_leaf=10)
 ROUNDS = 100
 FOLDS = 5
 _DOI_PIECE = 8
@@ -231,10 +216,7 @@ def main() -> None:
     booster = train(even)
     print(f"check half ({len({row['paper'] for row in check})} papers, never trained on): {figures(numpy.asarray([row['y'] for row in check]), predicted(booster, check))}")
     if not arguments.dry_run:
-        MODEL_PATH.parent.mkdir(exist_ok=True)
-        booster.save_model(str(MODEL_PATH))
-        TRAINING_LIST.write_text("".join(f"{name}\n" for name in sorted({row["paper"] for row in even})))
-        print(f"wrote {MODEL_PATH} ({MODEL_PATH.stat().st_size // 1024} KB) and {TRAINING_LIST.name}")
+        write_model(booster, MODEL_PATH, TRAINING_LIST, (row["paper"] for row in even))
 
 
 if __name__ == "__main__":

@@ -39,25 +39,11 @@ from pipeline.extract.pdf.document import read_pages
 from pipeline.extract.pdf.passes import PASSES, Reading
 from pipeline.extract.pdf.run_in import RunInRules
 from pipeline.rules import load_rules
+from model_training import SEED, parameters, write_model
 from score_pdf_headings import gold_headings, key, parse_jats
 from score_pdf_jats_halves import DEFAULT_CORPUS, is_check_half
 
-SEED = 50
-PARAMETERS = {
-    "objective": "binary",
-    "learning_rate": 0.05,
-    "num_leaves": 15,
-    "min_data_in_leaf": 20,
-    "feature_fraction": 0.8,
-    "bagging_fraction": 0.8,
-    "bagging_freq": 1,
-    "lambda_l2": 1.0,
-    "seed": SEED,
-    "num_threads": 1,
-    "deterministic": True,
-    "force_col_wise": True,
-    "verbosity": -1,
-}
+PARAMETERS = parameters(objective="binary", learning_rate=0.05, num_leaves=15, min_data_in_leaf=20)
 ROUNDS = 200
 _PARTIAL_MIN_CHARS = 3
 """A block's key this long or longer that only begins a title (or that a title only begins) is left out."""
@@ -179,10 +165,7 @@ def main() -> None:
     print(f"training (even half, {len({row['paper'] for row in train})} papers): {scores(booster, train)}")
     print(f"check half ({len({row['paper'] for row in check})} papers, never trained on): {scores(booster, check)}")
     if not arguments.dry_run:
-        MODEL_PATH.parent.mkdir(exist_ok=True)
-        booster.save_model(str(MODEL_PATH))
-        TRAINING_LIST.write_text("".join(f"{name}\n" for name in sorted({row["paper"] for row in train})))
-        print(f"wrote {MODEL_PATH} ({MODEL_PATH.stat().st_size // 1024} KB) and {TRAINING_LIST.name}")
+        write_model(booster, MODEL_PATH, TRAINING_LIST, (row["paper"] for row in train))
 
 
 if __name__ == "__main__":

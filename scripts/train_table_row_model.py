@@ -36,26 +36,12 @@ from pipeline.extract.pdf.table_rows import FEATURES, TableLine, continues_by_ru
 from pipeline.ingest.process import process  # noqa: E402
 from pipeline.rules import load_rules  # noqa: E402
 from pipeline.rules.table_row_model import MODEL_PATH, TRAINING_LIST  # noqa: E402
+from model_training import parameters, write_model  # noqa: E402
 from score_pdf_headings import parse_jats  # noqa: E402
 from score_pdf_jats_halves import DEFAULT_CORPUS, is_check_half  # noqa: E402
 from score_tables import cell_key, gold_tables  # noqa: E402
 
-SEED = 50
-PARAMETERS = {
-    "objective": "binary",
-    "learning_rate": 0.05,
-    "num_leaves": 3,
-    "min_data_in_leaf": 20,
-    "feature_fraction": 0.8,
-    "bagging_fraction": 0.8,
-    "bagging_freq": 1,
-    "lambda_l2": 1.0,
-    "seed": SEED,
-    "num_threads": 1,
-    "deterministic": True,
-    "force_col_wise": True,
-    "verbosity": -1,
-}
+PARAMETERS = parameters(objective="binary", learning_rate=0.05, num_leaves=3, min_data_in_leaf=20)
 ROUNDS = 100
 
 
@@ -141,9 +127,7 @@ def main() -> None:
     print(f"{len(target)} labelled lines from {len(pdfs)} papers, {int(target.sum())} carry on the row above")
     print(f"agree with the labels: model {float((predicted == target).mean()):.3f}, rules {float((rules_say == target).mean()):.3f}")
     if not arguments.dry_run:
-        MODEL_PATH.write_text(booster.model_to_string(), encoding="utf-8")
-        TRAINING_LIST.write_text("".join(f"{pdf.stem}\n" for pdf in pdfs), encoding="utf-8")
-        print(f"model written to {MODEL_PATH}")
+        write_model(booster, MODEL_PATH, TRAINING_LIST, (pdf.stem for pdf in pdfs))
 
 
 if __name__ == "__main__":
