@@ -31,8 +31,9 @@ STAGE_ORDER: list[set[str]] = [
     {"chunk"},
     {"link"},
     # A question's words in the papers' language (Korean through the glossary): the search's
-    # preparation, which the index's search runs; it imports no stage.
-    {"crosslingual"},
+    # preparation, which the index's search runs; it imports no stage. What a passage means (the
+    # sentence encoder): the index stores its vectors, search and the audit read them; no stage.
+    {"crosslingual", "meaning"},
     {"index"},
     # What a record is as exported: the run's change log (`ingest/changes.py`) fingerprints
     # records as an export shows them, for `export --since`.
