@@ -33,18 +33,18 @@ def chunk_boxes(chunks: list[Chunk], index: BlockIndex, usual_gap: float) -> lis
     """The boxes of every chunk, chunk by chunk, each chunk's in text order; `usual_gap` is the
     paper's (`usual_line_gap`)."""
     return [
-        ChunkBox(chunk_id=chunk.chunk_id, **box.model_dump())
+        ChunkBox(chunk_id=chunk.chunk_id, page=page, x0=x0, y0=y0, x1=x1, y1=y1)
         for chunk in chunks
-        for box in merge_runs(_lines_under(index, chunk.char_start, chunk.char_end), usual_gap)
+        for page, x0, y0, x1, y1 in _runs(_lines_under(index, chunk.char_start, chunk.char_end), usual_gap)
     ]
 
 
 def section_boxes(sections: list[Section], index: BlockIndex, usual_gap: float) -> list[SectionBox]:
     """The boxes of every section's own text (its span: heading and body, children excluded)."""
     return [
-        SectionBox(section_id=section.section_id, **box.model_dump())
+        SectionBox(section_id=section.section_id, page=page, x0=x0, y0=y0, x1=x1, y1=y1)
         for section in sections
-        for box in merge_runs(_lines_under(index, section.char_start, section.char_end), usual_gap)
+        for page, x0, y0, x1, y1 in _runs(_lines_under(index, section.char_start, section.char_end), usual_gap)
     ]
 
 
@@ -73,26 +73,32 @@ def merge_runs(lines: list[Box], usual_gap: float = 0.0) -> list[Box]:
     """Consecutive lines merged into one box while each is on the page of the one before, below
     it, close under it (`usual_gap` points, the paper's space between lines, and `MERGE_GAP`) and
     in its column, and widens the run little (`MERGE_OVERLAP`, `MERGE_WIDEN`)."""
-    merged: list[Box] = []
+    return [Box(page=page, x0=x0, y0=y0, x1=x1, y1=y1) for page, x0, y0, x1, y1 in _runs(lines, usual_gap)]
+
+
+def _runs(lines: list[Box], usual_gap: float) -> list[list]:
+    """`merge_runs`' runs, each as [page, x0, y0, x1, y1]."""
+    # A run grows as a plain [page, x0, y0, x1, y1] and becomes a `Box` once it ends: a validated
+    # record for every line merged is most of this function's cost on a long paper.
+    runs: list[list] = []
     last: Box | None = None
     for line in lines:
-        if merged and last is not None and _continues_run(merged[-1], last, line, usual_gap):
-            run = merged[-1]
-            merged[-1] = Box(
-                page=run.page, x0=min(run.x0, line.x0), y0=min(run.y0, line.y0), x1=max(run.x1, line.x1), y1=max(run.y1, line.y1)
-            )
+        if runs and last is not None and _continues_run(runs[-1], last, line, usual_gap):
+            run = runs[-1]
+            run[1], run[2], run[3], run[4] = min(run[1], line.x0), min(run[2], line.y0), max(run[3], line.x1), max(run[4], line.y1)
         else:
-            merged.append(Box(page=line.page, x0=line.x0, y0=line.y0, x1=line.x1, y1=line.y1))
+            runs.append([line.page, line.x0, line.y0, line.x1, line.y1])
         last = line
-    return merged
+    return runs
 
 
-def _continues_run(run: Box, above: Box, line: Box, usual_gap: float) -> bool:
-    """Whether `line`, after `above` in the text, carries on the run of lines that ends with it."""
+def _continues_run(run: list, above: Box, line: Box, usual_gap: float) -> bool:
+    """Whether `line`, after `above` in the text, carries on the run of lines that ends with it
+    (`run`: its page and extent, [page, x0, y0, x1, y1])."""
     if line.page != above.page or line.y0 < above.y0:
         return False
     height = min(above.y1 - above.y0, line.y1 - line.y0)
     shared = min(above.x1, line.x1) - max(above.x0, line.x0)
     narrower = min(above.x1 - above.x0, line.x1 - line.x0)
-    widens = max(run.x0 - line.x0, line.x1 - run.x1)
+    widens = max(run[1] - line.x0, line.x1 - run[3])
     return line.y0 - above.y1 <= usual_gap + MERGE_GAP * height and shared >= MERGE_OVERLAP * narrower and widens <= MERGE_WIDEN * height
