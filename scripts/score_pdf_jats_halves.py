@@ -6,8 +6,8 @@ Usage: python scripts/score_pdf_jats_halves.py [--corpus PATH] [--layout rules|m
 
 Each half is laid out as a corpus of its own (symbolic links into the shared corpus) and the four
 scoring scripts run on it unchanged: headings (score_pdf_headings.py), bibliography entries and
-in-text citations (score_pdf_jats_citations.py), metadata (score_paper_metadata.py) and table body
-rows (score_tables.py). Their full outputs are kept in --out, one file per script and half; this
+in-text citations (score_pdf_jats_citations.py), metadata (score_paper_metadata.py), table body
+rows (score_tables.py) and the body's sentences whole in one chunk (score_quotes.py). Their full outputs are kept in --out, one file per script and half; this
 prints each figure for both halves and their difference (even minus check).
 """
 
@@ -38,6 +38,7 @@ FIGURES = [
     ("year", "score_paper_metadata", r"PDF \(pdf_jats\)(?:[^\n]*\n){4}  year +\d+ +\d+ +\d+ +\d+ +([\d.]+|nan)"),
     ("DOI", "score_paper_metadata", r"PDF \(pdf_jats\)(?:[^\n]*\n){5}  doi +\d+ +\d+ +\d+ +\d+ +([\d.]+|nan)"),
     ("table body rows", "score_tables", r"overall: \d+/\d+ body rows found \(([\d.]+)\)"),
+    ("sentences whole in one chunk", "score_quotes", r"half: ([\d.]+) of \d+ sentences whole in one chunk"),
 ]
 
 
@@ -64,7 +65,7 @@ def run_scripts(folder: Path, layout: str | None, out: Path, half: str) -> dict[
     outputs = {}
     for script in sorted({script for _, script, _ in FIGURES}):
         command = [sys.executable, str(SCRIPTS / f"{script}.py"), "--corpus", str(folder)]
-        if layout and script in ("score_pdf_headings", "score_tables"):
+        if layout and script in ("score_pdf_headings", "score_tables", "score_quotes"):
             command += ["--layout", layout]
         done = subprocess.run(command, capture_output=True, text=True, check=True)
         (out / f"{script}.{half}.txt").write_text(done.stdout)

@@ -16,6 +16,7 @@ from operator import itemgetter
 
 from pipeline.normalize.block_index import BLOCK_SEPARATOR
 from pipeline.normalize.characters import clean_characters, drop_converter_anchors
+from pipeline.normalize.hyphens import Vocabulary, line_joint, paper_vocabulary
 from pipeline.text.heading_key import heading_key
 from pipeline.text.numbering import NumberKind, section_number
 from pipeline.normalize.superscripts import carried_superscripts
@@ -26,15 +27,10 @@ from pipeline.records.extract import RawBlock, RawDocument
 from pipeline.rules import Rules
 from pipeline.rules.heading_matcher import HeadingMatcher
 
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _JOINED_KINDS = {BlockKind.paragraph, BlockKind.heading, BlockKind.blockquote, BlockKind.caption, BlockKind.aside, BlockKind.footnote}
 _TEXT_ORDER = {BlockKind.caption: 1, BlockKind.aside: 2}
 """Where a kind's blocks go in the text: the body (0) in reading order, then captions, then asides."""
 _KEPT_AS_WRITTEN = {BlockKind.code, BlockKind.front_matter, BlockKind.equation}
-# Tried only where a word starts: from inside one, `$` failed again at every later letter of a
-# long word before `.-` (minutes for one of 160,000 letters).
-_LINE_END_HYPHEN = re.compile(r"(?<![^\W\d_])([^\W\d_]+)-$")
-_LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
 
 
 def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
@@ -45,32 +41,8 @@ def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
     return segment if text == segment.text else TextSegment(text=text, page=segment.page)
 
 
-def _vocabulary(texts: list[str]) -> set[str]:
-    """Lower-cased words the document writes whole somewhere: the test for de-hyphenation.
-    Empty where no line ends in a hyphen, since then nothing will ask."""
-    if not any("-\n" in text for text in texts):
-        return set()
-    words: set[str] = set()
-    for text in texts:
-        words.update(_WORD.findall(text))
-    return {word.lower() for word in words}
-
-
-def _joint(previous: str, line: str, vocabulary: set[str]) -> tuple[str, bool]:
-    """What goes between two lines of one paragraph, and whether the line-end hyphen goes."""
-    # Searched only where the line ends in a hyphen: the pattern is tried at every word of the line.
-    hyphenated = _LINE_END_HYPHEN.search(previous) if previous.endswith("-") else None
-    if not hyphenated:
-        return " ", False
-    continued = _LINE_START_WORD.match(line)
-    if continued and continued.group(1)[0].islower():
-        if (hyphenated.group(1) + continued.group(1)).lower() in vocabulary:
-            return "", True  # `diag-` / `nosis`: the paper writes `diagnosis` whole elsewhere
-    return "", False  # a real compound broken at its hyphen: `non-small-` / `cell`
-
-
 def _join_lines(
-    kind: BlockKind, segments: list[TextSegment], collapsed: str | None, vocabulary: set[str]
+    kind: BlockKind, segments: list[TextSegment], collapsed: str | None, vocabulary: Vocabulary
 ) -> tuple[list[TextSegment], list[int]]:
     """Join a paragraph's lines into one line (other blocks keep theirs); `collapsed` is the
     block's text with its whitespace collapsed, which is that line where the block has one.
@@ -90,7 +62,7 @@ def _join_lines(
     offset = 0
     for index, (line, page) in enumerate(lines):
         if index + 1 < len(lines):
-            joint, drop_hyphen = _joint(line, lines[index + 1][0], vocabulary)
+            joint, drop_hyphen = line_joint(line, lines[index + 1][0], vocabulary)
             line = (line[:-1] if drop_hyphen else line) + joint
         if index:
             line_starts.append(offset)
@@ -103,7 +75,7 @@ def _join_lines(
     return _trim_segments(segments), line_starts
 
 
-def _line_spans(kind: BlockKind, cleaned: list[TextSegment], text: str, vocabulary: set[str]) -> list[tuple[int, int] | None]:
+def _line_spans(kind: BlockKind, cleaned: list[TextSegment], text: str, vocabulary: Vocabulary) -> list[tuple[int, int] | None]:
     """Where each line of a block's cleaned text ended up in its normalized `text`: (start, end)
     inside it, or None for a line that left no text there. `_join_lines` is retraced, and the
     result checked against `text`: where the two ever disagree, no line is placed (a PDF then shows
@@ -117,7 +89,7 @@ def _line_spans(kind: BlockKind, cleaned: list[TextSegment], text: str, vocabula
         for position, (number, line) in enumerate(kept):
             joint = ""
             if position + 1 < len(kept):
-                joint, drop_hyphen = _joint(line, kept[position + 1][1], vocabulary)
+                joint, drop_hyphen = line_joint(line, kept[position + 1][1], vocabulary)
                 line = line[:-1] if drop_hyphen else line
             spans[number] = (offset, offset + len(line))
             pieces += [line, joint]
@@ -315,7 +287,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules, headings: HeadingMatc
         " ".join(text.split()) if block.kind in _JOINED_KINDS else None
         for block, text in zip(raw.blocks, cleaned_texts)
     ]
-    vocabulary = _vocabulary(cleaned_texts)
+    vocabulary = paper_vocabulary(cleaned_texts)
     title_index, levels = _relative_levels(raw.blocks, headings)
     # A PDF's running lines, page numbers and all, were found by extract from where they sit on
     # the page; Markdown has no page to go by, only the words.

@@ -28,6 +28,21 @@ def test_a_line_end_hyphen_goes_when_the_paper_writes_the_word_whole(rules):
     assert _texts(document)[0] == "The diagnosis was late."
 
 
+def test_a_line_end_hyphen_goes_before_a_fragment_the_paper_never_writes_alone(rules):
+    document = _document("It was previ-\nously seen and com-\npared.\n", rules)
+    assert _texts(document)[0] == "It was previously seen and compared."
+
+
+def test_a_line_end_hyphen_stays_between_two_words_the_paper_writes(rules):
+    document = _document("A well-\nknown fact.\n\nIt is known.\n", rules)
+    assert _texts(document)[0] == "A well-known fact."
+
+
+def test_a_line_end_hyphen_stays_where_the_paper_writes_the_compound_inside_a_line(rules):
+    document = _document("The beta-\ncatenin level.\n\nBeta-catenin binds.\n", rules)
+    assert _texts(document)[0] == "The beta-catenin level."
+
+
 def test_real_compounds_keep_their_hyphen_across_a_line_end(rules):
     document = _document("In non-small-\ncell cancer and IL-\n6 levels.\n", rules)
     assert _texts(document)[0] == "In non-small-cell cancer and IL-6 levels."
