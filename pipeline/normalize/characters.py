@@ -19,6 +19,8 @@ _INVISIBLE = dict.fromkeys(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\
 _CHARACTER_MAP = {**_LIGATURES, **_SPACES, **_CONTROLS, **_INVISIBLE}
 _MAPPED_CHARACTER = re.compile("[" + re.escape("".join(_CHARACTER_MAP)) + "]")
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+SOFT_HYPHEN = "\u00ad"
+_LINE_END_SOFT_HYPHEN = re.compile(r"\u00ad[ \t]*(?=\n|$)")
 
 # What a converter adds for its own cross-references holds no text of the paper: Marker's empty
 # anchors (`<span id="page-3-0"></span>`, before headings and reference entries) and its links to
@@ -30,11 +32,16 @@ _EMPTY_ANCHOR = re.compile(r'<(a|span)\s+(?:id|name)\s*=\s*"[^"]*"\s*>\s*</\1\s*
 _LINK_TO_ANCHOR = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(#[^)\s]*\)")
 
 
-def clean_characters(text: str) -> str:
+def clean_characters(text: str, line_end_soft_hyphens: bool = False) -> str:
     """`text` in NFC, its ligatures as letters, odd spaces and control characters as spaces, and
-    invisible characters (soft hyphens, zero-width spaces) dropped."""
+    invisible characters (soft hyphens, zero-width spaces) dropped; with `line_end_soft_hyphens`,
+    a soft hyphen that ends a line is kept, for the line joining to mend the word it breaks."""
     if text.isascii() and not _ASCII_CONTROL.search(text):
         return text  # plain ASCII is NFC already and holds nothing to map: the common case, kept fast
+    if line_end_soft_hyphens and SOFT_HYPHEN in text:
+        # A PDF's text layer gives a typesetter's break as a soft hyphen (`perspec\xad` / `tive`):
+        # dropped, it left the two halves a space apart.
+        return SOFT_HYPHEN.join(clean_characters(part) for part in _LINE_END_SOFT_HYPHEN.split(text))
     text = unicodedata.normalize("NFC", text)
     # A substitution touches only the few characters to map; str.translate visits every one.
     return _MAPPED_CHARACTER.sub(lambda match: _CHARACTER_MAP[match.group()], text)

@@ -7,7 +7,8 @@ two words the paper writes (`small`, `cell`). So the hyphen goes where the paper
 joined word whole somewhere, or where the part after the break is a word the paper writes nowhere
 else; it stays where the paper writes the compound with its hyphen inside a line, where the part
 after the break is a word of the paper's, where the hyphen ends a compound of several parts
-(`non-small-`), and before a capital or a digit (`IL-` / `6`, `Fc-` / `Gamma`).
+(`non-small-`), and before a capital or a digit (`IL-` / `6`, `Fc-` / `Gamma`). A soft hyphen at a line's end (kept there by the cleaning) is
+a typesetter's break by its definition: it always goes, and the word is mended.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from pipeline.normalize.characters import SOFT_HYPHEN
+
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 # Tried only where a word starts: from inside one, `$` failed again at every later letter of a
 # long word before `.-` (minutes for one of 160,000 letters).
 _LINE_END_HYPHEN = re.compile(r"(?<![^\W\d_])([^\W\d_]+)-$")
 _LINE_START_WORD = re.compile(r"^([^\W\d_]+)")
-_AFTER_A_BREAK = re.compile(r"-\n[ \t]*([^\W\d_]+)", re.UNICODE)
+_AFTER_A_BREAK = re.compile(r"[-\u00ad]\n[ \t]*([^\W\d_]+)", re.UNICODE)
 _COMPOUND = re.compile(r"(?<![^\W\d_])([^\W\d_]+-[^\W\d_]+)(?![^\W\d_])", re.UNICODE)
 
 
@@ -43,14 +46,14 @@ NO_VOCABULARY = Vocabulary()
 def paper_vocabulary(texts: list[str]) -> Vocabulary:
     """The vocabulary of a paper's blocks; empty where no line ends in a hyphen, since then
     nothing will ask."""
-    if not any("-\n" in text for text in texts):
+    if not any("-\n" in text or SOFT_HYPHEN in text for text in texts):
         return NO_VOCABULARY
     counts: Counter[str] = Counter()
     after_breaks: Counter[str] = Counter()
     compounds: set[str] = set()
     for text in texts:
         counts.update(word.lower() for word in _WORD.findall(text))
-        if "-\n" in text:
+        if "-\n" in text or SOFT_HYPHEN in text:
             after_breaks.update(word.lower() for word in _AFTER_A_BREAK.findall(text))
         if "-" in text:
             compounds.update(compound.lower() for compound in _COMPOUND.findall(text))
@@ -60,6 +63,8 @@ def paper_vocabulary(texts: list[str]) -> Vocabulary:
 
 def line_joint(previous: str, line: str, vocabulary: Vocabulary) -> tuple[str, bool]:
     """What goes between two lines of one paragraph, and whether the line-end hyphen goes."""
+    if previous.endswith(SOFT_HYPHEN):
+        return "", True  # the PDF says so itself: a soft hyphen is a typesetter's break
     # Searched only where the line ends in a hyphen: the pattern is tried at every word of the line.
     hyphenated = _LINE_END_HYPHEN.search(previous) if previous.endswith("-") else None
     if not hyphenated:
@@ -74,3 +79,17 @@ def line_joint(previous: str, line: str, vocabulary: Vocabulary) -> tuple[str, b
     if chained or f"{before}-{after}" in vocabulary.compounds or after in vocabulary.alone:
         return "", False  # `non-small-` / `cell`, `well-` / `known`: a compound broken at its hyphen
     return "", True  # `previ-` / `ously`: what follows the break is no word of the paper's
+
+
+def last_line(line: str) -> str:
+    """A paragraph's last line, a soft hyphen at its end dropped: the word it broke goes on in a
+    block of its own (a column or page later), and nothing joins the two here."""
+    return line[:-1] if line.endswith(SOFT_HYPHEN) else line
+
+
+def soft_breaks_mended(text: str) -> str:
+    """`text` with each soft hyphen that ends a line (or the text) taken out with its line break:
+    the words they broke whole again."""
+    if SOFT_HYPHEN not in text:
+        return text
+    return last_line(text.replace(SOFT_HYPHEN + "\n", ""))

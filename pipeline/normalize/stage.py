@@ -16,7 +16,7 @@ from operator import itemgetter
 
 from pipeline.normalize.block_index import BLOCK_SEPARATOR
 from pipeline.normalize.characters import clean_characters, drop_converter_anchors
-from pipeline.normalize.hyphens import Vocabulary, line_joint, paper_vocabulary
+from pipeline.normalize.hyphens import Vocabulary, last_line, line_joint, paper_vocabulary, soft_breaks_mended
 from pipeline.text.heading_key import heading_key
 from pipeline.text.numbering import NumberKind, section_number
 from pipeline.normalize.superscripts import carried_superscripts
@@ -34,7 +34,7 @@ _KEPT_AS_WRITTEN = {BlockKind.code, BlockKind.front_matter, BlockKind.equation}
 
 
 def _clean_segment(segment: TextSegment, kind: BlockKind) -> TextSegment:
-    text = clean_characters(segment.text)
+    text = clean_characters(segment.text, line_end_soft_hyphens=kind in _JOINED_KINDS)
     if kind not in _KEPT_AS_WRITTEN:
         text = drop_converter_anchors(text)
     # Most text comes back unchanged; its record is kept rather than rebuilt.
@@ -64,6 +64,8 @@ def _join_lines(
         if index + 1 < len(lines):
             joint, drop_hyphen = line_joint(line, lines[index + 1][0], vocabulary)
             line = (line[:-1] if drop_hyphen else line) + joint
+        else:
+            line = last_line(line)
         if index:
             line_starts.append(offset)
         offset += len(line)
@@ -91,6 +93,8 @@ def _line_spans(kind: BlockKind, cleaned: list[TextSegment], text: str, vocabula
             if position + 1 < len(kept):
                 joint, drop_hyphen = line_joint(line, kept[position + 1][1], vocabulary)
                 line = line[:-1] if drop_hyphen else line
+            else:
+                line = last_line(line)
             spans[number] = (offset, offset + len(line))
             pieces += [line, joint]
             offset += len(line) + len(joint)
@@ -284,7 +288,7 @@ def normalize(raw: RawDocument, doc_id: str, rules: Rules, headings: HeadingMatc
     # Whitespace collapsed once per block that is joined into one line: the furniture test
     # compares paragraphs by it, and it is the joined text of a block of one line.
     collapsed = [
-        " ".join(text.split()) if block.kind in _JOINED_KINDS else None
+        " ".join(soft_breaks_mended(text).split()) if block.kind in _JOINED_KINDS else None
         for block, text in zip(raw.blocks, cleaned_texts)
     ]
     vocabulary = paper_vocabulary(cleaned_texts)

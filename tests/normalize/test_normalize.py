@@ -33,6 +33,11 @@ def test_a_line_end_hyphen_goes_before_a_fragment_the_paper_never_writes_alone(r
     assert _texts(document)[0] == "It was previously seen and compared."
 
 
+def test_a_soft_hyphen_that_ends_a_line_mends_the_word_it_breaks(rules):
+    document = _document("A new perspec\u00ad\ntive on some\u00ad\ntimes.\n\nAt times.\n", rules)
+    assert _texts(document)[0] == "A new perspective on sometimes."
+
+
 def test_a_line_end_hyphen_stays_between_two_words_the_paper_writes(rules):
     document = _document("A well-\nknown fact.\n\nIt is known.\n", rules)
     assert _texts(document)[0] == "A well-known fact."
