@@ -5,7 +5,9 @@ Usage: python scripts/score_quotes.py [--corpus PATH] [--layout rules|model|auto
 
 A downstream reader cites a chunk and checks the quote against it; a quote split over two chunks,
 or whose words the extraction changed, fails that check. The quotes are the sentences of eight
-words or more of the JATS `<body>` paragraphs (tables, figures, formulas and footnotes left out),
+words or more of the JATS `<body>` paragraphs (tables, figures, formulas and footnotes left out,
+and sentences that hold an inline formula too: JATS writes it as TeX or MathML, not as the PDF
+prints it, so no reader's quote of it is comparable word for word),
 compared as runs of words: case, punctuation, accents' forms and spacing set aside, so that what
 is counted is whether the same words come in the same order. Each sentence is:
 
@@ -37,6 +39,8 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 MIN_WORDS = 8
 """A quote a reader would cite: shorter sentences are mostly labels and fragments."""
 _LEFT_OUT = {"table-wrap", "fig", "disp-formula", "fn", "table", "caption", "supplementary-material", "ref-list"}
+_FORMULA = "\x00"
+"""Stands for an inline formula in a paragraph's text: a sentence holding one is no quote."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -50,7 +54,9 @@ def _paragraph_text(element: ElementTree.Element) -> str:
     """A paragraph's text without the tables, figures and formulas set inside it."""
     parts = [element.text or ""]
     for child in element:
-        if child.tag not in _LEFT_OUT:
+        if child.tag == "inline-formula":
+            parts.append(_FORMULA)
+        elif child.tag not in _LEFT_OUT:
             parts.append(_paragraph_text(child))
         parts.append(child.tail or "")
     return "".join(parts)
@@ -64,7 +70,9 @@ def quotes(article: ElementTree.Element) -> list[str]:
     found = []
     for paragraph in _paragraphs(body):
         text = " ".join(_paragraph_text(paragraph).split())
-        found += [sentence for sentence in _SENTENCE_END.split(text) if len(words(sentence)) >= MIN_WORDS]
+        found += [
+            sentence for sentence in _SENTENCE_END.split(text) if _FORMULA not in sentence and len(words(sentence)) >= MIN_WORDS
+        ]
     return found
 
 
