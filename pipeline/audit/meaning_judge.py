@@ -63,7 +63,7 @@ class MeaningJudge:
         self.threshold = rules.meaning.min_agreement if threshold is None else threshold
         self._vectors: dict[str, np.ndarray] = {}
         self.description = JudgeDescription(
-            name="meaning", version=f"{VERSION}, {self.rules_judge.description.version}, {encoder.identity.label}",
+            name="meaning", version=f"{VERSION} (rules judge {self.rules_judge.description.version}; {encoder.identity.label})",
             measures="contradiction rules, then agreement in meaning", threshold=self.threshold, window="unlimited",
             detail="the rules judge's verdict; where it finds not enough evidence, the sentence encoder's cosine between the "
                    "claim and its best passage sentence or pair of sentences decides support, contradiction rules read again",
