@@ -1,5 +1,10 @@
 """How a judge does on the labelled sentences of tests/audit/audit_pages/labelled_sentences.toml.
 
+`--set reworded` measures it on reworded_sentences.toml beside it instead (the same papers, claims
+in other words than the papers use), and `--half fit|check` on the papers one half of the set
+names: the papers in the order its [papers] table lists them, odd places the half a judge's
+threshold is fitted on (scripts/audit_meaning_threshold.py), even places the half it is checked on.
+
 Ingests the set's papers from ../shared/corpus/jats_md/nested into a temporary database, finds
 each quoted chunk, writes every sentence as a paragraph of one page citing its chunks by id,
 audits the page, and prints per kind how many sentences got the verdict their label expects
@@ -35,7 +40,8 @@ from pipeline.index.database import open_readonly  # noqa: E402
 from pipeline.ingest import IngestOptions, ingest_folder  # noqa: E402
 from pipeline.rules import load_rules  # noqa: E402
 
-LABELLED = PROJECT / "tests" / "audit" / "audit_pages" / "labelled_sentences.toml"
+SETS = {name: PROJECT / "tests" / "audit" / "audit_pages" / f"{name}_sentences.toml" for name in ("labelled", "reworded")}
+LABELLED = SETS["labelled"]
 PAPERS = PROJECT.parent / "shared" / "corpus" / "jats_md" / "nested"
 KINDS = ("verbatim", "paraphrase", "changed_number", "flipped_negation", "reversed_direction",
          "wrong_chunk", "one_needed", "combined", "invented")
@@ -56,6 +62,8 @@ class Labelled:
     relevant: tuple[bool, ...]
     """Per citation, whether ALCE's precision should count it relevant."""
     held_out: bool
+    paper: str
+    """The key of the paper its first citation quotes (`acu`)."""
 
     @property
     def expected(self) -> str:
@@ -70,13 +78,30 @@ def load_set(connection, fixture: dict) -> list[Labelled]:
     for entry in fixture["sentence"]:
         kind = entry["kind"]
         if kind not in EXPECTED:
-            raise SystemExit(f"{LABELLED}: kind {kind!r} of {entry['text'][:60]!r} is none of {', '.join(KINDS)}")
+            raise SystemExit(f"a labelled set: kind {kind!r} of {entry['text'][:60]!r} is none of {', '.join(KINDS)}")
         seen[kind] += 1
         ids = tuple(chunk_for_quote(connection, papers[paper], quote) for paper, quote in entry["cites"])
         supported = EXPECTED[kind] == "supported"
         relevant = tuple(entry.get("relevant", [supported] * len(ids)))
-        labelled.append(Labelled(kind, entry["text"], ids, relevant, held_out=seen[kind] % HELD_OUT_EVERY == 0))
+        labelled.append(Labelled(kind, entry["text"], ids, relevant, held_out=seen[kind] % HELD_OUT_EVERY == 0, paper=entry["cites"][0][0]))
     return labelled
+
+
+def in_half(item: Labelled, fixture: dict, half: str) -> bool:
+    """Whether the sentence's paper is in `half`: `fit` (odd places in [papers]), `check` (even) or `all`."""
+    place = list(fixture["papers"]).index(item.paper) + 1
+    return half == "all" or (place % 2 == 1) == (half == "fit")
+
+
+def ingest_papers(fixture: dict, scratch: Path):
+    """A read-only connection to a database of the set's papers, ingested under `scratch`."""
+    folder = scratch / "papers"
+    folder.mkdir()
+    for doc_id in fixture["papers"].values():
+        (folder / doc_id).symlink_to(PAPERS / doc_id)
+    db = scratch / "papers.duckdb"
+    ingest_folder(folder, db, load_rules(), IngestOptions(workers=1))
+    return open_readonly(db)
 
 
 def chunk_for_quote(connection, doc_id: str, quote: str) -> str:
@@ -84,7 +109,7 @@ def chunk_for_quote(connection, doc_id: str, quote: str) -> str:
         "SELECT chunk_id FROM chunks WHERE doc_id = ? AND contains(text, ?) ORDER BY ordinal", [doc_id, quote]
     ).fetchall()]
     if len(found) != 1:
-        raise SystemExit(f"{LABELLED}: the quote {quote!r} is in {len(found)} chunks of {doc_id}, not one; quote more of the chunk")
+        raise SystemExit(f"a labelled set: the quote {quote!r} is in {len(found)} chunks of {doc_id}, not one; quote more of the chunk")
     return found[0]
 
 
@@ -101,21 +126,17 @@ def verdict_of(judged: JudgedSentence) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judge", default="rules")
+    parser.add_argument("--set", choices=sorted(SETS), default="labelled", help="which labelled set (default: labelled)")
+    parser.add_argument("--half", choices=("all", "fit", "check"), default="all", help="the papers of one half only (see above)")
     parser.add_argument("--threshold", type=float, default=None)
     parser.add_argument("--show-misses", action="store_true", help="print each tuning sentence whose verdict is not the expected one (never a held-out one)")
     options = parser.parse_args()
     if not PAPERS.is_dir():
         raise SystemExit(f"{PAPERS} is absent: the labelled set's papers are in ../shared/corpus/jats_md/nested")
-    fixture = tomllib.loads(LABELLED.read_text(encoding="utf-8"))
+    fixture = tomllib.loads(SETS[options.set].read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="audit-labelled-") as scratch:
-        folder = Path(scratch) / "papers"
-        folder.mkdir()
-        for doc_id in fixture["papers"].values():
-            (folder / doc_id).symlink_to(PAPERS / doc_id)
-        db = Path(scratch) / "papers.duckdb"
-        ingest_folder(folder, db, load_rules(), IngestOptions(workers=1))
-        connection = open_readonly(db)
-        labelled = load_set(connection, fixture)
+        connection = ingest_papers(fixture, Path(scratch))
+        labelled = [item for item in load_set(connection, fixture) if in_half(item, fixture, options.half)]
         audit_rules = load_audit_rules()
         judge = make_judge(options.judge, options.threshold, None, 120, audit_rules)
         report = audit_page(page_of(labelled), "labelled set", connection, judge, audit_rules)

@@ -2,7 +2,8 @@
 
 Each judge says what it measures (`JudgeDescription.measures`), and the report uses that word:
 the lexical judge's figures are `lexical overlap`, never entailment. `make_judge` reads the
-`--judge` option: `lexical`, `cmd:COMMAND` or `hf:PATH` (pipeline/audit/nli_model.py).
+`--judge` option: `rules`, `meaning` (pipeline/audit/meaning_judge.py, the `[semantic]` extra),
+`lexical`, `cmd:COMMAND` or `hf:PATH` (pipeline/audit/nli_model.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pipeline.audit.records import JudgeDescription, Judgement, Passage
 from pipeline.errors import AuditError
+from pipeline.meaning.encoder import INSTALL_HINT
 from pipeline.index.terms import TermCounter
 from pipeline.user_command import OutputTooLarge, TimedOut, run_user_command
 from pipeline.wording import counted
@@ -62,8 +64,8 @@ def make_judge(
     None, the only file another judge accepts)."""
     if window is not None and not spec.startswith("cmd:"):
         raise AuditError(f"--window is for a cmd: judge; the rules and lexical judges read whole passages and an hf: model its own window, not {spec!r}")
-    if audit_rules_path is not None and spec != "rules":
-        raise AuditError(f"--audit-rules is for the rules judge, not {spec!r}; leave it out or pass --judge rules")
+    if audit_rules_path is not None and spec not in ("rules", "meaning"):
+        raise AuditError(f"--audit-rules is for the rules and meaning judges, not {spec!r}; leave it out or pass --judge rules")
     if spec == "rules":
         from pipeline.audit.rules_judge import RulesJudge
 
@@ -71,6 +73,15 @@ def make_judge(
         if threshold is not None:
             rules = rules.model_copy(update={"thresholds": rules.thresholds.model_copy(update={"min_coverage": threshold})})
         return RulesJudge(rules, audit_rules_path)
+    if spec == "meaning":
+        from pipeline.audit.meaning_judge import MeaningJudge
+        from pipeline.meaning.encoder import EncoderMissing, load_encoder
+
+        try:
+            encoder = load_encoder()
+        except EncoderMissing as missing:
+            raise AuditError(f"--judge meaning reads with the sentence encoder, which is not installed: {INSTALL_HINT}") from missing
+        return MeaningJudge(audit_rules, encoder, audit_rules_path, threshold)
     if spec == "lexical":
         return LexicalJudge(LEXICAL_THRESHOLD if threshold is None else threshold)
     if spec.startswith("cmd:") and spec[4:].strip():
@@ -79,7 +90,7 @@ def make_judge(
         from pipeline.audit.nli_model import NliModelJudge
 
         return NliModelJudge(Path(spec[3:]), MODEL_THRESHOLD if threshold is None else threshold)
-    raise AuditError(f"unknown judge {spec!r}; pass --judge rules, --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL")
+    raise AuditError(f"unknown judge {spec!r}; pass --judge rules, --judge meaning, --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL")
 
 
 def normalized_number(written: str) -> str:

@@ -132,15 +132,16 @@ class Judgement(AuditRecord):
     """What a judge said of one premise and hypothesis."""
 
     score: float
-    """0 to 1: the rules or lexical judge's share of the claim's words the evidence holds, or a
-    model's entailment probability."""
+    """The rules or lexical judge's share of the claim's words the evidence holds (0 to 1), a
+    model's entailment probability (0 to 1), or, where the meaning judge read the claim again,
+    its agreement in meaning (a cosine, -1 to 1)."""
     supported: bool
     """Whether the judge counts the premise as supporting the hypothesis (its threshold)."""
     contradicted: bool = False
     """Whether the judge reads the premise as saying the opposite (never with `supported`)."""
     rule: str | None = None
     """The rule that decided, where the judge says: `negation`, `direction`, `significance`,
-    `number`, `unit`, `key term`, `coverage`, `threshold`."""
+    `number`, `unit`, `key term`, `coverage`, `meaning`, `threshold`."""
     evidence: tuple[Evidence, ...] = ()
     """The passage sentences read as the evidence, the best first."""
     truncated: bool = False

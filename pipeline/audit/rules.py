@@ -65,6 +65,12 @@ class KeyTermRules(RulesModel):
     generic: frozenset[str]
 
 
+class MeaningRules(RulesModel):
+    min_agreement: Annotated[float, Field(gt=0, le=1)]
+    """Cosine between a claim and its best passage sentence (or two) from which the `meaning`
+    judge counts support where the rules found not enough evidence."""
+
+
 class AuditRules(RulesModel):
     thresholds: AuditThresholds
     negation: NegationRules
@@ -72,6 +78,8 @@ class AuditRules(RulesModel):
     numbers: NumberRules
     units: dict[str, str]
     key_terms: KeyTermRules
+    meaning: MeaningRules | None = None
+    """For the `meaning` judge only, which says so where a copy of the rules lacks it."""
 
     @field_validator("units", mode="before")
     @classmethod

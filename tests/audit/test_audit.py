@@ -496,14 +496,14 @@ def test_audit_rules_are_refused_for_another_judge(database, tmp_path):
     page = tmp_path / "page.md"
     page.write_text("Drug X works.\n")
     result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--judge", "lexical", "--audit-rules", "rules/audit.toml"])
-    assert result.exit_code == 1 and "--audit-rules is for the rules judge, not 'lexical'" in result.output
+    assert result.exit_code == 1 and "--audit-rules is for the rules and meaning judges, not 'lexical'" in result.output
 
 
 def test_audit_with_an_unknown_judge_says_which_there_are(database, tmp_path):
     page = tmp_path / "page.md"
     page.write_text("Drug X works.\n")
     result = runner.invoke(app, ["audit", str(page), "--db", str(database), "--judge", "nli"])
-    assert result.exit_code == 1 and "pass --judge rules, --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL" in result.output
+    assert result.exit_code == 1 and "pass --judge rules, --judge meaning, --judge lexical, --judge cmd:'COMMAND' or --judge hf:PATH/TO/MODEL" in result.output
 
 
 # ---------------------------------------------------------------- real papers
