@@ -27,6 +27,7 @@ from pipeline.extract.pdf.page_reading import from_frame, to_frame
 from pipeline.extract.pdf.records import PageBox, PrintedLine
 from pipeline.records.extract import OcrPage
 from pipeline.rules.pdf import OcrMode, PdfOcrRules
+from pipeline.wording import page_ranges
 
 OCR_FONT = "OCR"
 """The font every OCR'd line is set in: OCR tells no faces apart."""
@@ -265,16 +266,6 @@ def ocr_note(read: list[OcrPage]) -> str:
     by_reason: dict[str, list[int]] = {}
     for record in read:
         by_reason.setdefault(record.reason, []).append(record.page)
-    parts = [f"{'page' if len(numbers) == 1 else 'pages'} {_page_ranges(numbers)} ({reason})" for reason, numbers in by_reason.items()]
+    parts = [f"{'page' if len(numbers) == 1 else 'pages'} {page_ranges(numbers)} ({reason})" for reason, numbers in by_reason.items()]
     return f"read by OCR at {read[0].dpi} dpi: " + "; ".join(parts)
 
-
-def _page_ranges(numbers: list[int]) -> str:
-    """`1-3, 5` for pages 1, 2, 3 and 5."""
-    runs: list[list[int]] = []
-    for number in numbers:
-        if runs and number == runs[-1][-1] + 1:
-            runs[-1].append(number)
-        else:
-            runs.append([number])
-    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
