@@ -152,12 +152,18 @@ def chunk_starts(chunked) -> list[int]:
 
 def boundaries_agreeing(truth: list[str], read: list[str], truth_starts: list[int], read_starts: list[int]) -> int:
     """The text layer's chunk starts that the OCR reading starts a chunk at too, within
-    `BOUNDARY_WORDS` words once the two word sequences are aligned (difflib, as `word_errors`)."""
-    to_read: dict[int, int] = {}
+    `BOUNDARY_WORDS` words once the two word sequences are aligned (difflib, as `word_errors`); a
+    start at or inside words the two readings differ on may be anywhere among the read words there."""
+    reach: dict[int, tuple[int, int]] = {}
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, truth, read, autojunk=False).get_opcodes():
         for i in range(i1, i2 + 1):
-            to_read.setdefault(i, j1 + (i - i1 if tag == "equal" else 0))
-    return sum(any(abs(to_read.get(start, start) - other) <= BOUNDARY_WORDS for other in read_starts) for start in truth_starts)
+            low, high = (j1 + i - i1, j1 + i - i1) if tag == "equal" else (j1, j2)
+            known = reach.get(i, (low, high))
+            reach[i] = (min(known[0], low), max(known[1], high))
+    return sum(
+        any(reach.get(start, (start, start))[0] - BOUNDARY_WORDS <= other <= reach.get(start, (start, start))[1] + BOUNDARY_WORDS for other in read_starts)
+        for start in truth_starts
+    )
 
 
 def headings(document_sections: list) -> set[str]:
