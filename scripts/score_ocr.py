@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/score_ocr.py                       # 6 shortest check-half papers, 150 and 300 dpi
     .venv/bin/python scripts/score_ocr.py --papers 8 --dpi 300 --distort --workers 2
+    .venv/bin/python scripts/score_ocr.py --half even --papers 4 --dpi 300 --errors /tmp/ocr_errors.txt
 
 Each PDF's pages are rendered grey at each resolution (with `--distort`, also turned by half a
 degree with a little noise, as a scanner does) and saved as an image-only PDF, so the truth is the
@@ -15,12 +16,18 @@ with the original run through them (its text layer):
 - the text layer's section headings found among the scan's (by `heading_key`);
 - pages right: pages whose OCR'd words are nearly all among the words the text layer prints on
   that page (nothing invented, nothing moved to another page);
+- chunk starts: the text layer's chunk starts at which the OCR reading starts a chunk too (within
+  `BOUNDARY_WORDS` words, once the two word sequences are aligned);
 - seconds a worker takes per OCR'd page: the scan's whole stage run (rendering, OCR, the passes
-  and the other stages) over its pages; `--workers` runs papers side by side.
+  and the other stages) over its pages; and pages/s, OCR'd pages over the wall time of the
+  variant's run, where `--workers` runs papers side by side (the text-layer run of each paper is
+  inside that wall time too, a small share of it).
 
-The papers are the check half of ../shared/corpus/pdf_jats (names ending in an odd digit), the
-shortest first: OCR costs seconds a page. docs/performance.md says which of them were looked at
-while the OCR reading was tuned.
+The papers are a half of ../shared/corpus/pdf_jats, the shortest first (OCR costs seconds a page):
+by default the check half (names ending in an odd digit), whose papers are scored together and
+never one by one; `--half even` scores the even half, prints each paper's figures and, with
+`--errors FILE`, writes where each reading differs from the text layer, the only errors to read
+while tuning. docs/performance.md says which papers were looked at while the OCR reading was tuned.
 """
 
 from __future__ import annotations
@@ -51,14 +58,22 @@ from pipeline.text.heading_key import heading_key  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "corpus" / "pdf_jats"
 PAGE_WORDS_FOUND = 0.9
 """A page is right where at least this share of its OCR'd words are words the text layer prints on it."""
+BOUNDARY_WORDS = 2
+"""A chunk start of the OCR reading agrees with one of the text layer's this many words apart at
+most: a heading misread by a word moves its chunk's start by as much."""
 _TURN_DEGREES = 0.5
 _NOISE = 12.0
 """Standard deviation of the grey noise `--distort` adds, in grey levels of 255."""
 
 
-def check_half(folder: Path, papers: int) -> list[Path]:
-    """The `papers` shortest PDFs of the check half (names ending in an odd digit)."""
-    found = [pdf for pdf in sorted(folder.glob("*.pdf")) if pdf.stem[-1] in "13579"]
+HALVES = {"check": "13579", "even": "02468"}
+"""Names ending in an odd digit are the check half, never read while tuning; the even half is the
+one whose errors may be read (`--errors`)."""
+
+
+def half_papers(folder: Path, half: str, papers: int) -> list[Path]:
+    """The `papers` shortest PDFs of a half of pdf_jats (`HALVES`)."""
+    found = [pdf for pdf in sorted(folder.glob("*.pdf")) if pdf.stem[-1] in HALVES[half]]
     counts = {pdf: pymupdf.open(pdf).page_count for pdf in found}
     return sorted(found, key=lambda pdf: (counts[pdf], pdf.name))[:papers]
 
@@ -129,6 +144,28 @@ def pages_right(truth: Path, read: Document) -> tuple[int, int]:
     return right, len(printed)
 
 
+def chunk_starts(chunked) -> list[int]:
+    """Where each chunk starts, as the count of the document's words (`words_of`) before it."""
+    text = chunked.document.text
+    return sorted({len(words_of(text[: chunk.char_start])) for chunk in chunked.chunks})
+
+
+def boundaries_agreeing(truth: list[str], read: list[str], truth_starts: list[int], read_starts: list[int]) -> int:
+    """The text layer's chunk starts that the OCR reading starts a chunk at too, within
+    `BOUNDARY_WORDS` words once the two word sequences are aligned (difflib, as `word_errors`); a
+    start at or inside words the two readings differ on may be anywhere among the read words there."""
+    reach: dict[int, tuple[int, int]] = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, truth, read, autojunk=False).get_opcodes():
+        for i in range(i1, i2 + 1):
+            low, high = (j1 + i - i1, j1 + i - i1) if tag == "equal" else (j1, j2)
+            known = reach.get(i, (low, high))
+            reach[i] = (min(known[0], low), max(known[1], high))
+    return sum(
+        any(reach.get(start, (start, start))[0] - BOUNDARY_WORDS <= other <= reach.get(start, (start, start))[1] + BOUNDARY_WORDS for other in read_starts)
+        for start in truth_starts
+    )
+
+
 def headings(document_sections: list) -> set[str]:
     return {heading_key(section.heading) for section in document_sections if section.heading and section.level > 1}
 
@@ -148,11 +185,24 @@ def score_paper(pdf: Path, dpi: int, distort: bool) -> dict:
     errors, inserted = word_errors(truth_words, read_words)
     wanted, found = headings(truth.chunked.sections), headings(read.chunked.sections)
     right, pages = pages_right(pdf, read.chunked.document)
+    truth_starts, read_starts = chunk_starts(truth.chunked), chunk_starts(read.chunked)
     return {
         "paper": pdf.name, "pages": pages, "ocr_pages": len(read.chunked.document.ocr_pages), "seconds": seconds,
         "words": len(truth_words), "errors": errors, "inserted": inserted,
         "headings": len(wanted), "headings_found": len(wanted & found), "pages_right": right,
+        "chunk_starts": len(truth_starts), "read_starts": len(read_starts),
+        "starts_agreeing": boundaries_agreeing(truth_words, read_words, truth_starts, read_starts),
+        "missed_headings": sorted(wanted - found), "differences": differences(truth_words, read_words),
     }
+
+
+def differences(truth: list[str], read: list[str]) -> list[str]:
+    """Each stretch where the reading differs from the text layer, `truth words → read words`."""
+    return [
+        f"{' '.join(truth[i1:i2])} → {' '.join(read[j1:j2])}"
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, truth, read, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
 
 
 def _score(arguments: tuple[Path, int, bool]) -> dict:
@@ -162,29 +212,48 @@ def _score(arguments: tuple[Path, int, bool]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pdfs", nargs="*", type=Path, help="PDFs to scan and score; default: the check half of pdf_jats")
-    parser.add_argument("--papers", type=int, default=6, help="How many check-half papers, the shortest first.")
+    parser.add_argument("--papers", type=int, default=6, help="How many papers of the half, the shortest first.")
+    parser.add_argument("--half", choices=sorted(HALVES), default="check", help="Which half of pdf_jats to scan: check (odd digits, held out) or even.")
+    parser.add_argument("--errors", type=Path, help="Even half only: write each paper's differences and missed headings to this file.")
     parser.add_argument("--dpi", type=int, nargs="+", default=[150, 300], help="Resolutions to scan at.")
     parser.add_argument("--distort", action="store_true", help="Also score scans turned by half a degree, with noise.")
     parser.add_argument("--workers", type=int, default=1, help="Papers scored at once.")
     arguments = parser.parse_args()
-    pdfs = arguments.pdfs or check_half(CORPUS, arguments.papers)
+    pdfs = arguments.pdfs or half_papers(CORPUS, arguments.half, arguments.papers)
+    one_by_one = all(pdf.stem[-1] in HALVES["even"] for pdf in pdfs) if arguments.pdfs else arguments.half == "even"
+    if arguments.errors and not one_by_one:
+        parser.error("--errors reads the even half's errors only: pass --half even, or PDFs whose names end in an even digit")
     variants = [(dpi, False) for dpi in arguments.dpi] + ([(dpi, True) for dpi in arguments.dpi] if arguments.distort else [])
-    print("scan                 papers  pages   WER  (no ins.)  headings found  pages right  s/OCR page")
+    print("scan                 papers  pages   WER  (no ins.)  headings found  chunk starts  pages right  s/OCR page  pages/s")
     with ProcessPoolExecutor(arguments.workers) as pool:
         for dpi, distort in variants:
+            started = time.perf_counter()
             rows = list(pool.map(_score, [(pdf, dpi, distort) for pdf in pdfs]))
-            for row in rows:
-                print(f"  {row['paper']}: {row}", file=sys.stderr)
-            words, errors, inserted = sum(r["words"] for r in rows), sum(r["errors"] for r in rows), sum(r["inserted"] for r in rows)
-            wanted, found = sum(r["headings"] for r in rows), sum(r["headings_found"] for r in rows)
-            pages, right, ocr_pages = sum(r["pages"] for r in rows), sum(r["pages_right"] for r in rows), sum(r["ocr_pages"] for r in rows)
+            wall = time.perf_counter() - started
             name = f"{dpi} dpi" + (", turned+noise" if distort else "")
-            print(
-                f"{name:<24}{len(rows):>3}{pages:>7}  {errors / words:6.1%}  {(errors - inserted) / words:6.1%}   "
-                f"{found:>3}/{wanted:<3} {found / max(wanted, 1):5.2f}"
-                f"   {right / pages:6.2f}      {sum(r['seconds'] for r in rows) / max(ocr_pages, 1):5.1f}"
-            )
+            print(summary_line(name, rows, wall))
+            if one_by_one:  # the check half's papers are never read one by one
+                for row in rows:
+                    print(f"  {row['paper']}: {row['errors']}/{row['words']} errors, headings {row['headings_found']}/{row['headings']}, "
+                          f"chunk starts {row['starts_agreeing']}/{row['chunk_starts']}", file=sys.stderr)
+            if arguments.errors:
+                with arguments.errors.open("a", encoding="utf-8") as out:
+                    for row in rows:
+                        out.write(f"## {row['paper']} at {name}\nmissed headings: {row['missed_headings']}\n")
+                        out.writelines(f"  {difference}\n" for difference in row["differences"])
 
+
+def summary_line(name: str, rows: list[dict], wall: float) -> str:
+    """One scan variant's figures over its papers."""
+    total = {key: sum(row[key] for row in rows) for key in rows[0] if isinstance(rows[0][key], (int, float))}
+    return (
+        f"{name:<24}{len(rows):>3}{total['pages']:>7}  {total['errors'] / total['words']:6.1%}  "
+        f"{(total['errors'] - total['inserted']) / total['words']:6.1%}   "
+        f"{total['headings_found']:>3}/{total['headings']:<3} {total['headings_found'] / max(total['headings'], 1):5.2f}"
+        f"   {total['starts_agreeing']:>3}/{total['chunk_starts']:<3} {total['starts_agreeing'] / max(total['chunk_starts'], 1):4.2f}"
+        f"   {total['pages_right'] / total['pages']:6.2f}      {total['seconds'] / max(total['ocr_pages'], 1):5.1f}"
+        f"     {total['ocr_pages'] / wall:5.3f}"
+    )
 
 if __name__ == "__main__":
     main()

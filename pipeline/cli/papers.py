@@ -108,7 +108,7 @@ def report(
     ] = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Chunks by section type per paper, the last runs, failing files, and chunk sizes.
+    """Chunks by section type per paper, the last runs, failing files, pages read by OCR, and chunk sizes.
 
     Chunk sizes are counted against the targets of the rules file (--rules). With --html, the
     same as a page with plots (the `report` extra, matplotlib: without it the page says where

@@ -23,7 +23,8 @@ def show_command(
     """Draw a chunk where it came from, and print the path of the picture.
 
     A PDF chunk: its pages, its boxes filled and the chunks before and after it outlined, under a
-    caption with its ids and heading path. A Markdown chunk: its source lines, marked. The file
+    caption with its ids and heading path (and, where OCR read its text, its pages' text source
+    and the least confidence of its OCR'd lines). A Markdown chunk: its source lines, marked. The file
     must be the one ingested (its sha256 is checked), or nothing is drawn.
 
     Example: pipeline show two_column.pdf:4 --out chunk.png

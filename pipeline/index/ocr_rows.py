@@ -8,9 +8,38 @@ boxes, not which OCR'd line each character came from.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pipeline.records.chunked import ChunkedDocument
 from pipeline.records.chunks import ChunkBox
 from pipeline.records.extract import OcrLineBox
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkOcr:
+    """How much of a chunk's text OCR read, and how sure it was."""
+
+    ocr_lines: int
+    """OCR'd lines the chunk's text is on."""
+    min_confidence: float
+    """The recognizer's least confidence among them, 0 to 1."""
+
+
+def chunk_confidences(chunked: ChunkedDocument) -> dict[str, ChunkOcr]:
+    """Each chunk that holds OCR'd lines, by id, with their count and least confidence; the
+    others (every chunk of a paper read from its text layer) are left out."""
+    lines = {read.page: read.lines for read in chunked.document.ocr_pages}
+    if not lines:
+        return {}
+    boxes: dict[str, list[ChunkBox]] = {}
+    for box in chunked.chunk_boxes:
+        if box.page in lines:
+            boxes.setdefault(box.chunk_id, []).append(box)
+    held = {
+        chunk.chunk_id: [line[4] for box in boxes.get(chunk.chunk_id, []) for line in lines[box.page] if _holds(box, line)]
+        for chunk in chunked.chunks
+    }
+    return {chunk_id: ChunkOcr(len(found), min(found)) for chunk_id, found in held.items() if found}
 
 
 def ocr_rows(chunked: ChunkedDocument) -> dict[str, list[dict]]:
@@ -20,16 +49,10 @@ def ocr_rows(chunked: ChunkedDocument) -> dict[str, list[dict]]:
     if not document.ocr_pages:
         return {}
     doc_id = document.doc_id
-    lines = {read.page: read.lines for read in document.ocr_pages}
-    boxes: dict[str, list[ChunkBox]] = {}
-    for box in chunked.chunk_boxes:
-        if box.page in lines:
-            boxes.setdefault(box.chunk_id, []).append(box)
-    chunk_rows = []
-    for chunk in chunked.chunks:
-        held = [line[4] for box in boxes.get(chunk.chunk_id, []) for line in lines[box.page] if _holds(box, line)]
-        if held:
-            chunk_rows.append({"chunk_id": chunk.chunk_id, "doc_id": doc_id, "ocr_lines": len(held), "min_confidence": min(held)})
+    chunk_rows = [
+        {"chunk_id": chunk_id, "doc_id": doc_id, "ocr_lines": read.ocr_lines, "min_confidence": read.min_confidence}
+        for chunk_id, read in chunk_confidences(chunked).items()
+    ]
     page_rows = [
         {
             "doc_id": doc_id, "page": read.page, "reason": read.reason, "dpi": read.dpi, "line_count": len(read.lines),

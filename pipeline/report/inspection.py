@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from pipeline.index.ocr_rows import chunk_confidences
 from pipeline.records.base import ChunkSplit, TypeSource
 from pipeline.records.chunked import ChunkedDocument
 from pipeline.records.chunks import Chunk, Section
+from pipeline.report.provenance import PageSource, confidence_note, text_sources
 from pipeline.wording import counted
 
 TYPE_TITLES = {
@@ -38,9 +40,11 @@ def section_where(section: Section) -> str:
     return ""
 
 
-def chunk_note(chunk: Chunk) -> str:
-    """A chunk as the tree names it: its ordinal, why it starts there and its words."""
-    return f"chunk {chunk.ordinal} ({chunk.split}, {counted(chunk.word_count, 'word')})"
+def chunk_note(chunk: Chunk, ocr_confidence: float | None = None) -> str:
+    """A chunk as the tree names it: its ordinal, why it starts there and its words, and where
+    OCR read its text, the least confidence of its lines (`ocr_confidence`)."""
+    read = f"; {confidence_note(ocr_confidence)}" if ocr_confidence is not None else ""
+    return f"chunk {chunk.ordinal} ({chunk.split}, {counted(chunk.word_count, 'word')}{read})"
 
 
 def render_tree(chunked: ChunkedDocument, paper_title: str | None = None) -> str:
@@ -63,6 +67,7 @@ class _TreeView:
         for section in chunked.sections:
             self.children[section.parent_id].append(section)
         self.evidence = {block.char_start: block.heading_evidence for block in chunked.document.blocks if block.heading_evidence}
+        self.confidences = {chunk_id: read.min_confidence for chunk_id, read in chunk_confidences(chunked).items()}
 
     def lines(self) -> list[str]:
         lines = self._header()
@@ -83,6 +88,9 @@ class _TreeView:
             lines.append(f"title heading: {document.title} (the chunks' heading path; the title above is the metadata's)")
         if document.layout:
             lines.append(f"layout read by: {document.layout} ({document.layout_reason})")
+        if document.ocr_pages:
+            read = [PageSource(page.page, page.reason) for page in document.ocr_pages]
+            lines.append(f"text source: {text_sources(read, range(1, (document.page_count or 0) + 1))}")
         if document.removed_running_lines:
             lines.append(f"page furniture removed: {document.removed_running_lines} running heads/page numbers")
         if self.chunked.references or self.chunked.citations:
@@ -98,7 +106,7 @@ class _TreeView:
 
     def _describe(self, section: Section) -> str:
         heading = section.heading or "(front matter before the first heading)"
-        notes = [chunk_note(chunk) for chunk in self.chunks_by_section.get(section.section_id, [])]
+        notes = [chunk_note(chunk, self.confidences.get(chunk.chunk_id)) for chunk in self.chunks_by_section.get(section.section_id, [])]
         location = section_where(section)
         return (
             f"{section.section_id:7} {heading}  ({section_labels(section)}; {counted(section.word_count, 'word')}"

@@ -15,6 +15,7 @@ from pipeline.report import data
 from pipeline.report.data import PaperRow
 from pipeline.report.markup import attribute, href, page, table, text
 from pipeline.report.plots import type_colour
+from pipeline.report.provenance import stored_confidences, stored_page_sources, text_sources
 from pipeline.report.thumbnails import Thumbnail, render_thumbnails, stored_source
 from pipeline.rules import ChunkRules
 from pipeline.wording import counted
@@ -35,17 +36,19 @@ def render_paper_page(
     sections = data.paper_sections(connection, paper.doc_id)
     chunks = data.paper_chunks(connection, paper.doc_id)
     warning = structure_warning(sections, sizes) if sections else None
+    read_by_ocr, confidences = stored_page_sources(connection, paper.doc_id), stored_confidences(connection, paper.doc_id)
     parts = [
         f'<p><a href={href(back)}>← report</a></p>',
         f"<h1>{text(paper.path)}</h1>",
         f'<p class="lead">{text(paper.title or "(no title found)")}</p>',
         f"<p>{_facts(paper, sections, chunks)}</p>",
+        f"<p>Text source: {text(text_sources(read_by_ocr, range(1, (paper.page_count or 0) + 1)))}</p>" if read_by_ocr else "",
         f'<p class="warning">{text(warning)}</p>' if warning else "",
         f'<p class="warning">{text(paper.status)}: {text(paper.error)}</p>' if paper.status != "ingested" else "",
         "<h2>Heading tree and decisions</h2>",
         '<p class="note">As <code>pipeline inspect</code> shows them: each section with its type, how it was typed, '
         "its chunks, and what the chunker decided there (absorbed siblings, soft splits, size cuts).</p>",
-        _tree(sections, chunks),
+        _tree(sections, chunks, confidences),
         "<h2>Chunks</h2>",
         _chunk_table(chunks),
         "<h2>Pages</h2>",
@@ -64,7 +67,7 @@ def _facts(paper: PaperRow, sections: list[Section], chunks: list[Chunk]) -> str
     )
 
 
-def _tree(sections: list[Section], chunks: list[Chunk]) -> str:
+def _tree(sections: list[Section], chunks: list[Chunk], confidences: dict[str, float]) -> str:
     if not sections:
         return '<p class="note">No sections stored.</p>'
     children: dict[str | None, list[Section]] = defaultdict(list)
@@ -79,7 +82,7 @@ def _tree(sections: list[Section], chunks: list[Chunk]) -> str:
 
     def item(section: Section) -> str:
         notes = ", ".join(
-            f'<a href="#chunk-{chunk.ordinal}">{text(chunk_note(chunk))}</a>' for chunk in chunks_by_section[section.section_id]
+            f'<a href="#chunk-{chunk.ordinal}">{text(chunk_note(chunk, confidences.get(chunk.chunk_id)))}</a>' for chunk in chunks_by_section[section.section_id]
         )
         location = section_where(section)
         decisions = "".join(f'<li class="decision">{text(decision)}</li>' for decision in section.decisions)

@@ -27,6 +27,7 @@ from pipeline.export.destination import connection_database, write_bytes_out
 from pipeline.index.database import readable_schema
 from pipeline.records.base import Box, SourceFormat
 from pipeline.records.doc_ids import doc_id_for, relative_path_of
+from pipeline.report.provenance import PageSource, confidence_note, stored_confidences, stored_page_sources, text_sources
 
 DEFAULT_SHOW_FOLDER = Path("out/show")
 SHOW_DPI = 120
@@ -76,6 +77,10 @@ class ShownChunk:
     boxes: list[Box]
     neighbours: dict[str, list[Box]]
     """The previous and next chunk of the paper (where there are such), by id, with their boxes."""
+    read_by_ocr: list[PageSource]
+    """The chunk's pages whose text OCR read, and why; its other pages were read from their text layer."""
+    ocr_confidence: float | None
+    """The least confidence of the OCR'd lines the chunk's text is on; None where OCR read none of it."""
     folder: str | None
     """The folder the last ingest read, None where no run is recorded. Runs record it absolute; an
     older run's relative folder is resolved against the current directory (see `_ingested_folder`)."""
@@ -113,6 +118,8 @@ def read_shown_chunk(connection: duckdb.DuckDBPyConnection, chunk_id: str) -> Sh
         format=SourceFormat(source_format), sha256=sha256, encoding=encoding, line_start=line_start, line_end=line_end,
         pages=list(pages), boxes=_boxes(connection, chunk_id) + _table_boxes(connection, chunk_id),
         neighbours={n: _boxes(connection, n) for n in neighbours},
+        read_by_ocr=[source for source in stored_page_sources(connection, doc_id) if source.page in pages],
+        ocr_confidence=stored_confidences(connection, doc_id).get(chunk_id),
         folder=_ingested_folder(folder[0]) if folder else None,
     )
 
@@ -239,9 +246,13 @@ def _caption_lines(shown: ShownChunk) -> list[str]:
     else:
         where = f"lines {shown.line_start}-{shown.line_end}"
         legend = "marked: this chunk's source lines"
+    # A chunk OCR read says so, and how sure the recognizer was: its words on the scan are guesses.
+    read = [f"text: {text_sources(shown.read_by_ocr, shown.pages)}"] if shown.read_by_ocr else []
+    read += [confidence_note(shown.ocr_confidence)] if shown.ocr_confidence is not None else []
     return [
         f"{shown.chunk_id}   section {shown.section_id}   {shown.path}, {where}",
         " › ".join(shown.heading_path) or "(front matter)",
+        *(["   ".join(read)] if read else []),
         legend,
     ]
 

@@ -10,6 +10,7 @@ import duckdb
 from pipeline.index.checks import last_check
 from pipeline.report import data
 from pipeline.report.data import SECTION_TYPES
+from pipeline.report.provenance import confidence_note, ocr_papers, text_sources
 from pipeline.rules import ChunkRules
 from pipeline.wording import counted
 
@@ -22,6 +23,7 @@ def render_report(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> s
     body chunk sizes against the rules' target and hard maximum."""
     parts = (
         _chunks_per_paper(connection) + _papers(connection) + _last_runs(connection) + _failing(connection) + _warnings(connection)
+        + _read_by_ocr(connection)
         + _unresolved(connection)
         + _unstructured(connection, sizes)
     )
@@ -115,6 +117,19 @@ def _warnings(connection: duckdb.DuckDBPyConnection) -> list[str]:
     if not rows:
         return []
     return ["", "Stored with a warning (pipeline inspect FILE shows what was read):"] + [f"  {row.path}: {row.warning}" for row in rows]
+
+
+def _read_by_ocr(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    """Each paper some pages of which OCR read: every page's text source, and how sure the recognizer was."""
+    papers = ocr_papers(connection)
+    if not papers:
+        return []
+    return ["", "Read by OCR (each page's text source; pipeline show CHUNK marks a chunk's):"] + [
+        f"  {paper.path}: {text_sources(paper.pages, range(1, (paper.page_count or 0) + 1))}; "
+        f"{paper.ocr_chunks} of {counted(paper.chunks, 'chunk')} read by OCR"
+        + (f", {confidence_note(paper.min_confidence)}" if paper.min_confidence is not None else "")
+        for paper in papers
+    ]
 
 
 def _sizes(connection: duckdb.DuckDBPyConnection, sizes: ChunkRules) -> list[str]:

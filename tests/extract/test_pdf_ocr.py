@@ -9,10 +9,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from conftest import shared_corpus
+from conftest import project_script, shared_corpus
+from ocr_helpers import PAGES, RAPIDOCR_MISSING, image_only, rapidocr_missing, text_pdf
 from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf.document import extract_pdf
-from pipeline.extract.pdf.ocr import ocr_installed, ocr_note
+from pipeline.extract.pdf.ocr import OCR_FONT, _in_blocks, ocr_note
+from pipeline.extract.pdf.records import PrintedLine
 from pipeline.extract.pdf.ocr_triage import looks_like_word, ocr_reason, text_layer_problem
 from pipeline.extract.pdf.page_reading import read_page
 from pipeline.index.database import open_readonly
@@ -21,46 +23,14 @@ from pipeline.records.extract import OcrPage
 from pipeline.rules import layout_overrides, load_rules, DEFAULT_RULES_PATH
 from pipeline.rules.pdf import OcrMode, PdfOcrRules
 
-needs_rapidocr = pytest.mark.skipif(not ocr_installed(), reason="rapidocr is not installed (pip install -e '.[ocr]')")
-
-PAGES = [
-    ("Introduction", "Lanterns glow above the harbour while fishermen mend their nets before dawn."),
-    ("Methods", "Gardeners measured seventeen tomato plants every morning during the summer."),
-]
-
-
-def _text_pdf(path: Path, lines: list[tuple[str, str]]) -> Path:
-    """A text PDF: on each page a heading in large type over a paragraph (its sentence four times)."""
-    with pymupdf.open() as doc:
-        for heading, sentence in lines:
-            page = doc.new_page()
-            page.insert_text((72, 100), heading, fontsize=18)
-            words, line, y = (sentence + " ") * 4, "", 140
-            for word in words.split():
-                if len(line) + len(word) > 70:
-                    page.insert_text((72, y), line, fontsize=11)
-                    line, y = "", y + 15
-                line += word + " "
-            page.insert_text((72, y), line, fontsize=11)
-        doc.save(path)
-    return path
-
-
-def _image_only(text_pdf: Path, path: Path, dpi: int = 200) -> Path:
-    """The PDF's pages rendered grey and saved as images alone: a scan whose truth is the text removed."""
-    with pymupdf.open(text_pdf) as source, pymupdf.open() as scan:
-        for page in source:
-            new = scan.new_page(width=page.rect.width, height=page.rect.height)
-            new.insert_image(new.rect, pixmap=page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY))
-        scan.save(path)
-    return path
+needs_rapidocr = pytest.mark.skipif(rapidocr_missing(), reason=RAPIDOCR_MISSING)
 
 
 @pytest.fixture(scope="module")
 def scan(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("scan")
     (folder / "papers").mkdir()
-    return _image_only(_text_pdf(folder / "text.pdf", PAGES), folder / "papers" / "scan.pdf")
+    return image_only(text_pdf(folder / "text.pdf", PAGES), folder / "papers" / "scan.pdf")
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +82,7 @@ def test_ocr_pages_and_chunk_confidences_are_stored(scan, rules):
 @needs_rapidocr
 @pytest.mark.slow
 def test_a_page_whose_invisible_layer_is_garbage_is_read_by_ocr_from_what_it_shows(tmp_path, rules):
-    scan = _image_only(_text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
+    scan = image_only(text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
     with pymupdf.open(scan) as doc:
         doc[0].insert_text((72, 700), "Tbgz qwrt xkcd pzzl mnbv Qrxt wvtz hjkl bcdf " * 4, fontsize=4, render_mode=3)
         doc.save(tmp_path / "garbled.pdf")
@@ -124,7 +94,7 @@ def test_a_page_whose_invisible_layer_is_garbage_is_read_by_ocr_from_what_it_sho
 @needs_rapidocr
 @pytest.mark.slow
 def test_a_scan_with_a_stamp_beside_it_is_read_by_ocr(tmp_path, rules):
-    scan = _image_only(_text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
+    scan = image_only(text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
     with pymupdf.open(scan) as doc:
         doc[0].insert_text((72, 780), "Downloaded from the archive", fontsize=6)
         doc.save(tmp_path / "stamped.pdf")
@@ -133,12 +103,12 @@ def test_a_scan_with_a_stamp_beside_it_is_read_by_ocr(tmp_path, rules):
 
 
 def test_a_good_text_pdf_sends_no_page_to_ocr(tmp_path, rules):
-    raw = extract_pdf(_text_pdf(tmp_path / "text.pdf", PAGES), "text.pdf", rules)
+    raw = extract_pdf(text_pdf(tmp_path / "text.pdf", PAGES), "text.pdf", rules)
     assert raw.ocr_pages == [] and "ocr_pages" not in raw.model_dump_json()
 
 
 def test_a_layer_of_words_that_are_not_words_is_not_text(tmp_path):
-    path = _text_pdf(tmp_path / "garbled.pdf", [("Jouspevdujpo", "Tbgz qwrt xkcd pzzl mnbv Qrxt wvtz hjkl bcdf gh " * 2)])
+    path = text_pdf(tmp_path / "garbled.pdf", [("Jouspevdujpo", "Tbgz qwrt xkcd pzzl mnbv Qrxt wvtz hjkl bcdf gh " * 2)])
     with pymupdf.open(path) as doc:
         pieces, _ = read_page(doc[0], 1, {})
         reason = ocr_reason(doc[0], pieces, PdfOcrRules(), file_has_text=True)
@@ -162,7 +132,7 @@ def test_letters_without_a_vowel_or_with_symbols_inside_do_not(word):
 
 
 def test_off_sends_no_page_to_ocr_even_one_without_a_text_layer(tmp_path, rules):
-    scan = _image_only(_text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
+    scan = image_only(text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
     off = load_rules(DEFAULT_RULES_PATH, layout_overrides(None, OcrMode.off))
     with pytest.raises(NoTextLayerError, match="its one page has no text layer"):
         extract_pdf(scan, "scan.pdf", off)
@@ -170,7 +140,7 @@ def test_off_sends_no_page_to_ocr_even_one_without_a_text_layer(tmp_path, rules)
 
 def test_without_rapidocr_a_scan_stays_a_no_text_failure_whose_hint_names_the_extra(tmp_path, rules, monkeypatch):
     monkeypatch.setitem(sys.modules, "rapidocr", None)  # `import rapidocr` fails, find_spec finds nothing
-    scan = _image_only(_text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
+    scan = image_only(text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
     with pytest.raises(NoTextLayerError) as raised:
         extract_pdf(scan, "inbox/scan.pdf", rules)
     assert str(raised.value) == (
@@ -184,7 +154,7 @@ def test_without_rapidocr_force_is_an_error_that_names_the_extra(tmp_path, monke
     monkeypatch.setitem(sys.modules, "rapidocr", None)
     forced = load_rules(DEFAULT_RULES_PATH, layout_overrides(None, OcrMode.force))
     with pytest.raises(ExtractError, match=r"--ocr force needs rapidocr, which is not installed; pip install 'paper-pipeline\[ocr\]'"):
-        extract_pdf(_text_pdf(tmp_path / "text.pdf", PAGES[:1]), "text.pdf", forced)
+        extract_pdf(text_pdf(tmp_path / "text.pdf", PAGES[:1]), "text.pdf", forced)
 
 
 @needs_rapidocr
@@ -214,3 +184,35 @@ def test_no_page_of_the_shared_pdfs_is_sent_to_ocr_in_auto():
             sent += [(path.name, number) for number, (page, pieces) in enumerate(zip(doc, pages), start=1)
                      if ocr_reason(page, pieces, rules, has_text) is not None]
     assert sent == []
+
+
+def _line(y0: float, text: str, size: float, bold: bool) -> PrintedLine:
+    return PrintedLine(1, 72, y0, 300, y0 + size, text, size, OCR_FONT, bold, False, len(text))
+
+
+def test_the_text_under_a_bold_heading_joins_its_block_and_the_heading_keeps_its_size():
+    lines = _in_blocks([
+        _line(100, "Competing interests", 8.2, True),
+        _line(110, "None of the authors has any competing interests", 7.4, False),
+        _line(119, "relevant to this trial to disclose.", 7.6, False),
+    ])
+    assert [line.block for line in lines] == [0, 0, 0] and [line.size for line in lines] == [8.2, 7.5, 7.5]
+
+
+def test_a_bold_line_under_text_starts_a_block():
+    lines = _in_blocks([_line(100, "the end of a paragraph.", 10, False), _line(112, "Methods", 10, True)])
+    assert [line.block for line in lines] == [0, 1]
+
+
+def test_score_ocr_counts_the_text_layers_chunk_starts_the_ocr_reading_starts_a_chunk_at_too():
+    score = project_script("scripts/score_ocr.py")
+    truth = "methods we grew plants results they grew tall discussion".split()
+    read = "methods we grevv plants results they grew tall discussion".split()
+    assert score.boundaries_agreeing(truth, read, [0, 4, 8], [0, 4]) == 2
+
+
+def test_score_ocr_aligns_chunk_starts_past_words_the_ocr_reading_adds():
+    score = project_script("scripts/score_ocr.py")
+    truth = "methods we grew plants results they grew tall".split()
+    read = "check for updates methods we grew plants results they grew tall".split()
+    assert score.boundaries_agreeing(truth, read, [0, 4], [3, 7]) == 2

@@ -27,6 +27,7 @@ from pipeline.extract.pdf.page_reading import from_frame, to_frame
 from pipeline.extract.pdf.records import PageBox, PrintedLine
 from pipeline.records.extract import OcrPage
 from pipeline.rules.pdf import OcrMode, PdfOcrRules
+from pipeline.wording import page_ranges
 
 OCR_FONT = "OCR"
 """The font every OCR'd line is set in: OCR tells no faces apart."""
@@ -190,8 +191,11 @@ def _box_per_size(text: str) -> float:
 
 def _in_blocks(lines: list[PrintedLine]) -> list[PrintedLine]:
     """The lines top to bottom, each in the block of the line above it in its column, where one is
-    close above (`_BLOCK_GAP`, `_BLOCK_OVERLAP`) and of about its size (`_BLOCK_SIZES`) and weight (a
-    heading starts a block); each line given its block's median size."""
+    close above (`_BLOCK_GAP`, `_BLOCK_OVERLAP`) and of about its size (`_BLOCK_SIZES`), and of its
+    weight or bold over it (a bold line starts a block, and the text under it joins the bold line's,
+    as PyMuPDF's blocks hold a heading and its paragraph: a heading alone in its block, set smaller
+    than the body, is taken for a margin note); each line given the median size of its block's lines
+    of its weight."""
     ordered = sorted(lines, key=lambda line: (line.y0, line.x0))
     blocks: list[int] = []
     for index, line in enumerate(ordered):
@@ -201,15 +205,15 @@ def _in_blocks(lines: list[PrintedLine]) -> list[PrintedLine]:
             if -_BLOCK_GAP * (line.y1 - line.y0) <= line.y0 - other.y1 <= _BLOCK_GAP * (line.y1 - line.y0)
             and line.y0 > other.y0
             and abs(line.size - other.size) <= _BLOCK_SIZES * max(line.size, other.size)
-            and line.bold == other.bold
+            and (line.bold == other.bold or other.bold)
             and min(line.x1, other.x1) - max(line.x0, other.x0) >= _BLOCK_OVERLAP * min(line.x1 - line.x0, other.x1 - other.x0)
         ]
         blocks.append(above[-1] if above else max(blocks, default=-1) + 1)
-    sizes: dict[int, list[float]] = {}
+    sizes: dict[tuple[int, bool], list[float]] = {}
     for line, block in zip(ordered, blocks):
-        sizes.setdefault(block, []).append(line.size)
-    # A block is set in one size, which its lines' median measures better than any one of them.
-    return [replace(line, block=block, size=statistics.median(sizes[block])) for line, block in zip(ordered, blocks)]
+        sizes.setdefault((block, line.bold), []).append(line.size)
+    # A block's text is set in one size, which its lines' median measures better than any one of them.
+    return [replace(line, block=block, size=statistics.median(sizes[block, line.bold])) for line, block in zip(ordered, blocks)]
 
 
 def even_out_sizes(pages: list[list[PrintedLine]]) -> list[list[PrintedLine]]:
@@ -265,16 +269,6 @@ def ocr_note(read: list[OcrPage]) -> str:
     by_reason: dict[str, list[int]] = {}
     for record in read:
         by_reason.setdefault(record.reason, []).append(record.page)
-    parts = [f"{'page' if len(numbers) == 1 else 'pages'} {_page_ranges(numbers)} ({reason})" for reason, numbers in by_reason.items()]
+    parts = [f"{'page' if len(numbers) == 1 else 'pages'} {page_ranges(numbers)} ({reason})" for reason, numbers in by_reason.items()]
     return f"read by OCR at {read[0].dpi} dpi: " + "; ".join(parts)
 
-
-def _page_ranges(numbers: list[int]) -> str:
-    """`1-3, 5` for pages 1, 2, 3 and 5."""
-    runs: list[list[int]] = []
-    for number in numbers:
-        if runs and number == runs[-1][-1] + 1:
-            runs[-1].append(number)
-        else:
-            runs.append([number])
-    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
