@@ -11,9 +11,10 @@ but for its DOI fields, which name the paper's DOI or nothing.
 from __future__ import annotations
 
 from pipeline.metadata import front_model, markdown_front, pdf_front
+from pipeline.metadata.embedded_authors import confirmed_authors, keys_as_filed
 from pipeline.metadata.journal_line import journal_line
 from pipeline.metadata.names import author_keys
-from pipeline.metadata.text_fields import abstract_span, keywords_block, year_in
+from pipeline.metadata.text_fields import abstract_span, keywords_block, last_page_doi, year_in
 from pipeline.records.base import SourceFormat
 from pipeline.records.document import Document
 from pipeline.records.extract import RawDocument
@@ -52,6 +53,7 @@ def paper_metadata(raw: RawDocument, document: Document, rules: MetadataRules) -
     if values.get("authors"):
         values["author_keys"] = author_keys(values["authors"], rules)
         if raw.format is SourceFormat.pdf:
+            values["author_keys"] = keys_as_filed(values["authors"], values["author_keys"], raw.embedded_metadata)
             values["author_keys"] = pdf_front.first_key_as_cited(values["author_keys"], raw.first_page, rules)
     return PaperMetadata(**values)
 
@@ -69,7 +71,7 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
         found["title"] = (pdf_front.printed_title(lines, document.title, rules), MetadataSource.first_page)
     # The file's own list of several authors, every one printed on page 1, is the whole list in
     # order; a single name there is often only the corresponding author's, so the byline comes first.
-    confirmed = pdf_front.confirmed_authors(embedded, lines, rules)
+    confirmed = confirmed_authors(embedded, lines, rules)
     names = pdf_front.byline(lines, document.title, rules)
     if not names and "title" in found and found["title"][0] != document.title:
         names = pdf_front.byline(lines, found["title"][0], rules)
@@ -89,6 +91,8 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
         found["authors"] = (names, MetadataSource.first_page)
     elif confirmed is not None:
         found["authors"] = confirmed
+    elif (filed := confirmed_authors(embedded, lines, rules, surname_first=True)) is not None:
+        found["authors"] = filed
     if (year := pdf_front.year(lines, rules)) is not None:
         found["year"] = (year, MetadataSource.first_page)
     for name, value in (
@@ -98,6 +102,8 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     ):
         if value is not None:
             found[name] = value
+    if "doi" not in found and (printed := last_page_doi(document, rules)) is not None:
+        found["doi"] = (printed, MetadataSource.last_page)
     if (cited := journal_line(lines, found.get("year", (None, None))[0], rules)) is not None:
         found.setdefault("journal", (cited.journal, MetadataSource.first_page))
         found.setdefault("volume", (cited.volume, MetadataSource.first_page))

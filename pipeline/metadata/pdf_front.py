@@ -292,20 +292,6 @@ def confirmed_title(embedded: dict[str, str], lines: list[FrontLine], rules: Met
     return None
 
 
-def confirmed_authors(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[list[str], MetadataSource] | None:
-    """The file's own author list where every name's surname is printed on page 1 (a producer
-    writes its own name, a user name, or `{et al.}` there)."""
-    printed = letters(" ".join(page_text(lines)))
-    for key, source in (("xmp:dc:creator", MetadataSource.xmp), ("info:author", MetadataSource.pdf_metadata)):
-        value = embedded.get(key, "")
-        if not value or "et al" in value:
-            continue
-        names = split_names(value, rules)
-        if names and all(letters(name.split()[-1]) in printed for name in names):
-            return names, source
-    return None
-
-
 def doi(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
     """The labelled DOI page 1 prints (the one the XMP names, where page 1 prints several); else
     the DOI the XMP or the document information names as the paper's."""

@@ -74,6 +74,23 @@ class MetadataRules(RulesModel):
         default_factory=lambda: ["MD", "PhD", "Ph.D.", "MSc", "M.Sc.", "BSc", "B.Sc.", "MPH", "MBBS", "DPhil", "RN", "DVM", "DDS", "MA", "BA", "MS", "FRCP", "FRCS", "Jr", "Jr.", "Sr.", "II", "III", "ID", "iD"]
     )
     """Degrees, titles and suffixes printed after a name: left out of it."""
+    cover_sheet: Pattern = Field(
+        default=r"\b(?:this is an? (?:author|accepted)(?:'s)? manuscript|author manuscript|accepted manuscript|downloaded from|"
+        r"citation for published version|take down policy|general rights|link to publication|this version is available at|"
+        r"repository|brought to you (?:for free )?by|please contact)\b",
+        validate_default=True,
+    )
+    """What a cover sheet set before a paper prints (a repository's, an author manuscript's): a
+    page 1 with two different such cues that page 2 does not repeat is one, and page 2 is the
+    paper's first page."""
+    surname_suffixes: list[str] = Field(default_factory=lambda: ["Filho", "Neto", "Sobrinho", "Júnior", "Junior"])
+    """Words printed after a surname that are part of it (`Silva Filho`, cited as such), unlike a
+    `Jr.` among the degrees."""
+    group_words: list[str] = Field(
+        default_factory=lambda: ["group", "collaboration", "collaborative", "consortium", "investigators", "committee", "team", "network", "society", "association", "alliance", "initiative", "taskforce"]
+    )
+    """Words (in lower case) that make an author in a byline a group (`The ATLAS Collaboration`),
+    whose key is its whole name."""
     affiliation_words: Pattern = Field(
         default=r"\b(?:univ\w*|department|dept|institut\w*|school|faculty|facultad|faculdade|hospital|college|laborator\w*|centre|center|centro|academy|corresponding|e-?mail|received)\b|@",
         validate_default=True,

@@ -70,8 +70,18 @@ def _xmp_fields(xmp: str) -> dict[str, str]:
     return fields
 
 
+def front_page(pages: list[list[PrintedLine]], cover_sheet: re.Pattern[str]) -> list[PrintedLine]:
+    """The pieces of the paper's first page: page 1's, or page 2's where page 1 is a cover sheet
+    (two different `cover_sheet` cues on it, and none on page 2: a stamp on every page is none)."""
+    cues = {match.group(0).casefold() for piece in pages[0] for match in cover_sheet.finditer(piece.text)}
+    if len(cues) < 2 or len(pages) < 2 or any(cover_sheet.search(piece.text) for piece in pages[1]):
+        return pages[0]
+    return pages[1]
+
+
 def first_page_lines(pieces: list[PrintedLine]) -> list[FrontLine]:
-    """Page 1's pieces as `FrontLine`s, in PyMuPDF's order, rotated ones (a margin stamp) left out."""
+    """The first page's pieces (`front_page`) as `FrontLine`s, in PyMuPDF's order, rotated ones (a
+    margin stamp) left out."""
     return [
         FrontLine(
             text=piece.text, size=round(piece.size, 2), bold=piece.bold, x0=round(piece.x0, 1), y0=round(piece.y0, 1),

@@ -1,0 +1,208 @@
+"""Page 1's first author, DOI and year in each of the ways papers print them (issue 50, item 3h):
+every fixture is a first page written with PyMuPDF whose truth is known, one printed form each.
+A byline's `^{…}` is set as a superscript (smaller print, raised), as publishers set marks."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pipeline.extract import extract
+from pipeline.metadata import paper_metadata
+from pipeline.normalize.stage import normalize
+
+BODY = " ".join(["Serum interleukin-6 rose in the treated cohort over twelve weeks of follow-up."] * 30)
+TITLE = ("Interleukin-6 after sleep loss", "in a randomised crossover trial")
+AFFILIATION = "1 Department of Medicine, University of Testing, Lisbon, Portugal"
+
+
+def _print(page: pymupdf.Page, x: float, y: float, text: str, size: float, font: str = "helv") -> None:
+    """`text` at (x, y) with each `^{…}` in it raised and smaller, as a superscript mark."""
+    for piece in re.split(r"(\^\{[^}]*\})", text):
+        if not piece:
+            continue
+        raised = piece.startswith("^{")
+        piece = piece[2:-1] if raised else piece
+        piece_size = size * 0.6 if raised else size
+        # The standard fonts encode Latin-1 alone: a CJK font carries `’`, `‐`, `–` and Chinese.
+        fontname = "china-s" if any(ord(ch) > 0xFF for ch in piece) else font
+        page.insert_text((x, y - (size * 0.35 if raised else 0)), piece, fontsize=piece_size, fontname=fontname)
+        x += pymupdf.get_text_length(piece, fontname=fontname, fontsize=piece_size)
+
+
+def _paper(
+    path: Path,
+    byline: tuple[str, ...] = ("Ana Silva^{1}, Bo Chen^{2} and Rui Costa^{1}",),
+    *,
+    header: str = "",
+    footer: str = "",
+    notes: tuple[str, ...] = (),
+    cover: tuple[str, ...] = (),
+    last_page: tuple[str, ...] = (),
+) -> Path:
+    """A paper: an optional cover sheet (its rows in body print), then a first page with an
+    optional header and footer row, the title in two rows, the byline's rows, an affiliation and
+    note rows in small print, the abstract and a section; an optional last page's rows."""
+    doc = pymupdf.open()
+    if cover:
+        sheet = doc.new_page(width=595, height=842)
+        for row, text in enumerate(cover):
+            sheet.insert_text((72, 100 + 16 * row), text, fontsize=10)
+    page = doc.new_page(width=595, height=842)
+    if header:
+        _print(page, 72, 40, header, 8)
+    if footer:
+        _print(page, 72, 815, footer, 8)
+    _print(page, 72, 110, TITLE[0], 20, "hebo")
+    _print(page, 72, 136, TITLE[1], 20, "hebo")
+    y = 168.0
+    for row in byline:
+        _print(page, 72, y, row, 12)
+        y += 16
+    for note in (AFFILIATION, *notes):
+        _print(page, 72, y + 4, note, 8)
+        y += 12
+    page.insert_text((72, y + 24), "Abstract", fontsize=11, fontname="hebo")
+    page.insert_text((72, y + 42), "We measured interleukin-6 after a night without sleep in forty adults.", fontsize=10)
+    page.insert_text((72, y + 74), "1. Introduction", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, y + 84, 523, 800), BODY, fontsize=10)
+    if last_page:
+        end = doc.new_page(width=595, height=842)
+        end.insert_textbox(pymupdf.Rect(72, 72, 523, 400), BODY, fontsize=10)
+        for row, text in enumerate(last_page):
+            end.insert_text((72, 420 + 14 * row), text, fontsize=8)
+    doc.save(path)
+    return path
+
+
+def _describe(file: Path, rules):
+    raw = extract(file, file.name, rules)
+    return paper_metadata(raw, normalize(raw, file.name, rules), rules.metadata)
+
+
+@pytest.mark.parametrize(
+    ("byline", "first_key"),
+    [
+        (("Laurens van der Maaten^{1}, Bo Chen^{2}",), "vandermaaten"),
+        (("María de la Cruz^{1} and Bo Chen^{2}",), "delacruz"),
+        (("Omar Al-Hassan^{1}, Bo Chen^{2}",), "alhassan"),
+        (("Sean McDonald^{1}, Bo Chen^{2}",), "mcdonald"),
+        (("Sean O’Brien^{1}, Bo Chen^{2}",), "obrien"),
+        (("Sean O'Brien^{1}, Bo Chen^{2}",), "obrien"),
+        (("J.-P. Smith^{1}, K. L. Jones^{2}",), "smith"),
+        (("JP Smith^{1}, KL Jones^{2}",), "smith"),
+        (("JEAN-PIERRE SMITH^{1}, KAREN JONES^{2}",), "smith"),
+        (("SILVA Ana^{1}, CHEN Bo^{2}",), "silva"),
+        (("Ana Silva^{1,2,*}, Bo Chen^{3}",), "silva"),
+        (("Ana Silva*, Bo Chen†",), "silva"),
+        (("Ana Silva^{a,b}, Bo Chen^{c}",), "silva"),
+        (("Ana Silva^{1}ID, Bo Chen^{2}ID",), "silva"),
+        (("Ana Silva & Bo Chen",), "silva"),
+        (("Ana Silva^{1}, Bo Chen^{2},", "Rui Costa^{1} and Li Wei^{2}"), "silva"),
+        (("By Ana Silva and Bo Chen",), "silva"),
+        (("João Silva Filho^{1}, Bo Chen^{2}",), "silvafilho"),
+        (("Ana Silva^{1} Bo Chen^{2} Rui Costa^{1}",), "silva"),
+        (("Ana Silva1,* Bo Chen2 Rui Costa1",), "silva"),
+        (("Silva A.M.^{1}, Chen B.^{2}",), "silva"),
+        (("Ana Silva MDS^{1}, Bo Chen MBBS^{2}",), "silva"),
+    ],
+)
+def test_the_first_author_is_read_as_bylines_print_names(tmp_path, rules, byline, first_key):
+    metadata = _describe(_paper(tmp_path / "paper.pdf", byline), rules)
+    assert metadata.author_keys[:1] == [first_key]
+
+
+@pytest.mark.parametrize(
+    ("row", "doi"),
+    [
+        ("doi:10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("DOI 10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("https://doi.org/10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("http://dx.doi.org/10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("DOI: 10.1234/jtr.2021.0042.", "10.1234/jtr.2021.0042"),
+        ("https://doi.org/10.1186/s12889–021–10515–8", "10.1186/s12889-021-10515-8"),
+        ("https://doi.org/10.1186/s12889‐021‐10515‐8", "10.1186/s12889-021-10515-8"),
+        ("https://doi.org/10.1186/s12889\u00ad021\u00ad10515\u00ad8", "10.1186/s12889-021-10515-8"),
+        ("https://doi.org/ 10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("DOI: https://doi.org/10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+    ],
+)
+def test_the_doi_is_read_in_each_printed_form(tmp_path, rules, row, doi):
+    assert _describe(_paper(tmp_path / "paper.pdf", notes=(row,)), rules).doi == doi
+
+
+@pytest.mark.parametrize(
+    ("place", "rows"),
+    [
+        ("header", ("Journal of Test Results 12 (2021) 101-110 https://doi.org/10.1234/jtr.2021.0042",)),
+        ("footer", ("https://doi.org/10.1234/jtr.2021.0042 © 2021 The Authors",)),
+        ("notes", ("https://doi.org/10.1234/", "jtr.2021.0042")),
+        ("notes", ("https://doi.org/10.1234/jtr.", "2021.0042")),
+        ("notes", ("https://doi.org/", "10.1234/jtr.2021.0042")),
+        ("last_page", ("DOI: 10.1234/jtr.2021.0042",)),
+    ],
+)
+def test_the_doi_is_read_wherever_page_one_or_the_last_page_prints_it(tmp_path, rules, place, rows):
+    placed = {"header": {"header": rows[0]}, "footer": {"footer": rows[0]}, "notes": {"notes": rows}, "last_page": {"last_page": rows}}
+    assert _describe(_paper(tmp_path / "paper.pdf", **placed[place]), rules).doi == "10.1234/jtr.2021.0042"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "Received: 2 January 2020; Accepted: 5 May 2020; Published: 3 June 2021",
+        "Received 2 January 2020 / Accepted 5 May 2021",
+        "Copyright © 2021 Silva et al. This is an open access article.",
+        "© 2021 The Authors. Published by Test Press.",
+        "Journal of Test Results 12 (2021) 101-110",
+        "J Test Res. 2021;12(3):101–110.",
+        "Journal of Test Results, Volume 12, 2021",
+    ],
+)
+def test_the_year_is_read_from_each_line_that_dates_the_paper(tmp_path, rules, row):
+    assert _describe(_paper(tmp_path / "paper.pdf", notes=(row,)), rules).year == 2021
+
+
+@pytest.mark.parametrize(
+    "cover",
+    [
+        ("This is an author manuscript that has been accepted for publication.", "Downloaded from https://repository.example.org on 3 May 2022"),
+        ("Test University Repository", "Citation: Silva A, Chen B. Interleukin-6 after sleep loss.", "Downloaded from https://repository.example.org"),
+    ],
+)
+def test_a_cover_sheet_before_the_paper_leaves_its_title_and_byline_to_the_next_page(tmp_path, rules, cover):
+    metadata = _describe(_paper(tmp_path / "paper.pdf", notes=("doi:10.1234/jtr.2021.0042",), cover=cover), rules)
+    assert (metadata.title, metadata.author_keys[:1], metadata.doi) == (" ".join(TITLE), ["silva"], "10.1234/jtr.2021.0042")
+
+
+def test_a_group_author_first_in_the_byline_is_the_first_author(tmp_path, rules):
+    metadata = _describe(_paper(tmp_path / "paper.pdf", ("The Sleep Trial Collaborative Group^{1}, Ana Silva^{2}",)), rules)
+    assert metadata.author_keys[:1] == ["sleeptrialcollaborativegroup"]
+
+
+def test_a_byline_of_chinese_names_gives_each_surname(tmp_path, rules):
+    metadata = _describe(_paper(tmp_path / "paper.pdf", ("张伟^{1}，李娜^{2}",)), rules)
+    assert metadata.author_keys == ["张", "李"]
+
+
+def _with_creators(path: Path, creators: str, byline: tuple[str, ...]) -> Path:
+    doc = pymupdf.open(_paper(path.with_name("plain.pdf"), byline))
+    doc.set_metadata({"author": creators})
+    doc.save(path)
+    return path
+
+
+def test_a_surname_the_files_own_list_writes_first_keys_the_byline_name(tmp_path, rules):
+    """`Ana De Souza` in the byline could be keyed `souza` or `desouza`; the file filing her as
+    `De Souza, Ana` says which."""
+    file = _with_creators(tmp_path / "paper.pdf", "De Souza, Ana; Chen, Bo", ("Ana De Souza^{1} and Bo Chen^{2}",))
+    assert _describe(file, rules).author_keys == ["desouza", "chen"]
+
+
+def test_the_files_own_list_written_surname_first_names_the_authors_where_no_byline_is_read(tmp_path, rules):
+    file = _with_creators(tmp_path / "paper.pdf", "Silva, Ana; Chen, Bo", ("For Ana Silva and Bo Chen: the testing council",))
+    metadata = _describe(file, rules)
+    assert (metadata.authors, metadata.author_keys) == (["Ana Silva", "Bo Chen"], ["silva", "chen"])
