@@ -36,8 +36,11 @@ _MARK_BETWEEN = re.compile(r"(?<=[^\W\d_])(?:[*∗†‡§¶#⁎]|[0-9⁰¹²³�
 """Marks glued to a name with the next name after a space (`Ana Silva1,* Bo Chen2`): a byline
 that parts its names by their marks alone."""
 _JOINED_PARTICLE = re.compile(r"^(?-i:[a-z]){1,3}['’-](?=(?-i:[A-Z]))")
-_BY = re.compile(r"^\s*by\s+", re.IGNORECASE)
-"""A byline may open with `By`."""
+_BY = re.compile(r"^\s*(?:by\s+|(?:authors?|autores|auteurs)\s*:\s*)", re.IGNORECASE)
+"""A byline may open with `By` or a label (`Authors:`)."""
+_SURNAME_JOINERS = ("e", "y")
+"""Words that join the two surnames of an Iberian name (`da Silva e Souza`, `Pérez y Gómez`), as a
+byline joins its last two names: a lone capitalised word after one is the surname's end."""
 _HAN_NAME = re.compile(r"^[\u4e00-\u9fff\u3400-\u4dbf]{2,4}$")
 """A Chinese name as a Chinese byline prints it: two to four characters, the surname first."""
 _GROUP_JOINING = frozenset({"of", "for", "the", "on", "in", "and"})
@@ -95,6 +98,7 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     # Names are parted by commas, semicolons, bars, or middle dots and bullets (`Ana Silva1 · Bo
     # Chen2`); a Chinese byline parts them with its own commas (`张伟，李娜`, `张伟、李娜`).
     parts = re.split(rf"\s*[,;|·•，、；]\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+", cleaned)
+    parts = _iberian_surnames_joined(parts, cleaned)
     names = []
     for part in parts:
         name = _without_degrees(" ".join(part.split()), rules)
@@ -104,6 +108,19 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
             return None
         names.append(name)
     return names or None
+
+
+def _iberian_surnames_joined(parts: list[str], line: str) -> list[str]:
+    """`parts` with a lone word that `e` or `y` parted from the name before it put back on it:
+    `Ana da Silva e Souza` is one name, whose surnames the joiner joins."""
+    joined: list[str] = []
+    for part in parts:
+        word = part.strip()
+        if joined and len(word.split()) == 1 and word[:1].isupper() and re.search(rf"{re.escape(joined[-1].strip())}\s+[ey]\s+{re.escape(word)}", line):
+            joined[-1] = f"{joined[-1].strip()} {line[line.index(joined[-1].strip()) + len(joined[-1].strip()):].split()[0]} {word}"
+        else:
+            joined.append(part)
+    return joined
 
 
 def _joiners(rules: MetadataRules) -> list[str]:
@@ -143,8 +160,8 @@ def is_name(name: str, rules: MetadataRules) -> bool:
     if len(tokens) < 2 or sum(token not in particles for token in tokens) > 6:
         return False
     full_words = 0
-    for token in tokens:
-        if token in particles:
+    for position, token in enumerate(tokens):
+        if token in particles or (token in _SURNAME_JOINERS and 1 < position < len(tokens) - 1):
             continue
         if _INITIAL.match(token) and ("." in token or "-" in token or len(token) <= 2):
             continue  # `A.`, `J.-P.`, `JA`; a word of three capitals or more (`ANNA`) is a name's
@@ -190,7 +207,12 @@ def surname(name: str, rules: MetadataRules) -> str:
         return " ".join(capitals)
     # A byline's `Del` is taken for a given name: counted as a particle, `Maria Del Coco`'s key
     # would change from `coco` (what the stored author keys say) to `delcoco`.
-    return last_name_with_particles(tokens, frozenset(rules.name_particles), capitalised_particles=False)
+    particles = frozenset(rules.name_particles)
+    start = len(tokens) - len(last_name_with_particles(tokens, particles, capitalised_particles=False).split())
+    while start > 2 and tokens[start - 1] in _SURNAME_JOINERS and tokens[start - 2][:1].isupper():
+        start -= 2
+        start = len(tokens[: start + 1]) - len(last_name_with_particles(tokens[: start + 1], particles, capitalised_particles=False).split())
+    return " ".join(tokens[start:])
 
 
 def surname_key(name: str, rules: MetadataRules) -> str:

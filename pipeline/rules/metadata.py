@@ -47,7 +47,10 @@ class FrontLines(StrEnum):
 
 
 class MetadataRules(RulesModel):
-    doi: Pattern = Field(default=r"(?:\bdoi\s*:?\s*|doi\.org/)(?P<doi>10\.\d{4,9}/[^\s\"<>]+)", validate_default=True)
+    doi: Pattern = Field(
+        default=r"(?:\bdoi(?:\s*(?:number|no\.?))?\s*:?\s*|doi\.org/\s*|\bdigital object identifier\s*:?\s*|/doi/(?:(?:abs|full|pdf|epdf)/)?)(?P<doi>10\.\d{4,9}/[^\s\"<>]+)",
+        validate_default=True,
+    )
     """A DOI the paper prints as its own: labelled (`doi:`, `DOI`, `https://doi.org/`)."""
     year_cues: list[YearCue] = Field(default_factory=list)
     """Tried in order on page 1 (a Markdown paper: its front matter); the first that matches wins."""

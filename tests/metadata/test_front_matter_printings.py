@@ -103,6 +103,9 @@ def _describe(file: Path, rules):
         (("Ana Silva & Bo Chen",), "silva"),
         (("Ana Silva^{1}, Bo Chen^{2},", "Rui Costa^{1} and Li Wei^{2}"), "silva"),
         (("By Ana Silva and Bo Chen",), "silva"),
+        (("Authors: Ana Silva^{1}, Bo Chen^{2}",), "silva"),
+        (("Ana da Silva e Souza^{1} e Bo Chen^{2}",), "dasilvaesouza"),
+        (("Ana Silva^{1} e Bo Chen^{2}",), "silva"),
         (("João Silva Filho^{1}, Bo Chen^{2}",), "silvafilho"),
         (("Ana Silva^{1} Bo Chen^{2} Rui Costa^{1}",), "silva"),
         (("Ana Silva1,* Bo Chen2 Rui Costa1",), "silva"),
@@ -128,10 +131,38 @@ def test_the_first_author_is_read_as_bylines_print_names(tmp_path, rules, byline
         ("https://doi.org/10.1186/s12889\u00ad021\u00ad10515\u00ad8", "10.1186/s12889-021-10515-8"),
         ("https://doi.org/ 10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
         ("DOI: https://doi.org/10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("Digital Object Identifier 10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("https://onlinelibrary.example.com/doi/full/10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("DOI number: 10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
     ],
 )
 def test_the_doi_is_read_in_each_printed_form(tmp_path, rules, row, doi):
     assert _describe(_paper(tmp_path / "paper.pdf", notes=(row,)), rules).doi == doi
+
+
+def test_a_bare_doi_inside_a_sentence_is_no_papers_own(tmp_path, rules):
+    file = _paper(tmp_path / "paper.pdf", notes=("The data are deposited under 10.5061/dryad.abc123 in the archive.",))
+    assert _describe(file, rules).doi is None
+
+
+def test_a_doi_label_printed_over_its_value_in_a_side_column_is_read_with_it(tmp_path, rules):
+    doc = pymupdf.open(_paper(tmp_path / "plain.pdf"))
+    page = doc[0]
+    for row, (label, value) in enumerate((("Received", "DOI"), ("2 May 2021", "10.1234/jtr.2021.0042"))):
+        page.insert_text((380, 40 + 10 * row), label, fontsize=7)
+        page.insert_text((470, 40 + 10 * row), value, fontsize=7)
+    doc.save(tmp_path / "paper.pdf")
+    assert _describe(tmp_path / "paper.pdf", rules).doi == "10.1234/jtr.2021.0042"
+
+
+def test_a_doi_cut_short_is_passed_over_for_the_whole_one(tmp_path, rules):
+    """A header row cut after `jtr-` whose rest a page number beside it keeps from the row under."""
+    doc = pymupdf.open(_paper(tmp_path / "plain.pdf", header="DOI: 10.1234/jtr-", footer="https://doi.org/10.1234/jtr-2021-0042"))
+    doc[0].insert_text((500, 40), "1", fontsize=8)
+    doc.save(tmp_path / "paper.pdf")
+    file = tmp_path / "paper.pdf"
+    assert _describe(file, rules).doi == "10.1234/jtr-2021-0042"
 
 
 @pytest.mark.parametrize(
