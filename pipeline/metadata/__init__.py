@@ -10,10 +10,12 @@ but for its DOI fields, which name the paper's DOI or nothing.
 
 from __future__ import annotations
 
+import itertools
+
 from pipeline.metadata import front_model, markdown_front, pdf_front
 from pipeline.metadata.embedded_authors import confirmed_authors, keys_as_filed
 from pipeline.metadata.journal_line import journal_line
-from pipeline.metadata.names import author_keys
+from pipeline.metadata.names import author_keys, letters
 from pipeline.metadata.text_fields import abstract_span, keywords_block, last_page_doi, year_in
 from pipeline.records.base import SourceFormat
 from pipeline.records.document import Document
@@ -65,10 +67,13 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     embedded, lines = raw.embedded_metadata, raw.first_page
     found: Found = {}
     title = pdf_front.confirmed_title(embedded, lines, rules)
+    printed = pdf_front.printed_title(lines, document.title, rules) if document.title else None
+    if title is not None and printed and _cut_short(title[0], printed, lines):
+        title = None
     if title is not None:
         found["title"] = title
-    elif document.title:
-        found["title"] = (pdf_front.printed_title(lines, document.title, rules), MetadataSource.first_page)
+    elif printed:
+        found["title"] = (printed, MetadataSource.first_page)
     # The file's own list of several authors, every one printed on page 1, is the whole list in
     # order; a single name there is often only the corresponding author's, so the byline comes first.
     confirmed = confirmed_authors(embedded, lines, rules)
@@ -110,6 +115,18 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     if (keywords := pdf_front.embedded_keywords(embedded, rules)) is not None:
         found["keywords"] = keywords
     return found
+
+
+def _cut_short(embedded: str, printed: str, lines) -> bool:
+    """Whether the file's own title stops inside a row of the title page 1 prints (a producer cuts
+    it at a glyph it cannot write, `… (LuminoMark` for `… (LuminoMark™) for …`): a title that
+    page 1 carries on past a row's end (a subtitle) is not one cut short."""
+    whole, cut = letters(printed), letters(embedded)
+    found = pdf_front.title_rows(lines, printed)
+    if not cut or not whole.startswith(cut) or len(whole) == len(cut) or found is None:
+        return False
+    ends = itertools.accumulate(len(letters(pdf_front.row_text(row))) for row in pdf_front.rows(lines)[found[0] : found[1] + 1])
+    return len(cut) not in set(ends)
 
 
 def _model_doi(labelled) -> tuple[str, MetadataSource] | None:

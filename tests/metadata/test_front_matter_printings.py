@@ -237,3 +237,30 @@ def test_the_files_own_list_written_surname_first_names_the_authors_where_no_byl
     file = _with_creators(tmp_path / "paper.pdf", "Silva, Ana; Chen, Bo", ("For Ana Silva and Bo Chen: the testing council",))
     metadata = _describe(file, rules)
     assert (metadata.authors, metadata.author_keys) == (["Ana Silva", "Bo Chen"], ["silva", "chen"])
+
+
+def _piece(text: str, y0: float, y1: float, size: float = 24.0):
+    from pipeline.extract.pdf.records import PrintedLine
+
+    return PrintedLine(page=1, x0=56.6, y0=y0, x1=500.0, y1=y1, text=text, size=size, font="Bold", bold=True, small_caps=False, chars=len(text))
+
+
+def test_a_title_row_whose_raised_mark_sets_its_top_high_keeps_its_place_under_the_row_above(rules):
+    """A `™` whose glyph box is tall sets its row's top above the row it follows; its bottom says
+    where it is."""
+    from pipeline.extract.pdf.metadata import first_page_lines
+    from pipeline.metadata.pdf_front import page_text
+
+    pieces = [
+        _piece("The efficacy and safety of indocyanine", 115.6, 144.5),
+        _piece("green-hyaluronic acid mixture (LuminoMark™)", 111.8, 170.5),
+        _piece("for localization in breast lesions", 167.6, 196.5),
+    ]
+    assert page_text(first_page_lines(pieces)) == [piece.text for piece in pieces]
+
+
+def test_the_files_own_title_cut_short_inside_a_row_gives_way_to_the_printed_title(tmp_path, rules):
+    doc = pymupdf.open(_paper(tmp_path / "plain.pdf"))
+    doc.set_metadata({"title": "Interleukin-6 after sleep"})
+    doc.save(tmp_path / "paper.pdf")
+    assert _describe(tmp_path / "paper.pdf", rules).title == " ".join(TITLE)

@@ -79,12 +79,28 @@ def front_page(pages: list[list[PrintedLine]], cover_sheet: re.Pattern[str]) -> 
     return pages[1]
 
 
+_TALL_SHARE = 1.25
+"""How much taller than the page's other lines of its size a line is where a glyph's box (a raised
+`™`, a tall mark) sets its top above its letters'."""
+
+
 def first_page_lines(pieces: list[PrintedLine]) -> list[FrontLine]:
     """The first page's pieces (`front_page`) as `FrontLine`s, in PyMuPDF's order, rotated ones (a
-    margin stamp) left out."""
+    margin stamp) left out. A piece much taller than the page's other lines of its size has its
+    top put where theirs would be over its bottom: a raised `™` at a title row's end would set the
+    row above the one it follows."""
+    heights: dict[float, list[float]] = {}
+    for piece in pieces:
+        heights.setdefault(round(piece.size * 2) / 2, []).append(piece.y1 - piece.y0)
+    usual = {size: sorted(found)[len(found) // 2] for size, found in heights.items()}
+
+    def top(piece: PrintedLine) -> float:
+        height = usual[round(piece.size * 2) / 2]
+        return piece.y1 - height if piece.y1 - piece.y0 > _TALL_SHARE * height > 0 else piece.y0
+
     return [
         FrontLine(
-            text=piece.text, size=round(piece.size, 2), bold=piece.bold, x0=round(piece.x0, 1), y0=round(piece.y0, 1),
+            text=piece.text, size=round(piece.size, 2), bold=piece.bold, x0=round(piece.x0, 1), y0=round(top(piece), 1),
             superscripts=list(piece.superscripts),
         )
         for piece in pieces
