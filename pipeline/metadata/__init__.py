@@ -90,7 +90,7 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
         # The model's byline stands in only where the rules read none (front_model's docstring says why).
         if not names:
             names = learned
-    if confirmed is not None and len(confirmed[0]) > 1:
+    if confirmed is not None and len(confirmed[0]) > 1 and not _reordered(names, confirmed[0], rules):
         found["authors"] = confirmed
     elif names:
         found["authors"] = (names, MetadataSource.first_page)
@@ -115,6 +115,15 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     if (keywords := pdf_front.embedded_keywords(embedded, rules)) is not None:
         found["keywords"] = keywords
     return found
+
+
+def _reordered(names: list[str], confirmed: list[str], rules: MetadataRules) -> bool:
+    """Whether the byline puts first another of the file's own authors than its list does (a
+    producer may list the corresponding author first): the page's order is the paper's."""
+    if not names:
+        return False
+    first, listed = author_keys(names, rules)[0], author_keys(confirmed, rules)
+    return first in listed and first != listed[0]
 
 
 def _cut_short(embedded: str, printed: str, lines) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from pipeline.records.base import BlockKind
 from pipeline.records.document import Document
@@ -15,9 +16,10 @@ hyphen): a DOI has only the ASCII one, and resolves with no other."""
 
 
 def clean_doi(doi: str) -> str:
-    """A DOI in lower case, its dashes as hyphens, without the punctuation a sentence or a bracket
+    """A DOI in lower case, its dashes as hyphens and its ligatures as letters, without the punctuation a sentence or a bracket
     left after it."""
-    doi = doi.strip().translate({ord(dash): "-" for dash in _DASHES}).rstrip(_DOI_TAIL)
+    # A ligature the font set (`ﬁmmu` in `10.3389/fimmu.…`) is its letters.
+    doi = unicodedata.normalize("NFKC", doi.strip().translate({ord(dash): "-" for dash in _DASHES})).rstrip(_DOI_TAIL)
     if doi.count("(") < doi.count(")"):
         doi = doi[: doi.rfind(")")]
     return doi.lower()

@@ -264,3 +264,16 @@ def test_the_files_own_title_cut_short_inside_a_row_gives_way_to_the_printed_tit
     doc.set_metadata({"title": "Interleukin-6 after sleep"})
     doc.save(tmp_path / "paper.pdf")
     assert _describe(tmp_path / "paper.pdf", rules).title == " ".join(TITLE)
+
+
+def test_the_byline_order_stands_where_the_files_own_list_puts_another_author_first(tmp_path, rules):
+    file = _with_creators(tmp_path / "paper.pdf", "Bo Chen; Ana Silva; Rui Costa", ("Ana Silva^{1}, Bo Chen^{2} and Rui Costa^{1}",))
+    assert _describe(file, rules).author_keys == ["silva", "chen", "costa"]
+
+
+def test_a_ligature_in_a_printed_doi_is_its_letters(rules):
+    from pipeline.metadata.pdf_front import doi
+    from pipeline.records.extract import FrontLine
+
+    lines = [FrontLine(text="doi: 10.3389/ﬁmmu.2020.00042", size=8.0, bold=False, x0=50.0, y0=40.0)]
+    assert doi({}, lines, rules.metadata)[0] == "10.3389/fimmu.2020.00042"
