@@ -38,6 +38,8 @@ that parts its names by their marks alone."""
 _JOINED_PARTICLE = re.compile(r"^(?-i:[a-z]){1,3}['’-](?=(?-i:[A-Z]))")
 _BY = re.compile(r"^\s*(?:by\s+|(?:authors?|autores|auteurs)\s*:\s*)", re.IGNORECASE)
 """A byline may open with `By` or a label (`Authors:`)."""
+_ON_BEHALF = re.compile(r"[,;]?\s*\bon behalf of\b.*$", re.IGNORECASE | re.DOTALL)
+"""A byline's close, `on behalf of the … Investigators`: the group the authors write for."""
 _SURNAME_JOINERS = ("e", "y")
 """Words that join the two surnames of an Iberian name (`da Silva e Souza`, `Pérez y Gómez`), as a
 byline joins its last two names: a lone capitalised word after one is the surname's end."""
@@ -92,7 +94,7 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     cleaned = _MARKS.sub(" ", _MARK_BETWEEN.sub(",", cleaned))
     cleaned = _LETTER_MARKS.sub(" ", cleaned)
     joiners = "|".join(re.escape(word) for word in _joiners(rules))
-    cleaned = _BY.sub("", cleaned)
+    cleaned = _ON_BEHALF.sub("", _BY.sub("", cleaned))
     # A byline row may end on the joiner before the last name, printed on the next row.
     cleaned = re.sub(rf"\s+(?:{joiners})\s*$", "", cleaned.rstrip(" ,;·•"))
     # Names are parted by commas, semicolons, bars, or middle dots and bullets (`Ana Silva1 · Bo

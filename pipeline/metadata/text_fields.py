@@ -19,7 +19,7 @@ def clean_doi(doi: str) -> str:
     """A DOI in lower case, its dashes as hyphens and its ligatures as letters, without the punctuation a sentence or a bracket
     left after it."""
     # A ligature the font set (`ﬁmmu` in `10.3389/fimmu.…`) is its letters.
-    doi = unicodedata.normalize("NFKC", doi.strip().translate({ord(dash): "-" for dash in _DASHES})).rstrip(_DOI_TAIL)
+    doi = unicodedata.normalize("NFKC", "".join(doi.split()).translate({ord(dash): "-" for dash in _DASHES})).rstrip(_DOI_TAIL)
     if doi.count("(") < doi.count(")"):
         doi = doi[: doi.rfind(")")]
     return doi.lower()

@@ -48,7 +48,7 @@ class FrontLines(StrEnum):
 
 class MetadataRules(RulesModel):
     doi: Pattern = Field(
-        default=r"(?:\bdoi(?:\s*(?:number|no\.?))?\s*:?\s*|doi\.org/\s*|\bdigital object identifier\s*:?\s*|/doi/(?:(?:abs|full|pdf|epdf)/)?)(?P<doi>10\.\d{4,9}/[^\s\"<>]+)",
+        default=r"(?:\bdoi(?:\s*(?:number|no\.?))?\s*:?\s*|doi\.org/\s*|\bdigital object identifier\s*:?\s*|/doi/(?:(?:abs|full|pdf|epdf)/)?)(?P<doi>10\.\d{4,9}/(?: (?=[^\s\"<>]*\d))?[^\s\"<>]+)",
         validate_default=True,
     )
     """A DOI the paper prints as its own: labelled (`doi:`, `DOI`, `https://doi.org/`)."""

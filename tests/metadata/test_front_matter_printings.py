@@ -104,6 +104,8 @@ def _describe(file: Path, rules):
         (("Ana Silva^{1}, Bo Chen^{2},", "Rui Costa^{1} and Li Wei^{2}"), "silva"),
         (("By Ana Silva and Bo Chen",), "silva"),
         (("Authors: Ana Silva^{1}, Bo Chen^{2}",), "silva"),
+        (("Ana Silva^{1}, Bo Chen^{2}, on behalf of the Sleep Trial Investigators",), "silva"),
+        (("John Smith, Jr.^{1}, Bo Chen^{2}",), "smith"),
         (("Ana da Silva e Souza^{1} e Bo Chen^{2}",), "dasilvaesouza"),
         (("Ana Silva^{1} e Bo Chen^{2}",), "silva"),
         (("João Silva Filho^{1}, Bo Chen^{2}",), "silvafilho"),
@@ -134,6 +136,7 @@ def test_the_first_author_is_read_as_bylines_print_names(tmp_path, rules, byline
         ("Digital Object Identifier 10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
         ("https://onlinelibrary.example.com/doi/full/10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
         ("DOI number: 10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
+        ("DOI: 10.1234/ jtr.2021.0042", "10.1234/jtr.2021.0042"),
         ("10.1234/jtr.2021.0042", "10.1234/jtr.2021.0042"),
     ],
 )
