@@ -28,6 +28,8 @@ _TITLE_SHARE = 0.6
 """Of the extractor's title's letters, the share its own lines must spell to stand for it."""
 _CITED_SURNAME = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?),\s*(?-i:[A-Z])\.")
 """A citation's first author as `Surname, I.`."""
+_CITED_INITIALS_AFTER = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?)\s+(?-i:[A-Z]{1,3})(?=[,;]|\s+(?:and|&)\s)")
+"""A citation's first author as `Surname IN,` (`Gutiérrez Macías P, Chen B`)."""
 _DOI_ROW_MAX_WORDS = 2
 """Words beside a DOI on a row that is about it (`Open Access`, a page number, `Article`)."""
 _CUT_ENDS = ("-", "/", "_", ".")
@@ -272,16 +274,18 @@ def _names_row(row: list[FrontLine], rules: MetadataRules) -> str:
 
 
 def first_key_as_cited(keys: list[str], lines: list[FrontLine], rules: MetadataRules) -> list[str]:
-    """`keys` with the first one as page 1's citation of the paper cites it, where that is the
-    end of it: the particles a byline sets before a surname (`dos Santos`) belong to it in some
-    languages and not in others, and the paper's own citation (`Santos, L. L. S.; …`) says which."""
+    """`keys` with the first one as page 1's citation of the paper cites it, where either ends the
+    other: the particles a byline sets before a surname (`dos Santos`, `Al Khatib`) belong to it in
+    some languages and not in others, and a surname may be two words (`Gutiérrez Macías`); the
+    paper's own citation (`Santos, L. L. S.; …`, `Gutiérrez Macías P, …`) says which."""
     for text in page_text(lines):
         label = rules.cite_as_label.search(text)
         if label is None:
             continue
-        cited = _CITED_SURNAME.match(text[label.end() :])
-        if cited and keys and keys[0] != letters(cited["surname"]) and keys[0].endswith(letters(cited["surname"])):
-            return [letters(cited["surname"]), *keys[1:]]
+        cited = _CITED_SURNAME.match(text[label.end() :]) or _CITED_INITIALS_AFTER.match(text[label.end() :])
+        key = letters(cited["surname"]) if cited else ""
+        if key and keys and keys[0] != key and (keys[0].endswith(key) or key.endswith(keys[0])):
+            return [key, *keys[1:]]
         return keys
     return keys
 

@@ -280,3 +280,15 @@ def test_a_ligature_in_a_printed_doi_is_its_letters(rules):
 
     lines = [FrontLine(text="doi: 10.3389/ﬁmmu.2020.00042", size=8.0, bold=False, x0=50.0, y0=40.0)]
     assert doi({}, lines, rules.metadata)[0] == "10.3389/fimmu.2020.00042"
+
+
+@pytest.mark.parametrize(
+    ("byline", "citation", "first_key"),
+    [
+        ("Paulina Gutiérrez Macías^{1}, Bo Chen^{2}", "Citation: Gutiérrez Macías P, Chen B (2021) Interleukin-6 after sleep loss.", "gutierrezmacias"),
+        ("Ahmad Al Khatib^{1}, Bo Chen^{2}", "How to cite this article: Al Khatib A, Chen B. Interleukin-6 after sleep loss.", "alkhatib"),
+    ],
+)
+def test_the_papers_own_citation_says_where_a_two_word_surname_starts(tmp_path, rules, byline, citation, first_key):
+    metadata = _describe(_paper(tmp_path / "paper.pdf", (byline,), notes=(citation,)), rules)
+    assert metadata.author_keys == [first_key, "chen"]
