@@ -8,7 +8,12 @@ Per field (title, first author's surname, year, DOI, journal, volume), over the 
 gives it:
 
 - **right**: our value equals the gold. Titles compare by their letters and digits in lower case;
-  surnames by their letters (`pipeline.metadata.names.letters`); the year is right if it is the
+  surnames by their letters (`pipeline.metadata.names.letters`, with the letters that carry no
+  accent to strip folded too: `ø` as `o`, `ł` as `l`, `ß` as `ss`), where the particles
+  (`[metadata] name_particles`) may stand on either side of the line between given names and
+  surname: JATS files `Laura dos` + `Santos` or `Al Khatib` as cataloguers do, and a byline
+  alone cannot say which, so `santos`, `dossantos` and `khatib`, `alkhatib` are each right; a
+  group's leading `The` is left out. The year is right if it is the
   year of any of the JATS `<pub-date>`s (epub, ppub, collection); DOIs in lower case; the journal
   if it is the JATS journal title or one of its abbreviations; the volume as written.
 - **wrong**: we give a value that is not the gold's: the failure the issue forbids.
@@ -49,15 +54,27 @@ FIELDS = ("title", "first_author", "year", "doi", "journal", "volume")
 class Gold:
     title: str | None
     first_author: str | None
+    """The first author's surname, or the group's name where a group is the first author."""
     years: frozenset[int]
     doi: str | None
     journals: tuple[str, ...] = ()
     """The journal's title and its abbreviations, as the JATS `<journal-meta>` gives them."""
     volume: str | None = None
+    first_author_given: str | None = None
 
 
 def _text(element: ElementTree.Element | None) -> str | None:
     return " ".join("".join(element.itertext()).split()) if element is not None else None
+
+
+def _text_outside(element: ElementTree.Element, skipped: str) -> str:
+    """`element`'s text less that of its `skipped` children."""
+    parts = [element.text or ""]
+    for child in element:
+        if child.tag != skipped:
+            parts.append("".join(child.itertext()))
+        parts.append(child.tail or "")
+    return " ".join("".join(parts).split())
 
 
 def gold_front(xml: Path) -> Gold:
@@ -65,17 +82,26 @@ def gold_front(xml: Path) -> Gold:
     article = front.find("article-meta") if front is not None else None
     if article is None:
         return Gold(None, None, frozenset(), None)
-    surname = None
+    surname = given = None
     for contrib in article.iter("contrib"):
         if contrib.get("contrib-type") == "author":
-            surname = _text(contrib.find(".//surname")) or _text(contrib.find(".//collab"))
+            name = next((found for found in (contrib.find(".//name"), contrib.find(".//string-name")) if found is not None), None)
+            collab = contrib.find(".//collab")
+            if collab is not None and (name is None or contrib.find("collab") is not None):
+                # A group's members may be listed inside its <collab>: the group is the author printed.
+                surname = _text_outside(collab, "contrib-group")
+            elif name is not None:
+                surname, given = _text(name.find("surname")), _text(name.find("given-names"))
             break
     years = frozenset(int(year.text) for date in article.iter("pub-date") for year in date.iter("year") if (year.text or "").strip().isdigit())
     doi = next((_text(item) for item in article.iter("article-id") if item.get("pub-id-type") == "doi"), None)
     journals = tuple(
         title for element in front.iter() if element.tag in ("journal-title", "abbrev-journal-title") and (title := _text(element))
     )
-    return Gold(_text(article.find("title-group/article-title")), surname, years, doi.lower() if doi else None, journals, _text(article.find("volume")))
+    return Gold(
+        _text(article.find("title-group/article-title")), surname, years, doi.lower() if doi else None, journals,
+        _text(article.find("volume")), given,
+    )
 
 
 def title_key(text: str) -> str:
@@ -88,11 +114,40 @@ def ours(metadata: PaperMetadata, name: str) -> str | int | None:
     return getattr(metadata, name)
 
 
-def right(name: str, value, gold: Gold) -> bool:
+_UNACCENTED = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ð": "d", "ı": "i", "ħ": "h", "ŧ": "t", "ß": "ss", "æ": "ae", "œ": "oe", "þ": "th"})
+
+
+def name_key(text: str) -> str:
+    """A surname as compared: its letters, accents dropped, and the letters that carry no accent
+    to drop (`ø`, `ł`, `ß`) written as the letters they are filed under."""
+    return letters(text).translate(_UNACCENTED)
+
+
+def gold_author_keys(gold: Gold, particles: frozenset[str]) -> set[str]:
+    """The keys the gold's first author is right under: the surname as JATS gives it, without its
+    leading particles (`Al Khatib` → `khatib`), with the particles its given names end on
+    (`Laura dos` + `Santos` → `dossantos`), and a group's name without a leading `The`."""
+    words = gold.first_author.split()
+    keys = {name_key(gold.first_author)}
+    if words and words[0].casefold() == "the":
+        keys.add(name_key(" ".join(words[1:])))
+    start = 0
+    while start < len(words) - 1 and words[start].casefold() in particles:
+        start += 1
+        keys.add(name_key(" ".join(words[start:])))
+    given = (gold.first_author_given or "").split()
+    end = len(given)
+    while end > 1 and given[end - 1].casefold() in particles:
+        end -= 1
+        keys.add(name_key(" ".join([*given[end:], *words])))
+    return keys
+
+
+def right(name: str, value, gold: Gold, particles: frozenset[str] = frozenset()) -> bool:
     if name == "title":
         return title_key(value) == title_key(gold.title)
     if name == "first_author":
-        return value == letters(gold.first_author)
+        return name_key(value) in gold_author_keys(gold, particles)
     if name == "year":
         return value in gold.years
     if name == "journal":
@@ -137,6 +192,7 @@ class Tally:
 
 def score(pairs: list[tuple[Path, Path]], rules, side: str) -> dict[str, Tally]:
     tallies = {name: Tally() for name in FIELDS}
+    particles = frozenset(rules.metadata.name_particles)
     for paper, xml in pairs:
         gold = gold_front(xml)
         raw = extract(paper, paper.name, rules)
@@ -155,7 +211,7 @@ def score(pairs: list[tuple[Path, Path]], rules, side: str) -> dict[str, Tally]:
             if value is None:
                 tally.missing += 1
                 tally.misses.append(f"{paper.name}: missing (gold {gold_value(name, gold)!r})")
-            elif right(name, value, gold):
+            elif right(name, value, gold, particles):
                 tally.right += 1
             else:
                 tally.wrong += 1

@@ -10,10 +10,13 @@ but for its DOI fields, which name the paper's DOI or nothing.
 
 from __future__ import annotations
 
+import itertools
+
 from pipeline.metadata import front_model, markdown_front, pdf_front
+from pipeline.metadata.embedded_authors import confirmed_authors, keys_as_filed
 from pipeline.metadata.journal_line import journal_line
-from pipeline.metadata.names import author_keys
-from pipeline.metadata.text_fields import abstract_span, keywords_block, year_in
+from pipeline.metadata.names import author_keys, letters
+from pipeline.metadata.text_fields import abstract_span, keywords_block, last_page_doi, year_in
 from pipeline.records.base import SourceFormat
 from pipeline.records.document import Document
 from pipeline.records.extract import RawDocument
@@ -52,6 +55,7 @@ def paper_metadata(raw: RawDocument, document: Document, rules: MetadataRules) -
     if values.get("authors"):
         values["author_keys"] = author_keys(values["authors"], rules)
         if raw.format is SourceFormat.pdf:
+            values["author_keys"] = keys_as_filed(values["authors"], values["author_keys"], raw.embedded_metadata)
             values["author_keys"] = pdf_front.first_key_as_cited(values["author_keys"], raw.first_page, rules)
     return PaperMetadata(**values)
 
@@ -63,13 +67,16 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     embedded, lines = raw.embedded_metadata, raw.first_page
     found: Found = {}
     title = pdf_front.confirmed_title(embedded, lines, rules)
+    printed = pdf_front.printed_title(lines, document.title, rules) if document.title else None
+    if title is not None and printed and _cut_short(title[0], printed, lines):
+        title = None
     if title is not None:
         found["title"] = title
-    elif document.title:
-        found["title"] = (pdf_front.printed_title(lines, document.title, rules), MetadataSource.first_page)
+    elif printed:
+        found["title"] = (printed, MetadataSource.first_page)
     # The file's own list of several authors, every one printed on page 1, is the whole list in
     # order; a single name there is often only the corresponding author's, so the byline comes first.
-    confirmed = pdf_front.confirmed_authors(embedded, lines, rules)
+    confirmed = confirmed_authors(embedded, lines, rules)
     names = pdf_front.byline(lines, document.title, rules)
     if not names and "title" in found and found["title"][0] != document.title:
         names = pdf_front.byline(lines, found["title"][0], rules)
@@ -83,12 +90,14 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
         # The model's byline stands in only where the rules read none (front_model's docstring says why).
         if not names:
             names = learned
-    if confirmed is not None and len(confirmed[0]) > 1:
+    if confirmed is not None and len(confirmed[0]) > 1 and not _reordered(names, confirmed[0], rules):
         found["authors"] = confirmed
     elif names:
         found["authors"] = (names, MetadataSource.first_page)
     elif confirmed is not None:
         found["authors"] = confirmed
+    elif (filed := confirmed_authors(embedded, lines, rules, surname_first=True)) is not None:
+        found["authors"] = filed
     if (year := pdf_front.year(lines, rules)) is not None:
         found["year"] = (year, MetadataSource.first_page)
     for name, value in (
@@ -98,12 +107,35 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     ):
         if value is not None:
             found[name] = value
+    if "doi" not in found and (printed := last_page_doi(document, rules)) is not None:
+        found["doi"] = (printed, MetadataSource.last_page)
     if (cited := journal_line(lines, found.get("year", (None, None))[0], rules)) is not None:
         found.setdefault("journal", (cited.journal, MetadataSource.first_page))
         found.setdefault("volume", (cited.volume, MetadataSource.first_page))
     if (keywords := pdf_front.embedded_keywords(embedded, rules)) is not None:
         found["keywords"] = keywords
     return found
+
+
+def _reordered(names: list[str], confirmed: list[str], rules: MetadataRules) -> bool:
+    """Whether the byline puts first another of the file's own authors than its list does (a
+    producer may list the corresponding author first): the page's order is the paper's."""
+    if not names:
+        return False
+    first, listed = author_keys(names, rules)[0], author_keys(confirmed, rules)
+    return first in listed and first != listed[0]
+
+
+def _cut_short(embedded: str, printed: str, lines) -> bool:
+    """Whether the file's own title stops inside a row of the title page 1 prints (a producer cuts
+    it at a glyph it cannot write, `… (LuminoMark` for `… (LuminoMark™) for …`): a title that
+    page 1 carries on past a row's end (a subtitle) is not one cut short."""
+    whole, cut = letters(printed), letters(embedded)
+    found = pdf_front.title_rows(lines, printed)
+    if not cut or not whole.startswith(cut) or len(whole) == len(cut) or found is None:
+        return False
+    ends = itertools.accumulate(len(letters(pdf_front.row_text(row))) for row in pdf_front.rows(lines)[found[0] : found[1] + 1])
+    return len(cut) not in set(ends)
 
 
 def _model_doi(labelled) -> tuple[str, MetadataSource] | None:

@@ -32,9 +32,22 @@ _DEGREE_SHAPE = re.compile(r"^(?-i:[A-Z])[A-Za-z.]{1,7}$")
 PharmD`): one word of letters, two or more of them capitals. No name is one word, so a part of
 this shape is dropped, not read as a name; the rules' `degrees` name those printed after a name
 without a comma."""
+_MARK_BETWEEN = re.compile(r"(?<=[^\W\d_])(?:[*∗†‡§¶#⁎]|[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]|,(?=[\d*∗†‡§¶#]))+(?=\s+(?-i:[A-Z]))")
+"""Marks glued to a name with the next name after a space (`Ana Silva1,* Bo Chen2`): a byline
+that parts its names by their marks alone."""
 _JOINED_PARTICLE = re.compile(r"^(?-i:[a-z]){1,3}['’-](?=(?-i:[A-Z]))")
-_BY = re.compile(r"^\s*by\s+", re.IGNORECASE)
-"""A byline may open with `By`."""
+_BY = re.compile(r"^\s*(?:by\s+|(?:authors?|autores|auteurs)\s*:\s*)", re.IGNORECASE)
+"""A byline may open with `By` or a label (`Authors:`)."""
+_ON_BEHALF = re.compile(r"[,;]?\s*\bon behalf of\b.*$", re.IGNORECASE | re.DOTALL)
+"""A byline's close, `on behalf of the … Investigators`: the group the authors write for."""
+_SURNAME_JOINERS = ("e", "y")
+"""Words that join the two surnames of an Iberian name (`da Silva e Souza`, `Pérez y Gómez`), as a
+byline joins its last two names: a lone capitalised word after one is the surname's end."""
+_HAN_NAME = re.compile(r"^[\u4e00-\u9fff\u3400-\u4dbf]{2,4}$")
+"""A Chinese name as a Chinese byline prints it: two to four characters, the surname first."""
+_GROUP_JOINING = frozenset({"of", "for", "the", "on", "in", "and"})
+"""Lower-case words a group's name may hold (`Writing Committee for the Sleep Trial`)."""
+_GROUP_MAX_WORDS = 10
 
 
 def letters(text: str) -> str:
@@ -56,11 +69,11 @@ def last_name_with_particles(words: list[str], particles: Collection[str], capit
 
 def without_superscripts(text: str, superscripts: list[tuple[int, int]]) -> str:
     """`text` with its superscript ranges (affiliation marks) read as a comma where one stands
-    between two names, else left out."""
+    between two names (a space and a capital follow it: `Ana Silva¹ Bo Chen²`), else left out."""
     kept, start = [], 0
     for begin, end in sorted(superscripts):
         kept.append(text[start:begin])
-        kept.append(" ")
+        kept.append(", " if re.match(r"\s+(?-i:[A-Z])", text[end:]) and text[:begin].strip() else " ")
         start = max(start, end)
     kept.append(text[start:])
     return "".join(kept)
@@ -78,14 +91,16 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     # Icons set as glyphs (an ORCID or mail icon in a private-use code point) are no part of a name.
     cleaned = "".join(" " if unicodedata.category(ch) in ("Co", "So", "Cn") else ch for ch in line)
     cleaned = _ORCID.sub(" ", _ORCID_LABEL.sub(" ", _ORCID_GLYPH.sub(" ", cleaned)))
-    cleaned = _MARKS.sub(" ", cleaned)
+    cleaned = _MARKS.sub(" ", _MARK_BETWEEN.sub(",", cleaned))
     cleaned = _LETTER_MARKS.sub(" ", cleaned)
     joiners = "|".join(re.escape(word) for word in _joiners(rules))
-    cleaned = _BY.sub("", cleaned)
+    cleaned = _ON_BEHALF.sub("", _BY.sub("", cleaned))
     # A byline row may end on the joiner before the last name, printed on the next row.
     cleaned = re.sub(rf"\s+(?:{joiners})\s*$", "", cleaned.rstrip(" ,;·•"))
-    # Names are parted by commas, semicolons, bars, or middle dots and bullets (`Ana Silva1 · Bo Chen2`).
-    parts = re.split(rf"\s*[,;|·•]\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+", cleaned)
+    # Names are parted by commas, semicolons, bars, or middle dots and bullets (`Ana Silva1 · Bo
+    # Chen2`); a Chinese byline parts them with its own commas (`张伟，李娜`, `张伟、李娜`).
+    parts = re.split(rf"\s*[,;|·•，、；]\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+", cleaned)
+    parts = _iberian_surnames_joined(parts, cleaned)
     names = []
     for part in parts:
         name = _without_degrees(" ".join(part.split()), rules)
@@ -95,6 +110,19 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
             return None
         names.append(name)
     return names or None
+
+
+def _iberian_surnames_joined(parts: list[str], line: str) -> list[str]:
+    """`parts` with a lone word that `e` or `y` parted from the name before it put back on it:
+    `Ana da Silva e Souza` is one name, whose surnames the joiner joins."""
+    joined: list[str] = []
+    for part in parts:
+        word = part.strip()
+        if joined and len(word.split()) == 1 and word[:1].isupper() and re.search(rf"{re.escape(joined[-1].strip())}\s+[ey]\s+{re.escape(word)}", line):
+            joined[-1] = f"{joined[-1].strip()} {line[line.index(joined[-1].strip()) + len(joined[-1].strip()):].split()[0]} {word}"
+        else:
+            joined.append(part)
+    return joined
 
 
 def _joiners(rules: MetadataRules) -> list[str]:
@@ -108,9 +136,15 @@ def _is_degree_part(part: str) -> bool:
 
 
 def _without_degrees(name: str, rules: MetadataRules) -> str:
+    """`name` less the degrees after it: the rules' `degrees`, and any word of three capitals or
+    more with no vowel after a name in mixed case (`Ana Silva MDS`, `MBBS`): no surname is one."""
     degrees = {degree.casefold() for degree in rules.degrees}
     tokens = name.split()
-    while tokens and tokens[-1].casefold().strip(",") in degrees:
+    mixed = any(ch.islower() for ch in name)
+    while tokens and (
+        tokens[-1].casefold().strip(",") in degrees
+        or (mixed and len(tokens) > 2 and tokens[-1].isalpha() and tokens[-1].isupper() and len(tokens[-1]) >= 3 and not set(tokens[-1]) & set("AEIOUY"))
+    ):
         tokens.pop()
     return " ".join(tokens)
 
@@ -121,11 +155,15 @@ def is_name(name: str, rules: MetadataRules) -> bool:
     more than an initial."""
     tokens = name.split()
     particles = set(rules.name_particles)
+    if len(tokens) == 1 and _HAN_NAME.match(tokens[0]):
+        return True
+    if is_group(name, rules):
+        return all(token[:1].isupper() or token in _GROUP_JOINING for token in tokens)
     if len(tokens) < 2 or sum(token not in particles for token in tokens) > 6:
         return False
     full_words = 0
-    for token in tokens:
-        if token in particles:
+    for position, token in enumerate(tokens):
+        if token in particles or (token in _SURNAME_JOINERS and 1 < position < len(tokens) - 1):
             continue
         if _INITIAL.match(token) and ("." in token or "-" in token or len(token) <= 2):
             continue  # `A.`, `J.-P.`, `JA`; a word of three capitals or more (`ANNA`) is a name's
@@ -137,20 +175,46 @@ def is_name(name: str, rules: MetadataRules) -> bool:
     return full_words >= 1 and not all(token in particles for token in tokens)
 
 
+def is_group(name: str, rules: MetadataRules) -> bool:
+    """Whether an author is a group (`The ATLAS Collaboration`): a name of a few words, one of
+    them one of the rules' `group_words`."""
+    words = name.casefold().split()
+    return len(words) <= _GROUP_MAX_WORDS and bool(set(words) & set(rules.group_words))
+
+
+def _is_initials(token: str) -> bool:
+    """Initials in capitals (`J.-P.`, `K.L.`, `JP`): dotted or hyphened, or three letters at most
+    with no vowel, which no surname in capitals is (`LI`, `WU` are)."""
+    return bool(_INITIAL.match(token)) and ("." in token or "-" in token or (len(token) <= 3 and not set(token) & set("AEIOUY")))
+
+
 def surname(name: str, rules: MetadataRules) -> str:
-    """The surname a name ends with, with the particles before it (`de Iaco`); where some words
-    are in capitals and others not, the capitals (`Carlos Henrique Saraiva DIAS`, `COSTA NETO`)."""
+    """The surname a name ends with, with the particles before it (`de Iaco`) and the suffixes
+    after it that belong to it (`Silva Filho`); where some words are in capitals and others not,
+    the capitals (`Carlos Henrique Saraiva DIAS`, `COSTA NETO`), initials aside (`J.-P. Smith`).
+    A group's is its whole name less a leading `The`; a Chinese name's its first character."""
+    if is_group(name, rules):
+        return re.sub(r"^the\s+", "", name.strip(), flags=re.IGNORECASE)
+    if _HAN_NAME.match(name.strip()):
+        return name.strip()[0]
     degrees = {degree.casefold() for degree in rules.degrees}
     tokens = [token for token in name.split() if token.casefold() not in degrees]
     if not tokens:
         return name
-    capitals = [t for t in tokens if len(t.strip(".")) > 1 and t.isupper()]
+    if len(tokens) > 2 and tokens[-1] in rules.surname_suffixes:
+        return f"{surname(' '.join(tokens[:-1]), rules)} {tokens[-1]}"
+    capitals = [t for t in tokens if len(t.strip(".")) > 1 and t.isupper() and not _is_initials(t)]
     # A name printed all in capitals (`JOHN A. SMITH`) sets no surname apart by them.
     if capitals and len(capitals) < len(tokens) and any(ch.islower() for ch in name):
         return " ".join(capitals)
     # A byline's `Del` is taken for a given name: counted as a particle, `Maria Del Coco`'s key
     # would change from `coco` (what the stored author keys say) to `delcoco`.
-    return last_name_with_particles(tokens, frozenset(rules.name_particles), capitalised_particles=False)
+    particles = frozenset(rules.name_particles)
+    start = len(tokens) - len(last_name_with_particles(tokens, particles, capitalised_particles=False).split())
+    while start > 2 and tokens[start - 1] in _SURNAME_JOINERS and tokens[start - 2][:1].isupper():
+        start -= 2
+        start = len(tokens[: start + 1]) - len(last_name_with_particles(tokens[: start + 1], particles, capitalised_particles=False).split())
+    return " ".join(tokens[start:])
 
 
 def surname_key(name: str, rules: MetadataRules) -> str:
@@ -158,20 +222,20 @@ def surname_key(name: str, rules: MetadataRules) -> str:
     return letters(surname(name, rules))
 
 
-_TRAILING_INITIALS = re.compile(r"^(?P<surname>.*\S)\s+(?P<initials>(?-i:[A-Z]){1,3})$")
+_TRAILING_INITIALS = re.compile(r"^(?P<surname>.*?\S)\s+(?P<initials>(?-i:[A-Z])\.?(?:[-\s]?(?-i:[A-Z])\.?){0,2})$")
 
 
 def author_keys(names: list[str], rules: MetadataRules) -> list[str]:
     """Each name's `surname_key`; in a byline printed surname first with dotless initials after
-    (`Smith JA, Jones KL, van Dijk L`, as citations print names), all the words before the initials. A
-    byline is that only where every name ends in one to three capitals after a word in lower case
-    and some of those cannot be a surname (one letter, or no vowel): `Wei LI, Jun WU` is given
-    names then surnames in capitals."""
+    (`Smith JA, Jones KL, van Dijk L`, as citations print names, or dotted, `Smith J.A.`), all the
+    words before the initials. A byline is that only where every name ends in one to three
+    capitals after a word in lower case and some of those cannot be a surname (dotted, one letter,
+    or no vowel): `Wei LI, Jun WU` is given names then surnames in capitals."""
     found = [_TRAILING_INITIALS.match(name) for name in names]
     if (
         names
         and all(match and any(ch.islower() for ch in match["surname"]) for match in found)
-        and any(len(match["initials"]) == 1 or not set(match["initials"]) & set("AEIOUY") for match in found)
+        and any("." in match["initials"] or len(match["initials"]) == 1 or not set(match["initials"]) & set("AEIOUY") for match in found)
     ):
         return [letters(match["surname"]) for match in found]
     return [surname_key(name, rules) for name in names]

@@ -28,8 +28,14 @@ _TITLE_SHARE = 0.6
 """Of the extractor's title's letters, the share its own lines must spell to stand for it."""
 _CITED_SURNAME = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?),\s*(?-i:[A-Z])\.")
 """A citation's first author as `Surname, I.`."""
+_CITED_INITIALS_AFTER = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?)\s+(?-i:[A-Z]{1,3})(?=[,;]|\s+(?:and|&)\s)")
+"""A citation's first author as `Surname IN,` (`Gutiérrez Macías P, Chen B`)."""
 _DOI_ROW_MAX_WORDS = 2
 """Words beside a DOI on a row that is about it (`Open Access`, a page number, `Article`)."""
+_CUT_ENDS = ("-", "/", "_", ".")
+"""What a DOI cut short at a row's end ends on: no DOI does."""
+_BARE_DOI_ROW = re.compile(r"(?:[^\W\d_]+\s+){0,2}(10\.\d{4,9}/[^\s\"<>]+)(?:\s+[^\W\d_]+){0,2}")
+"""A bare DOI alone on a row, a couple of words beside it at most (`Article 10.1234/…`)."""
 _ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
 
 
@@ -268,16 +274,18 @@ def _names_row(row: list[FrontLine], rules: MetadataRules) -> str:
 
 
 def first_key_as_cited(keys: list[str], lines: list[FrontLine], rules: MetadataRules) -> list[str]:
-    """`keys` with the first one as page 1's citation of the paper cites it, where that is the
-    end of it: the particles a byline sets before a surname (`dos Santos`) belong to it in some
-    languages and not in others, and the paper's own citation (`Santos, L. L. S.; …`) says which."""
+    """`keys` with the first one as page 1's citation of the paper cites it, where either ends the
+    other: the particles a byline sets before a surname (`dos Santos`, `Al Khatib`) belong to it in
+    some languages and not in others, and a surname may be two words (`Gutiérrez Macías`); the
+    paper's own citation (`Santos, L. L. S.; …`, `Gutiérrez Macías P, …`) says which."""
     for text in page_text(lines):
         label = rules.cite_as_label.search(text)
         if label is None:
             continue
-        cited = _CITED_SURNAME.match(text[label.end() :])
-        if cited and keys and keys[0] != letters(cited["surname"]) and keys[0].endswith(letters(cited["surname"])):
-            return [letters(cited["surname"]), *keys[1:]]
+        cited = _CITED_SURNAME.match(text[label.end() :]) or _CITED_INITIALS_AFTER.match(text[label.end() :])
+        key = letters(cited["surname"]) if cited else ""
+        if key and keys and keys[0] != key and (keys[0].endswith(key) or key.endswith(keys[0])):
+            return [key, *keys[1:]]
         return keys
     return keys
 
@@ -292,41 +300,33 @@ def confirmed_title(embedded: dict[str, str], lines: list[FrontLine], rules: Met
     return None
 
 
-def confirmed_authors(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[list[str], MetadataSource] | None:
-    """The file's own author list where every name's surname is printed on page 1 (a producer
-    writes its own name, a user name, or `{et al.}` there)."""
-    printed = letters(" ".join(page_text(lines)))
-    for key, source in (("xmp:dc:creator", MetadataSource.xmp), ("info:author", MetadataSource.pdf_metadata)):
-        value = embedded.get(key, "")
-        if not value or "et al" in value:
-            continue
-        names = split_names(value, rules)
-        if names and all(letters(name.split()[-1]) in printed for name in names):
-            return names, source
-    return None
-
-
 def doi(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
-    """The labelled DOI page 1 prints (the one the XMP names, where page 1 prints several); else
-    the DOI the XMP or the document information names as the paper's."""
+    """The labelled DOI page 1 prints (the one the XMP names, where page 1 prints several; a
+    label over its value in a side column counts); one cut short at a row's end (`…/jtr-`) only
+    where no whole one is printed; else the DOI the XMP or the document information names as the
+    paper's; else a bare DOI alone on a row of page 1."""
     declared = _declared_doi(embedded, rules)
-    texts = rejoined_dois("\n".join(page_text(lines))).split("\n")
+    texts = [*rejoined_dois("\n".join(page_text(lines))).split("\n"), *_labels_over_values(lines)]
     printed = labelled_dois("\n".join(texts), rules)
     if declared and declared[0] in printed:
         return declared[0], MetadataSource.first_page
-    if printed:
-        return _own_row_doi(texts, rules) or printed[0], MetadataSource.first_page
-    return declared
+    whole = [found for found in printed if not found.endswith(_CUT_ENDS)]
+    if whole:
+        return _own_row_doi(texts, rules, whole) or whole[0], MetadataSource.first_page
+    if declared or printed:
+        return declared or (printed[0], MetadataSource.first_page)
+    bare = next((match[1] for text in texts if (match := _BARE_DOI_ROW.fullmatch(text.strip()))), None)
+    return (clean_doi(bare), MetadataSource.first_page) if bare else None
 
 
-def _own_row_doi(texts: list[str], rules: MetadataRules) -> str | None:
+def _own_row_doi(texts: list[str], rules: MetadataRules, whole: list[str]) -> str | None:
     """The first labelled DOI printed on a row of its own (`https://doi.org/…`, `DOI: …`, a few
     words beside it at most): a DOI inside a sentence may be another work's (`OSF Registration
     number: DOI 10.17605/…`), and the paper's own is set apart."""
     for text in texts:
         for match in rules.doi.finditer(text):
             rest = text[: match.start()] + " " + text[match.end() :]
-            if len(re.findall(r"[^\W\d_]{2,}", rest)) <= _DOI_ROW_MAX_WORDS:
+            if len(re.findall(r"[^\W\d_]{2,}", rest)) <= _DOI_ROW_MAX_WORDS and clean_doi(match["doi"]) in whole:
                 return clean_doi(match["doi"])
     return None
 

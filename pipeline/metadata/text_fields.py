@@ -3,26 +3,35 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from pipeline.records.base import BlockKind
 from pipeline.records.document import Document
 from pipeline.rules.metadata import MetadataRules
 
 _DOI_TAIL = ".,;:)]}>'\"’”"
+_DASHES = "\u00ad\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
+"""Dashes a typesetter prints for a DOI's hyphen (a non-breaking hyphen, an en dash, a soft
+hyphen): a DOI has only the ASCII one, and resolves with no other."""
 
 
 def clean_doi(doi: str) -> str:
-    """A DOI in lower case without the punctuation a sentence or a bracket left after it."""
-    doi = doi.strip().rstrip(_DOI_TAIL)
+    """A DOI in lower case, its dashes as hyphens and its ligatures as letters, without the punctuation a sentence or a bracket
+    left after it."""
+    # A ligature the font set (`ﬁmmu` in `10.3389/fimmu.…`) is its letters.
+    doi = unicodedata.normalize("NFKC", "".join(doi.split()).translate({ord(dash): "-" for dash in _DASHES})).rstrip(_DOI_TAIL)
     if doi.count("(") < doi.count(")"):
         doi = doi[: doi.rfind(")")]
     return doi.lower()
 
 
-_CUT_DOI = re.compile(r"(10\.\d{4,9}/[^\s\"<>]*(?:[-/_]|\.(?=\n[\w.()-]*\d)))\n([\w.()-]+)(?=\s|$)")
-"""A DOI cut at a row's end after a hyphen, a slash or an underscore, or after a dot where the
-next row's first word has a digit (`journal.` / `pone.0229314`; a word without one opens a
-sentence); the word carries it on only if it is of a DOI's letters (no link, no label)."""
+_CUT_DOI = re.compile(
+    rf"(10\.\d{{4,9}}/(?:[^\s\"<>]*(?:[-/_{_DASHES}]|\.(?=\n[\w.()-]*\d)))?)\n([\w.(){_DASHES}-]+)(?=\s|$)"
+)
+"""A DOI cut at a row's end after its prefix's slash, a hyphen (or a dash printed for one), a
+slash or an underscore, or after a dot where the next row's first word has a digit (`journal.` /
+`pone.0229314`; a word without one opens a sentence); the word carries it on only if it is of a
+DOI's letters (no link, no label)."""
 
 
 def rejoined_dois(text: str) -> str:
@@ -34,6 +43,25 @@ def rejoined_dois(text: str) -> str:
 def labelled_dois(text: str, rules: MetadataRules) -> list[str]:
     """The labelled DOIs of `text`, in order, each once."""
     return list(dict.fromkeys(clean_doi(match["doi"]) for match in rules.doi.finditer(text)))
+
+
+_LAST_PAGE_MAX_WORDS = 2
+"""Words beside the DOI in a paragraph of the last page that prints the paper's own (`DOI:`,
+`Article`): an entry of the bibliography citing a work by its DOI has many."""
+
+
+def last_page_doi(document: Document, rules: MetadataRules) -> str | None:
+    """The labelled DOI that a paragraph of its own on the paper's last page prints (some journals
+    print it there, not on page 1), a few words beside it at most."""
+    last = max((span.page for block in document.blocks for span in block.page_spans), default=None)
+    for block in reversed(document.blocks):
+        if last is None or block.kind not in (BlockKind.paragraph, BlockKind.aside) or {span.page for span in block.page_spans} != {last}:
+            continue
+        text = document.text[block.char_start : block.char_end]
+        match = rules.doi.search(text)
+        if match and len(re.findall(r"[^\W\d_]{2,}", text[: match.start()] + " " + text[match.end() :])) <= _LAST_PAGE_MAX_WORDS:
+            return clean_doi(match["doi"])
+    return None
 
 
 def year_in(lines: list[str], rules: MetadataRules) -> int | None:

@@ -19,6 +19,8 @@ class MetadataSource(StrEnum):
     """The PDF's XMP metadata stream (Dublin Core, PRISM)."""
     first_page = "first_page"
     """Printed on the PDF's first page: its title block, the byline under it, a line of its own."""
+    last_page = "last_page"
+    """Printed on the PDF's last page in a paragraph of its own (a DOI some journals print there)."""
     yaml_front_matter = "yaml_front_matter"
     """A Markdown file's YAML front matter (`---` … `---`)."""
     front_matter = "front_matter"

@@ -47,7 +47,10 @@ class FrontLines(StrEnum):
 
 
 class MetadataRules(RulesModel):
-    doi: Pattern = Field(default=r"(?:\bdoi\s*:?\s*|doi\.org/)(?P<doi>10\.\d{4,9}/[^\s\"<>]+)", validate_default=True)
+    doi: Pattern = Field(
+        default=r"(?:\bdoi(?:\s*(?:number|no\.?))?\s*:?\s*|doi\.org/\s*|\bdigital object identifier\s*:?\s*|/doi/(?:(?:abs|full|pdf|epdf)/)?)(?P<doi>10\.\d{4,9}/(?: (?=[^\s\"<>]*\d))?[^\s\"<>]+)",
+        validate_default=True,
+    )
     """A DOI the paper prints as its own: labelled (`doi:`, `DOI`, `https://doi.org/`)."""
     year_cues: list[YearCue] = Field(default_factory=list)
     """Tried in order on page 1 (a Markdown paper: its front matter); the first that matches wins."""
@@ -58,7 +61,7 @@ class MetadataRules(RulesModel):
     )
     """What opens a paragraph or line of keywords; the rest of it is the keywords."""
     cite_as_label: Pattern = Field(
-        default=r"\b(?:to cite this article|to cite(?=\s*:)|cite (?:this article )?as|how to cite(?: this article)?|como citar(?: este artigo)?|c[óo]mo citar)\b(?:[^:\n]{0,40}:)?\s*",
+        default=r"\b(?:to cite this article|to cite(?=\s*:)|citation(?=\s*:)|cite (?:this article )?as|how to cite(?: this article)?|como citar(?: este artigo)?|c[óo]mo citar)\b(?:[^:\n]{0,40}:)?\s*",
         validate_default=True,
     )
     """What opens the paper's citation of itself on page 1; the surname after it is the first author's as cited."""
@@ -74,6 +77,23 @@ class MetadataRules(RulesModel):
         default_factory=lambda: ["MD", "PhD", "Ph.D.", "MSc", "M.Sc.", "BSc", "B.Sc.", "MPH", "MBBS", "DPhil", "RN", "DVM", "DDS", "MA", "BA", "MS", "FRCP", "FRCS", "Jr", "Jr.", "Sr.", "II", "III", "ID", "iD"]
     )
     """Degrees, titles and suffixes printed after a name: left out of it."""
+    cover_sheet: Pattern = Field(
+        default=r"\b(?:this is an? (?:author|accepted)(?:'s)? manuscript|author manuscript|accepted manuscript|downloaded from|"
+        r"citation for published version|take down policy|general rights|link to publication|this version is available at|"
+        r"repository|brought to you (?:for free )?by|please contact)\b",
+        validate_default=True,
+    )
+    """What a cover sheet set before a paper prints (a repository's, an author manuscript's): a
+    page 1 with two different such cues that page 2 does not repeat is one, and page 2 is the
+    paper's first page."""
+    surname_suffixes: list[str] = Field(default_factory=lambda: ["Filho", "Neto", "Sobrinho", "Júnior", "Junior"])
+    """Words printed after a surname that are part of it (`Silva Filho`, cited as such), unlike a
+    `Jr.` among the degrees."""
+    group_words: list[str] = Field(
+        default_factory=lambda: ["group", "collaboration", "collaborative", "consortium", "investigators", "committee", "team", "network", "society", "association", "alliance", "initiative", "taskforce"]
+    )
+    """Words (in lower case) that make an author in a byline a group (`The ATLAS Collaboration`),
+    whose key is its whole name."""
     affiliation_words: Pattern = Field(
         default=r"\b(?:univ\w*|department|dept|institut\w*|school|faculty|facultad|faculdade|hospital|college|laborator\w*|centre|center|centro|academy|corresponding|e-?mail|received)\b|@",
         validate_default=True,

@@ -31,7 +31,7 @@ from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf.body_text import body_size
 from pipeline.extract.pdf.layout_choice import doubtful_reading
 from pipeline.extract.pdf.layout_model import LayoutLabel, label_pieces, layout_model_installed, shared_model
-from pipeline.extract.pdf.metadata import embedded_metadata, first_page_lines
+from pipeline.extract.pdf.metadata import embedded_metadata, first_page_lines, front_page
 from pipeline.extract.pdf.ocr import ocr_installed, ocr_note, read_where_needed
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
 from pipeline.extract.pdf.passes import Reading, run_passes
@@ -275,7 +275,7 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
         layout=reading.value,
         layout_reason=reason,
         embedded_metadata=embedded,
-        first_page=first_page_lines(pages[0]),
+        first_page=first_page_lines(front_page(pages, rules.metadata.cover_sheet)),
         ocr_pages=ocr_read,
     )
 

@@ -70,11 +70,38 @@ def _xmp_fields(xmp: str) -> dict[str, str]:
     return fields
 
 
+def front_page(pages: list[list[PrintedLine]], cover_sheet: re.Pattern[str]) -> list[PrintedLine]:
+    """The pieces of the paper's first page: page 1's, or page 2's where page 1 is a cover sheet
+    (two different `cover_sheet` cues on it, and none on page 2: a stamp on every page is none)."""
+    cues = {match.group(0).casefold() for piece in pages[0] for match in cover_sheet.finditer(piece.text)}
+    if len(cues) < 2 or len(pages) < 2 or any(cover_sheet.search(piece.text) for piece in pages[1]):
+        return pages[0]
+    return pages[1]
+
+
+_TALL_SHARE = 1.75
+"""How much taller than the page's other lines of its size a line is where a glyph's box (a raised
+`™` whose box is tall) sets its top above its letters': an affiliation mark raised the usual
+third of a size makes a line taller by less, and its top stays as read."""
+
+
 def first_page_lines(pieces: list[PrintedLine]) -> list[FrontLine]:
-    """Page 1's pieces as `FrontLine`s, in PyMuPDF's order, rotated ones (a margin stamp) left out."""
+    """The first page's pieces (`front_page`) as `FrontLine`s, in PyMuPDF's order, rotated ones (a
+    margin stamp) left out. A piece much taller than the page's other lines of its size has its
+    top put where theirs would be over its bottom: a raised `™` at a title row's end would set the
+    row above the one it follows."""
+    heights: dict[float, list[float]] = {}
+    for piece in pieces:
+        heights.setdefault(round(piece.size * 2) / 2, []).append(piece.y1 - piece.y0)
+    usual = {size: sorted(found)[len(found) // 2] for size, found in heights.items()}
+
+    def top(piece: PrintedLine) -> float:
+        height = usual[round(piece.size * 2) / 2]
+        return piece.y1 - height if piece.y1 - piece.y0 > _TALL_SHARE * height > 0 else piece.y0
+
     return [
         FrontLine(
-            text=piece.text, size=round(piece.size, 2), bold=piece.bold, x0=round(piece.x0, 1), y0=round(piece.y0, 1),
+            text=piece.text, size=round(piece.size, 2), bold=piece.bold, x0=round(piece.x0, 1), y0=round(top(piece), 1),
             superscripts=list(piece.superscripts),
         )
         for piece in pieces
