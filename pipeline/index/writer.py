@@ -22,6 +22,7 @@ import duckdb
 
 from pipeline.errors import IndexingError
 from pipeline.index.database import Transaction
+from pipeline.index.layout import ROWS_SCHEMA, hide_in_base
 from pipeline.index.rows import PaperRows
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT, UNIT_KEYS
 
@@ -36,8 +37,10 @@ BATCH_BYTES = 32 * 2**20
 
 
 def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], keep_extractions_of: Collection[str] = ()) -> None:
-    """Delete every row of these papers in one transaction, one statement a table; the stored
-    extractions of `keep_extractions_of` stay (papers re-chunked from them)."""
+    """Delete every row of these papers in one transaction, one statement a table, and hide their
+    rows in the library's base (`pipeline.index.layout`): the catalog's rows are deleted, the
+    base's never rewritten. The stored extractions of `keep_extractions_of` stay (papers
+    re-chunked from them)."""
     if not doc_ids:
         return
     kept = set(keep_extractions_of)
@@ -47,12 +50,14 @@ def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], 
                 key = UNIT_KEYS[table]
                 units = "chunks" if key == "chunk_id" else "paragraphs"
                 connection.execute(
-                    f"DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {units} WHERE doc_id IN (SELECT unnest(?)))",
+                    f"DELETE FROM {ROWS_SCHEMA}.{table} WHERE {key} IN "
+                    f"(SELECT {key} FROM {ROWS_SCHEMA}.{units} WHERE doc_id IN (SELECT unnest(?)))",
                     [doc_ids],
                 )
             else:
                 removed = [doc_id for doc_id in doc_ids if doc_id not in kept] if table == "extractions" else doc_ids
-                connection.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?))", [removed])
+                connection.execute(f"DELETE FROM {ROWS_SCHEMA}.{table} WHERE doc_id IN (SELECT unnest(?))", [removed])
+        hide_in_base(connection, doc_ids, kept)
 
 
 class DocumentWriter:
@@ -150,9 +155,9 @@ def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) 
             lines = b"".join(rows.lines.get(table, b"") for rows in batch)
             if table in POSTINGS_TABLES:
                 _, key, staged = POSTINGS_TABLES[table]
-                _insert_json_lines(connection, table, staged, f"unnest(terms), {key}, unnest(frequencies)", lines, longest)
+                _insert_json_lines(connection, f"{ROWS_SCHEMA}.{table}", staged, f"unnest(terms), {key}, unnest(frequencies)", lines, longest)
             else:
-                _insert_json_lines(connection, table, COLUMNS[table], ", ".join(COLUMNS[table]), lines, longest)
+                _insert_json_lines(connection, f"{ROWS_SCHEMA}.{table}", COLUMNS[table], ", ".join(COLUMNS[table]), lines, longest)
         connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [sum(rows.posting_count for rows in batch)])
 
 
@@ -241,17 +246,19 @@ def run_over_json_lines(
 
 
 def order_search_index(connection: duckdb.DuckDBPyConnection, unsorted_limit: int = UNSORTED_POSTINGS_LIMIT) -> bool:
-    """Rewrite chunk_postings and paragraph_postings in term order, in one transaction, once more
-    than `unsorted_limit` rows were written to them since they last were; return whether it did."""
+    """Rewrite the catalog's own chunk_postings and paragraph_postings (`pipeline.index.layout`: a
+    base's are in order) in term order, in one transaction, once more than `unsorted_limit` rows
+    were written to them since they last were; return whether it did."""
     unsorted = connection.execute("SELECT unsorted_rows FROM search_index_state").fetchone()[0]
     if unsorted <= unsorted_limit:
         return False
     with Transaction(connection):
         for table, (columns, key, _) in POSTINGS_TABLES.items():
-            connection.execute(f"DROP TABLE IF EXISTS {table}_in_order")
-            connection.execute(f"CREATE TABLE {table}_in_order ({columns})")
-            connection.execute(f"INSERT INTO {table}_in_order SELECT * FROM {table} ORDER BY term, {key}")
-            connection.execute(f"DROP TABLE {table}")
-            connection.execute(f"ALTER TABLE {table}_in_order RENAME TO {table}")
+            rows = f"{ROWS_SCHEMA}.{table}"
+            connection.execute(f"DROP TABLE IF EXISTS {rows}_in_order")
+            connection.execute(f"CREATE TABLE {rows}_in_order ({columns})")
+            connection.execute(f"INSERT INTO {rows}_in_order SELECT * FROM {rows} ORDER BY term, {key}")
+            connection.execute(f"DROP TABLE {rows}")
+            connection.execute(f"ALTER TABLE {rows}_in_order RENAME TO {table}")
         connection.execute("UPDATE search_index_state SET unsorted_rows = 0")
     return True

@@ -70,7 +70,7 @@ def ingest_folder(
     # runs through two paths to one file would each hold a lock of their own.
     db = _database_file(db)
     refuse_non_database_file(db)
-    with _writing_errors(db, db.exists()), Publication(db) as publication:
+    with _writing_errors(db, db.exists()), Publication(db, options.memory_limit) as publication:
         summary.leftovers_removed = publication.leftovers_removed
         plan, stored = _plan(db, folder, rules, options, summary)
         progress.start(summary.seen, len(plan.to_process))
