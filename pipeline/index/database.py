@@ -92,6 +92,11 @@ def building_files_pattern(db: Path) -> str:
     return f"{db.name}{_BUILDING}*"
 
 
+def is_base_file(path: Path, db: Path) -> bool:
+    """Whether `path` is a base of the library `db` (`pipeline.index.layout`), or a file beside one."""
+    return path.parent == db.parent and path.name.startswith(db.name + ".base-")
+
+
 def is_building_file(path: Path, db: Path) -> bool:
     """Whether `path` is an ingest's building copy of `db`, or a file beside one (its WAL)."""
     return path.parent == db.parent and path.name.startswith(db.name + _BUILDING)

@@ -212,3 +212,13 @@ def test_kill_9_mid_run_leaves_the_library_and_its_base_as_they_were(library):
     assert result.returncode == 0, result.stderr
     assert _count(db, "documents") == 200
     assert list(db.parent.glob(db.name + ".building-*")) == []
+
+
+def test_an_export_onto_the_base_of_the_library_it_reads_is_refused(library):
+    from pipeline.errors import PipelineError
+    from pipeline.export.destination import refuse_database_files
+
+    _, db = library
+    [base] = _bases(db)
+    with pytest.raises(PipelineError, match="writing there would destroy the database"):
+        refuse_database_files(base, db)
