@@ -41,6 +41,8 @@ REWRITE_FRACTION = 0.125
 
 # The tables a run rewrites whole or appends to: real tables of the catalog, in `main`.
 SMALL_TABLES = tuple(table for table in COLUMNS if table not in TABLES_BY_DOCUMENT)
+# The layout's own tables, in `rows`, beside the papers' rows.
+LAYOUT_TABLES = ("hidden_documents", "hidden_extractions", "hidden_units", "library_base")
 _HIDDEN = """
 CREATE TABLE IF NOT EXISTS rows.hidden_documents (doc_id VARCHAR NOT NULL);    -- the base's rows of these papers are hidden
 CREATE TABLE IF NOT EXISTS rows.hidden_extractions (doc_id VARCHAR NOT NULL);  -- ... and their extractions (kept where re-chunked)
