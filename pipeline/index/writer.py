@@ -155,9 +155,9 @@ def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) 
             lines = b"".join(rows.lines.get(table, b"") for rows in batch)
             if table in POSTINGS_TABLES:
                 _, key, staged = POSTINGS_TABLES[table]
-                _insert_json_lines(connection, f"{ROWS_SCHEMA}.{table}", staged, f"unnest(terms), {key}, unnest(frequencies)", lines, longest)
+                _insert_json_lines(connection, table, staged, f"unnest(terms), {key}, unnest(frequencies)", lines, longest)
             else:
-                _insert_json_lines(connection, f"{ROWS_SCHEMA}.{table}", COLUMNS[table], ", ".join(COLUMNS[table]), lines, longest)
+                _insert_json_lines(connection, table, COLUMNS[table], ", ".join(COLUMNS[table]), lines, longest)
         connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [sum(rows.posting_count for rows in batch)])
 
 
@@ -196,13 +196,14 @@ _DEFAULT_OBJECT_BYTES = 16 * 2**20  # read_json's own default maximum_object_siz
 
 
 def _insert_json_lines(
-    connection: duckdb.DuckDBPyConnection, table: str, types: dict[str, str], select: str, lines: bytes, longest_line: int
+    connection: duckdb.DuckDBPyConnection, table: str, types: dict[str, str], select: str, lines: bytes, longest_line: int,
+    schema: str = ROWS_SCHEMA,
 ) -> None:
-    """`INSERT INTO table SELECT select` over newline-delimited JSON rows with these column types,
-    none longer than `longest_line` bytes: DuckDB reads JSON two orders of magnitude faster than
-    `executemany` binds parameters."""
+    """`INSERT INTO schema.table SELECT select` over newline-delimited JSON rows with these column
+    types, none longer than `longest_line` bytes: DuckDB reads JSON two orders of magnitude faster
+    than `executemany` binds parameters."""
     if lines:
-        run_over_json_lines(connection, f"INSERT INTO {table} {{rows}}", table, types, select, lines, longest_line)
+        run_over_json_lines(connection, f"INSERT INTO {schema}.{table} {{rows}}", table, types, select, lines, longest_line)
 
 
 def run_over_json_lines(
