@@ -76,10 +76,15 @@ class DocumentWriter:
     raises any batch's error. `in_background=False` writes every batch in the caller's thread.
     """
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection, max_bytes: int = BATCH_BYTES, in_background: bool = True) -> None:
+    def __init__(
+        self, connection: duckdb.DuckDBPyConnection, max_bytes: int = BATCH_BYTES, in_background: bool = True, postings_in_order: bool = False
+    ) -> None:
         self.connection = connection
         self.max_bytes = max_bytes
         self.in_background = in_background
+        # Where each batch's postings go: the catalog's tables, or (`postings_in_order`) an
+        # in-memory database that `flush` writes into them once, in term order.
+        self.postings_into = _stage_postings(connection) if postings_in_order else ROWS_SCHEMA
         self._queued: list[PaperRows] = []
         self._queued_bytes = 0
         self._writing: _BatchWrite | None = None
@@ -92,9 +97,13 @@ class DocumentWriter:
             self._write_queued()
 
     def flush(self) -> None:
-        """Write everything queued and wait until it is written."""
+        """Write everything queued and wait until it is written; postings kept in order, in
+        term order."""
         self._write_queued()
         self._wait()
+        if self.postings_into != ROWS_SCHEMA:
+            _write_staged_postings(self.connection, self.postings_into)
+            self.postings_into = ROWS_SCHEMA
 
     def __enter__(self) -> DocumentWriter:
         return self
@@ -111,7 +120,7 @@ class DocumentWriter:
         if not self._queued:
             return
         batch, self._queued, self._queued_bytes = self._queued, [], 0
-        self._writing = _BatchWrite(self.connection, batch)
+        self._writing = _BatchWrite(self.connection, batch, self.postings_into)
         if self.in_background:
             self._writing.start()
         else:
@@ -131,34 +140,68 @@ class _BatchWrite(threading.Thread):
     """One batch of papers' rows written in one transaction, on a cursor of its own (a DuckDB
     connection is not to be shared between threads); the error, if any, kept for the caller."""
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) -> None:
+    def __init__(self, connection: duckdb.DuckDBPyConnection, batch: list[PaperRows], postings_into: str) -> None:
         super().__init__(name="DocumentWriter", daemon=True)
         self.connection = connection
         self.batch = batch
+        self.postings_into = postings_into
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
             cursor = self.connection.cursor()
             try:
-                _write_batch(cursor, self.batch)
+                _write_batch(cursor, self.batch, self.postings_into)
             finally:
                 cursor.close()
         except BaseException as error:  # noqa: BLE001 - handed to the caller's thread, raised there
             self.error = error
 
 
-def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) -> None:
+def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows], postings_into: str = ROWS_SCHEMA) -> None:
     longest = max(rows.longest_line for rows in batch)
+    staged = postings_into != ROWS_SCHEMA
+    if staged:  # a transaction writes to one database only; nothing is published if either fails
+        with Transaction(connection):
+            _insert_postings(connection, batch, postings_into, longest)
     with Transaction(connection):
+        if not staged:
+            _insert_postings(connection, batch, ROWS_SCHEMA, longest)
         for table in reversed(TABLES_BY_DOCUMENT):  # documents first, as a reader would expect
-            lines = b"".join(rows.lines.get(table, b"") for rows in batch)
-            if table in POSTINGS_TABLES:
-                _, key, staged = POSTINGS_TABLES[table]
-                _insert_json_lines(connection, table, staged, f"unnest(terms), {key}, unnest(frequencies)", lines, longest)
-            else:
+            if table not in POSTINGS_TABLES:
+                lines = b"".join(rows.lines.get(table, b"") for rows in batch)
                 _insert_json_lines(connection, table, COLUMNS[table], ", ".join(COLUMNS[table]), lines, longest)
-        connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [sum(rows.posting_count for rows in batch)])
+        unsorted = 0 if staged else sum(rows.posting_count for rows in batch)
+        connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [unsorted])
+
+
+def _insert_postings(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows], schema: str, longest: int) -> None:
+    for table, (_, key, staged) in POSTINGS_TABLES.items():
+        lines = b"".join(rows.lines.get(table, b"") for rows in batch)
+        _insert_json_lines(connection, table, staged, f"unnest(terms), {key}, unnest(frequencies)", lines, longest, schema)
+
+
+_STAGED_POSTINGS = "run_postings"
+
+
+def _stage_postings(connection: duckdb.DuckDBPyConnection) -> str:
+    """An in-memory database, beside the catalog in the writer's DuckDB (its memory limit, its
+    spill folder), with an empty table for each postings table; return its name. Written in
+    order once at the end, a run's postings are not written into the file twice, unordered and
+    then rewritten in order (`order_search_index`)."""
+    connection.execute(f"ATTACH ':memory:' AS {_STAGED_POSTINGS}")
+    for table, (columns, _, _) in POSTINGS_TABLES.items():
+        connection.execute(f"CREATE TABLE {_STAGED_POSTINGS}.{table} ({columns})")
+    return _STAGED_POSTINGS
+
+
+def _write_staged_postings(connection: duckdb.DuckDBPyConnection, staged: str) -> None:
+    """Append the staged postings to the catalog's, in term order, in one transaction; the
+    catalog's postings are then runs each in term order, each found by its row groups' terms."""
+    with Transaction(connection):
+        for table, (_, key, _) in POSTINGS_TABLES.items():
+            connection.execute(f"INSERT INTO {ROWS_SCHEMA}.{table} SELECT * FROM {staged}.{table} ORDER BY term, {key}")
+    connection.execute(f"DETACH {staged}")
 
 
 @dataclass(frozen=True)

@@ -215,7 +215,7 @@ def _carry_out(
     # way: a run that dies leaves a working copy that the next run deletes.
     connection.execute("SET threads = 1")
     connection.execute(f"SET checkpoint_threshold = '{WRITING_CHECKPOINT_THRESHOLD}'")
-    with DocumentWriter(connection) as writer:
+    with DocumentWriter(connection, postings_in_order=True) as writer:
         for item, result in scheduler.results():
             _write_result(writer, item, result, rules, summary)
             progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
