@@ -22,8 +22,11 @@ Ingesting a million chunks takes hours here, so the library is built from copies
 
 It prints a table and writes `out/million.json`. The database and the folder are deleted at the
 end unless `--keep`; `--library` runs the nightly changes again on a kept one (other papers each
-time). The database takes about 16 KB a chunk (16 GB at a million, most of it the postings), and
-a run copies it once more, so mind the disk. Building it takes about 15 minutes here.
+time). The database takes about 16 KB a chunk (16 GB at a million, most of it the postings); its
+first nightly run makes it the base of a small catalog (pipeline/index/layout.py) without copying
+it, and a run that makes a new base writes it once more, so mind the disk. Building it takes about
+15 minutes here. The table gives each run's bytes written (the file system's count, every process
+of the run), which says whether it rewrote the library.
 """
 
 from __future__ import annotations
