@@ -117,17 +117,17 @@ class Publication:
     def build(self) -> None:
         """Copy the published catalog (and any write-ahead log beside it) to the building file, to
         write the next state in; with no published database, there is nothing to copy. A
-        database of the layout before bases becomes the base of a new catalog instead, linked,
-        not copied; one this pipeline cannot read is copied, to be rebuilt. A copy that fails
-        halfway (a full disk) is deleted on leaving, as the building file always is unless
-        published."""
+        database of the layout before bases, or a catalog without base past `MIN_BASE_CHUNKS`,
+        becomes the base of a new catalog instead, linked, not copied; one this pipeline cannot
+        read is copied, to be rebuilt. A copy that fails halfway (a full disk) is deleted on
+        leaving, as the building file always is unless published."""
         if not self.db.exists():
             return
-        layout, readable = _published_layout(self.db)
-        if not layout and readable:
+        rows_schema = _published_as_base(self.db)
+        if rows_schema is not None:
             self._new_base = base_file(self.db)
             os.link(self.db, self._new_base)
-            _write_catalog(self.building, self.db, self._new_base, "main", self.memory_limit)
+            _write_catalog(self.building, self.db, self._new_base, rows_schema, self.memory_limit)
             return
         shutil.copyfile(self.db, self.building)
         wal = wal_file(self.db)
@@ -195,12 +195,20 @@ class Publication:
             self._lock_file.close()
 
 
-def _published_layout(db: Path) -> tuple[bool, bool]:
-    """Whether the published database at `db` has the layout of a catalog, and whether this
-    pipeline reads it as it is."""
+def _published_as_base(db: Path) -> str | None:
+    """The schema of the published database's papers' rows where it is to become a base as it is:
+    one of the layout before bases (`main`), or a catalog without base past `MIN_BASE_CHUNKS`
+    (`rows`); None where it is copied (a catalog, one to rebuild, or one with a write-ahead log
+    beside it, which a link would leave behind)."""
+    if wal_file(db).exists():
+        return None
     connection = open_readonly(db)
     try:
-        return has_layout(connection), readable_schema(connection)
+        if not readable_schema(connection):
+            return None
+        if not has_layout(connection):
+            return "main"
+        return ROWS_SCHEMA if stored_base(connection) is None and own_chunks(connection) >= MIN_BASE_CHUNKS else None
     finally:
         connection.close()
 

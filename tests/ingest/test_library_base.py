@@ -222,3 +222,21 @@ def test_an_export_onto_the_base_of_the_library_it_reads_is_refused(library):
     [base] = _bases(db)
     with pytest.raises(PipelineError, match="writing there would destroy the database"):
         refuse_database_files(base, db)
+
+
+def test_a_library_that_grew_past_its_first_size_without_a_base_becomes_one_as_it_is(tmp_path, rules, monkeypatch):
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    for index in range(10):
+        (folder / f"p{index:03}.md").write_text(_paper(index))
+    db = tmp_path / "out" / "papers.duckdb"
+    monkeypatch.setattr(publish, "MIN_BASE_CHUNKS", 10**9)
+    ingest_folder(folder, db, rules, IngestOptions(workers=1))
+    inode = db.stat().st_ino
+    monkeypatch.setattr(publish, "MIN_BASE_CHUNKS", 100)
+    monkeypatch.setattr(publish, "REWRITE_FRACTION", 10.0)
+    (folder / "p003.md").write_text(_paper(3, "Cytokines rose again.\n"))
+    ingest_folder(folder, db, rules, IngestOptions(workers=1))
+    [base] = _bases(db)
+    assert base.stat().st_ino == inode  # linked, not copied
+    assert _rows(db, "SELECT count(*), count(*) FILTER (text LIKE '%Cytokines rose again%') FROM chunks") == [(120, 1)]
