@@ -126,12 +126,13 @@ def grow_chunks(connection: duckdb.DuckDBPyConnection, target: int) -> int:
     if copies > 1:
         connection.execute("BEGIN TRANSACTION")
         connection.execute(
-            "INSERT INTO chunk_postings SELECT p.term, p.chunk_id || '~' || r.copy, p.tf FROM chunk_postings p, range(1, ?) r(copy)",
+            # Into the catalog's own rows (pipeline.index.layout): the tables read are views over them.
+            "INSERT INTO rows.chunk_postings SELECT p.term, p.chunk_id || '~' || r.copy, p.tf FROM chunk_postings p, range(1, ?) r(copy)",
             [copies],
         )
         connection.execute("UPDATE search_index_state SET unsorted_rows = (SELECT count(*) FROM chunk_postings)")
         connection.execute(
-            "INSERT INTO chunks SELECT c.chunk_id || '~' || r.copy, c.* EXCLUDE (chunk_id) FROM chunks c, range(1, ?) r(copy)",
+            "INSERT INTO rows.chunks SELECT c.chunk_id || '~' || r.copy, c.* EXCLUDE (chunk_id) FROM chunks c, range(1, ?) r(copy)",
             [copies],
         )
         connection.execute("COMMIT")

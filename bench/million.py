@@ -22,8 +22,11 @@ Ingesting a million chunks takes hours here, so the library is built from copies
 
 It prints a table and writes `out/million.json`. The database and the folder are deleted at the
 end unless `--keep`; `--library` runs the nightly changes again on a kept one (other papers each
-time). The database takes about 16 KB a chunk (16 GB at a million, most of it the postings), and
-a run copies it once more, so mind the disk. Building it takes about 15 minutes here.
+time). The database takes about 16 KB a chunk (16 GB at a million, most of it the postings); its
+first nightly run makes it the base of a small catalog (pipeline/index/layout.py) without copying
+it, and a run that makes a new base writes it once more, so mind the disk. Building it takes about
+15 minutes here. The table gives each run's bytes written (the file system's count, every process
+of the run), which says whether it rewrote the library.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -76,6 +80,7 @@ def replicate(connection, copies: int) -> None:
     """Write every paper's rows again for copies 1 … copies-1. The postings are written in term
     order straight away, into tables that replace the real ones, as `order_search_index` leaves
     them: ordering them after the copies were inserted would leave the file holding both."""
+    from pipeline.index.layout import ROWS_SCHEMA
     from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT
 
     prefix = "'copy-' || lpad(n::VARCHAR, 3, '0') || '/' || "
@@ -90,22 +95,24 @@ def replicate(connection, copies: int) -> None:
                 selected.append("title || ' (copy ' || n || ')'")
             else:
                 selected.append(column)
-        copied = f"SELECT {', '.join(selected)} FROM {table}, range(1, {int(copies)}) copies(n)"
+        # Papers' rows are in the catalog's `rows` schema (pipeline.index.layout), the rest in `main`.
+        stored = f"{ROWS_SCHEMA}.{table}" if table in TABLES_BY_DOCUMENT else table
+        copied = f"SELECT {', '.join(selected)} FROM {stored}, range(1, {int(copies)}) copies(n)"
         started = time.perf_counter()
         connection.execute("BEGIN TRANSACTION")
         if table in POSTINGS_TABLES:
             columns, key, _ = POSTINGS_TABLES[table]
-            connection.execute(f"CREATE TABLE {table}_in_order ({columns})")
+            connection.execute(f"CREATE TABLE {stored}_in_order ({columns})")
             for low, high in _term_ranges(connection, table, copies):
                 within = f"term >= '{low}'" + (f" AND term < '{high}'" if high is not None else "")
                 connection.execute(
-                    f"INSERT INTO {table}_in_order SELECT * FROM (SELECT * FROM {table} WHERE {within} "
+                    f"INSERT INTO {stored}_in_order SELECT * FROM (SELECT * FROM {stored} WHERE {within} "
                     f"UNION ALL {copied} WHERE {within}) ORDER BY term, {key}"
                 )
-            connection.execute(f"DROP TABLE {table}")
-            connection.execute(f"ALTER TABLE {table}_in_order RENAME TO {table}")
+            connection.execute(f"DROP TABLE {stored}")
+            connection.execute(f"ALTER TABLE {stored}_in_order RENAME TO {table}")
         else:
-            connection.execute(f"INSERT INTO {table} {copied}")
+            connection.execute(f"INSERT INTO {stored} {copied}")
         connection.execute("COMMIT")
         _progress(f"  {table}: {time.perf_counter() - started:.1f} s")
     connection.execute("UPDATE search_index_state SET unsorted_rows = 0")
@@ -149,7 +156,7 @@ def build(args: argparse.Namespace, work: Path) -> dict:
     for table in ("documents", "chunks", "paragraphs", "chunk_postings", "paragraph_postings", "paper_links"):
         result[table] = connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     connection.close()
-    result["db_bytes"] = db.stat().st_size
+    result["db_bytes"] = _library_bytes(db)
     return result
 
 
@@ -177,10 +184,10 @@ def nightly_changes(args: argparse.Namespace, folder: Path) -> dict:
 
 def _library(work: Path) -> dict:
     """What a kept library holds."""
-    import duckdb
+    from pipeline.index.database import open_readonly
 
-    result: dict = {"db_bytes": (work / "library.duckdb").stat().st_size}
-    with duckdb.connect(str(work / "library.duckdb"), read_only=True) as connection:
+    result: dict = {"db_bytes": _library_bytes(work / "library.duckdb")}
+    with open_readonly(work / "library.duckdb") as connection:
         for table in ("documents", "chunks", "paragraphs", "chunk_postings", "paragraph_postings", "paper_links"):
             result[table] = connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     return result
@@ -203,6 +210,11 @@ def _tree(root: int) -> list[int]:
     return below
 
 
+def _library_bytes(db: Path) -> int:
+    """The published file and its base (pipeline.index.layout), if it has one."""
+    return sum(path.stat().st_size for path in [db, *db.parent.glob(f"{db.name}.base-*")])
+
+
 def _file_state(path: Path) -> tuple[int, int, int]:
     """What `os.replace` or a write would change of a file: its inode, size and mtime."""
     stat = path.stat()
@@ -223,6 +235,7 @@ def timed_cli(folder: Path, db: Path, memory_limit: str) -> dict:
     """`pipeline ingest` launch to exit, with the peak RSS of its main process and of the largest
     process below it."""
     command = [sys.executable, "-m", "pipeline", "ingest", str(folder), "--db", str(db), "--memory-limit", memory_limit, "--json"]
+    written_before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=PROJECT)
     peaks = {"main": 0.0, "largest_other": 0.0}
@@ -246,7 +259,9 @@ def timed_cli(folder: Path, db: Path, memory_limit: str) -> dict:
     if process.returncode != 0:
         raise SystemExit(f"pipeline ingest failed ({process.returncode}):\n{stderr[-3000:]}")
     summary = json.loads(stdout)
-    return {"seconds": seconds, "rss_main_mib": peaks["main"], "rss_other_mib": peaks["largest_other"], "processes_below": len(seen), "summary": summary}
+    # Blocks of 512 bytes the run and every process below it wrote (the file system's count).
+    written = (resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock - written_before) * 512
+    return {"seconds": seconds, "written_bytes": written, "rss_main_mib": peaks["main"], "rss_other_mib": peaks["largest_other"], "processes_below": len(seen), "summary": summary}
 
 
 def main() -> None:
@@ -278,7 +293,8 @@ def main() -> None:
             report[run] = timed_cli(work / "library", work / "library.duckdb", args.memory_limit)
             report[run]["database_untouched"] = _file_state(work / "library.duckdb") == before
             _progress(f"{run}: {report[run]['seconds']:.1f} s, main {report[run]['rss_main_mib']:,.0f} MiB, other {report[run]['rss_other_mib']:,.0f} MiB")
-        report["db_bytes_after"] = (work / "library.duckdb").stat().st_size
+        report["db_bytes_after"] = _library_bytes(work / "library.duckdb")
+        report["catalog_bytes_after"] = (work / "library.duckdb").stat().st_size
     finally:
         if not args.keep and not args.library:
             shutil.rmtree(work, ignore_errors=True)
@@ -287,14 +303,14 @@ def main() -> None:
     build_ = report["build"]
     print(
         f"| run over {build_['chunks']:,} chunks ({build_['documents']:,} papers, {build_['db_bytes'] / 1e9:.1f} GB), "
-        f"--memory-limit {args.memory_limit} | s | writer peak RSS MiB | largest worker MiB | files hashed | database file |"
+        f"--memory-limit {args.memory_limit} | s | MB written | writer peak RSS MiB | largest worker MiB | files hashed | database file |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for run in ("nightly", "no_change"):
         row = report[run]
         untouched = "left as it was" if row["database_untouched"] else "published anew"
         print(
-            f"| {run} | {row['seconds']:.1f} | {row['rss_main_mib']:,.0f} | {row['rss_other_mib']:,.0f} | "
+            f"| {run} | {row['seconds']:.1f} | {row.get('written_bytes', 0) / 1e6:,.0f} | {row['rss_main_mib']:,.0f} | {row['rss_other_mib']:,.0f} | "
             f"{row['summary'].get('hashed', row['summary']['seen']):,} | {untouched} |"
         )
     _progress(f"wrote {args.out}")

@@ -222,13 +222,14 @@ def _table_megabytes(connection) -> dict[str, float]:
     """Each table's share of the file: the distinct blocks its columns sit in, times the block size.
     A lower bound: DuckDB keeps a string longer than a block's inline limit in overflow blocks that
     `pragma_storage_info` does not list."""
+    from pipeline.index.layout import ROWS_SCHEMA  # papers' rows, before any base is made of them
     from pipeline.index.schema import TABLES_BY_DOCUMENT
 
     block_size = connection.execute("SELECT block_size FROM pragma_database_size()").fetchone()[0]
     shares = {}
     for table in TABLES_BY_DOCUMENT:
         blocks = connection.execute(
-            f"SELECT count(DISTINCT block_id) FROM pragma_storage_info('{table}') WHERE persistent AND block_id >= 0"
+            f"SELECT count(DISTINCT block_id) FROM pragma_storage_info('{ROWS_SCHEMA}.{table}') WHERE persistent AND block_id >= 0"
         ).fetchone()[0]
         shares[table] = blocks * block_size / 1e6
     return shares
@@ -287,7 +288,8 @@ def measure_merge(params: dict) -> dict:
             size["publish_seconds"] = time.perf_counter() - started
         size["merge_seconds"] = time.perf_counter() - clock
         size["merge_cpu_seconds"] = tree_cpu_seconds() - cpu
-        size["db_bytes"] = db.stat().st_size
+        # The catalog and its base (pipeline.index.layout), which publishing made of a large merge.
+        size["db_bytes"] = sum(path.stat().st_size for path in [db, *db.parent.glob(f"{db.name}.base-*")])
         size["bytes_per_chunk"] = size["db_bytes"] / size["chunks"]
         size["bytes_per_paper"] = size["db_bytes"] / size["papers"]
         started = time.perf_counter()

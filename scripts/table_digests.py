@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import sys
 
-import duckdb
+from pathlib import Path
+
+from pipeline.index.database import open_readonly
 
 # Columns whose values change from run to run whatever the code does.
 RUN_TIME_COLUMNS = {"started_at", "finished_at", "ingested_at", "seconds", "elapsed_seconds", "run_id",
@@ -21,12 +23,17 @@ RUN_TIME_COLUMNS = {"started_at", "finished_at", "ingested_at", "seconds", "elap
 
 
 def table_digests(database: str) -> dict[str, str]:
-    connection = duckdb.connect(database, read_only=True)
+    connection = open_readonly(Path(database))
     digests = {}
-    for (table,) in connection.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall():
+    # The tables as readers see them: `main` (each table of papers' rows a view over the library's
+    # base and the catalog's own rows, pipeline.index.layout).
+    for (table,) in connection.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = 'main' ORDER BY 1"
+    ).fetchall():
         columns = [
             name for (name, kind) in connection.execute(
-                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = current_database() "
+                "AND table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
                 [table]).fetchall()
             if name not in RUN_TIME_COLUMNS and "TIMESTAMP" not in kind
         ]

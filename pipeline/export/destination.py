@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import PipelineError
-from pipeline.index.database import checks_file, is_building_file, lock_file, wal_file
+from pipeline.index.database import checks_file, is_base_file, is_building_file, lock_file, wal_file
 
 STANDARD_OUTPUT = "-"
 
@@ -76,12 +76,12 @@ def write_bytes_out(out: Path, content: bytes, database: Path | None = None) -> 
 def refuse_database_files(out: Path, database: Path | None) -> None:
     """Refuse to write `out` where it is, links followed, the database the command reads, its
     write-ahead log, the lock an ingest holds beside it, its log of runs that changed nothing, or a
-    copy an ingest is building: written over, the database is gone (`export --out X.duckdb` once
+    copy an ingest is building, or the library's base: written over, the database is gone (`export --out X.duckdb` once
     left JSON lines where it was)."""
     if database is None:
         return
     target, stored = Path(os.path.realpath(out)), Path(os.path.realpath(database))
-    if target in (stored, wal_file(stored), lock_file(stored), checks_file(stored)) or is_building_file(target, stored):
+    if target in (stored, wal_file(stored), lock_file(stored), checks_file(stored)) or is_building_file(target, stored) or is_base_file(target, stored):
         raise PipelineError(
             f"{out} is the database {database} or a file an ingest keeps beside it; writing there would destroy "
             "the database: pass another path"

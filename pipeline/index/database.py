@@ -17,7 +17,8 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import IndexingError
-from pipeline.index.schema import READABLE_SCHEMA_VERSIONS, SCHEMA, SCHEMA_VERSION, UPGRADED_IN_PLACE
+from pipeline.index.layout import LAYOUT_SCHEMA, ROWS_SCHEMA, attach_base, create_views, has_layout, stored_base
+from pipeline.index.schema import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, TABLES_BY_DOCUMENT, UPGRADED_IN_PLACE
 
 # What DuckDB says of a file that is not, or no longer, a whole DuckDB database.
 _DAMAGED = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
@@ -30,12 +31,12 @@ _DUCKDB_MAGIC = b"DUCK"
 _DUCKDB_MAGIC_OFFSET = 8
 # Nothing is fetched or loaded behind the pipeline's back.
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-# A reader touches nothing but the database it reads: no file is written, attached, exported,
-# read (`read_csv`) or listed, and no extension installed or loaded; `pipeline sql` runs users'
-# text on it. DuckDB refuses to switch external access back on, or to widen the paths it may
-# reach, while a database is open. (`lock_configuration` would add nothing to that, and would
-# break every later connection to the same file in the process, which share DuckDB's instance.)
-_READER_CONFIG = {**_CONFIG, "enable_external_access": False}
+# A reader touches nothing but the library it reads: once its base is attached, no file is
+# written, attached, exported, read (`read_csv`) or listed, and no extension installed or loaded
+# (`enable_external_access` off); `pipeline sql` runs users' text on it. DuckDB refuses to switch
+# external access back on, or to widen the paths it may reach, while a database is open.
+# (`lock_configuration` would add nothing to that, and would break every later connection to the
+# same file in the process, which share DuckDB's instance.)
 
 
 # What the reader's config does not keep in: with file access off, DuckDB fails inside itself on
@@ -91,18 +92,33 @@ def building_files_pattern(db: Path) -> str:
     return f"{db.name}{_BUILDING}*"
 
 
+def is_base_file(path: Path, db: Path) -> bool:
+    """Whether `path` is a base of the library `db` (`pipeline.index.layout`), or a file beside one."""
+    return path.parent == db.parent and path.name.startswith(db.name + ".base-")
+
+
 def is_building_file(path: Path, db: Path) -> bool:
     """Whether `path` is an ingest's building copy of `db`, or a file beside one (its WAL)."""
     return path.parent == db.parent and path.name.startswith(db.name + _BUILDING)
 
 
 def open_readonly(db: Path) -> duckdb.DuckDBPyConnection:
-    """Open a published database for reading, and for nothing else (see `_READER_CONFIG`)."""
+    """Open a published database for reading, and for nothing else (see above), its base
+    attached."""
     if db.is_dir():
         raise IndexingError(f"{db} is a folder, not a database; pass the database file with --db (e.g. {db / 'papers.duckdb'})")
     if not db.exists():
         raise IndexingError(f"no database at {db}; run `pipeline ingest` first or pass --db")
-    return _open(db, read_only=True, shown_as=db)
+    # File access is on until the library's base is attached (`pipeline.index.layout`), and off
+    # for good after: DuckDB refuses to switch it back on.
+    connection = _open(db, read_only=True, shown_as=db, config=_CONFIG)
+    try:
+        attach_base(connection, db)
+        connection.execute("SET enable_external_access = false")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
 
 
 def refuse_non_database_file(db: Path) -> None:
@@ -183,12 +199,18 @@ def open_for_writing(db: Path, shown_as: Path | None = None, memory_limit: str |
     except OSError as error:
         raise IndexingError(f"cannot create the folder of {shown_as or db}: {error.strerror}; check the path") from None
     config = {**_CONFIG, "memory_limit": duckdb_memory_limit(memory_limit)} if memory_limit else _CONFIG
-    return _open(db, read_only=False, shown_as=shown_as or db, config=config)
+    connection = _open(db, read_only=False, shown_as=shown_as or db, config=config)
+    try:
+        attach_base(connection, db, shown_as)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
 
 
 def _open(db: Path, read_only: bool, shown_as: Path, config: dict | None = None) -> duckdb.DuckDBPyConnection:
     try:
-        connection = duckdb.connect(str(db), read_only=read_only, config=_READER_CONFIG if read_only else (config or _CONFIG))
+        connection = duckdb.connect(str(db), read_only=read_only, config=config or _CONFIG)
     except (duckdb.Error, OSError) as error:
         cause = " ".join(str(error).split()).replace(str(db), str(shown_as))
         if any(sign in cause for sign in _DAMAGED):
@@ -235,10 +257,31 @@ def ensure_schema(connection: duckdb.DuckDBPyConnection) -> tuple[SchemaChange, 
     change = schema_change(found)
     if change is SchemaChange.rebuilt:
         _drop_everything(connection)
-    connection.execute(SCHEMA)
+    elif found is not None and not has_layout(connection):
+        _move_rows_out_of_main(connection)
+    connection.execute(LAYOUT_SCHEMA)
+    create_views(connection, stored_base(connection))
     if change is SchemaChange.upgraded:
         connection.execute("UPDATE pipeline_schema SET version = ?", [SCHEMA_VERSION])
     return change, found
+
+
+def _move_rows_out_of_main(connection: duckdb.DuckDBPyConnection) -> None:
+    """Lay out, in place, a database of the layout before bases, every table in `main`: its
+    papers' rows move to `rows`. (An ingest does not: it keeps such a file whole as its base.)"""
+    with Transaction(connection):
+        connection.execute(f"CREATE SCHEMA IF NOT EXISTS {ROWS_SCHEMA}")
+        connection.execute("DROP VIEW IF EXISTS chunk_pages")
+        for table in _main_tables(connection) & set(TABLES_BY_DOCUMENT):
+            connection.execute(f'CREATE TABLE {ROWS_SCHEMA}."{table}" AS SELECT * FROM main."{table}"')
+            connection.execute(f'DROP TABLE main."{table}"')
+
+
+def _main_tables(connection: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = connection.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'"
+    ).fetchall()
+    return {name for (name,) in rows}
 
 
 def last_run_id(connection: duckdb.DuckDBPyConnection) -> int:
@@ -294,10 +337,12 @@ def stored_schema_version(connection: duckdb.DuckDBPyConnection) -> int | None:
 def _drop_everything(connection: duckdb.DuckDBPyConnection) -> None:
     with Transaction(connection):
         connection.execute("DROP SCHEMA IF EXISTS fts_main_chunk_terms CASCADE")
-        connection.execute("DROP VIEW IF EXISTS chunk_pages")
+        connection.execute(f"DROP SCHEMA IF EXISTS {ROWS_SCHEMA} CASCADE")
         for (name,) in connection.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE'"
+            "SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal"
         ).fetchall():
+            connection.execute(f'DROP VIEW "{name}"')
+        for name in _main_tables(connection):
             connection.execute(f'DROP TABLE "{name}"')
 
 

@@ -22,6 +22,7 @@ import duckdb
 
 from pipeline.errors import IndexingError
 from pipeline.index.database import Transaction
+from pipeline.index.layout import ROWS_SCHEMA, hide_in_base
 from pipeline.index.rows import PaperRows
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT, UNIT_KEYS
 
@@ -36,8 +37,10 @@ BATCH_BYTES = 32 * 2**20
 
 
 def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], keep_extractions_of: Collection[str] = ()) -> None:
-    """Delete every row of these papers in one transaction, one statement a table; the stored
-    extractions of `keep_extractions_of` stay (papers re-chunked from them)."""
+    """Delete every row of these papers in one transaction, one statement a table, and hide their
+    rows in the library's base (`pipeline.index.layout`): the catalog's rows are deleted, the
+    base's never rewritten. The stored extractions of `keep_extractions_of` stay (papers
+    re-chunked from them)."""
     if not doc_ids:
         return
     kept = set(keep_extractions_of)
@@ -47,12 +50,14 @@ def remove_documents(connection: duckdb.DuckDBPyConnection, doc_ids: list[str], 
                 key = UNIT_KEYS[table]
                 units = "chunks" if key == "chunk_id" else "paragraphs"
                 connection.execute(
-                    f"DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {units} WHERE doc_id IN (SELECT unnest(?)))",
+                    f"DELETE FROM {ROWS_SCHEMA}.{table} WHERE {key} IN "
+                    f"(SELECT {key} FROM {ROWS_SCHEMA}.{units} WHERE doc_id IN (SELECT unnest(?)))",
                     [doc_ids],
                 )
             else:
                 removed = [doc_id for doc_id in doc_ids if doc_id not in kept] if table == "extractions" else doc_ids
-                connection.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?))", [removed])
+                connection.execute(f"DELETE FROM {ROWS_SCHEMA}.{table} WHERE doc_id IN (SELECT unnest(?))", [removed])
+        hide_in_base(connection, doc_ids, kept)
 
 
 class DocumentWriter:
@@ -71,10 +76,15 @@ class DocumentWriter:
     raises any batch's error. `in_background=False` writes every batch in the caller's thread.
     """
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection, max_bytes: int = BATCH_BYTES, in_background: bool = True) -> None:
+    def __init__(
+        self, connection: duckdb.DuckDBPyConnection, max_bytes: int = BATCH_BYTES, in_background: bool = True, postings_in_order: bool = False
+    ) -> None:
         self.connection = connection
         self.max_bytes = max_bytes
         self.in_background = in_background
+        # Where each batch's postings go: the catalog's tables, or (`postings_in_order`) an
+        # in-memory database that `flush` writes into them once, in term order.
+        self.postings_into = _stage_postings(connection) if postings_in_order else ROWS_SCHEMA
         self._queued: list[PaperRows] = []
         self._queued_bytes = 0
         self._writing: _BatchWrite | None = None
@@ -87,9 +97,13 @@ class DocumentWriter:
             self._write_queued()
 
     def flush(self) -> None:
-        """Write everything queued and wait until it is written."""
+        """Write everything queued and wait until it is written; postings kept in order, in
+        term order."""
         self._write_queued()
         self._wait()
+        if self.postings_into != ROWS_SCHEMA:
+            _write_staged_postings(self.connection, self.postings_into)
+            self.postings_into = ROWS_SCHEMA
 
     def __enter__(self) -> DocumentWriter:
         return self
@@ -106,7 +120,7 @@ class DocumentWriter:
         if not self._queued:
             return
         batch, self._queued, self._queued_bytes = self._queued, [], 0
-        self._writing = _BatchWrite(self.connection, batch)
+        self._writing = _BatchWrite(self.connection, batch, self.postings_into)
         if self.in_background:
             self._writing.start()
         else:
@@ -126,34 +140,68 @@ class _BatchWrite(threading.Thread):
     """One batch of papers' rows written in one transaction, on a cursor of its own (a DuckDB
     connection is not to be shared between threads); the error, if any, kept for the caller."""
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) -> None:
+    def __init__(self, connection: duckdb.DuckDBPyConnection, batch: list[PaperRows], postings_into: str) -> None:
         super().__init__(name="DocumentWriter", daemon=True)
         self.connection = connection
         self.batch = batch
+        self.postings_into = postings_into
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
             cursor = self.connection.cursor()
             try:
-                _write_batch(cursor, self.batch)
+                _write_batch(cursor, self.batch, self.postings_into)
             finally:
                 cursor.close()
         except BaseException as error:  # noqa: BLE001 - handed to the caller's thread, raised there
             self.error = error
 
 
-def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows]) -> None:
+def _write_batch(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows], postings_into: str = ROWS_SCHEMA) -> None:
     longest = max(rows.longest_line for rows in batch)
+    staged = postings_into != ROWS_SCHEMA
+    if staged:  # a transaction writes to one database only; nothing is published if either fails
+        with Transaction(connection):
+            _insert_postings(connection, batch, postings_into, longest)
     with Transaction(connection):
+        if not staged:
+            _insert_postings(connection, batch, ROWS_SCHEMA, longest)
         for table in reversed(TABLES_BY_DOCUMENT):  # documents first, as a reader would expect
-            lines = b"".join(rows.lines.get(table, b"") for rows in batch)
-            if table in POSTINGS_TABLES:
-                _, key, staged = POSTINGS_TABLES[table]
-                _insert_json_lines(connection, table, staged, f"unnest(terms), {key}, unnest(frequencies)", lines, longest)
-            else:
+            if table not in POSTINGS_TABLES:
+                lines = b"".join(rows.lines.get(table, b"") for rows in batch)
                 _insert_json_lines(connection, table, COLUMNS[table], ", ".join(COLUMNS[table]), lines, longest)
-        connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [sum(rows.posting_count for rows in batch)])
+        unsorted = 0 if staged else sum(rows.posting_count for rows in batch)
+        connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [unsorted])
+
+
+def _insert_postings(connection: duckdb.DuckDBPyConnection, batch: list[PaperRows], schema: str, longest: int) -> None:
+    for table, (_, key, staged) in POSTINGS_TABLES.items():
+        lines = b"".join(rows.lines.get(table, b"") for rows in batch)
+        _insert_json_lines(connection, table, staged, f"unnest(terms), {key}, unnest(frequencies)", lines, longest, schema)
+
+
+_STAGED_POSTINGS = "run_postings"
+
+
+def _stage_postings(connection: duckdb.DuckDBPyConnection) -> str:
+    """An in-memory database, beside the catalog in the writer's DuckDB (its memory limit, its
+    spill folder), with an empty table for each postings table; return its name. Written in
+    order once at the end, a run's postings are not written into the file twice, unordered and
+    then rewritten in order (`order_search_index`)."""
+    connection.execute(f"ATTACH ':memory:' AS {_STAGED_POSTINGS}")
+    for table, (columns, _, _) in POSTINGS_TABLES.items():
+        connection.execute(f"CREATE TABLE {_STAGED_POSTINGS}.{table} ({columns})")
+    return _STAGED_POSTINGS
+
+
+def _write_staged_postings(connection: duckdb.DuckDBPyConnection, staged: str) -> None:
+    """Append the staged postings to the catalog's, in term order, in one transaction; the
+    catalog's postings are then runs each in term order, each found by its row groups' terms."""
+    with Transaction(connection):
+        for table, (_, key, _) in POSTINGS_TABLES.items():
+            connection.execute(f"INSERT INTO {ROWS_SCHEMA}.{table} SELECT * FROM {staged}.{table} ORDER BY term, {key}")
+    connection.execute(f"DETACH {staged}")
 
 
 @dataclass(frozen=True)
@@ -191,13 +239,14 @@ _DEFAULT_OBJECT_BYTES = 16 * 2**20  # read_json's own default maximum_object_siz
 
 
 def _insert_json_lines(
-    connection: duckdb.DuckDBPyConnection, table: str, types: dict[str, str], select: str, lines: bytes, longest_line: int
+    connection: duckdb.DuckDBPyConnection, table: str, types: dict[str, str], select: str, lines: bytes, longest_line: int,
+    schema: str = ROWS_SCHEMA,
 ) -> None:
-    """`INSERT INTO table SELECT select` over newline-delimited JSON rows with these column types,
-    none longer than `longest_line` bytes: DuckDB reads JSON two orders of magnitude faster than
-    `executemany` binds parameters."""
+    """`INSERT INTO schema.table SELECT select` over newline-delimited JSON rows with these column
+    types, none longer than `longest_line` bytes: DuckDB reads JSON two orders of magnitude faster
+    than `executemany` binds parameters."""
     if lines:
-        run_over_json_lines(connection, f"INSERT INTO {table} {{rows}}", table, types, select, lines, longest_line)
+        run_over_json_lines(connection, f"INSERT INTO {schema}.{table} {{rows}}", table, types, select, lines, longest_line)
 
 
 def run_over_json_lines(
@@ -241,17 +290,19 @@ def run_over_json_lines(
 
 
 def order_search_index(connection: duckdb.DuckDBPyConnection, unsorted_limit: int = UNSORTED_POSTINGS_LIMIT) -> bool:
-    """Rewrite chunk_postings and paragraph_postings in term order, in one transaction, once more
-    than `unsorted_limit` rows were written to them since they last were; return whether it did."""
+    """Rewrite the catalog's own chunk_postings and paragraph_postings (`pipeline.index.layout`: a
+    base's are in order) in term order, in one transaction, once more than `unsorted_limit` rows
+    were written to them since they last were; return whether it did."""
     unsorted = connection.execute("SELECT unsorted_rows FROM search_index_state").fetchone()[0]
     if unsorted <= unsorted_limit:
         return False
     with Transaction(connection):
         for table, (columns, key, _) in POSTINGS_TABLES.items():
-            connection.execute(f"DROP TABLE IF EXISTS {table}_in_order")
-            connection.execute(f"CREATE TABLE {table}_in_order ({columns})")
-            connection.execute(f"INSERT INTO {table}_in_order SELECT * FROM {table} ORDER BY term, {key}")
-            connection.execute(f"DROP TABLE {table}")
-            connection.execute(f"ALTER TABLE {table}_in_order RENAME TO {table}")
+            rows = f"{ROWS_SCHEMA}.{table}"
+            connection.execute(f"DROP TABLE IF EXISTS {rows}_in_order")
+            connection.execute(f"CREATE TABLE {rows}_in_order ({columns})")
+            connection.execute(f"INSERT INTO {rows}_in_order SELECT * FROM {rows} ORDER BY term, {key}")
+            connection.execute(f"DROP TABLE {rows}")
+            connection.execute(f"ALTER TABLE {rows}_in_order RENAME TO {table}")
         connection.execute("UPDATE search_index_state SET unsorted_rows = 0")
     return True

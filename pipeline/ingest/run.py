@@ -70,7 +70,7 @@ def ingest_folder(
     # runs through two paths to one file would each hold a lock of their own.
     db = _database_file(db)
     refuse_non_database_file(db)
-    with _writing_errors(db, db.exists()), Publication(db) as publication:
+    with _writing_errors(db, db.exists()), Publication(db, options.memory_limit) as publication:
         summary.leftovers_removed = publication.leftovers_removed
         plan, stored = _plan(db, folder, rules, options, summary)
         progress.start(summary.seen, len(plan.to_process))
@@ -215,7 +215,7 @@ def _carry_out(
     # way: a run that dies leaves a working copy that the next run deletes.
     connection.execute("SET threads = 1")
     connection.execute(f"SET checkpoint_threshold = '{WRITING_CHECKPOINT_THRESHOLD}'")
-    with DocumentWriter(connection) as writer:
+    with DocumentWriter(connection, postings_in_order=True) as writer:
         for item, result in scheduler.results():
             _write_result(writer, item, result, rules, summary)
             progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)

@@ -23,6 +23,7 @@ import duckdb
 from pipeline import __version__
 from pipeline.errors import IndexingError, PipelineError
 from pipeline.index.database import Transaction
+from pipeline.index.layout import ROWS_SCHEMA
 from pipeline.index.rows import PaperRows
 from pipeline.index.schema import COLUMNS, POSTINGS_TABLES, TABLES_BY_DOCUMENT
 from pipeline.index.writer import run_over_json_lines
@@ -138,7 +139,7 @@ def load_shards(connection: duckdb.DuckDBPyConnection, folder: Path, keys: Itera
             if not files:
                 continue
             columns = ", ".join(shard_columns(table))
-            connection.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM read_parquet(?)", [files])
+            connection.execute(f"INSERT INTO {ROWS_SCHEMA}.{table} ({columns}) SELECT {columns} FROM read_parquet(?)", [files])
             if table in POSTINGS_TABLES:  # the local writer counts both tables' rows as unsorted
                 postings += connection.execute("SELECT count(*) FROM read_parquet(?)", [files]).fetchone()[0]
         connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [postings])

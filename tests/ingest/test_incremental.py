@@ -77,7 +77,7 @@ def test_a_rules_change_rechunks_from_the_stored_extraction(folder, tmp_path, ru
     connection = writable_database(db)
     raw = json.loads(connection.execute("SELECT raw_document FROM extractions WHERE doc_id = 'a.md'").fetchone()[0])
     raw["blocks"][-1]["segments"][0]["text"] = "Text that only the stored extraction holds."
-    connection.execute("UPDATE extractions SET raw_document = ? WHERE doc_id = 'a.md'", [json.dumps(raw)])
+    connection.execute("UPDATE rows.extractions SET raw_document = ? WHERE doc_id = 'a.md'", [json.dumps(raw)])
     connection.close()
     changed = rules.model_copy(update={"sha256": "a-different-rules-file"})
     summary = ingest_folder(folder, db, changed, OPTIONS)

@@ -235,8 +235,10 @@ def test_the_same_papers_from_another_folder_are_published_with_that_folder(fold
 def _as_schema_11(db):
     """The database as 0.9.0 wrote it: no file_stats, no OCR tables."""
     connection = writable_database(db)
-    for table in ("file_stats", "ocr_pages", "chunk_ocr"):
-        connection.execute(f"DROP TABLE {table}")
+    connection.execute("DROP TABLE file_stats")
+    for table in ("ocr_pages", "chunk_ocr"):  # papers' tables: views over the catalog's rows (pipeline.index.layout)
+        connection.execute(f"DROP VIEW {table}")
+        connection.execute(f"DROP TABLE rows.{table}")
     connection.execute("UPDATE pipeline_schema SET version = 11")
     connection.close()
 

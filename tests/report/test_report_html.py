@@ -156,7 +156,8 @@ def test_a_pdf_page_shows_its_pages_without_boxes_and_says_why(small, rules, tmp
     db = tmp_path / "older.duckdb"
     shutil.copy(small, db)
     connection = open_for_writing(db)
-    connection.execute("DROP TABLE chunk_boxes")
+    connection.execute("DROP VIEW chunk_boxes")  # a papers' table: a view over the catalog's rows (pipeline.index.layout)
+    connection.execute("DROP TABLE rows.chunk_boxes")
     connection.close()
     write_html_report(open_readonly(db), rules.chunk, tmp_path / "report.html", db)
     paper = (tmp_path / "report_files" / "scan.pdf.html").read_text()
@@ -168,8 +169,8 @@ def test_a_pdf_page_draws_the_chunk_boxes_where_the_database_has_them(small, rul
     db = tmp_path / "boxes.duckdb"
     shutil.copy(small, db)
     connection = open_for_writing(db)
-    connection.execute("DELETE FROM chunk_boxes")
-    connection.execute("INSERT INTO chunk_boxes VALUES ('scan.pdf:1', 1, 72, 60, 400, 104)")
+    connection.execute("DELETE FROM rows.chunk_boxes")  # the view's rows (pipeline.index.layout)
+    connection.execute("INSERT INTO rows.chunk_boxes VALUES ('scan.pdf:1', 1, 72, 60, 400, 104)")
     connection.close()
     out = tmp_path / "report.html"
     write_html_report(open_readonly(db), rules.chunk, out, db)
