@@ -1,0 +1,63 @@
+"""Headings lost or made by how a page is set, and the body size they are measured against: one
+class of paper a test or two, each on a tiny PDF (or a few lines) whose truth is written in the test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from pipeline.extract.pdf.document import extract_pdf
+from pipeline.records.base import BlockKind
+from pipeline.records.extract import RawDocument
+
+_SENTENCE = "The trial enrols adults in intensive care and follows them for a month after the last dose. "
+
+
+def headings(raw: RawDocument) -> list[str]:
+    return [" ".join(segment.text for segment in block.segments) for block in raw.blocks if block.kind is BlockKind.heading]
+
+
+def test_a_heading_beside_a_line_of_the_next_column_in_smaller_print_stays_a_heading(tmp_path: Path, rules) -> None:
+    """One-column text, then back matter in two short columns, where no gutter is found: the left
+    column's heading and the right column's first line, in smaller print, share a baseline. They
+    are two lines, not one line `Supplementary Information Received: …`."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((57, 70), "A randomised trial of a protein in lung injury", fontsize=18, fontname="hebo")
+    page.insert_text((57, 110), "Background", fontsize=10.5, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(57, 118, 538, 330), _SENTENCE * 14, fontsize=10)
+    page.insert_text((57, 360), "Supplementary Information", fontsize=10.5, fontname="hebo")
+    page.insert_text((305, 360), "Received: 31 March 2021 Accepted: 7 April 2021", fontsize=7.5)
+    page.insert_textbox(pymupdf.Rect(57, 366, 290, 400), "The online version contains supplementary material. " * 2, fontsize=7.5)
+    y = 420.0
+    for label in ("Acknowledgements", "Funding", "Competing interests", "Consent for publication"):
+        page.insert_text((57, y), label, fontsize=7.5, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(57, y + 4, 290, y + 40), "The authors thank the staff of the units who took part. " * 2, fontsize=7.5)
+        y += 50
+    doc.save(tmp_path / "letter.pdf")
+    assert "Supplementary Information" in headings(extract_pdf(tmp_path / "letter.pdf", "letter.pdf", rules))
+
+
+
+def test_a_heading_in_larger_print_right_of_a_reference_line_does_not_cut_the_list(tmp_path: Path, rules) -> None:
+    """The mirror case: the left column holds the reference list and the right column's heading
+    shares a baseline with one of its entries. Without a gutter the heading cannot be placed after
+    the left column, so it stays on that line rather than cut the list in two."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((57, 70), "A randomised trial of a protein in lung injury", fontsize=18, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(57, 90, 538, 300), _SENTENCE * 14, fontsize=10)
+    page.insert_text((57, 330), "References", fontsize=10.5, fontname="hebo")
+    entries = [f"{n}. Author A, Writer B. A study of lung injury number {n}. J Crit Care. 2020;{n}:1-9." for n in range(1, 9)]
+    for n, entry in enumerate(entries):
+        page.insert_text((57, 350 + 12 * n), entry, fontsize=7.5)
+    page.insert_text((330, 386), "Publisher's Note", fontsize=10.5, fontname="hebo")
+    page.insert_text((330, 398), "The publisher remains neutral on claims in maps.", fontsize=7.5)
+    doc.save(tmp_path / "letter.pdf")
+
+    blocks = extract_pdf(tmp_path / "letter.pdf", "letter.pdf", rules).blocks
+    texts = [" ".join(segment.text for segment in block.segments) for block in blocks]
+    first = next(i for i, text in enumerate(texts) if text.startswith("1. Author"))
+    last = next(i for i, text in enumerate(texts) if "number 8" in text)
+    assert [block.kind for block in blocks[first : last + 1] if block.kind is BlockKind.heading] == []
