@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from pipeline.extract.pdf.document import extract_pdf
 from pipeline.records.base import BlockKind
@@ -61,3 +62,48 @@ def test_a_heading_in_larger_print_right_of_a_reference_line_does_not_cut_the_li
     first = next(i for i, text in enumerate(texts) if text.startswith("1. Author"))
     last = next(i for i, text in enumerate(texts) if "number 8" in text)
     assert [block.kind for block in blocks[first : last + 1] if block.kind is BlockKind.heading] == []
+
+
+def _protocol(path: Path, closing: str) -> list[str]:
+    """A trial protocol whose third-level headings run in: a few words in bold before the text,
+    `closing` between them (nothing, as BioMed Central sets them; or a full stop). Returns them."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((57, 60), "A phase I trial of ablative radiotherapy", fontsize=18, fontname="hebo")
+    page.insert_text((57, 90), "Methods", fontsize=10.5, fontname="hebo")
+    leads = ["Sample size", "Treatment planning", "Analysis plan"]
+    y = 110.0
+    for lead in leads:
+        head = lead + closing + " "
+        page.insert_text((57, y), head, fontsize=10, fontname="tibo")
+        page.insert_text((57 + pymupdf.get_text_length(head, "tibo", 10), y), "A minimum of three patients will be", fontsize=10, fontname="tiro")
+        page.insert_textbox(pymupdf.Rect(57, y + 3, 538, y + 60), _SENTENCE * 4, fontsize=10, fontname="tiro")
+        y += 80
+    doc.save(path)
+    return leads
+
+
+@pytest.mark.parametrize("closing", ["", "."])
+def test_a_bold_lead_before_a_capitalised_sentence_is_a_run_in_heading_closed_or_not(tmp_path: Path, rules, closing: str) -> None:
+    leads = _protocol(tmp_path / "protocol.pdf", closing)
+
+    found = headings(extract_pdf(tmp_path / "protocol.pdf", "protocol.pdf", rules))
+
+    assert [heading.rstrip(".") for heading in found[-len(leads):]] == leads
+
+
+def test_a_bold_phrase_that_runs_on_in_lowercase_is_no_heading(tmp_path: Path, rules) -> None:
+    """`Three patients were enrolled` with its subject in bold: the sentence goes on after it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((57, 60), "A phase I trial of ablative radiotherapy", fontsize=18, fontname="hebo")
+    page.insert_text((57, 90), "Results", fontsize=10.5, fontname="hebo")
+    y = 110.0
+    for lead in ("Three patients", "Two patients"):
+        page.insert_text((57, y), lead + " ", fontsize=10, fontname="tibo")
+        page.insert_text((57 + pymupdf.get_text_length(lead + " ", "tibo", 10), y), "were enrolled at the first dose level and", fontsize=10, fontname="tiro")
+        page.insert_textbox(pymupdf.Rect(57, y + 3, 538, y + 60), _SENTENCE * 4, fontsize=10, fontname="tiro")
+        y += 80
+    doc.save(tmp_path / "results.pdf")
+
+    assert headings(extract_pdf(tmp_path / "results.pdf", "results.pdf", rules))[-1] == "Results"
