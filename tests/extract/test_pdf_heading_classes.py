@@ -8,7 +8,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from pipeline.extract.pdf.body_text import body_size
 from pipeline.extract.pdf.document import extract_pdf
+from pipeline.extract.pdf.records import PrintedLine
 from pipeline.records.base import BlockKind
 from pipeline.records.extract import RawDocument
 
@@ -107,3 +109,31 @@ def test_a_bold_phrase_that_runs_on_in_lowercase_is_no_heading(tmp_path: Path, r
     doc.save(tmp_path / "results.pdf")
 
     assert headings(extract_pdf(tmp_path / "results.pdf", "results.pdf", rules))[-1] == "Results"
+
+
+def _line(page: int, size: float, chars: int) -> PrintedLine:
+    return PrintedLine(page, 57.0, 100.0, 538.0, 100.0 + size, "x" * chars, size, "Times-Roman", False, False, chars)
+
+
+def test_the_body_size_is_the_running_texts_where_smaller_print_carries_more_characters() -> None:
+    """A review: four pages of text at 10 pt, six of references at 7.5 pt (and tables in 8 pt would
+    do the same): the references carry the most characters, the text is still the body."""
+    pages = [[_line(n, 18.0, 80)] * (n == 1) + [_line(n, 10.0, 90)] * 40 for n in range(1, 5)]
+    pages += [[_line(n, 7.5, 110)] * 60 for n in range(5, 11)]
+
+    assert body_size(pages) == 10.0
+
+
+def test_the_body_size_is_not_a_larger_print_that_carries_a_small_share() -> None:
+    """The title, headings and a lead paragraph in larger print stay above the body's size."""
+    pages = [[_line(1, 12.0, 90)] * 6 + [_line(1, 9.0, 90)] * 80 + [_line(1, 7.0, 90)] * 20]
+
+    assert body_size(pages) == 9.0
+
+
+def test_the_body_size_of_text_read_unevenly_is_the_size_of_most_characters() -> None:
+    """An OCR layer's words, each stretched to the scan, spread over 8.5 and 9 pt: one size, of
+    which the one that carries the most characters is the body's (9 pt is no small print beside it)."""
+    pages = [[_line(1, 8.5, 90)] * 46 + [_line(1, 9.0, 90)] * 44 + [_line(1, 13.5, 30)] * 2]
+
+    assert body_size(pages) == 8.5
