@@ -137,3 +137,31 @@ def test_the_body_size_of_text_read_unevenly_is_the_size_of_most_characters() ->
     pages = [[_line(1, 8.5, 90)] * 46 + [_line(1, 9.0, 90)] * 44 + [_line(1, 13.5, 30)] * 2]
 
     assert body_size(pages) == 8.5
+
+
+
+def _sections(path: Path, titles: list[str]) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((57, 60), "Plastid markers in the genus Ocimum", fontsize=18, fontname="hebo")
+    y = 100.0
+    for title in titles:
+        page.insert_text((57, y), title, fontsize=10.5, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(57, y + 6, 538, y + 70), _SENTENCE * 4, fontsize=10)
+        y += 90
+    doc.save(path)
+
+
+def test_a_numbered_heading_may_open_with_a_name_in_lowercase(tmp_path: Path, rules) -> None:
+    """`3.3 psbA-trnH sequence data`, `3.4 mRNA levels`: a gene's or molecule's name holds a capital
+    or digit after its lowercase first letter; a section number says the line is a heading."""
+    titles = ["3 Results", "3.3 psbA-trnH sequence data analysis", "3.4 mRNA levels", "3.5 p53 staining"]
+    _sections(tmp_path / "markers.pdf", titles)
+
+    assert headings(extract_pdf(tmp_path / "markers.pdf", "markers.pdf", rules))[1:] == titles
+
+
+def test_an_unnumbered_bold_line_in_lowercase_is_no_heading(tmp_path: Path, rules) -> None:
+    _sections(tmp_path / "markers.pdf", ["Results", "psbA-trnH sequence data analysis", "Discussion"])
+
+    assert headings(extract_pdf(tmp_path / "markers.pdf", "markers.pdf", rules))[1:] == ["Results", "Discussion"]

@@ -112,13 +112,15 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
         return None
     first = without_numbering(text)
     letter = opening_letter(first)
-    if not letter.isalpha() or letter.islower() and letter != "i" or _ROMAN_NUMERAL.fullmatch(text):
+    numbered = pdf_section_number(text) is not None
+    if not letter.isalpha() or letter.islower() and letter != "i" and not (numbered and _opens_with_a_name(first)):
+        return None
+    if _ROMAN_NUMERAL.fullmatch(text):
         return None
     if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
         return None
     if re.search(r"[a-z)\]]\. +[A-Z0-9]", first):
         return None  # a run-in heading followed by its sentence ("Procedure. The 1H NMR …"), or two sentences ("… activity [44]. Eswar et al")
-    numbered = pdf_section_number(text) is not None
     if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
         return None  # table rows
     compact = text.replace(" ", "")
@@ -143,6 +145,13 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
     if not (larger or bold or caps or own_face or model_header):
         return None
     return (half_point(size), bold, caps, face)
+
+
+def _opens_with_a_name(title: str) -> bool:
+    """Whether a title opens with a name that is written in lowercase but holds a capital or a digit
+    (`psbA-trnH`, `mRNA`, `p53`): no sentence's lowercase, so a numbered heading may open with it."""
+    word = title.split(" ", 1)[0]
+    return any(ch.isupper() or ch.isdigit() for ch in word[1:])
 
 
 def opening_letter(title: str) -> str:
