@@ -165,3 +165,25 @@ def test_an_unnumbered_bold_line_in_lowercase_is_no_heading(tmp_path: Path, rule
     _sections(tmp_path / "markers.pdf", ["Results", "psbA-trnH sequence data analysis", "Discussion"])
 
     assert headings(extract_pdf(tmp_path / "markers.pdf", "markers.pdf", rules))[1:] == ["Results", "Discussion"]
+
+
+def test_place_names_drawn_over_a_map_are_no_headings(tmp_path: Path, rules) -> None:
+    """A map's labels in bold, where no line of text on the page starts, above the figure's
+    caption; the section heading after it starts at the text's margin, and a centred one is kept."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((57, 60), "Village laws and forest commons in Transylvania", fontsize=18, fontname="hebo")
+    page.insert_text((57, 100), "Study area", fontsize=10, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(57, 106, 538, 190), _SENTENCE * 4, fontsize=10)
+    page.draw_rect(pymupdf.Rect(120, 200, 480, 380))
+    page.insert_text((382, 240), "Eastern Carpathians", fontsize=10, fontname="hebo")
+    page.insert_text((331, 300), "Székelyföld", fontsize=10, fontname="hebo")
+    page.insert_text((57, 400), "Figure 1 Location of the study area in Transylvania, Romania.", fontsize=8)
+    page.insert_text((57, 430), "Village laws", fontsize=10, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(57, 436, 538, 520), _SENTENCE * 4, fontsize=10)
+    title = "Historical sources"
+    page.insert_text(((595 - pymupdf.get_text_length(title, "hebo", 10)) / 2, 550), title, fontsize=10, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(57, 556, 538, 640), _SENTENCE * 4, fontsize=10)
+    doc.save(tmp_path / "map.pdf")
+
+    assert headings(extract_pdf(tmp_path / "map.pdf", "map.pdf", rules))[1:] == ["Study area", "Village laws", title]
