@@ -187,3 +187,19 @@ def test_place_names_drawn_over_a_map_are_no_headings(tmp_path: Path, rules) -> 
     doc.save(tmp_path / "map.pdf")
 
     assert headings(extract_pdf(tmp_path / "map.pdf", "map.pdf", rules))[1:] == ["Study area", "Village laws", title]
+
+
+def test_a_caption_in_bold_is_one_block_past_its_short_first_line(tmp_path: Path, rules) -> None:
+    """`Figure 2` alone on its line, the caption's text below it, all in bold at body size: one
+    caption, not a label and a heading."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((57, 60), "Plastid markers in the genus Ocimum", fontsize=18, fontname="hebo")
+    page.insert_text((57, 100), "Results", fontsize=10.5, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(57, 106, 538, 200), _SENTENCE * 5, fontsize=10)
+    page.insert_text((57, 420), "Figure 2", fontsize=10, fontname="tibo")
+    page.insert_text((57, 432), "Distribution of the samples across the regions", fontsize=10, fontname="tibo")
+    page.insert_textbox(pymupdf.Rect(57, 450, 538, 600), _SENTENCE * 5, fontsize=10)
+    doc.save(tmp_path / "caption.pdf")
+
+    assert headings(extract_pdf(tmp_path / "caption.pdf", "caption.pdf", rules))[1:] == ["Results"]
