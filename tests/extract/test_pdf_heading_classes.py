@@ -203,3 +203,20 @@ def test_a_caption_in_bold_is_one_block_past_its_short_first_line(tmp_path: Path
     doc.save(tmp_path / "caption.pdf")
 
     assert headings(extract_pdf(tmp_path / "caption.pdf", "caption.pdf", rules))[1:] == ["Results"]
+
+
+def test_a_heading_set_out_left_of_its_text_is_no_figure_label(tmp_path: Path, rules) -> None:
+    """Headings that hang out left of their column's text (as a reference list's heading stands
+    over the numbers set apart from its entries): no line of text starts where they do, yet they
+    stand at the column's margin, not inside it."""
+    _sections(tmp_path / "outdented.pdf", [])
+    doc = pymupdf.open(tmp_path / "outdented.pdf")
+    page = doc[0]
+    y = 100.0
+    for title in ("Results", "Discussion"):
+        page.insert_text((57, y), title, fontsize=10.5, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(72, y + 6, 538, y + 90), _SENTENCE * 5, fontsize=10)
+        y += 110
+    doc.save(tmp_path / "hanging.pdf")
+
+    assert headings(extract_pdf(tmp_path / "hanging.pdf", "hanging.pdf", rules))[1:] == ["Results", "Discussion"]

@@ -281,19 +281,20 @@ def text_margins(blocks: list[PdfBlock]) -> dict[int, list[tuple[float, float]]]
 
 
 def drawn_in_a_figure(block: PdfBlock, margins: dict[int, list[tuple[float, float]]], layout: Layout) -> bool:
-    """Whether a block stands where no text of its page is set: it neither starts at a margin that
-    lines of text on its page start at (its own lines aside) nor is centred on its column or on
-    the page's text. Labels drawn over a figure (a map's place names, a chart's legend) stand so;
-    a heading starts at its column's margin or is centred."""
+    """Whether a block stands where no text of its page is set: inside its column, right of the
+    column's left edge, it neither starts at a margin that lines of text on its page start at
+    (its own lines aside) nor is centred on its column or on the page's text. Labels drawn over a
+    figure (a map's place names, a chart's legend) stand so; a heading starts at its column's
+    margin (or left of it, over a list's numbers) or is centred."""
     first = block.rows[0]
     lines = list(margins.get(first.page, []))
     for row in block.rows:
         if (row.x0, row.x1) in lines:
             lines.remove((row.x0, row.x1))
     reach = _ALIGNED * layout.body_size
-    if not lines or sum(1 for x0, _ in lines if abs(x0 - first.x0) <= reach) >= _MARGIN_MIN_ROWS:
+    column = layout.edges.get(first.group, (first.x0, first.x1))
+    if not lines or first.x0 <= column[0] + reach or sum(1 for x0, _ in lines if abs(x0 - first.x0) <= reach) >= _MARGIN_MIN_ROWS:
         return False
     middle = (min(row.x0 for row in block.rows) + max(row.x1 for row in block.rows)) / 2
-    column = layout.edges.get(first.group, (first.x0, first.x1))
     page = (min(x0 for x0, _ in lines), max(x1 for _, x1 in lines))
     return all(abs(middle - (left + right) / 2) > reach for left, right in (column, page))
