@@ -35,8 +35,15 @@ _XML_ENTITIES = {"amp", "lt", "gt", "quot", "apos"}
 _NUMBERING = re.compile(r"^\s*(?:(?:\d+|[IVXivx]+|[A-Za-z])(?:\.\d+)*[.)]?\s+)")
 
 
+_LETTER_SPACED = re.compile(r"(?:\w )+\w")
+"""A word set letter by letter (`K E Y W O R D S`), whose first letter is no numbering."""
+
+
 def key(text: str) -> str:
     """A heading as compared: numbering, case, punctuation and spaces dropped."""
+    text = text.strip()
+    if _LETTER_SPACED.fullmatch(text):
+        text = text.replace(" ", "")
     return re.sub(r"[\W_]+", "", _NUMBERING.sub("", text).casefold())
 
 

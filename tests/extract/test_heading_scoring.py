@@ -22,3 +22,9 @@ def test_a_body_line_taken_for_a_heading_is_still_false():
 def test_a_label_that_is_a_body_section_in_the_jats_is_a_hit():
     score = score_paper(["Introduction", "Funding"], ["Introduction", "Funding"], neutral=set())
     assert (score.found, score.untitled) == (2, 0)
+
+
+def test_a_letter_spaced_label_is_read_whole_not_as_numbered():
+    """`K E Y W O R D S`: its `K ` is the word's first letter, not a section's number."""
+    score = score_paper(["Introduction", "K E Y W O R D S"], ["Introduction"], neutral=set())
+    assert (score.found, score.predicted, score.untitled, score.extra) == (1, 1, 1, [])

@@ -78,7 +78,8 @@ def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Lay
     if prev.bold != row.bold or (prev.small_caps != row.small_caps and not row.bold):
         return True
     left, right = layout.edges[row.group]
-    if prev.bold and row.bold and (
+    in_caption = bool(rules.caption_start.match(rows[0].text))  # a caption set in bold runs on past a short first line
+    if prev.bold and row.bold and not in_caption and (
         font_family(prev.font) != font_family(row.font)
         or (prev.x1 - left < HEADING_LINE_FILL * (right - left) and row.size < _TITLE_SIZE * layout.body_size)
     ):

@@ -1,5 +1,7 @@
-"""What a document says about its body text, measured from its lines: the size and face that
-carry the most characters, the pitch of its lines and the edges of every column (`Layout`)."""
+"""What a document says about its body text, measured from its lines: the running text's size (that
+of the most characters, unless they are small print beside a size that carries a fifth of them),
+the face that carries the most characters at that size, the pitch of its lines and the edges of
+every column (`Layout`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,13 @@ from collections import defaultdict
 from pipeline.extract.pdf.records import Layout, PrintedLine, Row
 from pipeline.extract.pdf.typography import SAME_SIZE, font_face, half_point
 
+_BODY_MIN_SHARE = 0.2
+_SMALL_PRINT = 0.9
+"""Share of a document's characters its running text carries at least, and the largest share of
+its size that smaller print is set at. A reference list, tables and footnotes are set smaller than
+the running text (nine tenths of it or less) and may carry more characters than it (a review's long
+list, a protocol's tables); larger print (title, headings, a lead) carries far less. Sizes closer
+than that are one size read unevenly (an OCR layer's words, stretched to the scan)."""
 _FALLBACK_BODY_SIZE = 10.0
 """Points of body text where no line can be measured (every line rotated): a common body size."""
 _PITCH_MAX_STEP = 3.0
@@ -22,14 +31,21 @@ indented list sets an edge that is not the column's."""
 
 
 def body_size(pages: list[list[PrintedLine]]) -> float:
-    """The font size (to half a point) that carries the most characters."""
+    """The font size (to half a point) of the running text: the one that carries the most
+    characters, unless a size it is small print beside carries `_BODY_MIN_SHARE` of them; then
+    the largest such."""
     sizes: dict[float, int] = {}
     for pieces in pages:
         for piece in pieces:
             if not piece.rotated:
                 size = half_point(piece.size)
                 sizes[size] = sizes.get(size, 0) + piece.chars
-    return max(sizes, key=sizes.__getitem__) if sizes else _FALLBACK_BODY_SIZE
+    if not sizes:
+        return _FALLBACK_BODY_SIZE
+    most = max(sizes, key=sizes.__getitem__)
+    total = sum(sizes.values())
+    larger = [size for size, chars in sizes.items() if chars >= _BODY_MIN_SHARE * total and most <= _SMALL_PRINT * size]
+    return max(larger, default=most)
 
 
 def _body_face(pages: list[list[PrintedLine]], body_size: float) -> str:

@@ -14,6 +14,7 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 
+from pipeline.extract.pdf.columns import TEXT_LINE_MIN_CHARS
 from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.extract.pdf.typography import TABLE_ROW_MIN_GAPS, TERMINAL, font_face, half_point
 from pipeline.text.numbering import NumberKind, pdf_section_number
@@ -45,6 +46,11 @@ page number that no running-line test caught, never a heading."""
 _CODE_BRACKETS = "([{"
 """Opening brackets that open code, a formula, a citation or an aside, never a title: a title
 opens with a letter or a quotation (`「개인정보 보호법」 개정`, `“Omics” in the clinic`)."""
+_MARGIN_MIN_ROWS = 2
+"""Lines of text of a page that start at one place make it a margin of the page's text."""
+_ALIGNED = 1.0
+"""Body sizes within which a line starts at a margin or is centred: a heading's number may hang
+out a little, a centred line is rounded to the point."""
 _SPACED_ABOVE = 1.15
 """Line pitches from the line above beyond which a line has space above it (a heading's)."""
 
@@ -112,13 +118,15 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
         return None
     first = without_numbering(text)
     letter = opening_letter(first)
-    if not letter.isalpha() or letter.islower() and letter != "i" or _ROMAN_NUMERAL.fullmatch(text):
+    numbered = pdf_section_number(text) is not None
+    if not letter.isalpha() or letter.islower() and letter != "i" and not (numbered and _opens_with_a_name(first)):
+        return None
+    if _ROMAN_NUMERAL.fullmatch(text):
         return None
     if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
         return None
     if re.search(r"[a-z)\]]\. +[A-Z0-9]", first):
         return None  # a run-in heading followed by its sentence ("Procedure. The 1H NMR …"), or two sentences ("… activity [44]. Eswar et al")
-    numbered = pdf_section_number(text) is not None
     if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
         return None  # table rows
     compact = text.replace(" ", "")
@@ -143,6 +151,13 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
     if not (larger or bold or caps or own_face or model_header):
         return None
     return (half_point(size), bold, caps, face)
+
+
+def _opens_with_a_name(title: str) -> bool:
+    """Whether a title opens with a name that is written in lowercase but holds a capital or a digit
+    (`psbA-trnH`, `mRNA`, `p53`): no sentence's lowercase, so a numbered heading may open with it."""
+    word = title.split(" ", 1)[0]
+    return any(ch.isupper() or ch.isdigit() for ch in word[1:])
 
 
 def opening_letter(title: str) -> str:
@@ -253,3 +268,33 @@ def _spaced_above(blocks: list[PdfBlock], index: int, layout: Layout) -> bool:
     first = blocks[index].rows[0]
     above = [block.rows[-1] for block in blocks[:index] if block.rows[-1].page == first.page and block.rows[-1].group == first.group]
     return not above or first.y1 - above[-1].y1 > _SPACED_ABOVE * layout.pitch * first.size
+
+
+def text_margins(blocks: list[PdfBlock]) -> dict[int, list[tuple[float, float]]]:
+    """Where the lines of text (`TEXT_LINE_MIN_CHARS` or more) of every page start and end, by page."""
+    margins: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for block in blocks:
+        for row in block.rows:
+            if row.chars >= TEXT_LINE_MIN_CHARS and not row.rotated:
+                margins[row.page].append((row.x0, row.x1))
+    return margins
+
+
+def drawn_in_a_figure(block: PdfBlock, margins: dict[int, list[tuple[float, float]]], layout: Layout) -> bool:
+    """Whether a block stands where no text of its page is set: inside its column, right of the
+    column's left edge, it neither starts at a margin that lines of text on its page start at
+    (its own lines aside) nor is centred on its column or on the page's text. Labels drawn over a
+    figure (a map's place names, a chart's legend) stand so; a heading starts at its column's
+    margin (or left of it, over a list's numbers) or is centred."""
+    first = block.rows[0]
+    lines = list(margins.get(first.page, []))
+    for row in block.rows:
+        if (row.x0, row.x1) in lines:
+            lines.remove((row.x0, row.x1))
+    reach = _ALIGNED * layout.body_size
+    column = layout.edges.get(first.group, (first.x0, first.x1))
+    if not lines or first.x0 <= column[0] + reach or sum(1 for x0, _ in lines if abs(x0 - first.x0) <= reach) >= _MARGIN_MIN_ROWS:
+        return False
+    middle = (min(row.x0 for row in block.rows) + max(row.x1 for row in block.rows)) / 2
+    page = (min(x0 for x0, _ in lines), max(x1 for _, x1 in lines))
+    return all(abs(middle - (left + right) / 2) > reach for left, right in (column, page))

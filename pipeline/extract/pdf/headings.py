@@ -2,8 +2,9 @@
 
 `mark_headings` finds the title on page 1 (`title`), marks the blocks whose text is an outline
 (`get_toc()`) title on the page the outline names, then the blocks that look like headings by
-their type: larger than body, or bold or capitals at body size. Numbering gives the depth, and
-distinct styles map to levels by prominence.
+their type: larger than body, or bold or capitals at body size, and set where the page's text is
+(at a margin its lines start at, or centred), not drawn over a figure. Numbering gives the depth,
+and distinct styles map to levels by prominence.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from pipeline.extract.pdf.heading_styles import (
     inside_a_sentence,
     numbering_depth,
     SECTION_HEADER,
+    drawn_in_a_figure,
     model_evidence,
     style_evidence,
+    text_margins,
     without_numbering,
 )
 from pipeline.extract.pdf.heading_features import row_style
@@ -259,6 +262,8 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
     chosen = {index for index, _ in found}
     found = [(index, style) for index, style in found if not _labels_a_column(blocks, index, style, chosen, layout, rules)]
     found = [(index, style) for index, style in found if not _model_reads_body(blocks[index], style, roman, layout, rules)]
+    margins = text_margins(blocks)
+    found = [(index, style) for index, style in found if pdf_section_number(blocks[index].text) or not drawn_in_a_figure(blocks[index], margins, layout)]
     candidates = [(index, style, numbering_depth(blocks[index].text, roman)) for index, style in found]
     levels = _style_levels(candidates, _fixed_levels(candidates, outline_styles), prominence)
     deepest_outline = max((level for counts in outline_styles.values() for level in counts), default=1)

@@ -123,7 +123,7 @@ def _order_pages(reading: Reading) -> Reading:
 
 
 def _measure_layout(reading: Reading) -> Reading:
-    """Measure the body text: the size and face that carry the most characters, the line pitch and every column's edges."""
+    """Measure the body text: the running text's size and face, the line pitch and every column's edges."""
     return replace(reading, layout=measure_layout(reading.pages, reading.rows))
 
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from pipeline.extract.pdf.columns import TEXT_LINE_MIN_CHARS, wide_table_cells
 from pipeline.extract.pdf.records import Lead, PrintedLine, Row, joined_superscripts, union
-from pipeline.extract.pdf.typography import NEARLY_ALL, SAME_LINE_OVERLAP
+from pipeline.extract.pdf.typography import NEARLY_ALL, SAME_LINE_OVERLAP, SEPARATE_GAP
 
 _CELL_GAP = 1.2
 """A gap between two pieces of one row wider than this many font sizes parts table cells; a word
@@ -19,6 +19,11 @@ space is about a quarter of a size."""
 _SPANNING_OVERHANG = 0.2
 """A piece crosses a gutter when it reaches this share of a column's width into both columns;
 less is a ragged line end."""
+_SMALLER_PRINT = 0.9
+"""Smaller print beside a line is at most this share of its size (a heading's 10.5 pt beside 8 pt
+notes); sizes closer are the text's own (a caption's 7 pt beside 7.5 pt text of two columns)."""
+_WORD_MIN_LETTERS = 3
+"""A heading holds a word of three letters or more; a formula's glyphs and indices do not."""
 _MARGIN_COLUMN_MAX_WIDTH = 0.35
 _MARGIN_COLUMN_MAX_CHAR_SHARE = 0.5
 """A column narrower than this share of the text width and holding under half the characters of
@@ -150,7 +155,46 @@ def _rows(pieces: list[PrintedLine], group: int) -> list[Row]:
                 continue
         clusters.append([piece])
         top, bottom = piece.y0, piece.y1
-    return [_row(sorted(cluster, key=lambda p: p.x0), group) for cluster in clusters]
+    return [_row(line, group) for cluster in clusters for line in _column_lines(sorted(cluster, key=lambda p: p.x0))]
+
+
+def _column_lines(pieces: list[PrintedLine]) -> list[list[PrintedLine]]:
+    """A baseline's pieces, left to right, cut where a short line of words in larger print (a
+    heading) is followed across a wide gap by a longer line in smaller print: a heading of one
+    column and the first line of the column beside it, on a page where no gutter was found between
+    them (two-column back matter under one-column text). A table's cells are parted by gaps too,
+    but share one size, as do the words of two columns' lines; a formula's glyphs and indices are
+    no words. (Larger print on the right is left joined: without a gutter the right column's
+    heading would cut the left column's text, a reference list, in two.)"""
+    lines = [[pieces[0]]]
+    for index in range(1, len(pieces)):
+        piece, line, rest = pieces[index], lines[-1], pieces[index:]
+        if piece.x0 - line[-1].x1 > SEPARATE_GAP * line[-1].size and _heads_the_rest(line, rest):
+            lines.append([piece])
+        else:
+            line.append(piece)
+    return lines
+
+
+def _heads_the_rest(line: list[PrintedLine], rest: list[PrintedLine]) -> bool:
+    """Whether `line` reads as a heading beside `rest`: words in larger print, shorter than a line
+    of text (`TEXT_LINE_MIN_CHARS` or more) in smaller print."""
+    chars = sum(p.chars for p in rest)
+    words = " ".join(p.text for p in line).split()
+    return (
+        TEXT_LINE_MIN_CHARS <= chars
+        and sum(p.chars for p in line) < chars
+        and any(len(word) >= _WORD_MIN_LETTERS and word.isalpha() for word in words)
+        and _print_size(rest) <= _SMALLER_PRINT * _print_size(line)
+    )
+
+
+def _print_size(pieces: list[PrintedLine]) -> float:
+    """The size that most of the pieces' characters are set in."""
+    sizes: dict[float, int] = {}
+    for piece in pieces:
+        sizes[piece.size] = sizes.get(piece.size, 0) + piece.chars
+    return max(sizes, key=sizes.__getitem__)
 
 
 def _row(pieces: list[PrintedLine], group: int) -> Row:

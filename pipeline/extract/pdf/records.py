@@ -137,7 +137,7 @@ class Layout:
     """What the whole document says about its body text, measured before blocks are built."""
 
     body_size: float
-    """The font size that carries the most characters, in points."""
+    """The running text's font size (`body_text.body_size`), in points."""
     pitch: float
     """Baseline-to-baseline distance of body lines, in body font sizes."""
     edges: dict[int, tuple[float, float]] = field(default_factory=dict)

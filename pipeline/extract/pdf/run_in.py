@@ -1,5 +1,7 @@
 """Run-in headings: a paragraph that opens with a few words in bold or italic, closed by a full
-stop or colon, then its text in the body's face (`2.3. Animal Preparation. Male Wistar rats…`).
+stop or colon, then its text in the body's face (`2.3. Animal Preparation. Male Wistar rats…`);
+or, unclosed, set apart by its weight alone before a sentence that opens with a capital
+(`Sample size A minimum of 3 patients…`, as BioMed Central sets its third-level headings).
 
 `split_run_in_headings` cuts such a paragraph into a heading block of the lead and a paragraph of
 the rest, splitting the first line's row where the lead ends (`Row.lead`), so that the heading's
@@ -38,7 +40,9 @@ _TEXT_MIN_WORDS = 25
 heading opens a paragraph of a few sentences, while bold labels of short entries (each author's
 contribution, a glossary, the names of a reference) open a line or two."""
 _CLOSING = ".:"
-"""A run-in heading is closed by a full stop or a colon; a lead ending otherwise runs on as text."""
+"""A run-in heading is closed by a full stop or a colon, or else by a sentence that opens with a capital after it."""
+_RUNS_ON = ",;-–—(&/"
+"""A lead that ends in one of these runs on into the text after it: no heading ends so."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +92,17 @@ class _Candidate:
     numbered: bool
     text_words: int
     """Words of the paragraph after the lead."""
+    closed: bool
+    """Whether a full stop or colon closes the lead; an unclosed lead's style must recur on its own."""
 
 
 def split_run_in_headings(blocks: list[PdfBlock], layout: Layout, rules: RunInRules) -> list[PdfBlock]:
     """The blocks with every paragraph that opens with a run-in heading cut into the heading, at the
     level of its numbering or one below the heading it stands under, and the paragraph."""
     candidates = [candidate for index in range(len(blocks)) if (candidate := _candidate(blocks, index, layout, rules)) is not None]
-    by_style: dict[tuple[bool, bool], list[_Candidate]] = defaultdict(list)
+    by_style: dict[tuple[bool, bool, bool], list[_Candidate]] = defaultdict(list)
     for candidate in candidates:
-        by_style[(candidate.lead.bold, candidate.lead.italic)].append(candidate)
+        by_style[(candidate.lead.bold, candidate.lead.italic, candidate.closed)].append(candidate)
     chosen = {
         candidate.index: candidate
         for members in by_style.values()
@@ -140,14 +146,18 @@ def _candidate(blocks: list[PdfBlock], index: int, layout: Layout, rules: RunInR
     title = without_numbering(text)
     if not 1 <= len(title.split()) <= rules.max_words or sum(ch.isalpha() for ch in title) < _LEAD_MIN_LETTERS:
         return None
-    if text[-1] not in _CLOSING or not title[:1].isupper() or rules.caption_start.match(text):
+    after = rows[-1].text[lead.end :].lstrip()
+    closed = text[-1] in _CLOSING
+    if not title[:1].isupper() or rules.caption_start.match(text):
         return None
-    if not rows[-1].text[lead.end :].lstrip()[:1].isalpha():
+    if not closed and (not lead.bold or text[-1] in _RUNS_ON or not after[:1].isupper()):
+        return None  # unclosed, only weight sets a heading apart, and a new sentence must follow it
+    if not after[:1].isalpha():
         return None  # the text runs on as a sentence; a year or page after bold names is a reference
     if not _starts_paragraph(blocks, index) or not _under_a_body_heading(blocks, index, rules):
         return None
     text_words = len(rows[-1].text[lead.end :].split()) + sum(len(row.text.split()) for row in block.rows[whole + 1 :])
-    return _Candidate(index, whole, lead, text, pdf_section_number(text) is not None, text_words)
+    return _Candidate(index, whole, lead, text, pdf_section_number(text) is not None, text_words, closed)
 
 
 def _lead_rows(rows: tuple[Row, ...]) -> tuple[int, Lead | None]:
@@ -187,7 +197,8 @@ def _split(block: PdfBlock, candidate: _Candidate, level: int) -> list[PdfBlock]
     whole = candidate.whole_rows
     head, rest = split_row(block.rows[whole], candidate.lead)
     style = "bold" if candidate.lead.bold else "italic"
-    evidence = (f"a run-in lead in {style}, closed by '{candidate.text[-1]}', before its paragraph's text",)
+    closing = f"closed by '{candidate.text[-1]}'" if candidate.closed else "before a sentence that opens with a capital"
+    evidence = (f"a run-in lead in {style}, {closing}, before its paragraph's text",)
     heading = PdfBlock(
         kind=BlockKind.heading, rows=(*block.rows[:whole], head), level=level,
         evidence=evidence + (("numbered",) if candidate.numbered else ()),
