@@ -25,7 +25,7 @@ import duckdb
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT / "scripts"))
 
-from score_qa import DEFAULT_CORPUS, DEFAULT_KOREAN, PUBMEDQA, QASPER, holds_soft, holds_whole, load_korean, pubmedqa_papers, qasper_papers  # noqa: E402
+from score_qa import DEFAULT_CORPUS, PUBMEDQA, QASPER, holds_soft, holds_whole, load_korean, pubmedqa_papers, qasper_papers  # noqa: E402
 
 from pipeline.crosslingual.glossary import DEFAULT_GLOSSARY_PATH, load_glossary  # noqa: E402
 from pipeline.index.search import Unit  # noqa: E402
@@ -89,7 +89,7 @@ def score_qa(corpus: Path, work: Path) -> None:
     embed_chunks(db)
     questions = pubmedqa_papers(corpus / PUBMEDQA)[1] + qasper_papers(corpus / QASPER)[1]
     by_id = {question.question_id: question for question in questions}
-    korean = load_korean(DEFAULT_KOREAN)
+    korean = load_korean(PROJECT / "tests" / "crosslingual" / "qa_korean.toml")
     glossary = load_glossary(DEFAULT_GLOSSARY_PATH)
     connection = duckdb.connect(str(db), read_only=True)
     print(f"{'asked':26} {'mode':7} {'n':>5} {'hit@1':>7} {'hit@5':>7}   (evidence whole / soft)")
