@@ -76,7 +76,7 @@ def ingest_folder(
         summary.leftovers_removed = publication.leftovers_removed
         plan, stored = _plan(db, folder, rules, options, summary)
         progress.start(summary.seen, len(plan.to_process))
-        if not publishes(plan, stored, folder, rules, options.rehash) and not vectors_due(db, options.vectors):
+        if not vectors_due(db, options.vectors) and not publishes(plan, stored, folder, rules, options.rehash):
             return _nothing_changed(db, summary, stored, started, clock, rules)
         # The fork server imports the stages while this process copies the database; a run
         # with no file to read starts none.
