@@ -46,7 +46,7 @@ ModeOption = Annotated[
 
 @app.command("search")
 def search_command(
-    query: Annotated[str, typer.Argument(help="Words to look for (BM25 over heading and text).")],
+    query: Annotated[str, typer.Argument(help="Words to look for (BM25 over heading and text), or, with --mode vector|hybrid, a question in any words or language.")],
     db: DbOption = DEFAULT_DB,
     rules: RulesOption = DEFAULT_RULES_PATH,
     section_type: Annotated[
