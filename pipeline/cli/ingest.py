@@ -41,6 +41,16 @@ ShardsDirOption = Annotated[
     ),
 ]
 
+VectorsOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--vectors/--no-vectors",
+        help="Keep a sentence vector of every chunk and paragraph in this database from now on, for search --mode vector|hybrid "
+        "(needs pip install -e '.[semantic]'; later runs embed what they change); --no-vectors drops them. Default: as the database does.",
+        show_default=False,
+    ),
+]
+
 
 class _LineProgress:
     """Plain log lines, for cron and pipes."""
@@ -134,6 +144,7 @@ def ingest(
     ray_address: RayAddressOption = None,
     shards_dir: ShardsDirOption = None,
     files_per_task: FilesPerTaskOption = None,
+    vectors: VectorsOption = None,
 ) -> None:
     """Bring the database in line with the papers below FOLDER, and publish it atomically.
 
@@ -151,7 +162,7 @@ def ingest(
     (nothing published).
 
     Example: pipeline ingest /papers --db out/papers.duckdb --workers 2
-    (on Ray: --engine ray [--ray-address auto] [--shards-dir /shared/shards], with pip install -e '.[ray]';
+    (with --vectors once, that database keeps vectors for search --mode hybrid; on Ray: --engine ray [--ray-address auto] [--shards-dir /shared/shards], with pip install -e '.[ray]';
     see docs/scaling.md)
     """
     from pipeline.ingest.run import ingest_folder
@@ -162,7 +173,7 @@ def ingest(
     options = IngestOptions(
         workers=workers, timeout_seconds=timeout, allow_mass_removal=allow_mass_removal, engine=engine, ray_address=ray_address,
         memory_limit=memory_limit, rehash=rehash,
-        files_per_task=files_per_task or IngestOptions.files_per_task, shards_dir=shards_dir,
+        files_per_task=files_per_task or IngestOptions.files_per_task, shards_dir=shards_dir, vectors=vectors,
     )
     progress = None if quiet else (_BarProgress() if sys.stderr.isatty() else _LineProgress())
     try:

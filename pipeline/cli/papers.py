@@ -73,6 +73,7 @@ def export_command(
     since: Annotated[int | None, typer.Option("--since", min=1, help="Only records added or changed after this run (ids removed: in the header).")] = None,
     unit: Annotated[ExportUnit, typer.Option("--unit", help="chunk, or paragraph (each with its parent chunk).")] = ExportUnit.chunk,
     window: Annotated[int, typer.Option("--window", min=0, help="With --unit paragraph: the N paragraphs either side, in `window`.")] = 0,
+    vectors: Annotated[bool, typer.Option("--vectors", help="Each record's sentence vector too (`vector`), where the database keeps them (ingest --vectors).")] = False,
     quiet: QuietOption = False,
 ) -> None:
     """Export chunks (or paragraphs) with their metadata, for a RAG layer or a vector store.
@@ -91,7 +92,7 @@ def export_command(
         raise PipelineError("--window takes the neighbouring paragraphs: use it with --unit paragraph")
     selection = Selection(
         unit=unit, section_types=tuple(dict.fromkeys(kind.value for kind in section_types or ())),
-        include_bibliography=everything, window=window, since_run_id=since,
+        include_bibliography=everything, window=window, since_run_id=since, vectors=vectors,
     )
     summary = export_database(db, out, export_format, selection)
     if not quiet:

@@ -11,7 +11,7 @@ from pipeline import DEFAULT_RULES_PATH
 from pipeline.cli.app import DEFAULT_DB, DbOption, FolderOption, RulesOption, app, json_text, one_line
 from pipeline.crosslingual.command import DEFAULT_TIMEOUT_SECONDS
 from pipeline.errors import TranslationError
-from pipeline.index.unit import Unit
+from pipeline.index.unit import SearchMode, Unit
 from pipeline.records.kinds import SectionType
 
 # DuckDB, the index, the rules and the glossary load inside the commands: every command, and
@@ -34,11 +34,19 @@ UserGlossaryOption = Annotated[
 StrictOption = Annotated[
     bool, typer.Option("--strict", help="Exit with an error (after the results) where a word was left untranslated or the translator failed.")
 ]
+ModeOption = Annotated[
+    SearchMode,
+    typer.Option(
+        "--mode", case_sensitive=False,
+        help="Rank by words (bm25), by meaning (vector: the query as typed, in any language, through the sentence encoder), "
+        "or both fused (hybrid). vector and hybrid need a database ingested with --vectors and pip install -e '.[semantic]'.",
+    ),
+]
 
 
 @app.command("search")
 def search_command(
-    query: Annotated[str, typer.Argument(help="Words to look for (BM25 over heading and text).")],
+    query: Annotated[str, typer.Argument(help="Words to look for (BM25 over heading and text), or, with --mode vector|hybrid, a question in any words or language.")],
     db: DbOption = DEFAULT_DB,
     rules: RulesOption = DEFAULT_RULES_PATH,
     section_type: Annotated[
@@ -49,6 +57,7 @@ def search_command(
     everything: Annotated[bool, typer.Option("--all", help="Search the bibliography's entries too.")] = False,
     unit: Annotated[Unit, typer.Option("--unit", case_sensitive=False, help="Rank chunks, or paragraphs (each with its parent chunk).")] = Unit.chunk,
     window: Annotated[int, typer.Option("--window", min=0, help="With --unit paragraph: the paragraphs on either side of a hit, in its section.")] = 0,
+    mode: ModeOption = SearchMode.bm25,
     glossary: Annotated[Path | None, typer.Option("--glossary", help="Map the query's words first (TOML; e.g. rules/glossary-ko-en.toml).")] = None,
     translate_cmd: TranslateCommandOption = None,
     translate_timeout: Annotated[float, typer.Option("--translate-timeout", min=0.1, help="Seconds the translator may take.")] = DEFAULT_TIMEOUT_SECONDS,
@@ -61,7 +70,7 @@ def search_command(
     show: Annotated[bool, typer.Option("--show", help="Also draw each hit where it came from (as `pipeline show`), and print the paths.")] = False,
     folder: FolderOption = None,
 ) -> None:
-    """BM25-ranked chunks (or paragraphs) for QUERY, with where each came from.
+    """Chunks (or paragraphs) for QUERY ranked by BM25, or by meaning too (--mode vector|hybrid), with where each came from.
 
     British and American spellings find each other (the rules' [search] pairs), and a "quoted
     phrase" must occur as written. The bibliography's entries are left out unless asked (--all,
@@ -86,7 +95,7 @@ def search_command(
     if window and unit is not Unit.paragraph:
         raise typer.BadParameter("--window needs --unit paragraph", param_hint="--window")
     filters = UnitFilters(section_type.value if section_type else None, doc, everything)
-    request = SearchRequest(query, unit, filters, limit, window, follow, depth, most, translate_cmd, translate_timeout)
+    request = SearchRequest(query, unit, filters, limit, window, follow, depth, most, translate_cmd, translate_timeout, mode)
     connection, results, loaded = _run_search(db, rules, request, glossary, user_glossary)
     if as_json:
         typer.echo(json_text(results.as_json()))
@@ -168,7 +177,7 @@ def _fail_if_not_translated(results: SearchResults) -> None:
 
 def _print_results(results: SearchResults, request: SearchRequest, mapped: bool) -> None:
     """Hits on stdout; what was left out, how the query was read and why nothing matched on stderr."""
-    from pipeline.report.search_results import hit_lines, query_lines
+    from pipeline.report.search_results import hit_lines, mode_line, query_lines
 
     for note in results.prepared.notes:
         typer.echo(one_line(f"({note}.)"), err=True)
@@ -176,6 +185,8 @@ def _print_results(results: SearchResults, request: SearchRequest, mapped: bool)
         typer.echo("(The bibliography's entries are left out: --all or --section-type meta searches them too.)", err=True)
     if mapped:
         typer.echo("\n".join(query_lines(results.prepared)))
+    if (ranked_by := mode_line(results)) is not None:
+        typer.echo(ranked_by)
     if results.nothing_found is not None:
         query = request.query
         shown = query if len(query) <= _SHOWN_QUERY else query[:_SHOWN_QUERY] + "…"

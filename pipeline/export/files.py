@@ -9,7 +9,7 @@ on an in-memory connection of its own: the database itself is only ever opened t
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -20,6 +20,7 @@ from pipeline.export.destination import remove_staged, write_out
 from pipeline.export.formats import ExportFormat
 from pipeline.export.records import ExportRecord, Selection, bibliography_left_out, metadata_only_ids, metadata_type, read_records, removed_ids
 from pipeline.index.database import open_readonly, readable_schema
+from pipeline.index.unit import Unit
 from pipeline.wording import counted
 
 EXPORT_SCHEMA = "paper-pipeline.export"
@@ -52,6 +53,8 @@ def export_database(db: Path, out: Path, export_format: ExportFormat, selection:
     try:
         header = export_header(connection, selection)
         records = read_records(connection, selection)
+        if selection.vectors:
+            header["vectors"], records = with_vectors(connection, selection.unit, records)
         left_out = bibliography_left_out(connection, selection)
         if selection.since_run_id is not None:
             unchanged_texts = metadata_only_ids(connection, selection.unit, selection.since_run_id)
@@ -88,6 +91,20 @@ def export_header(connection: duckdb.DuckDBPyConnection, selection: Selection) -
     }
 
 
+def with_vectors(connection: duckdb.DuckDBPyConnection, unit: Unit, records: list[ExportRecord]) -> tuple[dict, list[ExportRecord]]:
+    """The encoder the database's vectors are made with, and the records each with its vector."""
+    from pipeline.index.vectors import stored_encoding
+
+    encoding = stored_encoding(connection)
+    if encoding is None:
+        raise PipelineError(
+            "--vectors: the database keeps no vectors; run `pipeline ingest FOLDER --db DB --vectors` once "
+            "(it needs pip install -e '.[semantic]'), or export without --vectors"
+        )
+    vectors = dict(connection.execute("SELECT unit_id, vector FROM vectors WHERE unit = ?", [unit.value]).fetchall())
+    return encoding.__dict__, [replace(record, vector=vectors.get(record.id)) for record in records]
+
+
 def _check_since(connection: duckdb.DuckDBPyConnection, since: int, last: int) -> None:
     first = connection.execute("SELECT min(run_id) FROM runs").fetchone()[0]
     known = connection.execute("SELECT count(*) FROM runs WHERE run_id = ?", [since]).fetchone()[0]
@@ -111,13 +128,14 @@ def _write_parquet(staged: Path, header: dict, records: list[ExportRecord], stru
         with open(lines, "w", encoding="utf-8") as file:
             for record in records:
                 file.write(record.as_json() + "\n")
-        longest = max((len(record.text) + len(record.metadata_json) for record in records), default=0)
+        longest = max((len(record.text) + len(record.metadata_json) + 20 * len(record.vector or ()) for record in records), default=0)
         # Every value a string: Parquet's key-value metadata holds nothing else.
         pairs = ", ".join(
             f'"{key}": {_literal(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))}'
             for key, value in header.items()
         )
-        columns = f"{{id: 'VARCHAR', text: 'VARCHAR', metadata: {_literal(struct)}}}"
+        vector = f", vector: 'FLOAT[{header['vectors']['dimensions']}]'" if "vectors" in header else ""
+        columns = f"{{id: 'VARCHAR', text: 'VARCHAR', metadata: {_literal(struct)}{vector}}}"
         converter = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
         try:
             converter.execute(

@@ -36,6 +36,8 @@ class Selection:
     """Only records added or changed by the runs after this one (`pipeline.ingest.changes`)."""
     doc_ids: tuple[str, ...] | None = field(default=None, repr=False)
     """Only these papers (the change fingerprints of one run's papers); every paper where None."""
+    vectors: bool = False
+    """Each record with its sentence vector (`vector`), where the database keeps them (`ingest --vectors`)."""
 
     @property
     def bibliography_included(self) -> bool:
@@ -177,6 +179,8 @@ class ExportRecord:
     metadata_json: str
     """Where the text sits and what it cites (docs/export.md lists the fields), as a JSON object:
     written to a file as it comes from DuckDB, read only by those who ask for `metadata`."""
+    vector: list[float] | None = None
+    """The unit's sentence vector (unit length) where the export was asked for vectors; else None."""
 
     @cached_property
     def metadata(self) -> dict:
@@ -184,7 +188,8 @@ class ExportRecord:
 
     def as_json(self) -> str:
         """The record as one line of a JSONL export."""
-        return f'{{"id": {json.dumps(self.id, ensure_ascii=False)}, "text": {json.dumps(self.text, ensure_ascii=False)}, "metadata": {self.metadata_json}}}'
+        vector = f', "vector": {json.dumps(self.vector)}' if self.vector is not None else ""
+        return f'{{"id": {json.dumps(self.id, ensure_ascii=False)}, "text": {json.dumps(self.text, ensure_ascii=False)}, "metadata": {self.metadata_json}{vector}}}'
 
 
 def read_records(connection: duckdb.DuckDBPyConnection, selection: Selection) -> list[ExportRecord]:

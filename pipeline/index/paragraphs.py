@@ -73,6 +73,8 @@ class ParagraphHit:
     paragraph: ParagraphSpan
     window: list[ParagraphSpan] = field(default_factory=list)
     """The neighbouring paragraphs of the same section, before and after it, in text order."""
+    matched_by: str | None = None
+    """What found it, with --mode vector or hybrid: `words` (BM25), `vector`, or `words+vector`."""
 
     @property
     def text(self) -> str:
@@ -99,6 +101,7 @@ class ParagraphHit:
                 "line_start": span.line_start, "line_end": span.line_end, "char_start": span.char_start, "char_end": span.char_end,
             },
             "window": [neighbour.as_json() for neighbour in self.window],
+            **({"matched_by": self.matched_by} if self.matched_by else {}),
         }
 
 
@@ -113,11 +116,11 @@ def search_paragraphs(
     """BM25-ranked paragraphs for `query`, as `search` ranks chunks (same filters, spellings and
     phrases), each with its parent chunk and the `window` paragraphs on either side of it in its
     section."""
-    hits = rank_units(connection, query, Unit.paragraph, filters, limit, spelling, _paragraph_hits)
-    return _with_windows(connection, hits, window) if window and hits else hits
+    hits = rank_units(connection, query, Unit.paragraph, filters, limit, spelling, read_paragraph_hits)
+    return with_windows(connection, hits, window) if window and hits else hits
 
 
-def _paragraph_hits(
+def read_paragraph_hits(
     connection: duckdb.DuckDBPyConnection, ranked: Sequence[tuple], stems: set[str], counter: TermCounter
 ) -> list[ParagraphHit]:
     """The ranked paragraphs' rows, their texts sliced from their papers', with snippets."""
@@ -142,7 +145,7 @@ def _paragraph_hits(
     return hits
 
 
-def _with_windows(connection: duckdb.DuckDBPyConnection, hits: list[ParagraphHit], window: int) -> list[ParagraphHit]:
+def with_windows(connection: duckdb.DuckDBPyConnection, hits: list[ParagraphHit], window: int) -> list[ParagraphHit]:
     """The hits, each with up to `window` paragraphs of its section before it and after it."""
     doc_ids = sorted({hit.doc_id for hit in hits})
     section_ids = sorted({hit.section_id for hit in hits})

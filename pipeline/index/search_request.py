@@ -20,8 +20,9 @@ from pipeline.crosslingual.prepare import PreparedQuery, prepare_query, with_sou
 from pipeline.crosslingual.sound import match_by_sound
 from pipeline.index.cited_papers import CitedPaperChunk, cited_papers
 from pipeline.index.expand import Expansion, expand
-from pipeline.index.paragraphs import ParagraphHit, search_paragraphs
+from pipeline.index.paragraphs import ParagraphHit, read_paragraph_hits, search_paragraphs, with_windows
 from pipeline.index.search import SearchHit, Unit, UnitFilters, index_terms_starting, rank_units, read_chunk_hits, why_nothing_matched
+from pipeline.index.unit import SearchMode
 from pipeline.rules import SearchRules
 
 
@@ -40,6 +41,9 @@ class SearchRequest:
     expand_limit: int = 10
     translate_command: str | None = None
     translate_timeout: float = DEFAULT_TIMEOUT_SECONDS
+    mode: SearchMode = SearchMode.bm25
+    """Rank by words (BM25), by meaning (the stored vectors: the query as typed, through the
+    encoder), or both fused; `hybrid` and `vector` need a database ingested with --vectors."""
 
 
 @dataclass(frozen=True)
@@ -56,10 +60,12 @@ class SearchResults:
     bibliography_left_out: bool = False
     """Whether the filters left out bibliography chunks that could have matched: those of the
     section type and paper asked for, where --all and --section-type meta were not given."""
+    mode: SearchMode = SearchMode.bm25
 
     def as_json(self) -> dict:
         return {
             **self.prepared.as_json(),
+            **({"mode": self.mode.value} if self.mode is not SearchMode.bm25 else {}),
             "unit": self.unit.value,
             "nothing_found": self.nothing_found,
             "hits": [_hit_json(hit, self.expansions, self.cited) for hit in self.hits],
@@ -82,15 +88,33 @@ def run_search(
         # Words the glossary lacks may be loanwords, which sound like a term of the papers.
         found = match_by_sound(prepared.mapping.unmapped_searched, partial(index_terms_starting, connection))
         prepared = with_sound_matches(prepared, found)
-    if request.unit is Unit.paragraph:
-        hits = search_paragraphs(connection, prepared.search_query, request.filters, request.limit, spelling, request.window)
-    else:
-        hits = rank_units(connection, prepared.search_query, Unit.chunk, request.filters, request.limit, spelling, read_chunk_hits)
+    hits = _ranked_hits(connection, prepared, request, spelling)
     chunk_ids = list(dict.fromkeys(chunk_id for hit in hits if (chunk_id := hit.chunk_id) is not None))
     expansions = expand(connection, chunk_ids, request.depth, request.expand_limit) if request.expand else {}
     cited = cited_papers(connection, chunk_ids, prepared.search_query, spelling, request.expand_limit) if request.expand else {}
     nothing_found = None if hits else _why_nothing(prepared, request.unit)
-    return SearchResults(prepared, request.unit, hits, expansions, nothing_found, cited, _bibliography_left_out(connection, request.filters))
+    return SearchResults(
+        prepared, request.unit, hits, expansions, nothing_found, cited, _bibliography_left_out(connection, request.filters), request.mode
+    )
+
+
+def _ranked_hits(
+    connection: duckdb.DuckDBPyConnection, prepared: PreparedQuery, request: SearchRequest, spelling: SearchRules | None
+) -> list[SearchHit] | list[ParagraphHit]:
+    """The best units for the request: by BM25 over the search query, or by meaning (the query as
+    typed, which the multilingual encoder reads in its own language) alone or fused with BM25."""
+    if request.mode is SearchMode.bm25:
+        if request.unit is Unit.paragraph:
+            return search_paragraphs(connection, prepared.search_query, request.filters, request.limit, spelling, request.window)
+        return rank_units(connection, prepared.search_query, Unit.chunk, request.filters, request.limit, spelling, read_chunk_hits)
+    from pipeline.index.vector_search import search_by_meaning  # loads numpy and, for the query, the encoder
+
+    read_hits = read_paragraph_hits if request.unit is Unit.paragraph else read_chunk_hits
+    hits = search_by_meaning(
+        connection, prepared.query, prepared.search_query, request.unit, request.filters, request.limit, spelling, read_hits,
+        hybrid=request.mode is SearchMode.hybrid,
+    )
+    return with_windows(connection, hits, request.window) if request.window and hits else hits
 
 
 def _bibliography_left_out(connection: duckdb.DuckDBPyConnection, filters: UnitFilters) -> bool:

@@ -14,3 +14,12 @@ class Unit(str, Enum):
     """A chunk: the unit the paper is cited by."""
     paragraph = "paragraph"
     """A paragraph (`S2-P1`), with its parent chunk: the unit that is found best."""
+
+
+class SearchMode(str, Enum):
+    """How a search ranks: by words (BM25), by meaning (the sentence vectors `ingest --vectors`
+    keeps), or by both fused (`pipeline.index.vector_search`)."""
+
+    bm25 = "bm25"
+    vector = "vector"
+    hybrid = "hybrid"

