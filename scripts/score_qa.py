@@ -50,7 +50,7 @@ from pipeline.index.search_request import SearchRequest, run_search
 
 PROJECT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = PROJECT.parent / "shared" / "corpus"
-DEFAULT_KOREAN = PROJECT / "tests" / "qa_korean.toml"
+DEFAULT_KOREAN = PROJECT / "tests" / "crosslingual" / "qa_korean.toml"
 DEFAULT_JSON = PROJECT / "out" / "qa.json"
 PUBMEDQA = Path("qa/pubmedqa/ori_pqal.json")
 QASPER = Path("qa/qasper/qasper_sample_small.json")
