@@ -129,8 +129,8 @@ def shard_columns(table: str) -> tuple[str, ...]:
 
 def load_shards(connection: duckdb.DuckDBPyConnection, folder: Path, keys: Iterable[str]) -> int:
     """Insert the rows of the shards with these keys into the database's tables, in one
-    transaction, one `read_parquet` a table; return the postings loaded (counted as unsorted,
-    as the local writer counts them)."""
+    transaction, one `read_parquet` a table, the postings in term order as the local writer
+    appends a run's (so that neither counts them as unsorted); return the postings loaded."""
     keys = sorted(set(keys))
     postings = 0
     with Transaction(connection):
@@ -139,10 +139,10 @@ def load_shards(connection: duckdb.DuckDBPyConnection, folder: Path, keys: Itera
             if not files:
                 continue
             columns = ", ".join(shard_columns(table))
-            connection.execute(f"INSERT INTO {ROWS_SCHEMA}.{table} ({columns}) SELECT {columns} FROM read_parquet(?)", [files])
-            if table in POSTINGS_TABLES:  # the local writer counts both tables' rows as unsorted
-                postings += connection.execute("SELECT count(*) FROM read_parquet(?)", [files]).fetchone()[0]
-        connection.execute("UPDATE search_index_state SET unsorted_rows = unsorted_rows + ?", [postings])
+            order = f" ORDER BY term, {POSTINGS_TABLES[table][1]}" if table in POSTINGS_TABLES else ""
+            loaded = connection.execute(f"INSERT INTO {ROWS_SCHEMA}.{table} ({columns}) SELECT {columns} FROM read_parquet(?){order}", [files])
+            if table in POSTINGS_TABLES:
+                postings += loaded.fetchone()[0]
     return postings
 
 
