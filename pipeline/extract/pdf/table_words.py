@@ -51,6 +51,11 @@ _RULE_MAX_HEIGHT = 2.0
 """A drawn rectangle at most this tall, in points, is a rule."""
 _NOTE_GAP = 1.0
 """A line under a table more than this many of its heights below the line above is not its note."""
+_PRIME_WIDTH = 0.42
+"""A raised `1` narrower than this many of its font size is a prime (`4′`, `Gal-1′′`) that a math
+font names `one`: a digit is half its size wide, in a superscript too."""
+_SUPERSCRIPT = 1
+"""PyMuPDF's span flag of a raised span."""
 
 
 Word = tuple[float, float, float, float, str, int, int, int]
@@ -79,8 +84,37 @@ def drawn_rules(page: pymupdf.Page, frame: tuple[int, int]) -> list[PageBox]:
 
 
 def page_words(textpage: pymupdf.TextPage) -> list[Word]:
-    """The page's words, from the text extraction its lines were read from."""
-    return [word for word in textpage.extractWORDS() if word[4].strip()]
+    """The page's words, from the text extraction its lines were read from, with their prime
+    marks read as primes (`_prime_marks`)."""
+    words = [word for word in textpage.extractWORDS() if word[4].strip()]
+    marks = _prime_marks(textpage.extractDICT())
+    return [_with_primes(word, marks) for word in words] if marks else words
+
+
+def _prime_marks(page: dict) -> list[tuple[PageBox, int]]:
+    """The boxes of the page's spans that are prime marks, each with its number of marks: a raised
+    run of `1`s right after other text, each narrower than a digit (`_PRIME_WIDTH`)."""
+    marks = []
+    for block in page["blocks"]:
+        for line in block.get("lines", []):
+            for before, span in zip(line["spans"], line["spans"][1:]):
+                text = span["text"]
+                width = (span["bbox"][2] - span["bbox"][0]) / max(len(text), 1)
+                if (
+                    text and set(text) == {"1"} and span["flags"] & _SUPERSCRIPT and before["text"].strip()
+                    and not before["text"].endswith(" ") and width < _PRIME_WIDTH * span["size"]
+                ):
+                    marks.append((tuple(span["bbox"]), len(text)))
+    return marks
+
+
+def _with_primes(word: Word, marks: list[tuple[PageBox, int]]) -> Word:
+    """The word with the `1`s of a prime mark that ends it read as primes."""
+    for box, count in marks:
+        inside = word[0] - 0.5 <= (box[0] + box[2]) / 2 <= word[2] + 0.5 and word[1] - 0.5 <= (box[1] + box[3]) / 2 <= word[3] + 0.5
+        if inside and abs(box[2] - word[2]) < 0.5 and word[4].endswith("1" * count) and len(word[4]) > count:
+            return (*word[:4], word[4][:-count] + "′" * count, *word[5:])
+    return word
 
 
 def read_page_words(page: pymupdf.Page) -> list[Word]:
