@@ -118,8 +118,11 @@ def _column(caption: _Caption, pieces: list[PrintedLine], page_rect: pymupdf.Rec
     """Left and right of the column the caption is set in: the page's half it stays in where
     the page's running text keeps to halves, else the page."""
     prose = [piece.box for piece in pieces if piece.box is not None and _is_prose(piece, page_rect.width / 2, body_size)]
-    # The middle of the running text, which a page with a wide outer margin sets off the page's.
-    middle = (min(box[0] for box in prose) + max(box[2] for box in prose)) / 2 if prose else page_rect.x0 + page_rect.width / 2
+    # The middle of the running text, which a page with a wide outer margin sets off the page's;
+    # the page's where the running text keeps to one half (the other holds tables).
+    middle = page_rect.x0 + page_rect.width / 2
+    if prose and min(box[0] for box in prose) < middle < max(box[2] for box in prose):
+        middle = (min(box[0] for box in prose) + max(box[2] for box in prose)) / 2
     if any(box[0] < middle < box[2] for box in prose):
         return page_rect.x0, page_rect.x1
     # A column of running text that ends before the caption starts (or starts after it ends)
