@@ -33,7 +33,10 @@ def _rows(path: Path, rules: Rules) -> list[list[str]]:
     return markdown_rows(table.markdown)
 
 
-OUTCOMES = ["Physical well-being", "Social well-being", "Anxiety subscale", "Normal", "Severe"]
+OUTCOMES = [
+    "Physical well-being", "Social well-being", "Emotional well-being", "Functional well-being", "Overall quality of life",
+    "Anxiety subscale", "Normal", "Mild", "Moderate", "Severe", "Depression subscale", "Normal", "Mild", "Moderate", "Severe",
+]
 
 
 def _shell(path: Path, header_rule: bool) -> Path:
@@ -49,8 +52,8 @@ def _shell(path: Path, header_rule: bool) -> Path:
         page.draw_line((50, 166), (545, 166))
     for index, outcome in enumerate(OUTCOMES):
         _write(page, 180 + 11 * index, [(50, outcome)])
-    page.draw_line((50, 240), (545, 240))
-    page.insert_textbox(pymupdf.Rect(50, 260, 545, 360), BODY * 2, fontsize=10)
+    page.draw_line((50, 350), (545, 350))
+    page.insert_textbox(pymupdf.Rect(50, 370, 545, 470), BODY * 2, fontsize=10)
     doc.save(path)
     return path
 

@@ -203,6 +203,10 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
             crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1
     allowed = max(_CROSSING_MIN, int(_CROSSING_SHARE * len(lines)))
     phrases = [phrase for line in lines for phrase in line.phrases]
+    body = [phrase for line in lines[header:] for phrase in line.phrases]
+    # Where few lines set the allowance at its floor, every stretch one line crosses is a run:
+    # the phrases inside a run tell columns only where the share sets it.
+    split = allowed > _CROSSING_MIN
     middles = []
     start = end = None
     covered = 0
@@ -212,21 +216,28 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
             start = a if start is None else start
             end = b
         elif start is not None:
-            middles += _run_middles(start, end, phrases, min_gap)
+            middles += _run_middles(start, end, phrases if split else [], body, min_gap)
             start = None
     if start is not None:
-        middles += _run_middles(start, end, phrases, min_gap)
+        middles += _run_middles(start, end, phrases if split else [], body, min_gap)
     # A gap with no phrase beginning after it (or ending before it) parts no columns: it is the
     # run of a header wider than the body beneath it.
     return [m for m in middles if any(p.x0 > m for p in phrases) and any(p.x1 < m for p in phrases)]
 
 
-def _run_middles(start: float, end: float, phrases: list[_Phrase], min_gap: float) -> list[float]:
+def _run_middles(start: float, end: float, phrases: list[_Phrase], body: list[_Phrase], min_gap: float) -> list[float]:
     """The column gaps in a run that few lines cross: its middle; or where phrases stand wholly
     inside it, the middles of the empty stretches around them (a header over columns the body
-    leaves empty, as a protocol's table to be filled in prints only its row labels)."""
+    leaves empty, as a protocol's table to be filled in prints only its row labels); `body` are
+    the phrases of the lines under the header."""
     middle = [(start + end) / 2] if end - start >= min_gap else []
     within = sorted((p.x0, p.x1) for p in phrases if start <= p.x0 and p.x1 <= end and (p.x0, p.x1) != (start, end))
+    # Only where the body fills some of those columns, or leaves all of them empty up to the
+    # table's edge: header phrases alone between two columns of the body (a header set on two
+    # lines, `Feeding location` beside `Anatomical`) are no column of their own.
+    in_body = any(start <= p.x0 and p.x1 <= end for p in body)
+    if not in_body and any(p.x0 >= end for p in phrases):
+        return middle
     stretches, reach = [], start
     for x0, x1 in within:
         if x0 > reach:
