@@ -116,3 +116,23 @@ def test_a_label_wrapped_round_its_values_in_the_column_after_a_group_label_is_o
     path = tmp_path / "wrapped_label.pdf"
     doc.save(path)
     assert _rows(path, rules)[1] == ["", "Morinda citrifolia and Rubia tinctorum", "Anthraquinones", "Phenolic compounds", "[182]"]
+
+
+def test_one_line_under_the_closing_rule_of_a_table_of_values_is_its_note_not_a_row(tmp_path: Path, rules: Rules) -> None:
+    """A rule under the last row of values, then one short line in the first column and a rule
+    under it: a note, not the first label of a table to be filled in."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(50, 50, 545, 120), BODY * 2, fontsize=10)
+    page.insert_text((50, 140), "Table 1. Characteristics of the patients.", fontsize=9)
+    _write(page, 160, [(50, "Characteristic"), (220, "Study group"), (340, "Control group")])
+    page.draw_line((50, 166), (545, 166))
+    for index, (label, study, control) in enumerate([("Age, years", "58", "61"), ("Women", "21", "24"), ("Smokers", "9", "7")]):
+        _write(page, 180 + 11 * index, [(50, label), (220, study), (340, control)])
+    page.draw_line((50, 208), (545, 208))
+    _write(page, 218, [(50, "* P < 0.05")])
+    page.draw_line((50, 224), (545, 224))
+    page.insert_textbox(pymupdf.Rect(50, 250, 545, 350), BODY * 2, fontsize=10)
+    path = tmp_path / "note.pdf"
+    doc.save(path)
+    assert _rows(path, rules) == [["Age, years", "58", "61"], ["Women", "21", "24"], ["Smokers", "9", "7"]]

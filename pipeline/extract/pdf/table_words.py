@@ -316,14 +316,16 @@ def _join_labels_wrapped_round_values(placed: list[_Placed]) -> list[_Placed]:
 
 def _without_notes(placed: list[_Placed], rules_y: list[float]) -> list[_Placed]:
     """The rows without the one-phrase rows after the last row of several cells: those are the
-    notes under an unruled table. Where a rule is drawn under that last row (the header) and every
-    row under it is a label in the first column alone, the table is a shell to be filled in (a
-    protocol's table of outcomes): those are its rows."""
+    notes under an unruled table. Where a rule is drawn under that last row (the header) and the
+    rows under it, more than those above, are each a label in the first column alone, the table is
+    a shell to be filled in (a protocol's table of outcomes): those are its rows."""
     if not placed:
         return placed
     last = max((index for index, (cells, _, _) in enumerate(placed) if len(filled(cells)) > 1), default=0)
     ruled = last + 1 < len(placed) and any(placed[last][2] - 0.5 <= y <= placed[last + 1][1] + 0.5 for y in rules_y)
-    if ruled and all(_label_alone(cells) for cells, _, _ in placed[last + 1 :]):
+    labels = placed[last + 1 :]
+    # Most of a shell's rows are its labels: one line under a table's closing rule is its note.
+    if ruled and len(labels) > last + 1 and all(_label_alone(cells) for cells, _, _ in labels):
         return placed
     return placed[: last + 1] if len(filled(placed[last][0])) > 1 else placed[:1]
 
