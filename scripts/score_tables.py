@@ -9,7 +9,9 @@ Usage: python scripts/score_tables.py [--corpus PATH] [--rules rules/default.tom
   `<thead>`) is found when a body row of a stored table's Markdown rendering of the same paper
   holds the same non-empty cells in the same order. Cells are compared after Unicode
   normalization, with spaces, case and the kinds of dash set aside; a cell a span covers is
-  empty in both. Each stored row is found once.
+  empty in both. A bracketed list of reference numbers counts its ranges out (`[43–46]` as
+  `[43,44,45,46]`) on both sides: the JATS writes a range as one cross-reference a number, so its
+  cell lists every number the PDF prints as a range. Each stored row is found once.
 - **Captions**: a JATS table with a label is attached when a stored table carries the same label
   (numbers and letters compared) and a caption that holds the JATS caption's first words.
 - **Chunks**: a stored table with a label has its chunk when the chunk stage typed its caption's
@@ -42,13 +44,31 @@ from pipeline.rules.pdf import TableStrategy  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 _DASHES = str.maketrans({"−": "-", "–": "-", "—": "-", "‐": "-", "‑": "-", "‒": "-"})
+_CITATION_LIST = re.compile(r"\[(\d+(?:[,-]\d+)*)\]")
+"""A bracketed list of reference numbers and ranges (`[43-49]`, `[60,185-187]`), dashes already `-`."""
+_LONGEST_RANGE = 50
+"""Ranges of more numbers than this are left as printed (`[1-1000]` is no list of references)."""
 _CAPTION_WORDS = 5
 """Words of the JATS caption a stored caption must hold."""
 
 
 def cell_key(text: str) -> str:
-    """A cell as compared: Unicode compatibility form, dashes as `-`, no spaces, no case."""
-    return "".join(unicodedata.normalize("NFKC", text).translate(_DASHES).casefold().split())
+    """A cell as compared: Unicode compatibility form, dashes as `-`, no spaces, no case, and
+    the ranges of a bracketed list of reference numbers counted out."""
+    key = "".join(unicodedata.normalize("NFKC", text).translate(_DASHES).casefold().split())
+    return _CITATION_LIST.sub(lambda found: f"[{_counted_out(found.group(1))}]", key)
+
+
+def _counted_out(numbers: str) -> str:
+    """`43-46,50` as `43,44,45,46,50`."""
+    counted = []
+    for part in numbers.split(","):
+        first, _, last = part.partition("-")
+        if last and 0 < int(last) - int(first) <= _LONGEST_RANGE:
+            counted += [str(number) for number in range(int(first), int(last) + 1)]
+        else:
+            counted.append(part)
+    return ",".join(counted)
 
 
 def row_key(cells: list[str]) -> tuple[str, ...]:

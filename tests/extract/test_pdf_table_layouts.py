@@ -85,3 +85,25 @@ def test_tables_captioned_under_their_notes_in_a_column_set_off_the_page_middle_
         ["Complete response", "20 (27%)", "30 (40%)"], ["Partial response", "21 (28%)", "31 (41%)"], ["Progressive disease", "22 (29%)", "32 (42%)"],
     ]
     assert rows["Table 3"] == [["Neutropenia", "20 (27%)", "30 (40%)"], ["Anaemia", "21 (28%)", "31 (41%)"], ["Infections", "22 (29%)", "32 (42%)"]]
+
+
+def test_halves_of_a_table_side_by_side_on_a_page_whose_running_text_keeps_to_one_column_are_read_apart(tmp_path: Path, rules: Rules) -> None:
+    """The running text stands only under the second half, in the right column: the page is still
+    set in two columns, and the middle of that one column of text is not the page's."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    halves = {50: ("Table 5 Habitats named in the village laws.", ["hatar", "mezo", "erdo"]),
+              310: ("Table 5 Habitats named in the village laws (Continued).", ["ret", "patak", "szolo"])}
+    for left, (caption, names) in halves.items():
+        page.insert_textbox(pymupdf.Rect(left, 60, left + 235, 85), caption, fontsize=9)
+        _cells(page, 100, [(left, "Habitat"), (left + 150, "Records")], size=9)
+        for index, name in enumerate(names):
+            _cells(page, 115 + 14 * index, [(left, name), (left + 150, str(10 + index))], size=9)
+    page.insert_textbox(pymupdf.Rect(310, 200, 545, 760), BODY * 6, fontsize=10)
+    path = tmp_path / "halves_one_text_column.pdf"
+    doc.save(path)
+    tables = extract_pdf(path, path.name, rules).tables
+    assert [markdown_rows(table.markdown) for table in tables] == [
+        [["hatar", "10"], ["mezo", "11"], ["erdo", "12"]],
+        [["ret", "10"], ["patak", "11"], ["szolo", "12"]],
+    ]

@@ -37,7 +37,8 @@ from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
 from pipeline.extract.pdf.passes import Reading, run_passes
 from pipeline.extract.pdf.records import PageBox, PdfBlock, PrintedLine, Row, joined_superscripts
 from pipeline.extract.pdf.table_words import Word, page_words
-from pipeline.extract.pdf.tables import find_pdf_tables, has_table_caption
+from pipeline.extract.pdf.table_regions import has_table_caption
+from pipeline.extract.pdf.tables import find_pdf_tables
 from pipeline.extract.source import PDF_SNIFF_BYTES, read_source
 from pipeline.records.base import LineBox, SourceFormat, TextSegment
 from pipeline.records.extract import OcrPage, RawBlock, RawDocument

@@ -51,6 +51,11 @@ _RULE_MAX_HEIGHT = 2.0
 """A drawn rectangle at most this tall, in points, is a rule."""
 _NOTE_GAP = 1.0
 """A line under a table more than this many of its heights below the line above is not its note."""
+_PRIME_WIDTH = 0.42
+"""A raised `1` narrower than this many of its font size is a prime (`4′`, `Gal-1′′`) that a math
+font names `one`: a digit is half its size wide, in a superscript too."""
+_SUPERSCRIPT = 1
+"""PyMuPDF's span flag of a raised span."""
 
 
 Word = tuple[float, float, float, float, str, int, int, int]
@@ -79,8 +84,37 @@ def drawn_rules(page: pymupdf.Page, frame: tuple[int, int]) -> list[PageBox]:
 
 
 def page_words(textpage: pymupdf.TextPage) -> list[Word]:
-    """The page's words, from the text extraction its lines were read from."""
-    return [word for word in textpage.extractWORDS() if word[4].strip()]
+    """The page's words, from the text extraction its lines were read from, with their prime
+    marks read as primes (`_prime_marks`)."""
+    words = [word for word in textpage.extractWORDS() if word[4].strip()]
+    marks = _prime_marks(textpage.extractDICT())
+    return [_with_primes(word, marks) for word in words] if marks else words
+
+
+def _prime_marks(page: dict) -> list[tuple[PageBox, int]]:
+    """The boxes of the page's spans that are prime marks, each with its number of marks: a raised
+    run of `1`s right after other text, each narrower than a digit (`_PRIME_WIDTH`)."""
+    marks = []
+    for block in page["blocks"]:
+        for line in block.get("lines", []):
+            for before, span in zip(line["spans"], line["spans"][1:]):
+                text = span["text"]
+                width = (span["bbox"][2] - span["bbox"][0]) / max(len(text), 1)
+                if (
+                    text and set(text) == {"1"} and span["flags"] & _SUPERSCRIPT and before["text"].strip()
+                    and not before["text"].endswith(" ") and width < _PRIME_WIDTH * span["size"]
+                ):
+                    marks.append((tuple(span["bbox"]), len(text)))
+    return marks
+
+
+def _with_primes(word: Word, marks: list[tuple[PageBox, int]]) -> Word:
+    """The word with the `1`s of a prime mark that ends it read as primes."""
+    for box, count in marks:
+        inside = word[0] - 0.5 <= (box[0] + box[2]) / 2 <= word[2] + 0.5 and word[1] - 0.5 <= (box[1] + box[3]) / 2 <= word[3] + 0.5
+        if inside and abs(box[2] - word[2]) < 0.5 and word[4].endswith("1" * count) and len(word[4]) > count:
+            return (*word[:4], word[4][:-count] + "′" * count, *word[5:])
+    return word
 
 
 def read_page_words(page: pymupdf.Page) -> list[Word]:
@@ -168,6 +202,11 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
             crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
             crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1
     allowed = max(_CROSSING_MIN, int(_CROSSING_SHARE * len(lines)))
+    phrases = [phrase for line in lines for phrase in line.phrases]
+    body = [phrase for line in lines[header:] for phrase in line.phrases]
+    # Where few lines set the allowance at its floor, every stretch one line crosses is a run:
+    # the phrases inside a run tell columns only where the share sets it.
+    split = allowed > _CROSSING_MIN
     middles = []
     start = end = None
     covered = 0
@@ -177,15 +216,38 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
             start = a if start is None else start
             end = b
         elif start is not None:
-            if end - start >= min_gap:
-                middles.append((start + end) / 2)
+            middles += _run_middles(start, end, phrases if split else [], body, min_gap)
             start = None
-    if start is not None and end - start >= min_gap:
-        middles.append((start + end) / 2)
+    if start is not None:
+        middles += _run_middles(start, end, phrases if split else [], body, min_gap)
     # A gap with no phrase beginning after it (or ending before it) parts no columns: it is the
     # run of a header wider than the body beneath it.
-    phrases = [phrase for line in lines for phrase in line.phrases]
     return [m for m in middles if any(p.x0 > m for p in phrases) and any(p.x1 < m for p in phrases)]
+
+
+def _run_middles(start: float, end: float, phrases: list[_Phrase], body: list[_Phrase], min_gap: float) -> list[float]:
+    """The column gaps in a run that few lines cross: its middle; or where phrases stand wholly
+    inside it, the middles of the empty stretches around them (a header over columns the body
+    leaves empty, as a protocol's table to be filled in prints only its row labels); `body` are
+    the phrases of the lines under the header."""
+    middle = [(start + end) / 2] if end - start >= min_gap else []
+    within = sorted((p.x0, p.x1) for p in phrases if start <= p.x0 and p.x1 <= end and (p.x0, p.x1) != (start, end))
+    # Only where the body fills some of those columns, or leaves all of them empty up to the
+    # table's edge: header phrases alone between two columns of the body (a header set on two
+    # lines, `Feeding location` beside `Anatomical`) are no column of their own.
+    in_body = any(start <= p.x0 and p.x1 <= end for p in body)
+    if not in_body and any(p.x0 >= end for p in phrases):
+        return middle
+    stretches, reach = [], start
+    for x0, x1 in within:
+        if x0 > reach:
+            stretches.append((reach, x0))
+        reach = max(reach, x1)
+    stretches.append((reach, end))
+    around = [(a + b) / 2 for a, b in stretches if b - a >= min_gap]
+    # Phrases with room for a column gap on either side only: a header over two columns, or a
+    # short header in a wide gap, is no column of its own.
+    return around if len(around) > 1 else middle
 
 
 def _row(line: _Line, gaps: list[float]) -> list[str | None]:
@@ -211,8 +273,9 @@ def _squeezed(placed: list[_Placed], index: int) -> bool:
     return placed[index + 1][1] - placed[index - 1][2] < placed[index][2] - placed[index][1]
 
 
-def _unlabelled_values(cells: list[str | None]) -> bool:
-    return cells[0] == "" and len(filled(cells)) > 1
+def _unlabelled_values(cells: list[str | None], label: int = 0) -> bool:
+    """A row of values that leaves its label's column (`label`) empty."""
+    return cells[label] == "" and len(filled(cells)) > 1
 
 
 def _move_centred_labels(placed: list[_Placed]) -> list[_Placed]:
@@ -238,13 +301,38 @@ def _join_labels_wrapped_round_values(placed: list[_Placed]) -> list[_Placed]:
     while index < len(placed):
         if index + 2 < len(placed):
             (first, top, _), (values, _, _), (second, _, bottom) = placed[index : index + 3]
-            if filled(first) == {0} == filled(second) and _unlabelled_values(values) and _squeezed(placed, index + 1):
-                joined.append(([f"{first[0]} {second[0]}", *values[1:]], top, bottom))
+            # The label's column: the first, or the one after the columns a group label fills once.
+            label = min(filled(first), default=0)
+            if filled(first) == {label} == filled(second) and _unlabelled_values(values, label) and _squeezed(placed, index + 1):
+                cells = list(values)
+                cells[label] = f"{first[label]} {second[label]}"
+                joined.append((cells, top, bottom))
                 index += 3
                 continue
         joined.append(placed[index])
         index += 1
     return joined
+
+
+def _without_notes(placed: list[_Placed], rules_y: list[float]) -> list[_Placed]:
+    """The rows without the one-phrase rows after the last row of several cells: those are the
+    notes under an unruled table. Where a rule is drawn under that last row (the header) and the
+    rows under it, more than those above, are each a label in the first column alone, the table is
+    a shell to be filled in (a protocol's table of outcomes): those are its rows."""
+    if not placed:
+        return placed
+    last = max((index for index, (cells, _, _) in enumerate(placed) if len(filled(cells)) > 1), default=0)
+    ruled = last + 1 < len(placed) and any(placed[last][2] - 0.5 <= y <= placed[last + 1][1] + 0.5 for y in rules_y)
+    labels = placed[last + 1 :]
+    # Most of a shell's rows are its labels: one line under a table's closing rule is its note.
+    if ruled and len(labels) > last + 1 and all(_label_alone(cells) for cells, _, _ in labels):
+        return placed
+    return placed[: last + 1] if len(filled(placed[last][0])) > 1 else placed[:1]
+
+
+def _label_alone(cells: list[str | None]) -> bool:
+    """A row of one label in the first column, reaching over no other column."""
+    return bool(cells[0]) and all(value == "" for value in cells[1:])
 
 
 def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float], row_model: Any = None) -> WordGrid | None:
@@ -277,14 +365,11 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
     placed = join_lines(body, row_model)
     # A label centred on two rows first, so that a label above it is not taken for its first line.
     placed = _join_labels_wrapped_round_values(_move_centred_labels(placed))
+    placed = _without_notes(placed, inside)
     rows, tops, bottoms = [cells for cells, _, _ in placed], [top for _, top, _ in placed], [bottom for _, _, bottom in placed]
-    # Rows of one phrase after the last row of several cells are the notes under an unruled table,
-    # as far as they run on without a gap; what follows a gap (a running foot, a heading) is not the table's.
+    # The notes under an unruled table run on from its last row without a gap; what follows a gap
+    # (a running foot, a heading) is not the table's.
     notes: list[str] = []
-    while len(rows) > 1 and len(filled(rows[-1])) <= 1:
-        rows.pop()
-        tops.pop()
-        bottoms.pop()
     under = [line for line in lines if line.y0 >= bottoms[-1] - 0.5] if bottoms else []
     bottom = bottoms[-1] if bottoms else region.y0
     for line in under:

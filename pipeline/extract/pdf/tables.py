@@ -3,7 +3,8 @@
 A table is found from its caption: a line that opens like one (`[pdf.tables] caption`) says a
 table is printed next to it, in the caption's column (or across the page, where nothing stands
 beside it in the other half), below it or else above it, in the region that runs to the next
-caption or the first line of running text. Only pages with such a line are read again, which is
+caption or the first line of running text (`table_regions` finds the captions and their
+regions). Only pages with such a line are read again, which is
 what keeps the cost off a paper's other pages. The grid is read as `[pdf.tables] strategy` says:
 from the words' own column gaps (`table_words`, the default), or by PyMuPDF's finder
 (`page.find_tables`) on ruling lines or on the words' alignment. A page whose text runs up the
@@ -19,156 +20,31 @@ recorded with `parse = text`: its lines stay in the text as they are, and no hal
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 import pymupdf
 
 from pipeline.extract.pdf.page_reading import from_frame, to_frame
 from pipeline.extract.pdf.records import PageBox, PrintedLine
+from pipeline.extract.pdf.table_regions import SMALL_PRINT, Caption, caption_region, find_captions, overlap
 from pipeline.extract.pdf.table_words import Word, drawn_rules, read_page_words, words_grid
 from pipeline.extract.tables import Grid, cell_text, grid_cells, render_markdown
 from pipeline.records.base import Box
 from pipeline.records.extract import Table, TableParse
 from pipeline.rules.pdf import PdfTableRules, TableStrategy
 
-_CAPTION_LINES = 2.5
-"""A second caption of the same number that starts within this many of its font sizes under the
-first is the same table's (a caption given in two languages)."""
 _SIDE_BY_SIDE = 0.5
 """A grid and a caption overlap along x by this share of the narrower: they share a column."""
-_COLUMN_SIDE = 0.55
-"""A caption that stays left (or right) of this share of the page width is in the left (right) column."""
-_PROSE_WIDTH = 0.6
-"""A line at body size this wide (a share of the column's width) with many words is running
-text: the region a caption opens ends there. Table rows come as a line a cell, and in smaller print."""
-_PROSE_MIN_WORDS = 8
-_BESIDE = 6.0
-"""How far from the caption, in body font sizes, running text in the other half of the page
-shows that the table keeps to the caption's column."""
-_SMALL_PRINT = 0.95
-"""Lines under this share of the body size are small print: a table's notes are set so."""
 _RULE_MIN_WIDTH = 0.6
 """A horizontal rule inside a grid that spans this share of its width parts the header from the body."""
 _MODEL_BOX_MARGIN = 2.0
 """Points a layout model's table box is widened by on every side: its edge may cut a glyph."""
-_BOX_SLACK = 2.0
-"""Points a line's box may overhang another's edge (italics, kerning) and still stand beside it."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Caption:
-    page: int
-    label: str
-    text: str
-    box: PageBox
-
-
-def _overlap(a: PageBox, b: PageBox) -> float:
-    """How much of the narrower of two boxes the other covers along x."""
-    width = min(a[2] - a[0], b[2] - b[0])
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) / width if width > 0 else 0.0
-
-
-def has_table_caption(pieces: list[PrintedLine], rules: PdfTableRules) -> bool:
-    """Whether a line of the page opens like a table caption: only such pages are read for tables."""
-    return any(not piece.rotated and rules.caption.match(piece.text.strip()) for piece in pieces)
-
-
-def _captions(pieces: list[PrintedLine], rules: PdfTableRules) -> list[_Caption]:
-    """The page's table captions: a line that opens like one, with the lines after it in its
-    PyMuPDF block."""
-    captions = []
-    for piece in pieces:
-        if piece.rotated or piece.box is None or not (match := rules.caption.match(piece.text.strip())):
-            continue
-        lines = sorted(
-            (other for other in pieces if other.block == piece.block and other.box is not None and other.y0 >= piece.y0 - 0.5),
-            key=lambda other: (round(other.y0), other.x0),
-        )
-        boxes = [other.box for other in lines]
-        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-        text = " ".join(" ".join(other.text.split()) for other in lines)
-        label = " ".join(match["label"].split())
-        previous = captions[-1] if captions else None
-        under_previous = previous is not None and _overlap(box, previous.box) > 0 and previous.box[1] <= box[1] <= previous.box[3] + _CAPTION_LINES * piece.size
-        if under_previous and _number(previous.label) == _number(label):
-            # The same table's caption again, right under the first: in a second language
-            # (`Tabela 4.` then `Table 4.`), or a line of the first's block read on its own.
-            merged = previous.text if text in previous.text else f"{previous.text} {text}"
-            outer = (min(box[0], previous.box[0]), previous.box[1], max(box[2], previous.box[2]), max(box[3], previous.box[3]))
-            captions[-1] = replace(previous, text=merged, box=outer)
-            continue
-        captions.append(_Caption(page=piece.page, label=label, text=text, box=box))
-    return captions
-
-
-def _number(label: str) -> str:
-    """A caption label's number and letters (`S1`, `4`): what a second language's label shares."""
-    return re.sub(r"^\D*?(?=[A-Z]?\d)", "", label, flags=re.IGNORECASE).casefold()
 
 
 def _holds(box: PageBox, word: tuple) -> bool:
     """Whether the word's middle lies inside the box."""
     x, y = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
-
-
-def _column(caption: _Caption, pieces: list[PrintedLine], page_rect: pymupdf.Rect, body_size: float) -> tuple[float, float]:
-    """Left and right of the column the caption is set in: the page's half it stays in where
-    the page's running text keeps to halves, else the page."""
-    prose = [piece.box for piece in pieces if piece.box is not None and _is_prose(piece, page_rect.width / 2, body_size)]
-    # The middle of the running text, which a page with a wide outer margin sets off the page's.
-    middle = (min(box[0] for box in prose) + max(box[2] for box in prose)) / 2 if prose else page_rect.x0 + page_rect.width / 2
-    if any(box[0] < middle < box[2] for box in prose):
-        return page_rect.x0, page_rect.x1
-    # A column of running text that ends before the caption starts (or starts after it ends)
-    # puts the caption in the other half, however far its box reaches (a caption in a shaded box).
-    if caption.box[2] <= page_rect.x0 + page_rect.width * _COLUMN_SIDE or any(
-        box[0] >= caption.box[2] - _BOX_SLACK and box[2] > middle for box in prose
-    ):
-        return page_rect.x0, middle
-    if caption.box[0] >= page_rect.x0 + page_rect.width * (1 - _COLUMN_SIDE) or any(
-        box[2] <= caption.box[0] + _BOX_SLACK and box[0] < middle for box in prose
-    ):
-        return middle, page_rect.x1
-    return page_rect.x0, page_rect.x1
-
-
-def _is_prose(piece: PrintedLine, width: float, body_size: float) -> bool:
-    return (
-        piece.size >= _SMALL_PRINT * body_size
-        and piece.x1 - piece.x0 >= _PROSE_WIDTH * width
-        and len(piece.text.split()) >= _PROSE_MIN_WORDS
-    )
-
-
-def _region(
-    caption: _Caption, pieces: list[PrintedLine], stops: list[PageBox], page_rect: pymupdf.Rect, body_size: float, below: bool
-) -> pymupdf.Rect:
-    """Where the caption's table may be: in its column, from the caption down (or up) to the next
-    caption or the first line of running text. A table may be wider than its caption's column:
-    where no running text nor another table's caption stands in the other half of the page beside
-    the table's first lines, the region spans the page."""
-    half = page_rect.width / 2
-    prose = [piece.box for piece in pieces if piece.box is not None and _is_prose(piece, half, body_size)]
-    left, right = _column(caption, pieces, page_rect, body_size)
-    if right - left < page_rect.width:
-        other = (page_rect.x0, 0, left, 0) if left > page_rect.x0 else (right, 0, page_rect.x1, 0)
-        near = (caption.box[3], caption.box[3] + _BESIDE * body_size) if below else (caption.box[1] - _BESIDE * body_size, caption.box[1])
-        # A caption set level with this one heads a table of its own in the other half.
-        level = (caption.box[1] - _BESIDE * body_size, caption.box[3] + _BESIDE * body_size)
-        if not any(_overlap(box, other) > 0.5 and box[1] < near[1] and box[3] > near[0] for box in prose) and not any(
-            _overlap(box, other) > 0.5 and box[1] < level[1] and box[3] > level[0] for box in stops if box != caption.box
-        ):
-            left, right = page_rect.x0, page_rect.x1
-    ends = [box for box in stops if box != caption.box and _overlap(box, (left, 0, right, 0)) > 0]
-    ends += [box for box in prose if _overlap(box, (left, 0, right, 0)) > 0.5]
-    if below:
-        bottom = min((box[1] for box in ends if box[1] >= caption.box[3] - 0.5), default=page_rect.y1)
-        return pymupdf.Rect(left, caption.box[3], right, bottom)
-    top = max((box[3] for box in ends if box[3] <= caption.box[1] + 0.5), default=page_rect.y0)
-    return pymupdf.Rect(left, top, right, caption.box[1])
 
 
 def _usable(table: pymupdf.table.Table, rules: PdfTableRules) -> bool:
@@ -179,12 +55,12 @@ def _usable(table: pymupdf.table.Table, rules: PdfTableRules) -> bool:
     return sum(1 for row in grid if sum(1 for value in row if value) >= 2) >= rules.min_rows
 
 
-def _nearest(tables: list, caption: _Caption, gap: float) -> pymupdf.table.Table | None:
+def _nearest(tables: list, caption: Caption, gap: float) -> pymupdf.table.Table | None:
     """The table just below the caption, else just above it, within `gap` points and sharing its column."""
-    below = [t for t in tables if 0 <= t.bbox[1] - caption.box[3] + 0.5 <= gap + 0.5 and _overlap(t.bbox, caption.box) >= _SIDE_BY_SIDE]
+    below = [t for t in tables if 0 <= t.bbox[1] - caption.box[3] + 0.5 <= gap + 0.5 and overlap(t.bbox, caption.box) >= _SIDE_BY_SIDE]
     if below:
         return min(below, key=lambda t: t.bbox[1])
-    above = [t for t in tables if 0 <= caption.box[1] - t.bbox[3] + 0.5 <= gap + 0.5 and _overlap(t.bbox, caption.box) >= _SIDE_BY_SIDE]
+    above = [t for t in tables if 0 <= caption.box[1] - t.bbox[3] + 0.5 <= gap + 0.5 and overlap(t.bbox, caption.box) >= _SIDE_BY_SIDE]
     return max(above, key=lambda t: t.bbox[3]) if above else None
 
 
@@ -209,7 +85,7 @@ def _footnotes(table_box: PageBox, pieces: list[PrintedLine], region: pymupdf.Re
         (
             piece for piece in pieces
             if piece.box is not None and not piece.rotated and piece.box[1] >= table_box[3] - 0.5
-            and _overlap(piece.box, (region.x0, 0, region.x1, 0)) > 0.5
+            and overlap(piece.box, (region.x0, 0, region.x1, 0)) > 0.5
         ),
         key=lambda piece: (round(piece.box[1]), piece.box[0]),
     )
@@ -218,7 +94,7 @@ def _footnotes(table_box: PageBox, pieces: list[PrintedLine], region: pymupdf.Re
     for piece in under:
         if piece.box[1] - bottom > rules.footnote_gap * piece.size:
             break
-        if piece.size >= _SMALL_PRINT * body_size or rules.caption.match(piece.text.strip()):
+        if piece.size >= SMALL_PRINT * body_size or rules.caption.match(piece.text.strip()):
             break
         if lines and abs(piece.box[1] - last_top) < 0.5 * piece.size:
             lines[-1] += " " + " ".join(piece.text.split())
@@ -247,9 +123,9 @@ def _from_finder(table: pymupdf.table.Table, pieces: list[PrintedLine], region: 
     return _Found(grid, box, _header_rows(table, drawn), _footnotes(box, pieces, region, body_size, rules), box[3])
 
 
-def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rect, pieces: list[PrintedLine], body_size: float,
+def _from_words(words: list[Word], caption: Caption | None, region: pymupdf.Rect, pieces: list[PrintedLine], body_size: float,
                 rules: PdfTableRules, drawn: list[PageBox], below: bool) -> _Found | None:
-    across = [rule[1] for rule in drawn if _overlap(rule, (region.x0, 0, region.x1, 0)) > 0 and region.y0 <= rule[1] <= region.y1]
+    across = [rule[1] for rule in drawn if overlap(rule, (region.x0, 0, region.x1, 0)) > 0 and region.y0 <= rule[1] <= region.y1]
     found = words_grid(words, region, across, rules.row_model)
     if found is None or len(found.grid) < rules.min_rows or len(found.grid[0]) < rules.min_columns:
         return None
@@ -266,12 +142,12 @@ def _from_words(words: list[Word], caption: _Caption | None, region: pymupdf.Rec
     return _Found(found.grid, found.box, header_rows, notes, notes_bottom)
 
 
-def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _Caption, pieces: list[PrintedLine], stops: list[PageBox],
+def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: Caption, pieces: list[PrintedLine], stops: list[PageBox],
           body_size: float, rules: PdfTableRules, ruled: list | None, drawn: list[PageBox], sides: tuple[bool, ...] = (True, False)) -> _Found | None:
     """The grid beside the caption, as the strategy reads it, sought below it then above it (or on
     the `sides` given: True for below); `rect` is the page in its text's frame."""
     gap = rules.max_gap * body_size
-    below = _region(caption, pieces, stops, rect, body_size, below=True)
+    below = caption_region(caption, pieces, stops, rect, body_size, below=True)
     if ruled is not None and sides == (True, False):
         table = _nearest([t for t in ruled if _usable(t, rules)], caption, gap)
         if table is not None:
@@ -279,7 +155,7 @@ def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _C
     if rules.strategy is TableStrategy.lines:
         return None
     for is_below in sides:
-        region = below if is_below else _region(caption, pieces, stops, rect, body_size, below=False)
+        region = below if is_below else caption_region(caption, pieces, stops, rect, body_size, below=False)
         if region.height <= 0 or region.width <= 0:
             continue
         if rules.strategy is TableStrategy.text and ruled is not None:
@@ -292,10 +168,10 @@ def _find(page: pymupdf.Page, rect: pymupdf.Rect, words: list[Word], caption: _C
     return None
 
 
-def _read_twice(captions: list[_Caption], founds: list[_Found | None]) -> list[tuple[int, bool]]:
+def _read_twice(captions: list[Caption], founds: list[_Found | None]) -> list[tuple[int, bool]]:
     """The captions whose grid another caption, nearer to it, read too: each with the side
     (True: below) its own table must then be on."""
-    def distance(caption: _Caption, found: _Found) -> float:
+    def distance(caption: Caption, found: _Found) -> float:
         return found.box[1] - caption.box[3] if found.box[1] >= caption.box[3] - 0.5 else caption.box[1] - found.bottom
 
     twice = []
@@ -306,13 +182,13 @@ def _read_twice(captions: list[_Caption], founds: list[_Found | None]) -> list[t
     return twice
 
 
-def _steered(caption: _Caption, boxes: list[PageBox], gap: float) -> tuple[PageBox, bool] | None:
+def _steered(caption: Caption, boxes: list[PageBox], gap: float) -> tuple[PageBox, bool] | None:
     """The layout model's table box just below the caption (else just above it), sharing its
     column, and whether it is below."""
-    below = [box for box in boxes if -gap <= box[1] - caption.box[3] <= gap and _overlap(box, caption.box) >= _SIDE_BY_SIDE]
+    below = [box for box in boxes if -gap <= box[1] - caption.box[3] <= gap and overlap(box, caption.box) >= _SIDE_BY_SIDE]
     if below:
         return min(below, key=lambda box: box[1]), True
-    above = [box for box in boxes if -gap <= caption.box[1] - box[3] <= gap and _overlap(box, caption.box) >= _SIDE_BY_SIDE]
+    above = [box for box in boxes if -gap <= caption.box[1] - box[3] <= gap and overlap(box, caption.box) >= _SIDE_BY_SIDE]
     return (max(above, key=lambda box: box[3]), False) if above else None
 
 
@@ -320,7 +196,7 @@ def _widened(box: PageBox) -> pymupdf.Rect:
     return pymupdf.Rect(box[0] - _MODEL_BOX_MARGIN, box[1] - _MODEL_BOX_MARGIN, box[2] + _MODEL_BOX_MARGIN, box[3] + _MODEL_BOX_MARGIN)
 
 
-def _record(table_id: str, number: int, caption: _Caption | None, found: _Found | None, frame: tuple[int, int]) -> Table:
+def _record(table_id: str, number: int, caption: Caption | None, found: _Found | None, frame: tuple[int, int]) -> Table:
     label, text = (caption.label, caption.text) if caption is not None else (None, None)
     if found is None:
         return Table(table_id=table_id, label=label, caption=text, parse=TableParse.text, pages=[number])
@@ -346,7 +222,7 @@ def find_pdf_tables(
     tables: list[Table] = []
     gap = rules.max_gap * body_size
     for number, pieces in enumerate(pages, start=1):
-        captions = _captions(pieces, rules) if number in words else []
+        captions = find_captions(pieces, rules) if number in words else []
         boxes = model_tables.get(number, [])
         if not captions and not boxes:
             continue
@@ -386,7 +262,7 @@ def find_pdf_tables(
                 grids.append(found.box)
             tables.append(_record(f"T{len(tables) + 1}", number, caption, found, frame))
         for box in unclaimed:
-            if any(_overlap(box, grid) > 0 and box[1] < grid[3] and grid[1] < box[3] for grid in grids):
+            if any(overlap(box, grid) > 0 and box[1] < grid[3] and grid[1] < box[3] for grid in grids):
                 continue  # a captioned table's, read already
             if (found := _from_words(page_words, None, _widened(box), pieces, body_size, rules, drawn, True)) is not None:
                 tables.append(_record(f"T{len(tables) + 1}", number, None, found, frame))
