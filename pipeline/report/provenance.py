@@ -92,8 +92,9 @@ def ocr_papers(connection: duckdb.DuckDBPyConnection) -> list[OcrPaper]:
 
 
 def _has_ocr_tables(connection: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the database has `ocr_pages` and `chunk_ocr` (schema 13 on)."""
+    """Whether the database has `ocr_pages` and `chunk_ocr` (schema 13 on), as tables or as the
+    views a library's catalog reads them through (`pipeline.index.layout`)."""
     found = connection.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name IN ('ocr_pages', 'chunk_ocr')"
+        "SELECT count(DISTINCT table_name) FROM information_schema.tables WHERE table_name IN ('ocr_pages', 'chunk_ocr')"
     ).fetchone()
     return found is not None and found[0] == 2
