@@ -52,11 +52,12 @@ def paper_vocabulary(texts: list[str]) -> Vocabulary:
     after_breaks: Counter[str] = Counter()
     compounds: set[str] = set()
     for text in texts:
-        counts.update(word.lower() for word in _WORD.findall(text))
+        lowered = text.lower()  # once a block, not once a word
+        counts.update(_WORD.findall(lowered))
         if "-\n" in text or SOFT_HYPHEN in text:
-            after_breaks.update(word.lower() for word in _AFTER_A_BREAK.findall(text))
+            after_breaks.update(_AFTER_A_BREAK.findall(lowered))
         if "-" in text:
-            compounds.update(compound.lower() for compound in _COMPOUND.findall(text))
+            compounds.update(_COMPOUND.findall(lowered))
     alone = frozenset(word for word, count in counts.items() if count > after_breaks[word])
     return Vocabulary(frozenset(counts), alone, frozenset(compounds))
 

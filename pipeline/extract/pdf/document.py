@@ -172,9 +172,11 @@ def read_pages(
     for number, page in enumerate(doc, start=1):
         try:
             textpage = page.get_textpage(flags=TEXT_FLAGS)
-            pieces, height = read_page(page, number, styles, textpage)
+            # One `dict` of the page for its lines and, on a table's page, its prime marks.
+            text = page.get_text("dict", flags=TEXT_FLAGS, textpage=textpage)
+            pieces, height = read_page(page, number, styles, textpage, text)
             if has_table_caption(pieces, tables):
-                words[number] = page_words(textpage)
+                words[number] = page_words(textpage, text)
             label = page.get_label() if has_labels else ""
         except RuntimeError as error:
             raise ExtractError(f"{path}: page {number} cannot be read ({error}); the PDF is damaged, re-export it") from None

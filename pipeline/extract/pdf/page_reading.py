@@ -128,16 +128,18 @@ def _printed_line(line: dict, frame: tuple[int, int], block: int, styles: FontSt
 
 
 def read_page(
-    page: pymupdf.Page, number: int, styles: FontStyles, textpage: pymupdf.TextPage | None = None
+    page: pymupdf.Page, number: int, styles: FontStyles, textpage: pymupdf.TextPage | None = None, text: dict | None = None
 ) -> tuple[list[PrintedLine], float]:
     """Printed lines of one page in its dominant writing direction; returns them and the page height in that frame.
 
     Lines in another direction (a rotated margin stamp) are marked `rotated` and keep their own frame.
-    `textpage` is the page's text extraction where the caller reads more from it (made with `TEXT_FLAGS`).
+    `textpage` is the page's text extraction where the caller reads more from it (made with `TEXT_FLAGS`),
+    `text` its `dict` where the caller has read it already.
     """
     lines = []
     blocks = []
-    for index, block in enumerate(page.get_text("dict", flags=TEXT_FLAGS, textpage=textpage)["blocks"]):
+    text = text if text is not None else page.get_text("dict", flags=TEXT_FLAGS, textpage=textpage)
+    for index, block in enumerate(text["blocks"]):
         for line in block.get("lines", ()):
             lines.append(line)
             blocks.append(index)

@@ -83,11 +83,11 @@ def drawn_rules(page: pymupdf.Page, frame: tuple[int, int]) -> list[PageBox]:
     return found
 
 
-def page_words(textpage: pymupdf.TextPage) -> list[Word]:
-    """The page's words, from the text extraction its lines were read from, with their prime
-    marks read as primes (`_prime_marks`)."""
+def page_words(textpage: pymupdf.TextPage, text: dict | None = None) -> list[Word]:
+    """The page's words, from the text extraction its lines were read from (`text`: its `dict`,
+    where the caller has it), with their prime marks read as primes (`_prime_marks`)."""
     words = [word for word in textpage.extractWORDS() if word[4].strip()]
-    marks = _prime_marks(textpage.extractDICT())
+    marks = _prime_marks(text if text is not None else textpage.extractDICT())
     return [_with_primes(word, marks) for word in words] if marks else words
 
 
