@@ -197,8 +197,8 @@ class Publication:
 
 def _published_as_base(db: Path) -> str | None:
     """The schema of the published database's papers' rows where it is to become a base as it is:
-    one of the layout before bases (`main`), or a catalog without base past `MIN_BASE_CHUNKS`
-    (`rows`); None where it is copied (a catalog, one to rebuild, or one with a write-ahead log
+    one of the layout before bases (`main`) or a catalog without base (`rows`), either past
+    `MIN_BASE_CHUNKS`; None where it is copied (a catalog, one to rebuild, or one with a write-ahead log
     beside it, which a link would leave behind)."""
     if wal_file(db).exists():
         return None
@@ -207,10 +207,20 @@ def _published_as_base(db: Path) -> str | None:
         if not readable_schema(connection):
             return None
         if not has_layout(connection):
-            return "main"
+            # A small one is copied and laid out in place (`ensure_schema`), as a new library of
+            # its size would be: a base would only make its readers attach a second file.
+            return "main" if _main_chunks(connection) >= MIN_BASE_CHUNKS else None
         return ROWS_SCHEMA if stored_base(connection) is None and own_chunks(connection) >= MIN_BASE_CHUNKS else None
     finally:
         connection.close()
+
+
+def _main_chunks(connection: duckdb.DuckDBPyConnection) -> int:
+    """Chunks of a database of the layout before bases (every table in `main`)."""
+    try:
+        return connection.execute("SELECT count(*) FROM main.chunks").fetchone()[0]
+    except duckdb.CatalogException:
+        return 0
 
 
 def _named_base(db: Path) -> str | None:

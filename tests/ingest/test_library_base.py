@@ -185,6 +185,30 @@ def test_a_database_of_the_layout_before_bases_becomes_the_base_as_it_is(library
     assert _rows(flat, "SELECT count(*) FROM chunks WHERE text LIKE '%Cytokines rose again%'") == [(1,)]
 
 
+def test_a_small_database_of_the_layout_before_bases_is_laid_out_in_place_without_a_base(tmp_path, rules, monkeypatch):
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    for index in range(3):
+        (folder / f"p{index:03}.md").write_text(_paper(index))
+    default_size = publish.MIN_BASE_CHUNKS
+    monkeypatch.setattr(publish, "MIN_BASE_CHUNKS", 1)  # a base to flatten from
+    ingest_folder(folder, tmp_path / "out" / "papers.duckdb", rules, IngestOptions(workers=1))
+    monkeypatch.setattr(publish, "MIN_BASE_CHUNKS", default_size)  # 36 chunks: under it
+    flat = tmp_path / "flat" / "papers.duckdb"
+    flat.parent.mkdir()
+    _flatten(tmp_path / "out" / "papers.duckdb", flat)
+    (folder / "p001.md").write_text(_paper(1, "Cytokines rose again.\n"))
+    summary = ingest_folder(folder, flat, rules, IngestOptions(workers=1))
+    assert summary.updated == 1
+    assert _bases(flat) == []
+    # The duckdb CLI reads it as it is, with no base to attach.
+    plain = duckdb.connect(str(flat), read_only=True)
+    try:
+        assert plain.execute("SELECT count(*) FROM chunks WHERE text LIKE '%Cytokines rose again%'").fetchone() == (1,)
+    finally:
+        plain.close()
+
+
 def _ingest_command(folder, db):
     return [sys.executable, "-m", "pipeline", "ingest", str(folder), "--db", str(db), "--workers", "2"]
 
