@@ -391,3 +391,10 @@ def read_extraction(connection: duckdb.DuckDBPyConnection, doc_id: str) -> str |
     """The RawDocument JSON stored for a paper, if any."""
     row = connection.execute("SELECT raw_document FROM extractions WHERE doc_id = ?", [doc_id]).fetchone()
     return row[0] if row else None
+
+
+def has_table(connection: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether the database has the table, as a table or as the view a library's catalog reads
+    it through (`pipeline.index.layout`)."""
+    row = connection.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = $table", {"table": table}).fetchone()
+    return row[0] > 0

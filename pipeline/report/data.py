@@ -229,14 +229,9 @@ def _records(connection: duckdb.DuckDBPyConnection, model: type, table: str, doc
     return [model(**dict(zip(fields, row))) for row in rows]
 
 
-def has_table(connection: duckdb.DuckDBPyConnection, table: str) -> bool:
-    row = connection.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = $table", {"table": table}).fetchone()
-    return row[0] > 0
-
-
 def chunk_boxes(connection: duckdb.DuckDBPyConnection, doc_id: str) -> dict[int, list[tuple[str, float, float, float, float]]]:
     """The `chunk_boxes` rows of a paper's chunks by physical page: (chunk_id, x0, y0, x1, y1) in PDF
-    points, origin top left. Call only where `has_table(connection, "chunk_boxes")`."""
+    points, origin top left. Call only where `has_table(connection, "chunk_boxes")` (`pipeline.index.database`)."""
     rows = connection.execute(
         """SELECT b.page, b.chunk_id, b.x0, b.y0, b.x1, b.y1 FROM chunk_boxes b JOIN chunks c USING (chunk_id)
            WHERE c.doc_id = $doc_id ORDER BY b.page, c.ordinal, b.y0, b.x0""",

@@ -15,6 +15,7 @@ import duckdb
 
 from pipeline.errors import PipelineError
 from pipeline.export.destination import refuse_database_files, write_bytes_out
+from pipeline.index.database import has_table
 from pipeline.report import data
 from pipeline.report.data import SECTION_TYPES, PaperRow, RunRow
 from pipeline.report.markup import href, metric, page, table, text
@@ -145,7 +146,7 @@ def render_html_report(
         "<h2>Chunk sizes by section type</h2>",
         _sizes(word_counts, sizes, plotted),
         "<h2>Papers</h2>",
-        _papers(data.paper_metadata(connection) if data.has_table(connection, "papers") else [], links),
+        _papers(data.paper_metadata(connection) if has_table(connection, "papers") else [], links),
         "<h2>Section types per paper</h2>",
         _types_per_paper(data.chunks_per_paper(connection), stored, links),
         "<h2>Papers whose body headings were not found</h2>",

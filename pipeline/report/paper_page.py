@@ -11,6 +11,7 @@ from pipeline.chunk.structure import structure_warning
 from pipeline.report.inspection import TYPE_TITLES, chunk_note, section_labels, section_where
 from pipeline.records.base import DocumentStatus
 from pipeline.records.chunks import Chunk, Section
+from pipeline.index.database import has_table
 from pipeline.report import data
 from pipeline.report.data import PaperRow
 from pipeline.report.markup import attribute, href, page, table, text
@@ -144,7 +145,7 @@ def _pages(connection: duckdb.DuckDBPyConnection, paper: PaperRow, chunks: list[
     if source is None:
         return f'<p class="note">No thumbnails: {text(why_not)}.</p>'
     thumbnails = render_thumbnails(source)
-    if data.has_table(connection, "chunk_boxes"):
+    if has_table(connection, "chunk_boxes"):
         boxes = data.chunk_boxes(connection, paper.doc_id)
         note = "Each chunk's boxes in its colour (the chunks table gives it); hover a box for its chunk."
     else:

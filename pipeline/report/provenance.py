@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from pipeline.index.database import has_table
 from pipeline.wording import page_ranges
 
 
@@ -92,9 +93,5 @@ def ocr_papers(connection: duckdb.DuckDBPyConnection) -> list[OcrPaper]:
 
 
 def _has_ocr_tables(connection: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the database has `ocr_pages` and `chunk_ocr` (schema 13 on), as tables or as the
-    views a library's catalog reads them through (`pipeline.index.layout`)."""
-    found = connection.execute(
-        "SELECT count(DISTINCT table_name) FROM information_schema.tables WHERE table_name IN ('ocr_pages', 'chunk_ocr')"
-    ).fetchone()
-    return found is not None and found[0] == 2
+    """Whether the database has `ocr_pages` and `chunk_ocr` (schema 13 on)."""
+    return has_table(connection, "ocr_pages") and has_table(connection, "chunk_ocr")

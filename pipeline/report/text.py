@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.index.checks import last_check
+from pipeline.index.database import has_table
 from pipeline.report import data
 from pipeline.report.data import SECTION_TYPES
 from pipeline.report.provenance import confidence_note, ocr_papers, text_sources
@@ -46,7 +47,7 @@ _MOST_CITED_SHOWN = 10
 
 def _papers(connection: duckdb.DuckDBPyConnection) -> list[str]:
     """Each paper's metadata (`papers`), then the papers of the folder that others of it cite most."""
-    if not data.has_table(connection, "papers"):
+    if not has_table(connection, "papers"):
         return []
     rows = data.paper_metadata(connection)
     if not rows:
