@@ -19,12 +19,16 @@ import json
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from pipeline.index.database import Transaction, open_readonly
 from pipeline.index.schema import COLUMNS
 from pipeline.index.writer import run_over_json_lines
+
+if TYPE_CHECKING:  # the encoder's module brings numpy, which a run without vectors never needs
+    from pipeline.meaning.encoder import EncoderIdentity
 
 EMBED_BATCH = 64
 """Units encoded and written at a time: the encoder groups texts by its own token budget, so a
@@ -61,6 +65,11 @@ class VectorEncoding:
     encoder: str
     encoder_version: str
     dimensions: int
+
+    @classmethod
+    def of(cls, identity: EncoderIdentity) -> VectorEncoding:
+        """The encoding a `pipeline.meaning.encoder.EncoderIdentity` makes."""
+        return cls(identity.name, identity.version, identity.dimensions)
 
 
 @dataclass(frozen=True)
@@ -135,8 +144,7 @@ def sync_vectors(
             connection.execute("DELETE FROM vector_settings")
         return VectorSync(None, dropped=True)
     encoder = load_encoder()
-    identity = encoder.identity
-    encoding = VectorEncoding(identity.name, identity.version, identity.dimensions)
+    encoding = VectorEncoding.of(encoder.identity)
     every_paper = stored != encoding
     reused, missing = _plan_units(connection, None if every_paper else touched_doc_ids, encoding, units)
     embedded = _embed_missing(connection, encoder, encoding, missing)
@@ -202,8 +210,7 @@ def _embed_missing(connection: duckdb.DuckDBPyConnection, encoder, encoding: Vec
 def installed_encoding() -> VectorEncoding | None:
     """The encoding the installed encoder makes, read off its package without loading it; None
     where the `[semantic]` extra is missing."""
-    from importlib import metadata
+    from pipeline.meaning.encoder import installed_identity
 
-    from pipeline.meaning.encoder import DIMENSIONS, ENCODER_NAME, PACKAGE, encoder_installed
-
-    return VectorEncoding(ENCODER_NAME, metadata.version(PACKAGE), DIMENSIONS) if encoder_installed() else None
+    identity = installed_identity()
+    return VectorEncoding.of(identity) if identity is not None else None

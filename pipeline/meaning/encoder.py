@@ -54,7 +54,7 @@ class SentenceEncoder:
         except ImportError:
             raise EncoderMissing(f"vectors need the sentence encoder, which is not installed: {INSTALL_HINT}") from None
         self._model = USE(threads=THREADS)
-        self.identity = EncoderIdentity(ENCODER_NAME, metadata.version(PACKAGE), DIMENSIONS)
+        self.identity = _identity()
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -62,6 +62,16 @@ class SentenceEncoder:
         vectors = np.asarray(self._model.encode(list(texts)), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def _identity() -> EncoderIdentity:
+    return EncoderIdentity(ENCODER_NAME, metadata.version(PACKAGE), DIMENSIONS)
+
+
+def installed_identity() -> EncoderIdentity | None:
+    """The identity of the installed encoder, read off its package without loading its weights;
+    None where the `[semantic]` extra is missing."""
+    return _identity() if encoder_installed() else None
 
 
 def encoder_installed() -> bool:

@@ -105,7 +105,7 @@ def test_another_encoder_version_embeds_every_unit_again(folder, rules, encoder,
 def _encoding(encoder):
     from pipeline.index.vectors import VectorEncoding
 
-    return VectorEncoding(encoder.identity.name, encoder.identity.version, encoder.identity.dimensions)
+    return VectorEncoding.of(encoder.identity)
 
 
 def test_no_vectors_drops_them_and_later_runs_embed_nothing(folder, rules, encoder):
