@@ -252,7 +252,7 @@ def _changes_made(connection: duckdb.DuckDBPyConnection, db: Path, plan: RunPlan
     publishes. The bibliographies' entries are linked to the papers of the folder first: a paper
     added or removed changes the records of the papers that cite it."""
     written = [planned.scanned.doc_id for planned in plan.to_process]
-    relinked = link_papers(connection) - set(written) - set(plan.stale_doc_ids)
+    relinked = link_papers(connection, touched={*written, *plan.stale_doc_ids}) - set(written) - set(plan.stale_doc_ids)
     if not plan.stale_doc_ids and not relinked:
         return changes_of_run(connection, None, written, ())  # no stored paper was touched: none to read
     with published_beside(connection, db) as published:

@@ -228,6 +228,33 @@ def test_the_title_join_pairs_entries_with_papers_by_first_author_not_every_entr
     # (docs/performance.md gives the figures at 10 and 30 copies of the shared corpus).
     db = ingested_papers(tmp_path, {"cited.md": "# A paper\n\nText.\n"}, rules)
     with writable_database(db) as connection:
-        plan = connection.execute("EXPLAIN " + paper_links._LINKS).fetchall()[0][1]
-    assert "HASH_JOIN" in plan
-    assert "NESTED_LOOP_JOIN" not in plan and "CROSS_PRODUCT" not in plan
+        connection.execute("CREATE TEMP TABLE touched_papers AS SELECT 'cited.md' AS doc_id")
+        plans = [connection.execute("EXPLAIN " + links).fetchall()[0][1] for links in (paper_links.ALL_LINKS, paper_links.TOUCHED_LINKS)]
+    assert ["HASH_JOIN" in plan for plan in plans] == [True, True]
+    assert [("NESTED_LOOP_JOIN" in plan or "CROSS_PRODUCT" in plan) for plan in plans] == [False, False]
+
+
+def test_a_run_relinks_only_the_papers_it_wrote_or_removed_and_leaves_the_other_links_as_they_were(tmp_path, rules):
+    # A link depends on one entry and one paper: recomputing every link each run cost a minute
+    # at a million chunks. A link planted between two untouched papers shows it is not recomputed.
+    folder, db = tmp_path / "papers", tmp_path / "db.duckdb"
+    _ingest(folder, db, rules, {"cited.md": CITED, "review.md": _citing(BY_DOI), "other.md": _citing(OTHER_WORK)})
+    with writable_database(db) as connection:
+        connection.execute("INSERT INTO paper_links VALUES ('other.md', 'R1', 'review.md', 'doi')")
+    _ingest(folder, db, rules, {"preprint.md": PREPRINT})
+    assert ("other.md", "R1", "review.md", "doi") in _links(db)
+    assert ("review.md", "R1", "cited.md", "doi") in _links(db)
+
+
+def test_links_kept_up_run_by_run_are_the_links_recomputed_whole(tmp_path, rules):
+    folder, db = tmp_path / "papers", tmp_path / "db.duckdb"
+    papers = {"cited.md": CITED, "review.md": _citing(BY_DOI), "other.md": _citing(OTHER_WORK), "titled.md": _citing(BY_TITLE)}
+    _ingest(folder, db, rules, papers)
+    _ingest(folder, db, rules, {"preprint.md": PREPRINT})  # a second copy of the cited work, no DOI
+    _ingest(folder, db, rules, {"cited.md": CITED.replace("title: Sleep loss", "title: Loss of sleep")})  # no longer its title
+    (folder / "review.md").unlink()
+    ingest_folder(folder, db, rules, OPTIONS)
+    with writable_database(db) as connection:
+        whole = sorted(connection.execute(paper_links.ALL_LINKS).fetchall())
+    assert _links(db) == whole
+    assert ("titled.md", "R1", "preprint.md", "title_year_author") in whole
