@@ -86,6 +86,13 @@ def find_papers(folder: Path, unlisted: dict[str, str] | None = None) -> list[Pa
     leads to was already walked: a loop then ends there, and a folder reached twice is read once,
     under the first of its paths. Folders that cannot be listed go into `unlisted` (relative
     path → why)."""
+    return [file for _, file in _papers_below(folder, unlisted)]
+
+
+def _papers_below(folder: Path, unlisted: dict[str, str] | None) -> list[tuple[str, Path]]:
+    """`find_papers`, each file with its path relative to `folder` in `/` form, the order's key.
+    Made as strings, a folder at a time: a library's scan runs it for every paper every night,
+    and pathlib's parsing of each path, twice over, cost more than the walk."""
 
     def note(error: OSError) -> None:
         if unlisted is not None:
@@ -93,8 +100,9 @@ def find_papers(folder: Path, unlisted: dict[str, str] | None = None) -> list[Pa
             unlisted[shown_path(where)] = error.strerror or str(error)
 
     found = []
+    top = os.fspath(folder)
     walked = {os.path.realpath(folder)}
-    for root, folders, files in os.walk(folder, onerror=note, followlinks=True):
+    for root, folders, files in os.walk(top, onerror=note, followlinks=True):
         kept = []
         for name in sorted(name for name in folders if not name.startswith(".")):
             real = os.path.realpath(os.path.join(root, name))
@@ -102,8 +110,9 @@ def find_papers(folder: Path, unlisted: dict[str, str] | None = None) -> list[Pa
                 walked.add(real)
                 kept.append(name)
         folders[:] = kept
-        found.extend(Path(root) / name for name in files if name.lower().endswith(SUPPORTED_SUFFIXES))
-    return sorted(found, key=lambda path: path.relative_to(folder).as_posix())
+        prefix = "" if root == top else Path(os.path.relpath(root, top)).as_posix() + "/"
+        found.extend((prefix + name, os.path.join(root, name)) for name in files if name.lower().endswith(SUPPORTED_SUFFIXES))
+    return [(relative, Path(file)) for relative, file in sorted(found)]
 
 
 def _read_failure(path: str, error: OSError) -> str:
@@ -123,8 +132,7 @@ def scan_folder(folder: Path, known: Mapping[str, KnownFile] | None = None, reha
     known = {} if rehash or known is None else known
     unlisted: dict[str, str] = {}
     scanned = []
-    for file in find_papers(folder, unlisted):
-        relative = file.relative_to(folder).as_posix()
+    for relative, file in _papers_below(folder, unlisted):
         path, doc_id = shown_path(relative), doc_id_for(relative)
         try:
             scanned.append(_scanned(file, path, doc_id, known.get(doc_id)))

@@ -4,10 +4,13 @@ run stores papers under and what `show` and the report find their files by, apar
 from __future__ import annotations
 
 import os
+import re
 from urllib.parse import unquote_to_bytes
 
 # Kept as they are in a doc_id; every other character is written as %XX of its bytes.
 _KEPT_IN_IDS = frozenset("-._~/")
+# A path of these alone is its own id: most are, and a scan makes an id of every paper each night.
+_ITS_OWN_ID = re.compile(r"[A-Za-z0-9._~/-]*")
 
 
 def shown_path(relative: str) -> str:
@@ -22,6 +25,8 @@ def doc_id_for(relative_path: str) -> str:
 
     It depends on the path alone, so adding a file never renames another, and no two paths share
     one; it holds no `:`, so `{doc_id}:{ordinal}` names a chunk unambiguously."""
+    if _ITS_OWN_ID.fullmatch(relative_path):
+        return relative_path
     parts = []
     for character in relative_path:
         if character in _KEPT_IN_IDS or (character.isalnum() and character.isprintable()):
