@@ -23,7 +23,7 @@ import pymupdf
 
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, to_frame
 from pipeline.extract.pdf.records import PageBox
-from pipeline.extract.pdf.table_rows import TableLine, filled, join_lines
+from pipeline.extract.pdf.table_rows import TableLine, join_labels_wrapped_round_values, join_lines, move_centred_labels, without_notes
 from pipeline.extract.tables import Grid
 
 _COLUMN_GAP = 0.9
@@ -51,6 +51,9 @@ _RULE_MAX_HEIGHT = 2.0
 """A drawn rectangle at most this tall, in points, is a rule."""
 _NOTE_GAP = 1.0
 """A line under a table more than this many of its heights below the line above is not its note."""
+_FOOT_WIDTH = 0.25
+"""Lines under a table, apart from it, each narrower than this share of its width are the page's
+foot (its number, a running foot): a table's notes run across most of it."""
 _PRIME_WIDTH = 0.42
 """A raised `1` narrower than this many of its font size is a prime (`4′`, `Gal-1′′`) that a math
 font names `one`: a digit is half its size wide, in a superscript too."""
@@ -195,15 +198,18 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
     # Lines of one phrase across most of the table after its last row of cells are its notes,
     # however many there are: they part no cells (running text above a table still does).
     last_row = max((index for index, line in enumerate(lines) if len(line.phrases) > 1), default=len(lines))
+    foot = _foot(lines, last_row, right - left)
     for index, line in enumerate(lines[header:], start=header):
         if index > last_row and len(line.phrases) == 1 and line.phrases[0].x1 - line.phrases[0].x0 > _ACROSS * (right - left):
+            continue
+        if index >= foot:
             continue
         for phrase in line.phrases:
             crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
             crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1
     allowed = max(_CROSSING_MIN, int(_CROSSING_SHARE * len(lines)))
-    phrases = [phrase for line in lines for phrase in line.phrases]
-    body = [phrase for line in lines[header:] for phrase in line.phrases]
+    phrases = [phrase for line in lines[:foot] for phrase in line.phrases]
+    body = [phrase for line in lines[header:foot] for phrase in line.phrases]
     # Where few lines set the allowance at its floor, every stretch one line crosses is a run:
     # the phrases inside a run tell columns only where the share sets it.
     split = allowed > _CROSSING_MIN
@@ -223,6 +229,19 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
     # A gap with no phrase beginning after it (or ending before it) parts no columns: it is the
     # run of a header wider than the body beneath it.
     return [m for m in middles if any(p.x0 > m for p in phrases) and any(p.x1 < m for p in phrases)]
+
+
+def _foot(lines: list[_Line], last_row: int, width: float) -> int:
+    """The index of the first line under the table's last row of cells that stands apart from the
+    line above it (`_NOTE_GAP`), with only short lines of one phrase from it on (`_FOOT_WIDTH`):
+    the page's foot under a table that ends the page (its number, a running foot); len(lines)
+    where there is none. Those lines part no cells and make no column of their own."""
+    for index in range(last_row + 1, len(lines)):
+        line, above = lines[index], lines[index - 1]
+        short = all(len(after.phrases) == 1 and after.phrases[0].x1 - after.phrases[0].x0 < _FOOT_WIDTH * width for after in lines[index:])
+        if line.y0 - above.y1 > _NOTE_GAP * (line.y1 - line.y0) and short:
+            return index
+    return len(lines)
 
 
 def _run_middles(start: float, end: float, phrases: list[_Phrase], body: list[_Phrase], min_gap: float) -> list[float]:
@@ -262,79 +281,6 @@ def _row(line: _Line, gaps: list[float]) -> list[str | None]:
     return row
 
 
-
-_Placed = tuple[list[str | None], float, float]
-"""A row's cells, and the top and bottom of its lines."""
-
-
-def _squeezed(placed: list[_Placed], index: int) -> bool:
-    """Whether the row's line stands between its neighbours' lines rather than on a line of its
-    own: the lines above and below it are less than its height apart."""
-    return placed[index + 1][1] - placed[index - 1][2] < placed[index][2] - placed[index][1]
-
-
-def _unlabelled_values(cells: list[str | None], label: int = 0) -> bool:
-    """A row of values that leaves its label's column (`label`) empty."""
-    return cells[label] == "" and len(filled(cells)) > 1
-
-
-def _move_centred_labels(placed: list[_Placed]) -> list[_Placed]:
-    """A row label centred on the two rows it names stands on neither line (`Herb` between its
-    `ST` and `P` rows): it goes to the upper row, where a span starts, as a publisher's markup
-    gives it."""
-    moved: list[_Placed] = []
-    for index, (cells, top, bottom) in enumerate(placed):
-        between = 0 < index < len(placed) - 1 and _unlabelled_values(placed[index - 1][0]) and _unlabelled_values(placed[index + 1][0])
-        if between and filled(cells) == {0} and _squeezed(placed, index):
-            upper, upper_top, upper_bottom = moved[-1]
-            moved[-1] = ([cells[0], *upper[1:]], upper_top, upper_bottom)
-        else:
-            moved.append((cells, top, bottom))
-    return moved
-
-
-def _join_labels_wrapped_round_values(placed: list[_Placed]) -> list[_Placed]:
-    """A row label wrapped onto two lines has its row's values centred between them
-    (`Pielou-Simpson's`, the values, `evenness`): the three lines are one row."""
-    joined: list[_Placed] = []
-    index = 0
-    while index < len(placed):
-        if index + 2 < len(placed):
-            (first, top, _), (values, _, _), (second, _, bottom) = placed[index : index + 3]
-            # The label's column: the first, or the one after the columns a group label fills once.
-            label = min(filled(first), default=0)
-            if filled(first) == {label} == filled(second) and _unlabelled_values(values, label) and _squeezed(placed, index + 1):
-                cells = list(values)
-                cells[label] = f"{first[label]} {second[label]}"
-                joined.append((cells, top, bottom))
-                index += 3
-                continue
-        joined.append(placed[index])
-        index += 1
-    return joined
-
-
-def _without_notes(placed: list[_Placed], rules_y: list[float]) -> list[_Placed]:
-    """The rows without the one-phrase rows after the last row of several cells: those are the
-    notes under an unruled table. Where a rule is drawn under that last row (the header) and the
-    rows under it, more than those above, are each a label in the first column alone, the table is
-    a shell to be filled in (a protocol's table of outcomes): those are its rows."""
-    if not placed:
-        return placed
-    last = max((index for index, (cells, _, _) in enumerate(placed) if len(filled(cells)) > 1), default=0)
-    ruled = last + 1 < len(placed) and any(placed[last][2] - 0.5 <= y <= placed[last + 1][1] + 0.5 for y in rules_y)
-    labels = placed[last + 1 :]
-    # Most of a shell's rows are its labels: one line under a table's closing rule is its note.
-    if ruled and len(labels) > last + 1 and all(_label_alone(cells) for cells, _, _ in labels):
-        return placed
-    return placed[: last + 1] if len(filled(placed[last][0])) > 1 else placed[:1]
-
-
-def _label_alone(cells: list[str | None]) -> bool:
-    """A row of one label in the first column, reaching over no other column."""
-    return bool(cells[0]) and all(value == "" for value in cells[1:])
-
-
 def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float], row_model: Any = None) -> WordGrid | None:
     """The grid of the page's words inside `region` (by their middles), or None where they make no
     two columns; `rules_y` are the heights of the horizontal rules drawn across the region. Which
@@ -364,8 +310,8 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
     ]
     placed = join_lines(body, row_model)
     # A label centred on two rows first, so that a label above it is not taken for its first line.
-    placed = _join_labels_wrapped_round_values(_move_centred_labels(placed))
-    placed = _without_notes(placed, inside)
+    placed = join_labels_wrapped_round_values(move_centred_labels(placed))
+    placed = without_notes(placed, inside)
     rows, tops, bottoms = [cells for cells, _, _ in placed], [top for _, top, _ in placed], [bottom for _, _, bottom in placed]
     # The notes under an unruled table run on from its last row without a gap; what follows a gap
     # (a running foot, a heading) is not the table's.
