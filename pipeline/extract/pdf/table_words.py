@@ -8,8 +8,9 @@ column it stands in, or spans the columns whose gaps it covers (a header over tw
 
 A line that only carries on cells of the line above (it starts lower case or with a bracket, or
 the cell above ends with a hyphen or comma) joins it: a cell wrapped onto two lines is one cell.
-Lines under the table's last rule, or one-phrase lines after the last row of several cells, are
-its notes.
+Lines under the table's last rule, lines in smaller print from one that opens as a note does
+(`*`, `†`, a lone `a`), or one-phrase lines after the last row of several cells, are its notes;
+short lines standing apart under the last row (the page's number in its foot) shape no columns.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ _RULE_MAX_HEIGHT = 2.0
 """A drawn rectangle at most this tall, in points, is a rule."""
 _NOTE_GAP = 1.0
 """A line under a table more than this many of its heights below the line above is not its note."""
+_NOTE_PRINT = 0.92
+"""A table's notes are set in print smaller than this share of its lines'."""
+_NOTE_MARKS = "*†‡§¶#"
+_NOTE_WORDS = ("note", "notes", "abbreviation", "abbreviations")
 _FOOT_WIDTH = 0.25
 """Lines under a table, apart from it, each narrower than this share of its width are the page's
 foot (its number, a running foot): a table's notes run across most of it."""
@@ -146,6 +151,8 @@ class _Line:
     y0: float
     y1: float
     phrases: list[_Phrase]
+    size: float
+    """The height of its tallest word: the size of its print (a raised mark is smaller)."""
 
 
 def _lines(words: list[Word]) -> list[_Line]:
@@ -174,7 +181,7 @@ def _lines(words: list[Word]) -> list[_Line]:
                 phrases[-1].text += " " + word[4]
             else:
                 phrases.append(_Phrase(word[0], word[2], word[4]))
-        result.append(_Line(min(w[1] for w in members), max(w[3] for w in members), phrases))
+        result.append(_Line(min(w[1] for w in members), max(w[3] for w in members), phrases, max(w[3] - w[1] for w in members)))
     return result
 
 
@@ -281,6 +288,28 @@ def _row(line: _Line, gaps: list[float]) -> list[str | None]:
     return row
 
 
+def _opens_note(line: _Line) -> bool:
+    """Whether each phrase of the line opens as a table's note does: with a note's mark (`*`, `†`,
+    a lone letter `a`), or `Note`, `Abbreviations` (`*P < 0.05` and `**P < 0.01` side by side)."""
+    firsts = [phrase.text.split()[0] for phrase in line.phrases]
+    return all(
+        first[0] in _NOTE_MARKS or (len(first) == 1 and first.islower()) or first.rstrip(":.").casefold() in _NOTE_WORDS for first in firsts
+    )
+
+
+def _above_notes(lines: list[_Line]) -> list[_Line]:
+    """The lines above the table's notes: from a line that opens as a note (`_opens_note`), in
+    print smaller than the table's (`_NOTE_PRINT`) as are all lines after it, however they spread
+    (`*P < 0.05` and `**P < 0.01` side by side) or start (a note's mark `a` reads as lower case)."""
+    sizes = sorted(line.size for line in lines)
+    small = _NOTE_PRINT * sizes[len(sizes) // 2]
+    start = len(lines)
+    while start > 2 and lines[start - 1].size < small:
+        start -= 1
+    opening = next((index for index in range(start, len(lines)) if _opens_note(lines[index])), len(lines))
+    return lines[:opening]
+
+
 def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float], row_model: Any = None) -> WordGrid | None:
     """The grid of the page's words inside `region` (by their middles), or None where they make no
     two columns; `rules_y` are the heights of the horizontal rules drawn across the region. Which
@@ -304,9 +333,11 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
     gaps = _gaps(body_lines, left, right, _MIN_GAP * median, header if len(body_lines) - header >= 2 else 0)
     if not gaps:
         return None
+    # Notes in small print are cut from the rows only: the columns are read as they were.
+    row_lines = _above_notes(body_lines)
     body = [
-        TableLine(_row(line, gaps), line.y0, line.y1, index > 0 and any(body_lines[index - 1].y1 - 0.5 <= y <= line.y0 + 0.5 for y in rules_y))
-        for index, line in enumerate(body_lines)
+        TableLine(_row(line, gaps), line.y0, line.y1, index > 0 and any(row_lines[index - 1].y1 - 0.5 <= y <= line.y0 + 0.5 for y in rules_y))
+        for index, line in enumerate(row_lines)
     ]
     placed = join_lines(body, row_model)
     # A label centred on two rows first, so that a label above it is not taken for its first line.
