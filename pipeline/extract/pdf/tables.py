@@ -16,6 +16,8 @@ caption again in a second language right under it), the grid as cells with their
 rows (those above the first rule drawn across the grid, else the first row), and the notes right
 under the grid. A caption beside which no grid of at least `min_rows` × `min_columns` is found is
 recorded with `parse = text`: its lines stay in the text as they are, and no half-read grid is kept.
+A grid that reaches the foot of its column takes the rows the next page prints under its header
+row printed again at its top (a long table run on without a caption of its own).
 """
 
 from __future__ import annotations
@@ -286,7 +288,9 @@ def _carried_on(table: Table, open_table: _Open, more: _Found, number: int) -> t
     return table.model_copy(update=update), replace(open_table, grid=grid)
 
 
-def _page_view(page: pymupdf.Page, pieces: list[PrintedLine], page_words: list[Word], captions: list[Caption]):
+def _page_view(
+    page: pymupdf.Page, pieces: list[PrintedLine], page_words: list[Word], captions: list[Caption]
+) -> tuple[tuple[int, int], pymupdf.Rect, list[PrintedLine], list[Word], list[Caption]]:
     """The page in the frame of its text: the frame, the page's rectangle, and its pieces, words and
     captions in it. A table printed sideways (its lines running up the page) is read as it is meant
     to be read; words of lines set across the text (a running head beside such a table, a stamp up
