@@ -107,3 +107,22 @@ def test_halves_of_a_table_side_by_side_on_a_page_whose_running_text_keeps_to_on
         [["hatar", "10"], ["mezo", "11"], ["erdo", "12"]],
         [["ret", "10"], ["patak", "11"], ["szolo", "12"]],
     ]
+
+
+def test_the_page_number_under_a_table_that_ends_the_page_makes_no_column_of_its_own(tmp_path: Path, rules: Rules) -> None:
+    """The number stands in the foot, between two of the table's columns, well below its last
+    row: it is not one of the table's lines, and the rows keep their four cells."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 60, 530, 200), BODY * 4, fontsize=10)
+    page.insert_text((72, 230), "Table 2. Adverse events by arm.", fontsize=9)
+    columns = (72, 250, 350, 450)
+    _cells(page, 250, list(zip(columns, ["Event", "Treated", "Control", "P"])), size=8)
+    for number in range(1, 31):
+        _cells(page, 256 + 16 * number, list(zip(columns, [f"Event {number}", str(10 + number), str(20 + number), "0.5"])), size=8)
+    page.insert_text((290, 800), "7", fontsize=8)
+    path = tmp_path / "foot.pdf"
+    doc.save(path)
+    rows = _rows(path, rules)["Table 2"]
+    assert rows[-1] == ["Event 30", "40", "50", "0.5"]
+    assert {len(row) for row in rows} == {4}

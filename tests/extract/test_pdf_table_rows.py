@@ -107,6 +107,37 @@ def test_a_note_set_across_the_columns_under_the_last_row_stays_a_note(tmp_path:
     ]
 
 
+def _unruled_table_with_notes(path: Path, notes: list[list[tuple[float, str]]]) -> Path:
+    """A table without rules, in 8-point print, with `notes` (each a line's texts by x) in
+    7-point print right under its last row, at the rows' own pitch."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(50, 50, 545, 120), BODY * 2, fontsize=10)
+    page.insert_text((50, 140), "Table 1. Outcomes by arm.", fontsize=9)
+    for y, cells in ((160, ["Outcome", "Treated", "Control", "P"]), *((172 + 12 * i, [f"Outcome {i + 1}", str(10 + i), str(20 + i), "0.5"]) for i in range(3))):
+        for x, text in zip(COLUMNS, cells):
+            page.insert_text((x, y), text, fontsize=8)
+    for index, line in enumerate(notes):
+        for x, text in line:
+            page.insert_text((x, 205 + 10 * index), text, fontsize=7)
+    page.insert_textbox(pymupdf.Rect(50, 260, 545, 400), BODY * 2, fontsize=10)
+    doc.save(path)
+    return path
+
+
+def test_a_note_in_smaller_print_right_under_the_last_row_is_no_line_of_it(tmp_path: Path, rules: Rules) -> None:
+    """The note's mark `a` reads as lower case, under the first column, as a wrapped label would."""
+    path = _unruled_table_with_notes(tmp_path / "note.pdf", [[(50, "a p < 0.05 against control.")]])
+    (table,) = extract_pdf(path, path.name, rules).tables
+    assert markdown_rows(table.markdown)[-1] == ["Outcome 3", "12", "22", "0.5"]
+
+
+def test_notes_in_smaller_print_set_apart_like_cells_are_no_rows(tmp_path: Path, rules: Rules) -> None:
+    path = _unruled_table_with_notes(tmp_path / "notes.pdf", [[(50, "Adjusted for age and sex.")], [(50, "*P < 0.05"), (150, "**P < 0.01")]])
+    (table,) = extract_pdf(path, path.name, rules).tables
+    assert [row[0] for row in markdown_rows(table.markdown)] == ["Outcome 1", "Outcome 2", "Outcome 3"]
+
+
 def test_the_shipped_row_model_joins_a_wrapped_row_where_rows_stand_apart(tmp_path: Path) -> None:
     """`[pdf.tables] rows = "model"`: the trees trained on the even half of pdf_jats read the
     wrapped rows as one row each, as the rules do."""

@@ -15,6 +15,10 @@ its cells join that row's. Two readers decide it, on the same evidence (`line_fe
 - the row model (`[pdf.tables] rows = "model"`): gradient-boosted trees trained by
   `scripts/train_table_row_model.py` on the even half of `../shared/corpus/pdf_jats`, each line
   labelled by the publisher's JATS rows, that read the same evidence and the rules' verdict.
+
+The rows then placed, a label set between rows is given to its row (`move_centred_labels`,
+`join_labels_wrapped_round_values`) and one-phrase lines under the last row are left to the notes
+(`without_notes`).
 """
 
 from __future__ import annotations
@@ -53,6 +57,10 @@ class TableLine:
     y1: float
     rule_above: bool
     """A rule is drawn across the table between this line and the one above."""
+
+
+Placed = tuple[list[str | None], float, float]
+"""A row's cells, and the top and bottom of its lines."""
 
 
 def filled(cells: list[str | None]) -> set[int]:
@@ -165,13 +173,13 @@ def continues_by_rules(lines: list[TableLine], index: int, row: list[str | None]
     )
 
 
-def join_lines(lines: list[TableLine], model: Any = None) -> list[tuple[list[str | None], float, float]]:
+def join_lines(lines: list[TableLine], model: Any = None) -> list[Placed]:
     """The table's rows, each with the top and bottom of its lines: a line that carries on the row
     above (by the rules, or by `model`, a `trained_model.TrainedModel`) joins its cells to it."""
     if model is not None and tuple(model.features) != FEATURES:
         raise RulesError("the table row model was trained on other features than table_rows.FEATURES: retrain it (scripts/train_table_row_model.py)")
     context = table_context(lines)
-    rows: list[tuple[list[str | None], float, float]] = []
+    rows: list[Placed] = []
     row_lines = 0
     for index, line in enumerate(lines):
         if rows:
@@ -198,3 +206,71 @@ def joined(cells: list[str | None], more: list[str | None]) -> list[str | None]:
         else:
             result[col] = more[col]
     return result
+
+
+def _squeezed(placed: list[Placed], index: int) -> bool:
+    """Whether the row's line stands between its neighbours' lines rather than on a line of its
+    own: the lines above and below it are less than its height apart."""
+    return placed[index + 1][1] - placed[index - 1][2] < placed[index][2] - placed[index][1]
+
+
+def _unlabelled_values(cells: list[str | None], label: int = 0) -> bool:
+    """A row of values that leaves its label's column (`label`) empty."""
+    return cells[label] == "" and len(filled(cells)) > 1
+
+
+def move_centred_labels(placed: list[Placed]) -> list[Placed]:
+    """A row label centred on the two rows it names stands on neither line (`Herb` between its
+    `ST` and `P` rows): it goes to the upper row, where a span starts, as a publisher's markup
+    gives it."""
+    moved: list[Placed] = []
+    for index, (cells, top, bottom) in enumerate(placed):
+        between = 0 < index < len(placed) - 1 and _unlabelled_values(placed[index - 1][0]) and _unlabelled_values(placed[index + 1][0])
+        if between and filled(cells) == {0} and _squeezed(placed, index):
+            upper, upper_top, upper_bottom = moved[-1]
+            moved[-1] = ([cells[0], *upper[1:]], upper_top, upper_bottom)
+        else:
+            moved.append((cells, top, bottom))
+    return moved
+
+
+def join_labels_wrapped_round_values(placed: list[Placed]) -> list[Placed]:
+    """A row label wrapped onto two lines has its row's values centred between them
+    (`Pielou-Simpson's`, the values, `evenness`): the three lines are one row."""
+    joined: list[Placed] = []
+    index = 0
+    while index < len(placed):
+        if index + 2 < len(placed):
+            (first, top, _), (values, _, _), (second, _, bottom) = placed[index : index + 3]
+            # The label's column: the first, or the one after the columns a group label fills once.
+            label = min(filled(first), default=0)
+            if filled(first) == {label} == filled(second) and _unlabelled_values(values, label) and _squeezed(placed, index + 1):
+                cells = list(values)
+                cells[label] = f"{first[label]} {second[label]}"
+                joined.append((cells, top, bottom))
+                index += 3
+                continue
+        joined.append(placed[index])
+        index += 1
+    return joined
+
+
+def without_notes(placed: list[Placed], rules_y: list[float]) -> list[Placed]:
+    """The rows without the one-phrase rows after the last row of several cells: those are the
+    notes under an unruled table. Where a rule is drawn under that last row (the header) and the
+    rows under it, more than those above, are each a label in the first column alone, the table is
+    a shell to be filled in (a protocol's table of outcomes): those are its rows."""
+    if not placed:
+        return placed
+    last = max((index for index, (cells, _, _) in enumerate(placed) if len(filled(cells)) > 1), default=0)
+    ruled = last + 1 < len(placed) and any(placed[last][2] - 0.5 <= y <= placed[last + 1][1] + 0.5 for y in rules_y)
+    labels = placed[last + 1 :]
+    # Most of a shell's rows are its labels: one line under a table's closing rule is its note.
+    if ruled and len(labels) > last + 1 and all(_label_alone(cells) for cells, _, _ in labels):
+        return placed
+    return placed[: last + 1] if len(filled(placed[last][0])) > 1 else placed[:1]
+
+
+def _label_alone(cells: list[str | None]) -> bool:
+    """A row of one label in the first column, reaching over no other column."""
+    return bool(cells[0]) and all(value == "" for value in cells[1:])

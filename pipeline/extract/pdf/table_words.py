@@ -8,8 +8,9 @@ column it stands in, or spans the columns whose gaps it covers (a header over tw
 
 A line that only carries on cells of the line above (it starts lower case or with a bracket, or
 the cell above ends with a hyphen or comma) joins it: a cell wrapped onto two lines is one cell.
-Lines under the table's last rule, or one-phrase lines after the last row of several cells, are
-its notes.
+Lines under the table's last rule, lines in smaller print from one that opens as a note does
+(`*`, `†`, a lone `a`), or one-phrase lines after the last row of several cells, are its notes;
+short lines standing apart under the last row (the page's number in its foot) shape no columns.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pymupdf
 
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, to_frame
 from pipeline.extract.pdf.records import PageBox
-from pipeline.extract.pdf.table_rows import TableLine, filled, join_lines
+from pipeline.extract.pdf.table_rows import TableLine, join_labels_wrapped_round_values, join_lines, move_centred_labels, without_notes
 from pipeline.extract.tables import Grid
 
 _COLUMN_GAP = 0.9
@@ -51,6 +52,13 @@ _RULE_MAX_HEIGHT = 2.0
 """A drawn rectangle at most this tall, in points, is a rule."""
 _NOTE_GAP = 1.0
 """A line under a table more than this many of its heights below the line above is not its note."""
+_NOTE_PRINT = 0.92
+"""A table's notes are set in print smaller than this share of its lines'."""
+_NOTE_MARKS = "*†‡§¶#"
+_NOTE_WORDS = ("note", "notes", "abbreviation", "abbreviations")
+_FOOT_WIDTH = 0.25
+"""Lines under a table, apart from it, each narrower than this share of its width are the page's
+foot (its number, a running foot): a table's notes run across most of it."""
 _PRIME_WIDTH = 0.42
 """A raised `1` narrower than this many of its font size is a prime (`4′`, `Gal-1′′`) that a math
 font names `one`: a digit is half its size wide, in a superscript too."""
@@ -143,6 +151,8 @@ class _Line:
     y0: float
     y1: float
     phrases: list[_Phrase]
+    size: float
+    """The height of its tallest word: the size of its print (a raised mark is smaller)."""
 
 
 def _lines(words: list[Word]) -> list[_Line]:
@@ -171,7 +181,7 @@ def _lines(words: list[Word]) -> list[_Line]:
                 phrases[-1].text += " " + word[4]
             else:
                 phrases.append(_Phrase(word[0], word[2], word[4]))
-        result.append(_Line(min(w[1] for w in members), max(w[3] for w in members), phrases))
+        result.append(_Line(min(w[1] for w in members), max(w[3] for w in members), phrases, max(w[3] - w[1] for w in members)))
     return result
 
 
@@ -195,15 +205,18 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
     # Lines of one phrase across most of the table after its last row of cells are its notes,
     # however many there are: they part no cells (running text above a table still does).
     last_row = max((index for index, line in enumerate(lines) if len(line.phrases) > 1), default=len(lines))
+    foot = _foot(lines, last_row, right - left)
     for index, line in enumerate(lines[header:], start=header):
         if index > last_row and len(line.phrases) == 1 and line.phrases[0].x1 - line.phrases[0].x0 > _ACROSS * (right - left):
+            continue
+        if index >= foot:
             continue
         for phrase in line.phrases:
             crossing[bisect.bisect_left(edges, round(phrase.x0, 1))] += 1
             crossing[bisect.bisect_left(edges, round(phrase.x1, 1))] -= 1
     allowed = max(_CROSSING_MIN, int(_CROSSING_SHARE * len(lines)))
-    phrases = [phrase for line in lines for phrase in line.phrases]
-    body = [phrase for line in lines[header:] for phrase in line.phrases]
+    phrases = [phrase for line in lines[:foot] for phrase in line.phrases]
+    body = [phrase for line in lines[header:foot] for phrase in line.phrases]
     # Where few lines set the allowance at its floor, every stretch one line crosses is a run:
     # the phrases inside a run tell columns only where the share sets it.
     split = allowed > _CROSSING_MIN
@@ -223,6 +236,19 @@ def _gaps(lines: list[_Line], left: float, right: float, min_gap: float, header:
     # A gap with no phrase beginning after it (or ending before it) parts no columns: it is the
     # run of a header wider than the body beneath it.
     return [m for m in middles if any(p.x0 > m for p in phrases) and any(p.x1 < m for p in phrases)]
+
+
+def _foot(lines: list[_Line], last_row: int, width: float) -> int:
+    """The index of the first line under the table's last row of cells that stands apart from the
+    line above it (`_NOTE_GAP`), with only short lines of one phrase from it on (`_FOOT_WIDTH`):
+    the page's foot under a table that ends the page (its number, a running foot); len(lines)
+    where there is none. Those lines part no cells and make no column of their own."""
+    for index in range(last_row + 1, len(lines)):
+        line, above = lines[index], lines[index - 1]
+        short = all(len(after.phrases) == 1 and after.phrases[0].x1 - after.phrases[0].x0 < _FOOT_WIDTH * width for after in lines[index:])
+        if line.y0 - above.y1 > _NOTE_GAP * (line.y1 - line.y0) and short:
+            return index
+    return len(lines)
 
 
 def _run_middles(start: float, end: float, phrases: list[_Phrase], body: list[_Phrase], min_gap: float) -> list[float]:
@@ -262,77 +288,26 @@ def _row(line: _Line, gaps: list[float]) -> list[str | None]:
     return row
 
 
-
-_Placed = tuple[list[str | None], float, float]
-"""A row's cells, and the top and bottom of its lines."""
-
-
-def _squeezed(placed: list[_Placed], index: int) -> bool:
-    """Whether the row's line stands between its neighbours' lines rather than on a line of its
-    own: the lines above and below it are less than its height apart."""
-    return placed[index + 1][1] - placed[index - 1][2] < placed[index][2] - placed[index][1]
+def _opens_note(line: _Line) -> bool:
+    """Whether each phrase of the line opens as a table's note does: with a note's mark (`*`, `†`,
+    a lone letter `a`), or `Note`, `Abbreviations` (`*P < 0.05` and `**P < 0.01` side by side)."""
+    firsts = [phrase.text.split()[0] for phrase in line.phrases]
+    return all(
+        first[0] in _NOTE_MARKS or (len(first) == 1 and first.islower()) or first.rstrip(":.").casefold() in _NOTE_WORDS for first in firsts
+    )
 
 
-def _unlabelled_values(cells: list[str | None], label: int = 0) -> bool:
-    """A row of values that leaves its label's column (`label`) empty."""
-    return cells[label] == "" and len(filled(cells)) > 1
-
-
-def _move_centred_labels(placed: list[_Placed]) -> list[_Placed]:
-    """A row label centred on the two rows it names stands on neither line (`Herb` between its
-    `ST` and `P` rows): it goes to the upper row, where a span starts, as a publisher's markup
-    gives it."""
-    moved: list[_Placed] = []
-    for index, (cells, top, bottom) in enumerate(placed):
-        between = 0 < index < len(placed) - 1 and _unlabelled_values(placed[index - 1][0]) and _unlabelled_values(placed[index + 1][0])
-        if between and filled(cells) == {0} and _squeezed(placed, index):
-            upper, upper_top, upper_bottom = moved[-1]
-            moved[-1] = ([cells[0], *upper[1:]], upper_top, upper_bottom)
-        else:
-            moved.append((cells, top, bottom))
-    return moved
-
-
-def _join_labels_wrapped_round_values(placed: list[_Placed]) -> list[_Placed]:
-    """A row label wrapped onto two lines has its row's values centred between them
-    (`Pielou-Simpson's`, the values, `evenness`): the three lines are one row."""
-    joined: list[_Placed] = []
-    index = 0
-    while index < len(placed):
-        if index + 2 < len(placed):
-            (first, top, _), (values, _, _), (second, _, bottom) = placed[index : index + 3]
-            # The label's column: the first, or the one after the columns a group label fills once.
-            label = min(filled(first), default=0)
-            if filled(first) == {label} == filled(second) and _unlabelled_values(values, label) and _squeezed(placed, index + 1):
-                cells = list(values)
-                cells[label] = f"{first[label]} {second[label]}"
-                joined.append((cells, top, bottom))
-                index += 3
-                continue
-        joined.append(placed[index])
-        index += 1
-    return joined
-
-
-def _without_notes(placed: list[_Placed], rules_y: list[float]) -> list[_Placed]:
-    """The rows without the one-phrase rows after the last row of several cells: those are the
-    notes under an unruled table. Where a rule is drawn under that last row (the header) and the
-    rows under it, more than those above, are each a label in the first column alone, the table is
-    a shell to be filled in (a protocol's table of outcomes): those are its rows."""
-    if not placed:
-        return placed
-    last = max((index for index, (cells, _, _) in enumerate(placed) if len(filled(cells)) > 1), default=0)
-    ruled = last + 1 < len(placed) and any(placed[last][2] - 0.5 <= y <= placed[last + 1][1] + 0.5 for y in rules_y)
-    labels = placed[last + 1 :]
-    # Most of a shell's rows are its labels: one line under a table's closing rule is its note.
-    if ruled and len(labels) > last + 1 and all(_label_alone(cells) for cells, _, _ in labels):
-        return placed
-    return placed[: last + 1] if len(filled(placed[last][0])) > 1 else placed[:1]
-
-
-def _label_alone(cells: list[str | None]) -> bool:
-    """A row of one label in the first column, reaching over no other column."""
-    return bool(cells[0]) and all(value == "" for value in cells[1:])
+def _above_notes(lines: list[_Line]) -> list[_Line]:
+    """The lines above the table's notes: from a line that opens as a note (`_opens_note`), in
+    print smaller than the table's (`_NOTE_PRINT`) as are all lines after it, however they spread
+    (`*P < 0.05` and `**P < 0.01` side by side) or start (a note's mark `a` reads as lower case)."""
+    sizes = sorted(line.size for line in lines)
+    small = _NOTE_PRINT * sizes[len(sizes) // 2]
+    start = len(lines)
+    while start > 2 and lines[start - 1].size < small:
+        start -= 1
+    opening = next((index for index in range(start, len(lines)) if _opens_note(lines[index])), len(lines))
+    return lines[:opening]
 
 
 def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float], row_model: Any = None) -> WordGrid | None:
@@ -358,14 +333,16 @@ def words_grid(page_words: list[Word], region: pymupdf.Rect, rules_y: list[float
     gaps = _gaps(body_lines, left, right, _MIN_GAP * median, header if len(body_lines) - header >= 2 else 0)
     if not gaps:
         return None
+    # Notes in small print are cut from the rows only: the columns are read as they were.
+    row_lines = _above_notes(body_lines)
     body = [
-        TableLine(_row(line, gaps), line.y0, line.y1, index > 0 and any(body_lines[index - 1].y1 - 0.5 <= y <= line.y0 + 0.5 for y in rules_y))
-        for index, line in enumerate(body_lines)
+        TableLine(_row(line, gaps), line.y0, line.y1, index > 0 and any(row_lines[index - 1].y1 - 0.5 <= y <= line.y0 + 0.5 for y in rules_y))
+        for index, line in enumerate(row_lines)
     ]
     placed = join_lines(body, row_model)
     # A label centred on two rows first, so that a label above it is not taken for its first line.
-    placed = _join_labels_wrapped_round_values(_move_centred_labels(placed))
-    placed = _without_notes(placed, inside)
+    placed = join_labels_wrapped_round_values(move_centred_labels(placed))
+    placed = without_notes(placed, inside)
     rows, tops, bottoms = [cells for cells, _, _ in placed], [top for _, top, _ in placed], [bottom for _, _, bottom in placed]
     # The notes under an unruled table run on from its last row without a gap; what follows a gap
     # (a running foot, a heading) is not the table's.
