@@ -29,8 +29,8 @@ from pipeline.rules.trained_model import TrainedModel
 
 _ADD_FROM = 0.8
 """The model's probability from which a block the rules left as text becomes a heading: the rules
-miss few headings, and the model's doubtful additions (a table's row label, a subtitle) are
-wrong about as often as right, when it is tried on papers it did not learn from."""
+miss few headings, and the model's less sure additions (a table's row label, a subtitle) are
+mostly wrong when it is tried on papers it did not learn from."""
 _DROP_BELOW = 0.4
 """The model's probability under which a heading the rules made becomes text again: it overrules
 the rules' evidence only where it is sure."""
