@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 import unicodedata
+from collections import Counter
 from pathlib import Path
 
 import lightgbm
@@ -40,7 +42,7 @@ from pipeline.extract.pdf.passes import PASSES, Reading
 from pipeline.extract.pdf.run_in import RunInRules
 from pipeline.rules import load_rules
 from model_training import SEED, parameters, write_model
-from score_pdf_headings import gold_headings, key, parse_jats
+from score_pdf_headings import _NUMBERING, _text, gold_headings, key, parse_jats
 from score_pdf_jats_halves import DEFAULT_CORPUS, is_check_half
 
 PARAMETERS = parameters(objective="binary", learning_rate=0.05, num_leaves=15, min_data_in_leaf=20)
@@ -115,19 +117,62 @@ def all_rows(corpus: Path, cache: Path | None) -> list[dict]:
     return rows
 
 
+def numbering(text: str) -> str:
+    """The number a heading opens with, as compared: `2.8.` and `2.8` alike, `` where none."""
+    found = _NUMBERING.match(unicodedata.normalize("NFKC", text))
+    return re.sub(r"[\W_]+", "", found.group(0)).casefold() if found else ""
+
+
+def section_numbers(article) -> dict[str, Counter]:
+    """Each body section title's key, with how many sections bear it under each number (`2.8`
+    from its `<label>` or the title's own opening number; `` where none)."""
+    numbers: dict[str, Counter] = {}
+    body = article.find("body")
+    for sec in body.iter("sec") if body is not None else []:
+        title = sec.find("title")
+        if title is not None and key(_text(title)):
+            label_element = sec.find("label")
+            number = numbering(_text(label_element) + " ") if label_element is not None else numbering(_text(title))
+            numbers.setdefault(key(unicodedata.normalize("NFKC", _text(title))), Counter())[number] += 1
+    return numbers
+
+
+def one_to_one(reading: list[dict], numbers: dict[str, Counter]) -> list[dict]:
+    """The reading's rows, where more blocks than sections share a title's key, with those not
+    numbered as any such section is labelled 0, where one of them is; and, in a paper that prints
+    its sections' numbers, a block that bears a numbered section's title without its number."""
+    by_key: dict[str, list[dict]] = {}
+    for row in reading:
+        if row["y"] == 1 and key(unicodedata.normalize("NFKC", row["text"])) in numbers:
+            by_key.setdefault(key(unicodedata.normalize("NFKC", row["text"])), []).append(row)
+    printed = {numbering(row["text"]) for row in reading} & {number for counts in numbers.values() for number in counts if number}
+    wrong = set()
+    for found_key, rows in by_key.items():
+        sections = numbers[found_key]
+        numbered = [row for row in rows if numbering(row["text"]) and sections[numbering(row["text"])]]
+        if len(rows) > sum(sections.values()) and numbered:
+            wrong |= {id(row) for row in rows if row not in numbered}
+        elif printed and not sections[""]:
+            # The paper prints its sections' numbers and this one has a number: a block that
+            # bears its title without it is another thing (a table's row label), not its heading.
+            wrong |= {id(row) for row in rows if not numbering(row["text"])}
+    return [{**row, "y": 0} if id(row) in wrong else row for row in reading]
+
+
 def labelled_rows(rows: list[dict], corpus: Path) -> list[dict]:
     """The rows that teach something, each with its label `y` from its paper's JATS."""
     heads_meta = RunInRules.from_rules(load_rules()).heads_meta
-    golds = {}
-    labelled = []
+    golds, readings = {}, {}
     for row in rows:
         if row["paper"] not in golds:
-            titles, neutral = gold_headings(parse_jats(corpus / "pdf_jats" / f"{row['paper']}.xml"))
-            golds[row["paper"]] = ({key(unicodedata.normalize("NFKC", title)) for title in titles}, neutral)
-        target = label(row["text"], *golds[row["paper"]], heads_meta)
+            article = parse_jats(corpus / "pdf_jats" / f"{row['paper']}.xml")
+            titles, neutral = gold_headings(article)
+            golds[row["paper"]] = ({key(unicodedata.normalize("NFKC", title)) for title in titles}, neutral, section_numbers(article))
+        gold, neutral, numbers = golds[row["paper"]]
+        target = label(row["text"], gold, neutral, heads_meta)
         if target is not None:
-            labelled.append({**row, "y": target})
-    return labelled
+            readings.setdefault((row["paper"], row["labelled"]), []).append({**row, "y": target})
+    return [row for (paper, _), reading in readings.items() for row in one_to_one(reading, golds[paper][2])]
 
 
 def scores(booster: lightgbm.Booster, rows: list[dict]) -> str:

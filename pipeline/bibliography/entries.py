@@ -87,23 +87,26 @@ def _read_entries(blocks: list[Block], document: Document, rules: Rules, list_st
 
 
 def continued_at_end(nodes: list[SectionNode], blocks: list[Block], document: Document, rules: Rules) -> list[Block]:
-    """The blocks that carry the bibliography (`blocks`) on at the paper's end, after sections
-    whose headings the PDF reader put after its first column (`FUTURE PROSPECTS`,
-    `ACKNOWLEDGMENTS` beside a bibliography that starts low on a page): the last section's blocks
-    from the first that reads as an entry to the last, where they are at least
-    `trailing_min_entries` entries and most of them read as one. A block between two of them that
-    reads as none (`acclimations and genetic diversity. Annu. Rev.`) is an entry's broken line."""
-    last = next(iter(reversed(nodes)), None)
-    while last is not None and last.children:
-        last = last.children[-1]
-    if last is None or not last.body or not blocks or last.body[0].char_start < blocks[-1].char_end:
+    """The blocks that carry the bibliography (`blocks`) on under sections whose headings the PDF
+    reader put after its first column (`ACKNOWLEDGMENTS` beside a bibliography that starts low on a
+    page; `Consent for publication` set beside the entries, `Publisher's Note` still to come): of
+    each section after it, the run of blocks that `_entry_run` reads as entries."""
+    if not blocks:
         return []
+    after = [member for node in nodes for member in node.subtree() if member.body and member.body[0].char_start >= blocks[-1].char_end]
+    return [block for member in after for block in _entry_run(member.body, document, rules)]
+
+
+def _entry_run(body: tuple[Block, ...], document: Document, rules: Rules) -> list[Block]:
+    """`body` from its first block that reads as an entry to its last, where most do and at least
+    `trailing_min_entries` do; else nothing. A block between two that reads as none
+    (`acclimations and genetic diversity. Annu. Rev.`) is an entry's broken line."""
     text = document.text
-    reads = [block.kind in ENTRY_KINDS and reads_as_entry(text[block.char_start : block.char_end], rules) for block in last.body]
+    reads = [block.kind in ENTRY_KINDS and reads_as_entry(text[block.char_start : block.char_end], rules) for block in body]
     if sum(reads) < rules.references.trailing_min_entries:
         return []
     first, end = reads.index(True), len(reads) - reads[::-1].index(True)
-    return list(last.body[first:end]) if 2 * sum(reads) > end - first else []
+    return list(body[first:end]) if 2 * sum(reads) > end - first else []
 
 
 def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> list[EntrySpan] | None:

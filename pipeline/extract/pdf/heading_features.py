@@ -32,6 +32,7 @@ FEATURES: tuple[str, ...] = (
     "label_header", "label_text", "label_other", "labelled",
     "style_blocks", "style_char_share", "style_rules_headings", "caption_like",
     "rules_heading", "rules_level", "rules_outline", "rules_style",
+    "previous_cells", "next_cells",
 )
 """The features in the order the model file was trained on (its feature names must equal these)."""
 
@@ -99,8 +100,10 @@ def is_candidate(block: PdfBlock) -> bool:
 
 
 def heading_candidates(blocks: list[PdfBlock]) -> list[int]:
-    """Indexes of the blocks that may be section headings."""
-    return [index for index, block in enumerate(blocks) if is_candidate(block)]
+    """Indexes of the blocks below the title that may be section headings: a line above the
+    title (a journal's article type, `Case Report`, `Research Article`) heads no section."""
+    title = next((index for index, block in enumerate(blocks) if block.kind is BlockKind.heading and block.level == 1), -1)
+    return [index for index, block in enumerate(blocks) if index > title and is_candidate(block)]
 
 
 def _gap(upper: Row | None, lower: Row | None, layout: Layout) -> float:
@@ -220,6 +223,16 @@ def _rules_features(block: PdfBlock, context: DocumentContext, rules: HeadingRul
     ]
 
 
+def _table_features(blocks: list[PdfBlock], index: int) -> list[float]:
+    """The most cells a line of the block before and of the block after has: a row label of a
+    table the reader left as text (`Primary outcome` over its measures' rows) stands among lines
+    of several cells, a heading among running text."""
+    return [
+        float(max(row.cells for row in neighbour.rows)) if (neighbour := _neighbour(blocks, index, step)) else 0.0
+        for step in (-1, 1)
+    ]
+
+
 def candidate_features(blocks: list[PdfBlock], index: int, context: DocumentContext, rules: HeadingRules) -> list[float]:
     """The evidence of `blocks[index]` being a heading, in the order of `FEATURES`."""
     block = blocks[index]
@@ -229,4 +242,5 @@ def candidate_features(blocks: list[PdfBlock], index: int, context: DocumentCont
         *_text_features(block, context),
         *_context_features(blocks, index, context),
         *_rules_features(block, context, rules),
+        *_table_features(blocks, index),
     ]

@@ -5,8 +5,9 @@ The model is a small set of gradient-boosted trees (LightGBM) trained by
 labelled by whether its text is one of the publisher's `<sec><title>`s. It ships inside the package
 (`models/headings.txt`) and is loaded once with the rules (`[pdf.headings] classifier = "model"`),
 never fetched. `classify_headings` asks it about every candidate (`heading_features`): a block it
-believes is a heading becomes one, at the level of its numbering or of the headings that share its
-style; a heading the rules made that it does not believe becomes a paragraph again. The title and
+is sure is a heading (`_ADD_FROM`) becomes one, at the level of its numbering or of the headings
+that share its style; a heading the rules made that it is sure is none (`_DROP_BELOW`) becomes a
+paragraph again. The title and
 the rules' levels of the headings it keeps stay as they are, and so do the headings of front and
 back matter sections (JATS keeps most outside the body, so the labels say nothing against them);
 a block inside a sentence is never made a heading.
@@ -26,9 +27,13 @@ from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.records.base import BlockKind
 from pipeline.rules.trained_model import TrainedModel
 
-_THRESHOLD = 0.5
-"""The model's probability from which a candidate is a heading: the classes are weighted alike in
-training, so even odds are the boundary."""
+_ADD_FROM = 0.8
+"""The model's probability from which a block the rules left as text becomes a heading: the rules
+miss few headings, and the model's less sure additions (a table's row label, a subtitle) are
+mostly wrong when it is tried on papers it did not learn from."""
+_DROP_BELOW = 0.4
+"""The model's probability under which a heading the rules made becomes text again: it overrules
+the rules' evidence only where it is sure."""
 
 def _level(blocks: list[PdfBlock], index: int, style_levels: dict[tuple, Counter]) -> int:
     """A new heading's level: its numbering's depth, else the level most headings of its style
@@ -67,7 +72,8 @@ def classify_headings(
     marked = list(blocks)
     for index, score in zip(indexes, scores):
         block = blocks[index]
-        heading = score >= _THRESHOLD and not inside_a_sentence(blocks, index)
+        threshold = _DROP_BELOW if block.kind is BlockKind.heading else _ADD_FROM
+        heading = score >= threshold and not inside_a_sentence(blocks, index)
         if block.kind is BlockKind.heading and not heading and heads_meta(block.text):
             continue
         evidence = (f"the heading model's score {score:.2f}",)
