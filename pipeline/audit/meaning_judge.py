@@ -3,13 +3,16 @@ of what the rules could only count as words.
 
 For a claim and its passages, in order:
 
-1. the rules judge decides (pipeline/audit/rules_judge.py); its contradictions (negation,
-   significance, direction, number, unit) and its support stand;
+1. the rules judge decides (pipeline/audit/rules_judge.py); its support and its negation,
+   significance and unit contradictions stand. A number or direction contradiction stands unless
+   the sentences the claim agrees with best (2) are others that hold its numbers and say its
+   directions alike: then the rules read a sentence the claim is not about, and it goes on to 3;
 2. where it found not enough evidence, the claim is compared in meaning with every passage
    sentence, every two neighbouring sentences of a passage, and every two sentences of two
    different passages (a claim that combines two chunks): the cosine between the encoder's
    vector of the claim and that of the sentence, or the normalised sum of the two sentences'
-   vectors, which stands for them read together. The best is the **agreement**;
+   vectors, which stands for them read together, each passage sentence read with the
+   abbreviations its paper defines spelled out. The best is the **agreement**;
 3. where the agreement reaches `min_agreement` (rules/audit.toml, `[meaning]`), the sentences it
    rests on are read once more by the rules: a claim that is negated where each of them is not
    (or the other way round) is contradicted (**negation**), as is one whose direction word takes
@@ -18,8 +21,9 @@ For a claim and its passages, in order:
    same kind (**number**, **unit**), and otherwise leaves the rules' verdict; else the claim is
    supported (**meaning**), the verdict naming those sentences and the agreement.
 
-An encoder reads topic as much as claim, so it never overrules a rule: it only reads the
-paraphrases the rules miss (a synonym for a key term, a claim spread over two chunks).
+An encoder reads topic as much as claim, so it overrules a rule only where the sentence it
+agrees with affirms what the rule read as a conflict: it reads the paraphrases the rules miss (a
+synonym for a key term, a claim spread over two chunks).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from pipeline.audit.rules_judge import RulesJudge
 from pipeline.errors import AuditError
 from pipeline.meaning.encoder import SentenceEncoder
 
-VERSION = "1.0"
+VERSION = "1.1"
 """Raised when the procedure changes (the rules file's digest and the encoder's version say the rest)."""
 READ_AGAIN = frozenset({"key term", "coverage", "number"})
 """The rules judge's reasons for not enough evidence that a paraphrase can cause."""

@@ -201,7 +201,7 @@ def test_two_passages_together_support_a_claim_neither_holds_alone():
 
 def test_the_report_names_the_judge_its_version_and_its_rules_digest():
     description = make_judge("rules", None, None, 30, RULES).description
-    assert description.name == "rules" and description.version.startswith("1.0, audit.toml ")
+    assert description.name == "rules" and description.version.startswith("1.1, audit.toml ")
 
 
 def test_a_bad_pattern_in_the_audit_rules_is_an_error_naming_the_file_and_the_rule(tmp_path):
