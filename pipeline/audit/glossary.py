@@ -28,6 +28,7 @@ _NUMBERED = re.compile(r"[^\W\d_]+-?\d{1,2}")
 _JOINED = re.compile(r"[a-z][A-Z][a-z]")
 _WORD = re.compile(r"[^\W_][\w'’-]*")
 _BINOMIAL = re.compile(r"\b([A-Z][a-z]{2,}) ([a-z]{3,})\b")
+_GENUS_INITIAL = re.compile(r"\b([A-Z])\. ([a-z]{3,})\b")
 _SENTENCE_END = re.compile(r"[.;:!?\]]\s|\(")
 
 
@@ -43,9 +44,10 @@ def defined_abbreviations(text: str) -> list[Abbreviation]:
         long = _long_form(short, before)
         if long:
             found.setdefault(short, Abbreviation(short=short, long=long))
+    shortened = set(_GENUS_INITIAL.findall(text))
     for genus, species in dict.fromkeys(_BINOMIAL.findall(text)):
-        short = f"{genus[0]}. {species}"
-        if short in text:
+        if (genus[0], species) in shortened:
+            short = f"{genus[0]}. {species}"
             found.setdefault(short, Abbreviation(short=short, long=f"{genus} {species}"))
     return list(found.values())
 
