@@ -3,6 +3,11 @@ given to the cited passages that use them, so that a claim may name a thing as t
 
 from __future__ import annotations
 
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
 import duckdb
 import pytest
 
@@ -27,10 +32,37 @@ def _defined(text: str) -> dict[str, str]:
         ("Stools were homogenized and fecal egg counts (FECs) compared.", "FECs", "fecal egg counts"),
         ("We used a two-factor analysis of variance (ANOVA) throughout.", "ANOVA", "analysis of variance"),
         ("Eggs of Schistosoma mansoni were counted. S. mansoni eggs were clustered.", "S. mansoni", "Schistosoma mansoni"),
+        ("Cells were stimulated with interleukin-4 (IL-4) for two days.", "IL-4", "interleukin-4"),
+        ("Cancer screening in the prostate, lung, colorectal and ovarian (PLCO) trial.", "PLCO", "prostate, lung, colorectal and ovarian"),
+        ("Films of poly(vinyl alcohol) (PVA) were spun.", "PVA", "poly(vinyl alcohol)"),
+        ("Traits were scored by the Autism Spectrum Quotient [23], [24] (ASQ) online.", "ASQ", "Autism Spectrum Quotient"),
+        ("Spectra were split by non-negative matrix factorization (NMF) first.", "NMF", "non-negative matrix factorization"),
+        ("Peptides were adjusted to 0.065% TFA by addition of 10% trifluoroacetic acid (TFA).", "TFA", "trifluoroacetic acid"),
     ],
 )
 def test_a_paper_defines_an_abbreviation_by_writing_it_in_brackets_after_its_long_form(text, short, long):
     assert _defined(text)[short] == long
+
+
+@pytest.mark.parametrize(
+    ("text", "short", "long"),
+    [
+        ("Use was inversely associated with risk (hazard ratio (HR), 0.92; 95% CI 0.85-0.99).", "HR", "hazard ratio"),
+        ("We used two-factor analysis of variance (ANOVA) models.", "ANOVA", "analysis of variance"),
+        ("Minnows exposed to PBDE-47 had depressed plasma thyroxine (T4), but not T3.", "T4", "thyroxine"),
+    ],
+)
+def test_a_definition_is_found_where_the_packages_own_loop_misses_it(text, short, long):
+    # abbreviations.schwartz_hearst.extract_abbreviation_definition_pairs finds none of these: a
+    # definition inside a bracket, a short form with two `a`s after one word in `a`, a numbered one.
+    assert _defined(text)[short] == long
+
+
+def test_reading_abbreviations_leaves_the_logging_of_other_libraries_as_it_was():
+    # The package calls logging.basicConfig(level=INFO) when imported.
+    script = "import logging, pipeline.audit.glossary; print(len(logging.getLogger().handlers), logging.getLogger().level)"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2])
+    assert result.stdout.split() == ["0", str(logging.WARNING)]
 
 
 @pytest.mark.parametrize(
@@ -40,10 +72,15 @@ def test_a_paper_defines_an_abbreviation_by_writing_it_in_brackets_after_its_lon
         "Scores fell after treatment (see below).",
         "The dose was given (Figure 1) daily.",
         "Abstract BackgroundPolybrominated diphenyl ethers (PBDE) are flame retardants.",
+        "Arms are shown (A) and bones (B).",
     ],
 )
 def test_a_bracket_that_abbreviates_nothing_before_it_defines_nothing(text):
     assert _defined(text) == {}
+
+
+def test_a_long_form_holding_another_definition_is_none():
+    assert _defined("Extracts held glucose-6-phosphate dehydrogenase (G6PD), gluconolactonase (6PGL).") == {"G6PD": "glucose-6-phosphate dehydrogenase"}
 
 
 def test_a_genus_is_shortened_only_where_the_paper_writes_the_short_form():
