@@ -15,8 +15,9 @@ import sentencex
 import Stemmer
 from lemminflect import getAllLemmas
 
+from pipeline.audit.glossary import occurrences
 from pipeline.audit.numbers import Quantity, masked, read_quantities
-from pipeline.audit.records import Evidence, Passage
+from pipeline.audit.records import Abbreviation, Evidence, Passage
 from pipeline.audit.rules import AuditRules
 from pipeline.audit.sentences import SPLITTER_LANGUAGE
 from pipeline.index.stopwords import STOPWORDS
@@ -92,6 +93,7 @@ class Reader:
             for word in words
         }
         self._number_words = set(rules.numbers.words) | set(rules.numbers.multipliers) | {"one"}
+        self._no_direction = rules.idioms.no_direction_pattern
         self._keys: dict[str, frozenset[str]] = {}
 
     def sentences(self, passage: Passage) -> list[PassageSentence]:
@@ -108,12 +110,13 @@ class Reader:
         return sentences
 
     def sentence(self, passage: Passage, start: int, text: str) -> PassageSentence:
+        abbreviations = passage.abbreviations
         return PassageSentence(
-            passage, start, start + len(text), text, tuple(self.words(text)),
-            tuple(read_quantities(text, self.rules)), tuple(self.clauses(text)),
+            passage, start, start + len(text), text, tuple(self.words(text, abbreviations)),
+            tuple(read_quantities(text, self.rules)), tuple(self.clauses(text, abbreviations)),
         )
 
-    def clauses(self, text: str) -> list[Clause]:
+    def clauses(self, text: str, abbreviations: tuple[Abbreviation, ...] = ()) -> list[Clause]:
         """The clauses of a sentence, each the scope of its negations and directions."""
         breaks = list(self._clause_break.finditer(text))
         opening = _TOKEN.match(text.lstrip())
@@ -127,14 +130,14 @@ class Reader:
             end = found.start() if found else len(text)
             piece = text[start:end]
             if piece.strip():
-                clauses.append(self._clause(piece, start))
+                clauses.append(self._clause(piece, start, abbreviations))
             if found:
                 start = found.end()
         return clauses
 
-    def _clause(self, text: str, start: int) -> Clause:
+    def _clause(self, text: str, start: int, abbreviations: tuple[Abbreviation, ...]) -> Clause:
         plain = masked(text)
-        words = self.words(text)
+        words = self.words(text, abbreviations)
         negations, scope = [], []
         for found in _TOKEN.finditer(plain):
             lowered = found.group().lower()
@@ -144,7 +147,9 @@ class Reader:
                 before = [word for word in words if word.end <= found.start()][-1:]
                 scope += [word.keys for word in (after or before)]
         directions = []
-        for found in _TOKEN.finditer(plain):
+        # `above all` and `at least` say no direction: their words are blanked for this reading.
+        undirected = self._no_direction.sub(lambda found: " " * len(found.group()), plain) if self._no_direction else plain
+        for found in _TOKEN.finditer(undirected):
             lowered = found.group().lower()
             if lowered in self._directions:
                 after = [word for word in words if word.start >= found.end()]
@@ -154,8 +159,10 @@ class Reader:
                 directions.append(Direction(axis, family, pole, found.group(), anchor.keys if anchor else frozenset()))
         return Clause(text, start, tuple(words), tuple(negations), tuple(scope), tuple(directions), tuple(read_quantities(text, self.rules)))
 
-    def words(self, text: str) -> list[Word]:
-        """The content words: no stopword, negation cue, number or unit."""
+    def words(self, text: str, abbreviations: tuple[Abbreviation, ...] = ()) -> list[Word]:
+        """The content words: no stopword, negation cue, number or unit. A word of a short form the
+        paper defines (`T4`, the `mansoni` of `S. mansoni`) also matches its long form's words
+        (`thyroxine`, `Schistosoma`)."""
         words = []
         numbers = [(quantity.start, quantity.end) for quantity in read_quantities(text, self.rules)]
         for found in _TOKEN.finditer(masked(text)):
@@ -170,7 +177,17 @@ class Reader:
             ):
                 continue
             words.append(Word(written, found.start(), found.end(), self._keys_of(lowered)))
-        return words
+        return self._with_long_forms(words, text, abbreviations) if abbreviations else words
+
+    def _with_long_forms(self, words: list[Word], text: str, abbreviations: tuple[Abbreviation, ...]) -> list[Word]:
+        spans = [(start, end, abbreviation.long) for abbreviation in abbreviations for start, end in occurrences(abbreviation.short, text)]
+        if not spans:
+            return words
+        long_keys = {long: keys_of(self.words(long)) for _, _, long in spans}
+        return [
+            Word(word.written, word.start, word.end, word.keys | frozenset(key for start, end, long in spans if start <= word.start < end for key in long_keys[long]))
+            for word in words
+        ]
 
     def _keys_of(self, lowered: str) -> frozenset[str]:
         if lowered not in self._keys:

@@ -3,13 +3,16 @@ of what the rules could only count as words.
 
 For a claim and its passages, in order:
 
-1. the rules judge decides (pipeline/audit/rules_judge.py); its contradictions (negation,
-   significance, direction, number, unit) and its support stand;
+1. the rules judge decides (pipeline/audit/rules_judge.py); its support and its negation,
+   significance and unit contradictions stand. A number or direction contradiction stands unless
+   the sentences the claim agrees with best (2) are others that hold its numbers and say its
+   directions alike: then the rules read a sentence the claim is not about, and it goes on to 3;
 2. where it found not enough evidence, the claim is compared in meaning with every passage
    sentence, every two neighbouring sentences of a passage, and every two sentences of two
    different passages (a claim that combines two chunks): the cosine between the encoder's
    vector of the claim and that of the sentence, or the normalised sum of the two sentences'
-   vectors, which stands for them read together. The best is the **agreement**;
+   vectors, which stands for them read together, each passage sentence read with the
+   abbreviations its paper defines spelled out. The best is the **agreement**;
 3. where the agreement reaches `min_agreement` (rules/audit.toml, `[meaning]`), the sentences it
    rests on are read once more by the rules: a claim that is negated where each of them is not
    (or the other way round) is contradicted (**negation**), as is one whose direction word takes
@@ -18,8 +21,9 @@ For a claim and its passages, in order:
    same kind (**number**, **unit**), and otherwise leaves the rules' verdict; else the claim is
    supported (**meaning**), the verdict naming those sentences and the agreement.
 
-An encoder reads topic as much as claim, so it never overrules a rule: it only reads the
-paraphrases the rules miss (a synonym for a key term, a claim spread over two chunks).
+An encoder reads topic as much as claim, so it overrules a rule only where the sentence it
+agrees with affirms what the rule read as a conflict: it reads the paraphrases the rules miss (a
+synonym for a key term, a claim spread over two chunks).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.audit.evidence import PassageSentence, evidence_of
+from pipeline.audit.glossary import spelled_out
 from pipeline.audit.numbers import read_quantities
 from pipeline.audit.records import JudgeDescription, Judgement, Passage
 from pipeline.audit.rules import AuditRules
@@ -37,11 +42,13 @@ from pipeline.audit.rules_judge import RulesJudge
 from pipeline.errors import AuditError
 from pipeline.meaning.encoder import SentenceEncoder
 
-VERSION = "1.0"
+VERSION = "1.1"
 """Raised when the procedure changes (the rules file's digest and the encoder's version say the rest)."""
 READ_AGAIN = frozenset({"key term", "coverage", "number"})
-"""The rules judge's reasons for not enough evidence that a paraphrase can cause; a contradiction
-is never read again."""
+"""The rules judge's reasons for not enough evidence that a paraphrase can cause."""
+CHECK_AGAIN = frozenset({"number", "direction"})
+"""The rules judge's contradictions that rest on which passage sentence it read: checked against
+the sentence the claim agrees with best (a negation or a unit is the claim's own word)."""
 
 
 @dataclass(frozen=True)
@@ -71,21 +78,42 @@ class MeaningJudge:
 
     def judge(self, pairs: list) -> list[Judgement]:
         verdicts = [self.rules_judge.judge_one(pair.passages, pair.hypothesis) for pair in pairs]
-        reread = [index for index, verdict in enumerate(verdicts) if _to_read_again(verdict)]
+        reread = [index for index, verdict in enumerate(verdicts) if _to_read_again(verdict) or _to_check_again(verdict)]
         sentences = {index: self._sentences(pairs[index].passages) for index in reread}
-        self._encode([pairs[index].hypothesis for index in reread] + [s.text for index in reread for s in sentences[index]])
+        self._encode([pairs[index].hypothesis for index in reread] + [_read(s) for index in reread for s in sentences[index]])
         for index in reread:
-            verdicts[index] = self._read_again(pairs[index].hypothesis, sentences[index], verdicts[index])
+            if verdicts[index].contradicted:
+                verdicts[index] = self._check_again(pairs[index].hypothesis, sentences[index], verdicts[index])
+            else:
+                verdicts[index] = self._read_again(pairs[index].hypothesis, sentences[index], verdicts[index])
         return verdicts
+
+    def _check_again(self, claim: str, sentences: list[PassageSentence], verdict: Judgement) -> Judgement:
+        """A number or direction conflict the rules found in a sentence the claim is not about.
+
+        The rules take their evidence by shared words, so `Death was the outcome for 1,392 (15%)`
+        can be set against the sentence about all 9,153 patients. Where the sentences the claim
+        agrees with best are others, which hold every number the claim writes and say each of its
+        directions the same way, the conflict was the rules' choice of sentence: the claim is read
+        as one the rules found not enough evidence for, and is supported only where it agrees
+        enough in meaning and nothing read again conflicts. Otherwise the contradiction stands."""
+        agreement = self.agreement(claim, sentences)
+        conflicting = verdict.evidence[0].text if verdict.evidence else None
+        if agreement is None or any(sentence.text == conflicting for sentence in agreement.sentences):
+            return verdict
+        if not self._says_the_same(claim, agreement.sentences):
+            return verdict
+        read_again = self._read_again(claim, sentences, verdict.model_copy(update={"contradicted": False}))
+        return read_again if read_again.supported else verdict
 
     def agreement(self, claim: str, sentences: list[PassageSentence]) -> Agreement | None:
         """The passage sentence, two neighbours or two sentences of two passages that agree best
         with the claim; None where the passages have no sentence."""
         if not sentences:
             return None
-        self._encode([claim] + [sentence.text for sentence in sentences])
+        self._encode([claim] + [_read(sentence) for sentence in sentences])
         claim_vector = self._vectors[claim]
-        vectors = np.stack([self._vectors[sentence.text] for sentence in sentences])
+        vectors = np.stack([self._vectors[_read(sentence)] for sentence in sentences])
         candidates = [((index,), float(vectors[index] @ claim_vector)) for index in range(len(sentences))]
         for first in range(len(sentences)):
             for second in range(first + 1, len(sentences)):
@@ -134,6 +162,16 @@ class MeaningJudge:
         return Judgement(score=agreement.score, supported=True, rule="meaning", evidence=evidence,
                          note=f"agreement in meaning {agreement.score:.2f} ≥ {self.threshold:g} with {said} (the rules: {verdict.note})")
 
+    def _says_the_same(self, claim: str, reading: tuple[PassageSentence, ...]) -> bool:
+        """Whether the sentences hold every number of the claim and, for each of its direction
+        words, one of the same family and pole: they affirm what the rules read as conflicting."""
+        numbers = [quantity for quantity in read_quantities(claim, self.rules_judge.rules) if not quantity.soft]
+        held = [quantity for sentence in reading for quantity in sentence.quantities]
+        if any(not any(q.same_value(p) and q.same_unit(p) for p in held) for q in numbers):
+            return False
+        theirs = {(d.family, d.pole) for sentence in reading for clause in sentence.clauses for d in clause.directions}
+        return all((d.family, d.pole) in theirs for clause in self.rules_judge.reader.clauses(claim) for d in clause.directions)
+
     def _conflict(self, claim: str, reading: tuple[PassageSentence, ...]) -> tuple[str, str] | None:
         """A negation or direction that every sentence of the reading takes otherwise than the
         claim: read over whole sentences, since their words need not align clause by clause, and
@@ -156,8 +194,18 @@ class MeaningJudge:
         return None
 
 
+def _read(sentence: PassageSentence) -> str:
+    """A passage sentence as the encoder reads it: with the long form of each abbreviation its
+    paper defines (`plasma T4 (thyroxine)`), which the encoder cannot know."""
+    return spelled_out(sentence.text, sentence.passage.abbreviations)
+
+
 def _to_read_again(verdict: Judgement) -> bool:
     return not verdict.supported and not verdict.contradicted and verdict.rule in READ_AGAIN
+
+
+def _to_check_again(verdict: Judgement) -> bool:
+    return verdict.contradicted and verdict.rule in CHECK_AGAIN
 
 
 def _named(sentences: tuple[PassageSentence, ...]) -> str:

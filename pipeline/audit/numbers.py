@@ -81,7 +81,25 @@ def read_quantities(text: str, rules: AuditRules) -> list[Quantity]:
         plain = plain[: ratio.start] + " " * (ratio.end - ratio.start) + plain[ratio.end :]
     quantities = ratios + [_digits(found, plain, rules) for found in _NUMBER.finditer(plain)]
     quantities += _words(plain, rules)
-    return sorted(quantities, key=lambda quantity: quantity.start)
+    return _ranges_share_their_unit(sorted(quantities, key=lambda quantity: quantity.start), plain)
+
+
+# `5 to 52 years`, `5–52 years`, `between 3 and 12 months`: the unit written once, after the range.
+_RANGE_JOIN = re.compile(r"\s*(?:to|through|[-–—])\s*")
+_BETWEEN = re.compile(r"\bbetween\s*$", re.IGNORECASE)
+
+
+def _ranges_share_their_unit(quantities: list[Quantity], text: str) -> list[Quantity]:
+    """The first number of a range takes the unit written after the second: `5 to 52 years` says
+    5 years, not a count of 5 (which another count of the passage could contradict)."""
+    read = list(quantities)
+    for index in range(len(read) - 2, -1, -1):
+        first, second = read[index], read[index + 1]
+        between = text[first.end : second.start]
+        ranged = _RANGE_JOIN.fullmatch(between) or (between.strip() == "and" and _BETWEEN.search(text[: first.start]))
+        if first.unit is None and second.unit is not None and ranged:
+            read[index] = Quantity(first.value, second.unit, first.written, first.start, first.end, first.soft)
+    return read
 
 
 def _ratio(written: str) -> float:

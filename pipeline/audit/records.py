@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class AuditRecord(BaseModel):
@@ -81,6 +81,15 @@ class ParagraphPlace(AuditRecord):
         return f"paragraph {self.paragraph_id}"
 
 
+class Abbreviation(AuditRecord):
+    """A short form the cited paper defines (pipeline/audit/glossary.py)."""
+
+    short: str
+    """As the paper writes it: `T4`, `FECs`, `S. mansoni`."""
+    long: str
+    """What the paper says it stands for: `thyroxine`, `fecal egg counts`, `Schistosoma mansoni`."""
+
+
 class Passage(AuditRecord):
     """A stored chunk, with where it comes from."""
 
@@ -101,6 +110,9 @@ class Passage(AuditRecord):
     """Where the chunk's text starts in its paper's normalized text (`documents.text`)."""
     paragraphs: tuple[ParagraphPlace, ...] = ()
     """The paragraphs the chunk holds, with where each is in the source: a sentence's lines or pages."""
+    abbreviations: tuple[Abbreviation, ...] = Field(default=(), exclude=True)
+    """The abbreviations its paper defines that the chunk writes (`T4` for `thyroxine`), read from
+    the whole paper since a paper defines them once; judges read them, reports do not print them."""
 
     @property
     def where(self) -> str:

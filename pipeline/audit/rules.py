@@ -56,6 +56,17 @@ class DirectionAxis(RulesModel):
         return frozenset(word.lower() for word in words)
 
 
+class IdiomRules(RulesModel):
+    no_direction: list[str] = []
+    """Phrases whose direction word says no direction (`above all`, `at least`)."""
+
+    @property
+    def no_direction_pattern(self) -> re.Pattern[str] | None:
+        if not self.no_direction:
+            return None
+        return re.compile("|".join(rf"\b{re.escape(phrase)}\b" for phrase in self.no_direction), re.IGNORECASE)
+
+
 class NumberRules(RulesModel):
     words: dict[str, float]
     multipliers: dict[str, float]
@@ -75,6 +86,7 @@ class AuditRules(RulesModel):
     thresholds: AuditThresholds
     negation: NegationRules
     direction: list[DirectionAxis]
+    idioms: IdiomRules = IdiomRules()
     numbers: NumberRules
     units: dict[str, str]
     key_terms: KeyTermRules

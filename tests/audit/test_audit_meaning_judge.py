@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.audit.judges import Pair, make_judge
 from pipeline.audit.meaning_judge import MeaningJudge
-from pipeline.audit.records import Passage
+from pipeline.audit.records import Abbreviation, Passage
 from pipeline.audit.rules import load_audit_rules
 from pipeline.errors import AuditError
 from pipeline.meaning import encoder as encoder_module
@@ -34,9 +34,9 @@ class StandInEncoder:
         return np.stack([row / np.linalg.norm(row) for row in rows])
 
 
-def _passage(text: str, chunk_id: str = "paper.md:3") -> Passage:
+def _passage(text: str, chunk_id: str = "paper.md:3", abbreviations: tuple[Abbreviation, ...] = ()) -> Passage:
     return Passage(chunk_id=chunk_id, paper="paper.md", title=None, heading_path=("Results",), section_type="results",
-                   text=text, line_start=10, line_end=12, page_start=None, page_end=None, char_start=100)
+                   text=text, line_start=10, line_end=12, page_start=None, page_end=None, char_start=100, abbreviations=abbreviations)
 
 
 def _judge(judge: MeaningJudge, claim: str, *passages: Passage):
@@ -78,6 +78,46 @@ def test_a_reversed_direction_is_contradicted_where_the_encoder_agrees():
     judgement = _judge(judge, "Fish fed the contaminant had more thyroxine in their blood.",
                        _passage("We observed decreased plasma T4 levels in both sexes after dietary PBDE-47 exposure."))
     assert (judgement.contradicted, judgement.rule) == (True, "direction")
+
+
+COHORTS = "Death was the outcome studied in the cohorts of 9,153 patients."
+DIED = "In all, 1,392 (15%) died."
+
+
+def test_a_number_conflict_in_a_sentence_the_claim_is_not_about_yields_to_the_sentence_it_agrees_with():
+    # The rules set 1,392 against the 9,153 of the sentence sharing the claim's words; the claim
+    # is about the sentence that holds its numbers.
+    claim = "Death was the outcome for 1,392 (15%) of the patients."
+    judge = MeaningJudge(RULES, StandInEncoder({claim: [1, 0, 0, 0], DIED: [1, 0, 0, 0], COHORTS: [0, 1, 0, 0]}))
+    assert judge.rules_judge.judge_one((_passage(f"{COHORTS} {DIED}"),), claim).rule == "number"
+    judgement = _judge(judge, claim, _passage(f"{COHORTS} {DIED}"))
+    assert (judgement.supported, judgement.rule) == (True, "meaning")
+    assert [evidence.text for evidence in judgement.evidence] == [DIED]
+    assert judgement.note.endswith("(the rules: number: 1,392 ≠ 9,153)")
+
+
+def test_a_changed_number_stays_contradicted_where_the_encoder_agrees_with_another_sentence():
+    claim = "Death was the outcome for 1,400 (15%) of the patients."
+    judge = MeaningJudge(RULES, StandInEncoder({claim: [1, 0, 0, 0], DIED: [1, 0, 0, 0], COHORTS: [0, 1, 0, 0]}))
+    judgement = _judge(judge, claim, _passage(f"{COHORTS} {DIED}"))
+    assert (judgement.contradicted, judgement.rule, judgement.note) == (True, "number", "number: 1,400 ≠ 9,153")
+
+
+def test_a_reversed_direction_stays_contradicted_where_the_sentence_it_agrees_with_says_no_direction():
+    claim = "Exposure increased plasma T4 levels in both sexes."
+    burdens = "Minnows had body burdens related to their dose."
+    judge = MeaningJudge(RULES, StandInEncoder({claim: [1, 0, 0, 0], burdens: [1, 0, 0, 0]}))
+    judgement = _judge(judge, claim, _passage(f"We observed decreased plasma T4 levels in both sexes after exposure. {burdens}"))
+    assert (judgement.contradicted, judgement.rule) == (True, "direction")
+
+
+def test_the_encoder_reads_an_abbreviation_with_the_long_form_its_paper_defines():
+    claim = "Contaminated food left the fish of both sexes with less thyroxine in their blood."
+    spelled = "We observed depressed plasma T4 (thyroxine) levels in both sexes after dietary exposure."
+    judge = MeaningJudge(RULES, StandInEncoder({claim: [1, 0, 0, 0], spelled: [1, 0, 0, 0]}))
+    passage = _passage("We observed depressed plasma T4 levels in both sexes after dietary exposure.", abbreviations=(Abbreviation(short="T4", long="thyroxine"),))
+    judgement = _judge(judge, claim, passage)
+    assert (judgement.supported, judgement.rule, judgement.score) == (True, "meaning", 1.0)
 
 
 def test_a_claim_below_the_agreement_keeps_the_rules_verdict_and_says_its_best_agreement():

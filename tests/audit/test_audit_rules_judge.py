@@ -47,7 +47,10 @@ def _judge(passage: str, claim: str):
         ("1,839 samples", [(1839.0, None)]),
         ("2.5 × 10−3 mg", [(0.0025, "mass:mg")]),
         ("47.9 per cent", [(47.9, "percent")]),
-        ("ranged from 45.4 to 74.5 min", [(45.4, None), (74.5, "time:minute")]),
+        ("ranged from 45.4 to 74.5 min", [(45.4, "time:minute"), (74.5, "time:minute")]),
+        ("aged 5–52 years", [(5.0, "time:year"), (52.0, "time:year")]),
+        ("between 3 and 12 months", [(3.0, "time:month"), (12.0, "time:month")]),
+        ("nine participants and 5 days", [(9.0, None), (5.0, "time:day")]),
         ("p<0·05", [(0.05, None)]),
         ("seven (3.2%)", [(7.0, None), (3.2, "percent")]),
         ("a three-fold difference", [(3.0, "fold")]),
@@ -112,6 +115,22 @@ def test_not_significant_against_significant_is_the_significance_rule():
 def test_a_scale_point_named_never_is_no_negation():
     judgement = _judge("Answers are scored on 5-point scales, ranging from never (0) to very often (4).", "Answers are scored on five-point scales.")
     assert judgement.supported
+
+
+def test_the_first_number_of_a_range_is_no_count_a_count_of_the_passage_can_contradict():
+    # `5 to 52 years` says 5 years: not a number of participants set against `Nine`.
+    judgement = _judge("Nine participants were old enough to give samples.", "The participants were 5 to 52 years old.")
+    assert (judgement.contradicted, judgement.rule) == (False, "number")
+
+
+def test_above_all_says_no_direction():
+    judgement = _judge("Above all, patients valued the trial.", "Patients valued the trial less.")
+    assert not judgement.contradicted
+
+
+def test_at_least_and_above_all_are_read_as_no_direction_word():
+    clauses = JUDGE.reader.clauses("Above all, at least two patients had higher scores.")
+    assert [direction.written for clause in clauses for direction in clause.directions] == ["higher"]
 
 
 def test_a_changed_number_is_contradicted_by_the_number_rule():
@@ -182,7 +201,7 @@ def test_two_passages_together_support_a_claim_neither_holds_alone():
 
 def test_the_report_names_the_judge_its_version_and_its_rules_digest():
     description = make_judge("rules", None, None, 30, RULES).description
-    assert description.name == "rules" and description.version.startswith("1.0, audit.toml ")
+    assert description.name == "rules" and description.version.startswith("1.1, audit.toml ")
 
 
 def test_a_bad_pattern_in_the_audit_rules_is_an_error_naming_the_file_and_the_rule(tmp_path):
