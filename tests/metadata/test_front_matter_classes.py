@@ -1,0 +1,88 @@
+"""Page 1's title, first author, year and DOI in printed forms papers in general use that the
+rules read wrong (issue 50, item 3h): each fixture is a paper written with PyMuPDF, a masthead,
+a title, a byline, an affiliation, an abstract and a footer, whose truth is known."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pipeline.extract import extract
+from pipeline.metadata import paper_metadata
+from pipeline.normalize.stage import normalize
+
+BODY = " ".join(["Serum interleukin-6 rose in the treated cohort over twelve weeks of follow-up."] * 30)
+TITLE = ("Interleukin-6 after sleep loss", "in a randomised crossover trial")
+BYLINE = "Ana Silva^{1}, Bo Chen^{2} and Rui Costa^{1}"
+AFFILIATION = "1 Department of Medicine, University of Testing, Lisbon, Portugal"
+DOI = "10.1234/jtr.2021.0042"
+
+
+def _print(page: pymupdf.Page, x: float, y: float, text: str, size: float, font: str = "helv") -> None:
+    """`text` at (x, y) with each `^{…}` in it raised and smaller, as a superscript mark."""
+    for piece in re.split(r"(\^\{[^}]*\})", text):
+        if not piece:
+            continue
+        raised = piece.startswith("^{")
+        piece = piece[2:-1] if raised else piece
+        piece_size = size * 0.6 if raised else size
+        page.insert_text((x, y - (size * 0.35 if raised else 0)), piece, fontsize=piece_size, fontname=font)
+        x += pymupdf.get_text_length(piece, fontname=font, fontsize=piece_size)
+
+
+def _paper(path: Path, *, notes: tuple[str, ...] = (), masthead: str = "", byline: str = BYLINE) -> Path:
+    """A one-page paper: a masthead row, the title in two rows, the byline, the affiliation and
+    note rows in small print, the abstract, a section and a footer."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    _print(page, 72, 40, masthead or "Journal of Test Results", 8)
+    _print(page, 72, 110, TITLE[0], 20, "hebo")
+    _print(page, 72, 136, TITLE[1], 20, "hebo")
+    _print(page, 72, 168, byline, 12)
+    y = 184.0
+    for note in (AFFILIATION, *notes):
+        _print(page, 72, y, note, 8)
+        y += 12
+    page.insert_text((72, y + 20), "Abstract", fontsize=11, fontname="hebo")
+    page.insert_text((72, y + 38), "We measured interleukin-6 after a night without sleep in forty adults.", fontsize=10)
+    page.insert_text((72, y + 70), "1. Introduction", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, y + 80, 523, 790), BODY, fontsize=10)
+    _print(page, 72, 815, "Page 1 of 1", 8)
+    doc.save(path)
+    return path
+
+
+def _describe(file: Path, rules):
+    raw = extract(file, file.name, rules)
+    return paper_metadata(raw, normalize(raw, file.name, rules), rules.metadata)
+
+
+@pytest.mark.parametrize(
+    "notes",
+    [
+        ("doi: 10. 1234/jtr.2021.0042",),  # justified print sets a space after the `10.`
+        ("https://doi. org/10.1234/jtr.2021.0042",),  # or inside the link
+        ("https://doi.org/10.", "1234/jtr.2021.0042"),  # a row's end cuts it after the `10.`
+    ],
+    ids=["space after 10.", "space in doi. org", "cut after 10."],
+)
+def test_a_doi_that_print_parts_near_its_prefix_is_read_whole(tmp_path, rules, notes):
+    assert _describe(_paper(tmp_path / "paper.pdf", notes=notes), rules).doi == DOI
+
+
+@pytest.mark.parametrize(
+    ("where", "row", "year"),
+    [
+        ("notes", "Cite this article: Silva A, Chen B. Interleukin-6 after sleep loss. J Test Res. (2020)", 2020),
+        ("masthead", "Journal of Test Results | March 2021 | Volume 12 | Article 101", 2021),
+        ("masthead", "Journal of Test Results • Spring 2019 • Vol 12", 2019),
+        ("masthead", "Journal of Test Results 412 (2019) 125198", 2019),
+    ],
+    ids=["cite this article", "date then volume", "season then volume", "article number"],
+)
+def test_the_year_is_read_where_one_line_alone_dates_the_paper(tmp_path, rules, where, row, year):
+    placed = {"notes": (row,)} if where == "notes" else {"masthead": row}
+    assert _describe(_paper(tmp_path / "paper.pdf", **placed), rules).year == year
