@@ -211,6 +211,10 @@ def surname(name: str, rules: MetadataRules) -> str:
     # would change from `coco` (what the stored author keys say) to `delcoco`.
     particles = frozenset(rules.name_particles)
     start = len(tokens) - len(last_name_with_particles(tokens, particles, capitalised_particles=False).split())
+    # A capitalised particle before a lower-case one opens the surname all the same (`Anna Van der
+    # Berg`, `Juan De la Cruz`): no given name is `Van` before `der`.
+    while start > 1 and tokens[start] in particles and tokens[start - 1].casefold() in particles:
+        start -= 1
     while start > 2 and tokens[start - 1] in _SURNAME_JOINERS and tokens[start - 2][:1].isupper():
         start -= 2
         start = len(tokens[: start + 1]) - len(last_name_with_particles(tokens[: start + 1], particles, capitalised_particles=False).split())

@@ -12,6 +12,7 @@ import pytest
 
 from pipeline.extract import extract
 from pipeline.metadata import paper_metadata
+from pipeline.metadata.names import author_keys
 from pipeline.normalize.stage import normalize
 
 BODY = " ".join(["Serum interleukin-6 rose in the treated cohort over twelve weeks of follow-up."] * 30)
@@ -86,3 +87,18 @@ def test_a_doi_that_print_parts_near_its_prefix_is_read_whole(tmp_path, rules, n
 def test_the_year_is_read_where_one_line_alone_dates_the_paper(tmp_path, rules, where, row, year):
     placed = {"notes": (row,)} if where == "notes" else {"masthead": row}
     assert _describe(_paper(tmp_path / "paper.pdf", **placed), rules).year == year
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [("Anna Van der Berg", "vanderberg"), ("Juan De la Cruz", "delacruz"), ("Maria Del Coco", "coco")],
+)
+def test_a_capitalised_particle_before_a_lower_case_one_opens_the_surname(rules, name, key):
+    """`Van der Berg` is cited so, as bibliographies key it; a capitalised particle alone (`Del
+    Coco`) stays a given name, as the stored keys have it."""
+    assert author_keys([name, "Bo Chen"], rules.metadata) == [key, "chen"]
+
+
+def test_a_byline_with_a_capitalised_particle_keys_the_whole_surname(tmp_path, rules):
+    file = _paper(tmp_path / "paper.pdf", byline="Anna Van der Berg^{1}, Bo Chen^{2}")
+    assert _describe(file, rules).author_keys == ["vanderberg", "chen"]
