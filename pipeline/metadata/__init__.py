@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 
-from pipeline.metadata import front_model, markdown_front, pdf_front
+from pipeline.metadata import front_model, markdown_front, pdf_doi, pdf_front
 from pipeline.metadata.embedded_authors import confirmed_authors, keys_as_filed
 from pipeline.metadata.journal_line import journal_line
 from pipeline.metadata.names import author_keys, letters
@@ -101,7 +101,7 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     if (year := pdf_front.year(lines, rules)) is not None:
         found["year"] = (year, MetadataSource.first_page)
     for name, value in (
-        ("doi", pdf_front.doi(embedded, lines, rules) or _model_doi(labelled)),
+        ("doi", pdf_doi.doi(embedded, lines, rules) or _model_doi(labelled)),
         ("journal", pdf_front.journal(embedded, lines)),
         ("volume", pdf_front.volume(embedded, lines)),
     ):

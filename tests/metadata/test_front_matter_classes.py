@@ -102,3 +102,45 @@ def test_a_capitalised_particle_before_a_lower_case_one_opens_the_surname(rules,
 def test_a_byline_with_a_capitalised_particle_keys_the_whole_surname(tmp_path, rules):
     file = _paper(tmp_path / "paper.pdf", byline="Anna Van der Berg^{1}, Bo Chen^{2}")
     assert _describe(file, rules).author_keys == ["vanderberg", "chen"]
+
+
+def _over_title(path: Path, *, masthead: tuple[str, float] | None = None, byline_over: bool = False, between: str = "") -> Path:
+    """A one-page paper whose byline is printed over the title, or whose journal's name is set
+    above the title in larger print (`masthead`: its text and size), with an optional row in body
+    print (`between`) under it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 80.0
+    if masthead:
+        _print(page, 72, y, masthead[0], masthead[1], "hebo")
+        y += 2.2 * masthead[1]
+    if between:
+        _print(page, 72, y, between, 10)
+        y += 24
+    if byline_over:
+        _print(page, 72, y, BYLINE, 12)
+        y += 30
+    _print(page, 72, y, TITLE[0], 20, "hebo")
+    _print(page, 72, y + 26, TITLE[1], 20, "hebo")
+    y += 60
+    if not byline_over:
+        _print(page, 72, y, BYLINE, 12)
+        y += 16
+    _print(page, 72, y, AFFILIATION, 8)
+    page.insert_text((72, y + 30), "Abstract", fontsize=11, fontname="hebo")
+    page.insert_text((72, y + 48), "We measured interleukin-6 after a night without sleep in forty adults.", fontsize=10)
+    page.insert_text((72, y + 80), "1. Introduction", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, y + 90, 523, 800), BODY, fontsize=10)
+    doc.save(path)
+    return path
+
+
+def test_a_byline_printed_over_the_title_gives_the_authors(tmp_path, rules):
+    metadata = _describe(_over_title(tmp_path / "paper.pdf", byline_over=True), rules)
+    assert (metadata.title, metadata.author_keys) == (" ".join(TITLE), ["silva", "chen", "costa"])
+
+
+def test_a_label_over_the_title_is_no_byline(tmp_path, rules):
+    """`Original Article` reads as one name with no author's mark: a label, not an author."""
+    metadata = _describe(_over_title(tmp_path / "paper.pdf", between="Original Article"), rules)
+    assert metadata.author_keys == ["silva", "chen", "costa"]
