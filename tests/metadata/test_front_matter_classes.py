@@ -144,3 +144,39 @@ def test_a_label_over_the_title_is_no_byline(tmp_path, rules):
     """`Original Article` reads as one name with no author's mark: a label, not an author."""
     metadata = _describe(_over_title(tmp_path / "paper.pdf", between="Original Article"), rules)
     assert metadata.author_keys == ["silva", "chen", "costa"]
+
+
+@pytest.mark.parametrize("between", ["", "Original Article"], ids=["set apart by a gap", "set apart by a label"])
+def test_a_journals_name_set_larger_over_the_title_is_not_the_title(tmp_path, rules, between):
+    file = _over_title(tmp_path / "paper.pdf", masthead=("Journal of Testing", 24), between=between)
+    metadata = _describe(file, rules)
+    assert (metadata.title, metadata.author_keys[:1]) == (" ".join(TITLE), ["silva"])
+
+
+def test_a_short_title_with_a_smaller_subtitle_right_under_it_stays_the_title(tmp_path, rules):
+    """A subtitle follows its title within a title's leading; a masthead stands apart."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    _print(page, 72, 100, "Sleep and interleukin-6", 24, "hebo")
+    _print(page, 72, 128, "A randomised crossover trial in adults", 16, "hebo")
+    _print(page, 72, 160, BYLINE, 12)
+    _print(page, 72, 176, AFFILIATION, 8)
+    page.insert_textbox(pymupdf.Rect(72, 200, 523, 800), BODY, fontsize=10)
+    doc.save(tmp_path / "paper.pdf")
+    assert _describe(tmp_path / "paper.pdf", rules).title == "Sleep and interleukin-6"
+
+
+def test_a_byline_in_large_print_set_apart_under_a_short_title_is_not_the_title(tmp_path, rules):
+    """A byline in 12 points on a 10-point page is large print, and a gap sets it apart from a
+    short title as a title is set apart from a masthead over it: the short title is still the
+    paper's title, the heading its text opens with."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    _print(page, 72, 110, "Interleukin-6 after sleep loss", 18, "hebo")
+    _print(page, 72, 160, "A. Silva, B. Chen, and R. Costa", 12)
+    _print(page, 72, 182, "University of Testing, Lisbon, Portugal", 9)
+    _print(page, 72, 200, "Correspondence should be addressed to A. Silva; silva@example.org", 9)
+    page.insert_textbox(pymupdf.Rect(72, 230, 523, 800), BODY, fontsize=10)
+    doc.save(tmp_path / "paper.pdf")
+    raw = extract(tmp_path / "paper.pdf", "paper.pdf", rules)
+    assert normalize(raw, "paper.pdf", rules).title == "Interleukin-6 after sleep loss"
