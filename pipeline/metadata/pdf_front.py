@@ -139,28 +139,35 @@ def byline(lines: list[FrontLine], title: str | None, rules: MetadataRules) -> l
     and so are rows in smaller print than most of the page's (an editor named in a side column).
     A name cut by the end of a row (`…, Maria` / `Okafor3 and Li Wei2`) is read across it. Where
     the page's rows give none, the rows of the title's own column are read: a side column set
-    beside the title (editor, dates) shares its rows and pushes the byline out of reach."""
+    beside the title (editor, dates) shares its rows and pushes the byline out of reach. Where
+    neither gives one, the rows right over the title (`_byline_over`)."""
     if not title:
         return []
+    return _byline_under(lines, title, rules) or _byline_over(lines, title, rules.byline_min_size * _usual_size(lines), rules)
+
+
+def _byline_under(lines: list[FrontLine], title: str, rules: MetadataRules) -> list[str]:
     least_size = rules.byline_min_size * _usual_size(lines)
     names = _byline_in(lines, title, least_size, rules)
     if not names and (column := _title_column(lines, title)) and len(column) < len(lines):
         names = _byline_in(column, title, least_size, rules)
-    return names or _byline_over(lines, title, least_size, rules)
+    return names
 
 
 def _byline_over(lines: list[FrontLine], title: str, least_size: float, rules: MetadataRules) -> list[str]:
     """The byline some journals print over the title, where none is under it: the run of rows
     right above the title (within `byline_search_rows`, in a byline's print) whose every part is
-    a name, several names or one with an author's mark (a label over a title, `Original
-    Article`, reads as one unmarked name)."""
+    a name and no affiliation or date (`Received 3 May 2020`), several names or one with an
+    author's mark glued to it (a label over a title, `Original Article`, reads as one unmarked
+    name)."""
     found = title_rows(lines, title)
     if found is None:
         return []
     printed = rows(lines)
     run: list[list[FrontLine]] = []
     for row in reversed(printed[max(0, found[0] - rules.byline_search_rows) : found[0]]):
-        if max(line.size for line in row) < least_size or split_names(_names_row(row, rules), rules) is None:
+        text = _names_row(row, rules)
+        if max(line.size for line in row) < least_size or rules.affiliation_words.search(text) or split_names(text, rules) is None:
             if run:
                 break
             continue
@@ -168,7 +175,8 @@ def _byline_over(lines: list[FrontLine], title: str, least_size: float, rules: M
     names = split_names(" ".join(_names_row(row, rules) for row in run), rules) if run else None
     if not names or _ET_AL.search(" ".join(row_text(row) for row in run)):
         return []
-    return names if len(names) > 1 or any(_marked(row) for row in run) else []
+    marked = any(line.superscripts or re.search(r"[^\W\d_][\d*∗†‡§¶]", line.text) for row in run for line in row)
+    return names if len(names) > 1 or marked else []
 
 
 def title_over_byline(lines: list[FrontLine], rules: MetadataRules) -> tuple[str, list[str]] | None:
@@ -193,7 +201,7 @@ def title_over_byline(lines: list[FrontLine], rules: MetadataRules) -> tuple[str
         title = " ".join(texts)
         if len(title.split()) < rules.title_min_words or (found and found[0] >= size):
             continue
-        if names := byline(lines, title, rules):
+        if names := _byline_under(lines, title, rules):
             found = (size, title, names)
     return (found[1], found[2]) if found else None
 
@@ -230,7 +238,8 @@ def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: Met
             placed = placed[:index]
             break
     under = [row for _, row in placed]
-    candidates = [_names_row(row, rules) for row in under]
+    # A row that ends on an author's mark ends a name: the row under opens the next (one name a row).
+    candidates = [_names_row(row, rules) + ("," if _ends_on_mark(row) else "") for row in under]
     names: list[str] = []
     texts: list[str] = []
     index = 0
@@ -271,6 +280,14 @@ def _affiliation_follows(rows_under: list[list[FrontLine]], index: int, rules: M
 def _marked(row: list[FrontLine]) -> bool:
     """Whether a row carries an author's marks: superscripts, or digits or note signs after a word."""
     return any(line.superscripts or re.search(r"\w[\d*∗†‡]", line.text) for line in row)
+
+
+def _ends_on_mark(row: list[FrontLine]) -> bool:
+    """Whether a row's last piece ends on an affiliation mark: a superscript, or digits or a note
+    sign glued to its last word."""
+    last = row[-1]
+    text = last.text.rstrip()
+    return any(end >= len(text) > begin for begin, end in last.superscripts) or bool(re.search(r"[^\W\d_][\d,*∗†‡§¶]*[\d*∗†‡§¶]$", text))
 
 
 def _usual_size(lines: list[FrontLine]) -> float:

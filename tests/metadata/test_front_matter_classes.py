@@ -180,3 +180,35 @@ def test_a_byline_in_large_print_set_apart_under_a_short_title_is_not_the_title(
     doc.save(tmp_path / "paper.pdf")
     raw = extract(tmp_path / "paper.pdf", "paper.pdf", rules)
     assert normalize(raw, "paper.pdf", rules).title == "Interleukin-6 after sleep loss"
+
+
+def _rows_under_title(path: Path, rows: tuple[tuple[str, float], ...]) -> Path:
+    """A one-page paper: the title in two rows, then `rows` (text, size) one under another, the
+    abstract and a section."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    _print(page, 72, 110, TITLE[0], 20, "hebo")
+    _print(page, 72, 136, TITLE[1], 20, "hebo")
+    y = 168.0
+    for text, size in rows:
+        _print(page, 72, y, text, size)
+        y += 14
+    page.insert_text((72, y + 20), "Abstract", fontsize=11, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, y + 30, 523, 800), BODY, fontsize=10)
+    doc.save(path)
+    return path
+
+
+def test_a_byline_of_one_name_a_row_gives_each_author(tmp_path, rules):
+    """A row that ends on an author's mark ends a name: the row under is the next author's, not
+    more of the same name (`Ana Silva Bo Chen Rui Costa`, keyed `costa`)."""
+    rows = (("Ana Silva^{1}", 12), ("Bo Chen^{2}", 12), ("Rui Costa^{1}", 12), (AFFILIATION, 8))
+    assert _describe(_rows_under_title(tmp_path / "paper.pdf", rows), rules).author_keys == ["silva", "chen", "costa"]
+
+
+def test_a_dated_row_over_a_byline_in_large_print_is_no_author(tmp_path, rules):
+    """Where a `Received` row keeps the byline out of reach under the title, the byline in large
+    print is no title of its own, and the date over it (`Received 3 May 2020`) is no author's name."""
+    rows = (("Running title: Interleukin-6 and sleep", 9), ("Received 3 May 2020", 9), ("Ana Silva^{1}, Bo Chen^{2}", 12), (AFFILIATION, 8))
+    metadata = _describe(_rows_under_title(tmp_path / "paper.pdf", rows), rules)
+    assert (metadata.title, "may" in metadata.author_keys) == (" ".join(TITLE), False)
