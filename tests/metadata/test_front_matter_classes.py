@@ -166,6 +166,29 @@ def test_a_short_title_with_a_smaller_subtitle_right_under_it_stays_the_title(tm
     assert _describe(tmp_path / "paper.pdf", rules).title == "Sleep and interleukin-6"
 
 
+def _with_running_lines(path: Path, *, page_two: str = "", last: str = "") -> Path:
+    """`_paper` with a page 2 and a last page of body text, `page_two`'s and `last`'s text as
+    their running foot."""
+    doc = pymupdf.open(_paper(path.with_name("one.pdf")))
+    for foot in (page_two, last):
+        page = doc.new_page(width=595, height=842)
+        page.insert_textbox(pymupdf.Rect(72, 72, 523, 780), BODY, fontsize=10)
+        if foot:
+            _print(page, 72, 815, foot, 8)
+    doc.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("page_two", "last"),
+    [(f"Journal of Test Results | https://doi.org/{DOI}", ""), ("", f"doi:{DOI}")],
+    ids=["page 2's foot", "the last page's foot"],
+)
+def test_a_doi_printed_only_in_a_later_pages_running_foot_is_read(tmp_path, rules, page_two, last):
+    metadata = _describe(_with_running_lines(tmp_path / "paper.pdf", page_two=page_two, last=last), rules)
+    assert (metadata.doi, metadata.doi_source) == (DOI, "running_line")
+
+
 def test_a_byline_in_large_print_set_apart_under_a_short_title_is_not_the_title(tmp_path, rules):
     """A byline in 12 points on a 10-point page is large print, and a gap sets it apart from a
     short title as a title is set apart from a masthead over it: the short title is still the

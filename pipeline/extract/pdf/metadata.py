@@ -12,6 +12,7 @@ from xml.etree import ElementTree
 import pymupdf
 
 from pipeline.extract.pdf.records import PrintedLine
+from pipeline.extract.pdf.running_lines import margin_lines
 from pipeline.records.extract import FrontLine
 
 # The XMP properties read, by namespace; each kept as `xmp:{prefix}:{name}`. A list (an rdf:Seq
@@ -107,3 +108,16 @@ def first_page_lines(pieces: list[PrintedLine]) -> list[FrontLine]:
         for piece in pieces
         if not piece.rotated and piece.text.strip()
     ]
+
+
+def later_margin_rows(pages: list[list[PrintedLine]], heights: list[float], band: float) -> list[str]:
+    """The text of the rows in the top and bottom `band` (a share of the page height) of page 2
+    and of the last page, each row's pieces left to right, rotated pieces left out: running heads
+    and feet, which the body's text drops as furniture, and where some papers print their DOI."""
+    texts: list[str] = []
+    for index in sorted({1, len(pages) - 1} - {0}):
+        if index >= len(pages):
+            continue
+        for row in margin_lines(pages[index], heights[index], band):
+            texts.append(" ".join(piece.text.strip() for piece in sorted(row, key=lambda piece: piece.x0)))
+    return texts
