@@ -166,11 +166,10 @@ def test_a_short_title_with_a_smaller_subtitle_right_under_it_stays_the_title(tm
     assert _describe(tmp_path / "paper.pdf", rules).title == "Sleep and interleukin-6"
 
 
-def _with_running_lines(path: Path, *, page_two: str = "", last: str = "") -> Path:
-    """`_paper` with a page 2 and a last page of body text, `page_two`'s and `last`'s text as
-    their running foot."""
+def _with_later_pages(path: Path, feet: tuple[str, ...]) -> Path:
+    """`_paper` with a page of body text for each of `feet`, that text its foot."""
     doc = pymupdf.open(_paper(path.with_name("one.pdf")))
-    for foot in (page_two, last):
+    for foot in feet:
         page = doc.new_page(width=595, height=842)
         page.insert_textbox(pymupdf.Rect(72, 72, 523, 780), BODY, fontsize=10)
         if foot:
@@ -179,14 +178,24 @@ def _with_running_lines(path: Path, *, page_two: str = "", last: str = "") -> Pa
     return path
 
 
+RUNNING_FOOT = f"Journal of Test Results 12 | https://doi.org/{DOI}"
+
+
 @pytest.mark.parametrize(
-    ("page_two", "last"),
-    [(f"Journal of Test Results | https://doi.org/{DOI}", ""), ("", f"doi:{DOI}")],
-    ids=["page 2's foot", "the last page's foot"],
+    "feet",
+    [(f"{RUNNING_FOOT} | 2", f"{RUNNING_FOOT} | 3"), ("", f"doi:{DOI}")],
+    ids=["a running foot from page 2 on", "the last page's foot alone"],
 )
-def test_a_doi_printed_only_in_a_later_pages_running_foot_is_read(tmp_path, rules, page_two, last):
-    metadata = _describe(_with_running_lines(tmp_path / "paper.pdf", page_two=page_two, last=last), rules)
+def test_a_doi_printed_only_in_a_later_pages_foot_is_read(tmp_path, rules, feet):
+    metadata = _describe(_with_later_pages(tmp_path / "paper.pdf", feet), rules)
     assert (metadata.doi, metadata.doi_source) == (DOI, "running_line")
+
+
+def test_a_reference_entrys_doi_at_the_foot_of_the_last_page_is_no_papers_own(tmp_path, rules):
+    """The last page's bottom rows may end the bibliography: a row there that no other page
+    repeats, longer than a DOI with a label, is a reference entry's."""
+    feet = ("", "Chen B, Costa R. Sleep and cytokines. J Sleep Res. 2019;28:e12. doi:10.5555/jsr.2019.12")
+    assert _describe(_with_later_pages(tmp_path / "paper.pdf", feet), rules).doi is None
 
 
 def test_a_byline_in_large_print_set_apart_under_a_short_title_is_not_the_title(tmp_path, rules):
