@@ -244,3 +244,12 @@ def test_a_dated_row_over_a_byline_in_large_print_is_no_author(tmp_path, rules):
     rows = (("Running title: Interleukin-6 and sleep", 9), ("Received 3 May 2020", 9), ("Ana Silva^{1}, Bo Chen^{2}", 12), (AFFILIATION, 8))
     metadata = _describe(_rows_under_title(tmp_path / "paper.pdf", rows), rules)
     assert (metadata.title, "may" in metadata.author_keys) == (" ".join(TITLE), False)
+
+
+@pytest.mark.parametrize(
+    "byline",
+    ["Silva, A. M.^{1}; Chen, B.^{2}; Costa, R.^{1}", "SILVA, A. M.^{1}, CHEN, B.^{2} and COSTA, R.^{1}"],
+    ids=["semicolons", "capitals and a joiner"],
+)
+def test_a_byline_printed_surname_comma_initials_gives_each_author(tmp_path, rules, byline):
+    assert _describe(_paper(tmp_path / "paper.pdf", byline=byline), rules).author_keys == ["silva", "chen", "costa"]
