@@ -149,7 +149,7 @@ CREATE TABLE IF NOT EXISTS paper_tables (
 );
 -- Each ingested paper's own metadata, read off its first page or front matter (pipeline/metadata):
 -- nothing looked up, NULL where the paper does not say it; each field's *_source says where it was
--- read: pdf_metadata | xmp | first_page | last_page | yaml_front_matter | front_matter | heading.
+-- read: pdf_metadata | xmp | first_page | last_page | running_line | yaml_front_matter | front_matter | heading.
 CREATE TABLE IF NOT EXISTS papers (
     doc_id VARCHAR NOT NULL,
     title VARCHAR,

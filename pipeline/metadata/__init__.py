@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import itertools
 
-from pipeline.metadata import front_model, markdown_front, pdf_front
+from pipeline.metadata import front_model, markdown_front, pdf_doi, pdf_front
 from pipeline.metadata.embedded_authors import confirmed_authors, keys_as_filed
 from pipeline.metadata.journal_line import journal_line
 from pipeline.metadata.names import author_keys, letters
-from pipeline.metadata.text_fields import abstract_span, keywords_block, last_page_doi, year_in
+from pipeline.metadata.text_fields import abstract_span, keywords_block, labelled_dois, last_page_doi, rejoined_dois, year_in
 from pipeline.records.base import SourceFormat
 from pipeline.records.document import Document
 from pipeline.records.extract import RawDocument
@@ -101,7 +101,7 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
     if (year := pdf_front.year(lines, rules)) is not None:
         found["year"] = (year, MetadataSource.first_page)
     for name, value in (
-        ("doi", pdf_front.doi(embedded, lines, rules) or _model_doi(labelled)),
+        ("doi", pdf_doi.doi(embedded, lines, rules) or _model_doi(labelled)),
         ("journal", pdf_front.journal(embedded, lines)),
         ("volume", pdf_front.volume(embedded, lines)),
     ):
@@ -109,6 +109,8 @@ def _pdf_fields(raw: RawDocument, document: Document, rules: MetadataRules) -> F
             found[name] = value
     if "doi" not in found and (printed := last_page_doi(document, rules)) is not None:
         found["doi"] = (printed, MetadataSource.last_page)
+    if "doi" not in found and (running := labelled_dois(rejoined_dois("\n".join(raw.margin_rows)), rules)):
+        found["doi"] = (running[0], MetadataSource.running_line)
     if (cited := journal_line(lines, found.get("year", (None, None))[0], rules)) is not None:
         found.setdefault("journal", (cited.journal, MetadataSource.first_page))
         found.setdefault("volume", (cited.volume, MetadataSource.first_page))

@@ -43,6 +43,9 @@ _ON_BEHALF = re.compile(r"[,;]?\s*\bon behalf of\b.*$", re.IGNORECASE | re.DOTAL
 _SURNAME_JOINERS = ("e", "y")
 """Words that join the two surnames of an Iberian name (`da Silva e Souza`, `Pérez y Gómez`), as a
 byline joins its last two names: a lone capitalised word after one is the surname's end."""
+_SURNAME_COMMA_INITIALS = r"(?P<surname>(?:(?:{particles})\s+){{0,2}}[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){{0,3}}?),\s*(?P<initials>[A-Z]\.(?:\s*-?\s*[A-Z]\.)*)"
+"""A name printed surname first, a comma, then dotted initials (`Silva, A. M.`, `van Dijk, J.-P.`),
+the particles a surname may open with filled in."""
 _HAN_NAME = re.compile(r"^[\u4e00-\u9fff\u3400-\u4dbf]{2,4}$")
 """A Chinese name as a Chinese byline prints it: two to four characters, the surname first."""
 _GROUP_JOINING = frozenset({"of", "for", "the", "on", "in", "and"})
@@ -97,6 +100,7 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
     cleaned = _ON_BEHALF.sub("", _BY.sub("", cleaned))
     # A byline row may end on the joiner before the last name, printed on the next row.
     cleaned = re.sub(rf"\s+(?:{joiners})\s*$", "", cleaned.rstrip(" ,;·•"))
+    cleaned = _initials_first(cleaned, joiners, rules)
     # Names are parted by commas, semicolons, bars, or middle dots and bullets (`Ana Silva1 · Bo
     # Chen2`); a Chinese byline parts them with its own commas (`张伟，李娜`, `张伟、李娜`).
     parts = re.split(rf"\s*[,;|·•，、；]\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+", cleaned)
@@ -110,6 +114,18 @@ def split_names(line: str, rules: MetadataRules) -> list[str] | None:
             return None
         names.append(name)
     return names or None
+
+
+def _initials_first(line: str, joiners: str, rules: MetadataRules) -> str:
+    """A byline printed surname, comma, initials (`Silva, A. M.; Chen, B.`, as some journals set
+    it) as names with their initials first (`A. M. Silva, B. Chen`), which the commas then part;
+    any other line as it is. It is read so only where such names make up the whole line."""
+    particles = "|".join(re.escape(word) for word in rules.name_particles)
+    found = list(re.finditer(_SURNAME_COMMA_INITIALS.format(particles=particles), line))
+    gaps = [line[end:start] for end, start in zip([0, *(match.end() for match in found)], [*(match.start() for match in found), len(line)])]
+    if not found or gaps[0].strip() or gaps[-1].strip(" ,;") or not all(re.fullmatch(rf"\s*[,;]?\s*(?:(?:{joiners})\s+)?", gap) for gap in gaps[1:-1]):
+        return line
+    return ", ".join(f"{match['initials']} {match['surname']}" for match in found)
 
 
 def _iberian_surnames_joined(parts: list[str], line: str) -> list[str]:
@@ -211,6 +227,10 @@ def surname(name: str, rules: MetadataRules) -> str:
     # would change from `coco` (what the stored author keys say) to `delcoco`.
     particles = frozenset(rules.name_particles)
     start = len(tokens) - len(last_name_with_particles(tokens, particles, capitalised_particles=False).split())
+    # A capitalised particle before a lower-case one opens the surname all the same (`Anna Van der
+    # Berg`, `Juan De la Cruz`): no given name is `Van` before `der`.
+    while start > 1 and tokens[start] in particles and tokens[start - 1].casefold() in particles:
+        start -= 1
     while start > 2 and tokens[start - 1] in _SURNAME_JOINERS and tokens[start - 2][:1].isupper():
         start -= 2
         start = len(tokens[: start + 1]) - len(last_name_with_particles(tokens[: start + 1], particles, capitalised_particles=False).split())

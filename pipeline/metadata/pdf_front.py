@@ -1,13 +1,13 @@
 """A PDF's metadata: what page 1 prints (the byline under the title, a labelled DOI, the year's
 cues), with the file's own metadata (document information, XMP) where page 1 confirms it or
-where it is a field no page prints in a form to read (a DOI the XMP names as the paper's)."""
+where it is a field no page prints in a form to read (a DOI the XMP names as the paper's: `pdf_doi`)."""
 
 from __future__ import annotations
 
 import re
 
 from pipeline.metadata.names import letters, split_names, without_superscripts
-from pipeline.metadata.text_fields import clean_doi, labelled_dois, rejoined_dois, split_keywords, year_in
+from pipeline.metadata.text_fields import split_keywords, year_in
 from pipeline.records.extract import FrontLine
 from pipeline.records.metadata import MetadataSource
 from pipeline.rules.metadata import MetadataRules
@@ -30,12 +30,6 @@ _CITED_SURNAME = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'�
 """A citation's first author as `Surname, I.`."""
 _CITED_INITIALS_AFTER = re.compile(r"(?P<surname>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,3}?)\s+(?-i:[A-Z]{1,3})(?=[,;]|\s+(?:and|&)\s)")
 """A citation's first author as `Surname IN,` (`Gutiérrez Macías P, Chen B`)."""
-_DOI_ROW_MAX_WORDS = 2
-"""Words beside a DOI on a row that is about it (`Open Access`, a page number, `Article`)."""
-_CUT_ENDS = ("-", "/", "_", ".")
-"""What a DOI cut short at a row's end ends on: no DOI does."""
-_BARE_DOI_ROW = re.compile(r"(?:[^\W\d_]+\s+){0,2}(10\.\d{4,9}/[^\s\"<>]+)(?:\s+[^\W\d_]+){0,2}")
-"""A bare DOI alone on a row, a couple of words beside it at most (`Article 10.1234/…`)."""
 _ET_AL = re.compile(r"\bet\s+al\b", re.IGNORECASE)
 
 
@@ -145,14 +139,44 @@ def byline(lines: list[FrontLine], title: str | None, rules: MetadataRules) -> l
     and so are rows in smaller print than most of the page's (an editor named in a side column).
     A name cut by the end of a row (`…, Maria` / `Okafor3 and Li Wei2`) is read across it. Where
     the page's rows give none, the rows of the title's own column are read: a side column set
-    beside the title (editor, dates) shares its rows and pushes the byline out of reach."""
+    beside the title (editor, dates) shares its rows and pushes the byline out of reach. Where
+    neither gives one, the rows right over the title (`_byline_over`)."""
     if not title:
         return []
+    return _byline_under(lines, title, rules) or _byline_over(lines, title, rules.byline_min_size * _usual_size(lines), rules)
+
+
+def _byline_under(lines: list[FrontLine], title: str, rules: MetadataRules) -> list[str]:
     least_size = rules.byline_min_size * _usual_size(lines)
     names = _byline_in(lines, title, least_size, rules)
     if not names and (column := _title_column(lines, title)) and len(column) < len(lines):
         names = _byline_in(column, title, least_size, rules)
     return names
+
+
+def _byline_over(lines: list[FrontLine], title: str, least_size: float, rules: MetadataRules) -> list[str]:
+    """The byline some journals print over the title, where none is under it: the run of rows
+    right above the title (within `byline_search_rows`, in a byline's print) whose every part is
+    a name and no affiliation or date (`Received 3 May 2020`), several names or one with an
+    author's mark glued to it (a label over a title, `Original Article`, reads as one unmarked
+    name)."""
+    found = title_rows(lines, title)
+    if found is None:
+        return []
+    printed = rows(lines)
+    run: list[list[FrontLine]] = []
+    for row in reversed(printed[max(0, found[0] - rules.byline_search_rows) : found[0]]):
+        text = _names_row(row, rules)
+        if max(line.size for line in row) < least_size or rules.affiliation_words.search(text) or split_names(text, rules) is None:
+            if run:
+                break
+            continue
+        run.insert(0, row)
+    names = split_names(" ".join(_names_row(row, rules) for row in run), rules) if run else None
+    if not names or _ET_AL.search(" ".join(row_text(row) for row in run)):
+        return []
+    marked = any(line.superscripts or re.search(r"[^\W\d_][\d*∗†‡§¶]", line.text) for row in run for line in row)
+    return names if len(names) > 1 or marked else []
 
 
 def title_over_byline(lines: list[FrontLine], rules: MetadataRules) -> tuple[str, list[str]] | None:
@@ -177,7 +201,7 @@ def title_over_byline(lines: list[FrontLine], rules: MetadataRules) -> tuple[str
         title = " ".join(texts)
         if len(title.split()) < rules.title_min_words or (found and found[0] >= size):
             continue
-        if names := byline(lines, title, rules):
+        if names := _byline_under(lines, title, rules):
             found = (size, title, names)
     return (found[1], found[2]) if found else None
 
@@ -214,7 +238,8 @@ def _byline_in(lines: list[FrontLine], title: str, least_size: float, rules: Met
             placed = placed[:index]
             break
     under = [row for _, row in placed]
-    candidates = [_names_row(row, rules) for row in under]
+    # A row that ends on an author's mark ends a name: the row under opens the next (one name a row).
+    candidates = [_names_row(row, rules) + ("," if _ends_on_mark(row) else "") for row in under]
     names: list[str] = []
     texts: list[str] = []
     index = 0
@@ -255,6 +280,14 @@ def _affiliation_follows(rows_under: list[list[FrontLine]], index: int, rules: M
 def _marked(row: list[FrontLine]) -> bool:
     """Whether a row carries an author's marks: superscripts, or digits or note signs after a word."""
     return any(line.superscripts or re.search(r"\w[\d*∗†‡]", line.text) for line in row)
+
+
+def _ends_on_mark(row: list[FrontLine]) -> bool:
+    """Whether a row's last piece ends on an affiliation mark: a superscript, or digits or a note
+    sign glued to its last word."""
+    last = row[-1]
+    text = last.text.rstrip()
+    return any(end >= len(text) > begin for begin, end in last.superscripts) or bool(re.search(r"[^\W\d_][\d,*∗†‡§¶]*[\d*∗†‡§¶]$", text))
 
 
 def _usual_size(lines: list[FrontLine]) -> float:
@@ -300,58 +333,13 @@ def confirmed_title(embedded: dict[str, str], lines: list[FrontLine], rules: Met
     return None
 
 
-def doi(embedded: dict[str, str], lines: list[FrontLine], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
-    """The labelled DOI page 1 prints (the one the XMP names, where page 1 prints several; a
-    label over its value in a side column counts); one cut short at a row's end (`…/jtr-`) only
-    where no whole one is printed; else the DOI the XMP or the document information names as the
-    paper's; else a bare DOI alone on a row of page 1."""
-    declared = _declared_doi(embedded, rules)
-    texts = [*rejoined_dois("\n".join(page_text(lines))).split("\n"), *_labels_over_values(lines)]
-    printed = labelled_dois("\n".join(texts), rules)
-    if declared and declared[0] in printed:
-        return declared[0], MetadataSource.first_page
-    whole = [found for found in printed if not found.endswith(_CUT_ENDS)]
-    if whole:
-        return _own_row_doi(texts, rules, whole) or whole[0], MetadataSource.first_page
-    if declared or printed:
-        return declared or (printed[0], MetadataSource.first_page)
-    bare = next((match[1] for text in texts if (match := _BARE_DOI_ROW.fullmatch(text.strip()))), None)
-    return (clean_doi(bare), MetadataSource.first_page) if bare else None
-
-
-def _own_row_doi(texts: list[str], rules: MetadataRules, whole: list[str]) -> str | None:
-    """The first labelled DOI printed on a row of its own (`https://doi.org/…`, `DOI: …`, a few
-    words beside it at most): a DOI inside a sentence may be another work's (`OSF Registration
-    number: DOI 10.17605/…`), and the paper's own is set apart."""
-    for text in texts:
-        for match in rules.doi.finditer(text):
-            rest = text[: match.start()] + " " + text[match.end() :]
-            if len(re.findall(r"[^\W\d_]{2,}", rest)) <= _DOI_ROW_MAX_WORDS and clean_doi(match["doi"]) in whole:
-                return clean_doi(match["doi"])
-    return None
-
-
-def _declared_doi(embedded: dict[str, str], rules: MetadataRules) -> tuple[str, MetadataSource] | None:
-    for key in ("xmp:prism:doi", "xmp:pdfx:doi"):
-        if re.fullmatch(r"10\.\d{4,9}/\S+", embedded.get(key, "").strip()):
-            return clean_doi(embedded[key]), MetadataSource.xmp
-    identifier = re.fullmatch(r"(?:info:doi/|doi:|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)", embedded.get("xmp:dc:identifier", "").strip())
-    if identifier:
-        return clean_doi(identifier.group(1)), MetadataSource.xmp
-    for key in ("info:subject", "info:keywords"):
-        found = labelled_dois(embedded.get(key, ""), rules)
-        if len(found) == 1:
-            return found[0], MetadataSource.pdf_metadata
-    return None
-
-
 def year(lines: list[FrontLine], rules: MetadataRules) -> int | None:
     """The year of the first cue that matches a row of page 1, or a label with the date printed
     under it (`Published` / `3 March 2021` in a side column)."""
-    return year_in([*page_text(lines), *_labels_over_values(lines)], rules)
+    return year_in([*page_text(lines), *labels_over_values(lines)], rules)
 
 
-def _labels_over_values(lines: list[FrontLine]) -> list[str]:
+def labels_over_values(lines: list[FrontLine]) -> list[str]:
     """Each short label of page 1 without digits joined with the line set right under it at the
     same left edge: a side column prints `Received`, then the date, on rows of their own."""
     joined = []

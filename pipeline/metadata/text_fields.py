@@ -34,9 +34,15 @@ slash or an underscore, or after a dot where the next row's first word has a dig
 DOI's letters (no link, no label)."""
 
 
+_CUT_PREFIX = re.compile(r"(\b(?:doi\s*:?\s*|doi\.\s?org/\s*)10\.)\n(\d{4,9}/[^\s\"<>]+)(?=\s|$)", re.IGNORECASE)
+"""A labelled DOI cut right after its `10.`, the rest of its prefix opening the row under: no
+sentence opens with four digits and a slash."""
+
+
 def rejoined_dois(text: str) -> str:
     """`text`, rows parted by newlines, with each DOI cut at a row's end carried on by the first
     word of the row under, moved up onto its row."""
+    text = _CUT_PREFIX.sub(lambda match: f"{match[1]}{match[2]}\n", text)
     return _CUT_DOI.sub(lambda match: f"{match[1]}{match[2]}\n", text)
 
 

@@ -185,3 +185,6 @@ class RawDocument(SourceFacts):
     XMP fields (`xmp:dc:title`, `xmp:prism:doi`, …) as the file stores them, empty ones left out."""
     first_page: list[FrontLine] = Field(default_factory=list)
     """PDF only: page 1's lines in PyMuPDF's order, furniture included."""
+    margin_rows: list[str] = Field(default_factory=list)
+    """PDF only: the rows in the top and bottom margins of page 2 and of the last page, furniture
+    included, top to bottom: where a paper whose page 1 prints no DOI prints it in a running line."""

@@ -21,6 +21,8 @@ class MetadataSource(StrEnum):
     """Printed on the PDF's first page: its title block, the byline under it, a line of its own."""
     last_page = "last_page"
     """Printed on the PDF's last page in a paragraph of its own (a DOI some journals print there)."""
+    running_line = "running_line"
+    """Printed in a running head or foot of page 2 or of the last page (a DOI page 1 does not print)."""
     yaml_front_matter = "yaml_front_matter"
     """A Markdown file's YAML front matter (`---` … `---`)."""
     front_matter = "front_matter"

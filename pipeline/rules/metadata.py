@@ -48,7 +48,7 @@ class FrontLines(StrEnum):
 
 class MetadataRules(RulesModel):
     doi: Pattern = Field(
-        default=r"(?:\bdoi(?:\s*(?:number|no\.?))?\s*:?\s*|doi\.org/\s*|\bdigital object identifier\s*:?\s*|/doi/(?:(?:abs|full|pdf|epdf)/)?)(?P<doi>10\.\d{4,9}/(?: (?=[^\s\"<>]*\d))?[^\s\"<>]+)",
+        default=r"(?:\bdoi(?:\s*(?:number|no\.?))?\s*:?\s*|doi\.\s?org/\s*|\bdigital object identifier\s*:?\s*|/doi/(?:(?:abs|full|pdf|epdf)/)?)(?P<doi>10\.\s?\d{4,9}/(?: (?=[^\s\"<>]*\d))?[^\s\"<>]+)",
         validate_default=True,
     )
     """A DOI the paper prints as its own: labelled (`doi:`, `DOI`, `https://doi.org/`)."""
@@ -61,7 +61,7 @@ class MetadataRules(RulesModel):
     )
     """What opens a paragraph or line of keywords; the rest of it is the keywords."""
     cite_as_label: Pattern = Field(
-        default=r"\b(?:to cite this article|to cite(?=\s*:)|citation(?=\s*:)|cite (?:this article )?as|how to cite(?: this article)?|como citar(?: este artigo)?|c[óo]mo citar)\b(?:[^:\n]{0,40}:)?\s*",
+        default=r"\b(?:to cite this article|cite this article(?=\s*:)|to cite(?=\s*:)|citation(?=\s*:)|cite (?:this article )?as|how to cite(?: this article)?|como citar(?: este artigo)?|c[óo]mo citar)\b(?:[^:\n]{0,40}:)?\s*",
         validate_default=True,
     )
     """What opens the paper's citation of itself on page 1; the surname after it is the first author's as cited."""

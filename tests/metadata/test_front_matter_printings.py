@@ -275,7 +275,7 @@ def test_the_byline_order_stands_where_the_files_own_list_puts_another_author_fi
 
 
 def test_a_ligature_in_a_printed_doi_is_its_letters(rules):
-    from pipeline.metadata.pdf_front import doi
+    from pipeline.metadata.pdf_doi import doi
     from pipeline.records.extract import FrontLine
 
     lines = [FrontLine(text="doi: 10.3389/ﬁmmu.2020.00042", size=8.0, bold=False, x0=50.0, y0=40.0)]

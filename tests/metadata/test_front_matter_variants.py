@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.metadata.names import split_names
-from pipeline.metadata.pdf_front import doi
+from pipeline.metadata.pdf_doi import doi
 from pipeline.metadata.text_fields import rejoined_dois, year_in
 from pipeline.records.extract import FrontLine
 

@@ -31,7 +31,7 @@ from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf.body_text import body_size
 from pipeline.extract.pdf.layout_choice import doubtful_reading
 from pipeline.extract.pdf.layout_model import LayoutLabel, label_pieces, layout_model_installed, shared_model
-from pipeline.extract.pdf.metadata import embedded_metadata, first_page_lines, front_page
+from pipeline.extract.pdf.metadata import embedded_metadata, first_page_lines, front_page, later_margin_rows
 from pipeline.extract.pdf.ocr import ocr_installed, ocr_note, read_where_needed
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
 from pipeline.extract.pdf.passes import Reading, run_passes
@@ -267,8 +267,7 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
                 reason = "auto: the typographic reading shows no doubt"
         tables = find_pdf_tables(doc, pages, words, body_size(pages), rules.pdf.tables, model_tables)
     return RawDocument(
-        path=path,
-        format=SourceFormat.pdf,
+        path=path, format=SourceFormat.pdf,
         blocks=[_raw_block(block) for block in blocks],
         tables=tables,
         page_count=page_count,
@@ -279,6 +278,7 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
         layout_reason=reason,
         embedded_metadata=embedded,
         first_page=first_page_lines(front_page(pages, rules.metadata.cover_sheet)),
+        margin_rows=later_margin_rows(pages, heights, rules.pdf.running_lines.margin),
         ocr_pages=ocr_read,
     )
 

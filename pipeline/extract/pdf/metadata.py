@@ -7,11 +7,13 @@ dictionary and the XMP stream, as stored, and page 1's pieces before any pass dr
 from __future__ import annotations
 
 import re
+from collections import Counter
 from xml.etree import ElementTree
 
 import pymupdf
 
 from pipeline.extract.pdf.records import PrintedLine
+from pipeline.extract.pdf.running_lines import margin_lines
 from pipeline.records.extract import FrontLine
 
 # The XMP properties read, by namespace; each kept as `xmp:{prefix}:{name}`. A list (an rdf:Seq
@@ -107,3 +109,28 @@ def first_page_lines(pieces: list[PrintedLine]) -> list[FrontLine]:
         for piece in pieces
         if not piece.rotated and piece.text.strip()
     ]
+
+
+_LONE_ROW_MAX_WORDS = 4
+"""Words on a margin row that no other page's margin repeats, kept all the same (`doi:10.…`,
+`DOI 10.… Page 9`): a longer one may be the end of a reference entry, whose DOI is another work's."""
+
+
+def later_margin_rows(pages: list[list[PrintedLine]], heights: list[float], band: float) -> list[str]:
+    """The text of the running heads and feet of page 2 and of the last page, top to bottom: the
+    rows in the top and bottom `band` (a share of the page height) whose text, digits aside,
+    another page after page 1 repeats in its margins, and short rows of their own there. The
+    body's text drops them as furniture; some papers print their DOI there and not on page 1."""
+    margins = [[_row_text(row) for row in margin_lines(page, height, band)] for page, height in zip(pages[1:], heights[1:])]
+    pages_with = Counter(key for texts in margins for key in {_masked(text) for text in texts})
+    kept = sorted({0, len(margins) - 1}) if margins else []
+    return [text for index in kept for text in margins[index] if pages_with[_masked(text)] > 1 or len(text.split()) <= _LONE_ROW_MAX_WORDS]
+
+
+def _row_text(row: list[PrintedLine]) -> str:
+    return " ".join(piece.text.strip() for piece in sorted(row, key=lambda piece: piece.x0))
+
+
+def _masked(text: str) -> str:
+    """A margin row's text as compared across pages: digits masked (page numbers), case and spaces aside."""
+    return re.sub(r"\d+", "#", " ".join(text.casefold().split()))

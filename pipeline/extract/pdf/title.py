@@ -67,12 +67,33 @@ def _title_index(
         return -bylined[0][2] if bylined else None
     candidates.sort(reverse=True)
     largest = -candidates[0][2]
-    if len(blocks[largest].text.split()) <= _MASTHEAD_MAX_WORDS and not _byline_follows(blocks, largest, large):
+    if len(blocks[largest].text.split()) > _MASTHEAD_MAX_WORDS:
+        return largest
+    if not _byline_follows(blocks, largest, large):
         # A short line in the largest print with no byline under it may be a journal's masthead:
         # the title is then the large print that has one, where some has.
         bylined = [key for key in candidates[1:] if _byline_follows(blocks, -key[2], large)]
-        if bylined:
-            return -bylined[0][2]
+        return -bylined[0][2] if bylined else largest
+    return _under_masthead(blocks, largest, candidates, large)
+
+
+def _under_masthead(blocks: list[PdfBlock], largest: int, candidates: list[tuple[float, int, int]], large: float) -> int:
+    """The title where the short line in the largest print, `largest`, is a journal's masthead over
+    it: the first large print under that line in other print and no byline, set apart from it (by
+    a row in other print, or by more than a title's leading), with the byline right under it. A title's own lines
+    follow one another within its leading, and so does a subtitle or a translated title, which
+    then keeps the largest print's line as the title."""
+    masthead = blocks[largest].rows[-1]
+    under = sorted(-key[2] for key in candidates if -key[2] > largest and not looks_like_byline(blocks[-key[2]].text))
+    if not under:
+        return largest
+    first = under[0]
+    top = blocks[first].rows[0]
+    if abs(top.size - masthead.size) < SAME_SIZE * masthead.size or top.size >= masthead.size:
+        return largest
+    set_apart = first > largest + 1 or not 0 < top.y0 - masthead.y0 <= _TITLE_LINE_STEP * masthead.size
+    if set_apart and _byline_follows(blocks, first, large):
+        return first
     return largest
 
 
