@@ -64,6 +64,11 @@ _BLOCK_GAP = 0.8
 """Lines one under the other, at most this many line heights apart, that share most of their
 width (`_BLOCK_OVERLAP`) are one block."""
 _BLOCK_OVERLAP = 0.5
+_LAYOUT_FONT = "helv"
+_LAYOUT_BOLD_FONT = "hebo"
+"""PDF base fonts an OCR'd line is written in for the layout model (`page_for_layout_model`)."""
+_DESCENT = 0.2
+"""Font sizes from the foot of a line's box, as trimmed to one font size, up to its baseline."""
 
 
 def ocr_installed() -> bool:
@@ -262,6 +267,28 @@ def read_where_needed(
             raise ExtractError(f"{path}: page {number} cannot be rendered for OCR ({error}); the PDF is damaged, re-export it") from None
         read.append(record)
     return even_out_sizes(pages), heights, read
+
+
+def page_for_layout_model(page: pymupdf.Page, lines: list[PrintedLine]) -> pymupdf.Document:
+    """A one-page PDF the size of `page` as stored whose text is its OCR'd lines, each set across its
+    box at its size (in bold where it was read as bold), for the layout model to read.
+
+    The model reads a page's text boxes (`layout_model`), which a scan has none of: PyMuPDF's
+    layout docs have the caller OCR an image page and write the text into it before `predict`.
+    Only lines along the page's x axis are written: the model reads no turned text."""
+    stored = page.cropbox
+    written = pymupdf.open()
+    target = written.new_page(width=stored.width, height=stored.height)
+    for line in lines:
+        if line.box is None or line.frame != (1, 0):
+            continue
+        x0, _, x1, y1 = line.box
+        font = _LAYOUT_BOLD_FONT if line.bold else _LAYOUT_FONT
+        natural = pymupdf.get_text_length(line.text, fontname=font, fontsize=line.size)
+        baseline = pymupdf.Point(x0, y1 - _DESCENT * line.size)
+        stretch = pymupdf.Matrix((x1 - x0) / natural if natural > 0 else 1, 1)
+        target.insert_text(baseline, line.text, fontsize=line.size, fontname=font, morph=(baseline, stretch))
+    return written
 
 
 def ocr_note(read: list[OcrPage]) -> str:
