@@ -13,7 +13,8 @@ with the original run through them (its text layer):
   layer's words (as `words_of` normalizes them), from a difflib alignment; and beside it the rate
   without insertions, words read that the text layer lacks (text the original prints as an
   image: a publisher's advert, a badge);
-- the text layer's section headings found among the scan's (by `heading_key`);
+- the text layer's section headings found among the scan's (by `heading_key`), and the scan's
+  headings that are not the text layer's (a heading misread counts once missed and once added);
 - pages right: pages whose OCR'd words are nearly all among the words the text layer prints on
   that page (nothing invented, nothing moved to another page);
 - chunk starts: the text layer's chunk starts at which the OCR reading starts a chunk too (within
@@ -98,13 +99,13 @@ def scan(pdf: Path, target: Path, dpi: int, distort: bool) -> None:
         scanned.save(target, deflate=True)
 
 
-_TYPOGRAPHY = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "−": "-"})
+_TYPOGRAPHY = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "−": "-", "\u2010": "-", "\u2011": "-"})
 
 
 def words_of(text: str) -> list[str]:
     """The text's words as compared: NFKC (ligatures apart), case folded (a text layer's small
     capitals are capitals on the page), curly quotes and dashes as their ASCII kin (the recognizer
-    reads them so)."""
+    reads them so, a hyphen that does not break a line too)."""
     return unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY).casefold().split()
 
 
@@ -167,7 +168,8 @@ def boundaries_agreeing(truth: list[str], read: list[str], truth_starts: list[in
 
 
 def headings(document_sections: list) -> set[str]:
-    return {heading_key(section.heading) for section in document_sections if section.heading and section.level > 1}
+    """The keys of the sections' headings below the title, their quotes and dashes as `words_of` reads them."""
+    return {heading_key(section.heading.translate(_TYPOGRAPHY)) for section in document_sections if section.heading and section.level > 1}
 
 
 def score_paper(pdf: Path, dpi: int, distort: bool) -> dict:
@@ -189,10 +191,10 @@ def score_paper(pdf: Path, dpi: int, distort: bool) -> dict:
     return {
         "paper": pdf.name, "pages": pages, "ocr_pages": len(read.chunked.document.ocr_pages), "seconds": seconds,
         "words": len(truth_words), "errors": errors, "inserted": inserted,
-        "headings": len(wanted), "headings_found": len(wanted & found), "pages_right": right,
+        "headings": len(wanted), "headings_found": len(wanted & found), "headings_added": len(found - wanted), "pages_right": right,
         "chunk_starts": len(truth_starts), "read_starts": len(read_starts),
         "starts_agreeing": boundaries_agreeing(truth_words, read_words, truth_starts, read_starts),
-        "missed_headings": sorted(wanted - found), "differences": differences(truth_words, read_words),
+        "missed_headings": sorted(wanted - found), "added_headings": sorted(found - wanted), "differences": differences(truth_words, read_words),
     }
 
 
@@ -224,7 +226,7 @@ def main() -> None:
     if arguments.errors and not one_by_one:
         parser.error("--errors reads the even half's errors only: pass --half even, or PDFs whose names end in an even digit")
     variants = [(dpi, False) for dpi in arguments.dpi] + ([(dpi, True) for dpi in arguments.dpi] if arguments.distort else [])
-    print("scan                 papers  pages   WER  (no ins.)  headings found  chunk starts  pages right  s/OCR page  pages/s")
+    print("scan                 papers  pages   WER  (no ins.)  headings found (added)  chunk starts  pages right  s/OCR page  pages/s")
     with ProcessPoolExecutor(arguments.workers) as pool:
         for dpi, distort in variants:
             started = time.perf_counter()
@@ -235,11 +237,11 @@ def main() -> None:
             if one_by_one:  # the check half's papers are never read one by one
                 for row in rows:
                     print(f"  {row['paper']}: {row['errors']}/{row['words']} errors, headings {row['headings_found']}/{row['headings']}, "
-                          f"chunk starts {row['starts_agreeing']}/{row['chunk_starts']}", file=sys.stderr)
+                          f"({row['headings_added']} not the text layer's), chunk starts {row['starts_agreeing']}/{row['chunk_starts']}", file=sys.stderr)
             if arguments.errors:
                 with arguments.errors.open("a", encoding="utf-8") as out:
                     for row in rows:
-                        out.write(f"## {row['paper']} at {name}\nmissed headings: {row['missed_headings']}\n")
+                        out.write(f"## {row['paper']} at {name}\nmissed headings: {row['missed_headings']}\nadded headings: {row['added_headings']}\n")
                         out.writelines(f"  {difference}\n" for difference in row["differences"])
 
 
@@ -249,7 +251,7 @@ def summary_line(name: str, rows: list[dict], wall: float) -> str:
     return (
         f"{name:<24}{len(rows):>3}{total['pages']:>7}  {total['errors'] / total['words']:6.1%}  "
         f"{(total['errors'] - total['inserted']) / total['words']:6.1%}   "
-        f"{total['headings_found']:>3}/{total['headings']:<3} {total['headings_found'] / max(total['headings'], 1):5.2f}"
+        f"{total['headings_found']:>3}/{total['headings']:<3} {total['headings_found'] / max(total['headings'], 1):5.2f} ({total['headings_added']:>3})"
         f"   {total['starts_agreeing']:>3}/{total['chunk_starts']:<3} {total['starts_agreeing'] / max(total['chunk_starts'], 1):4.2f}"
         f"   {total['pages_right'] / total['pages']:6.2f}      {total['seconds'] / max(total['ocr_pages'], 1):5.1f}"
         f"     {total['ocr_pages'] / wall:5.3f}"

@@ -102,6 +102,21 @@ def test_a_scan_with_a_stamp_beside_it_is_read_by_ocr(tmp_path, rules):
     assert raw.ocr_pages[0].reason == "a scan with a thin text layer (24 characters)"
 
 
+@needs_rapidocr
+@pytest.mark.slow
+def test_ocr_leaves_out_the_words_inside_a_figure_image_as_a_text_layer_does(tmp_path, rules):
+    scan = image_only(text_pdf(tmp_path / "text.pdf", PAGES[:1]), tmp_path / "scan.pdf")
+    with pymupdf.open() as drawing:
+        figure = drawing.new_page(width=300, height=60)
+        figure.insert_text((10, 38), "Quarterly harvest chart", fontsize=22)
+        pixmap = figure.get_pixmap(dpi=200)
+    with pymupdf.open(scan) as doc:
+        doc[0].insert_image(pymupdf.Rect(72, 500, 372, 560), pixmap=pixmap)
+        doc.save(tmp_path / "figure.pdf")
+    text = " ".join(block.text for block in extract_pdf(tmp_path / "figure.pdf", "figure.pdf", rules).blocks)
+    assert "Lanterns glow above the harbour" in text and "harvest" not in text.casefold()
+
+
 def test_a_good_text_pdf_sends_no_page_to_ocr(tmp_path, rules):
     raw = extract_pdf(text_pdf(tmp_path / "text.pdf", PAGES), "text.pdf", rules)
     assert raw.ocr_pages == [] and "ocr_pages" not in raw.model_dump_json()

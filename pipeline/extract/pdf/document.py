@@ -32,7 +32,7 @@ from pipeline.extract.pdf.body_text import body_size
 from pipeline.extract.pdf.layout_choice import doubtful_reading
 from pipeline.extract.pdf.layout_model import LayoutLabel, label_pieces, layout_model_installed, shared_model
 from pipeline.extract.pdf.metadata import embedded_metadata, first_page_lines, front_page, later_margin_rows
-from pipeline.extract.pdf.ocr import ocr_installed, ocr_note, read_where_needed
+from pipeline.extract.pdf.ocr import ocr_installed, ocr_note, page_for_layout_model, read_where_needed
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
 from pipeline.extract.pdf.passes import Reading, run_passes
 from pipeline.extract.pdf.records import PageBox, PdfBlock, PrintedLine, Row, joined_superscripts
@@ -197,15 +197,22 @@ def _blocks(
 
 
 def _blocks_by_model(
-    doc: pymupdf.Document, pages: list[list[PrintedLine]], heights: list[float], toc: list[list], rules: Rules, path: str
+    doc: pymupdf.Document, pages: list[list[PrintedLine]], heights: list[float], toc: list[list], rules: Rules, path: str,
+    read_by_ocr: frozenset[int],
 ) -> tuple[list[PdfBlock], int, dict[int, list[PageBox]]]:
     """`_blocks` of every page's pieces labelled by the layout model, and the boxes of the
-    regions it calls tables, by page."""
+    regions it calls tables, by page; the pages `read_by_ocr` are read from their OCR'd lines."""
     try:
         model = shared_model()
     except ExtractError as error:
         raise ExtractError(f"{path}: {error}") from None
-    regions = [model.regions(page) for page in doc]
+    regions = []
+    for number, (page, pieces) in enumerate(zip(doc, pages), start=1):
+        if number not in read_by_ocr:
+            regions.append(model.regions(page))
+            continue
+        with page_for_layout_model(page, pieces) as written:
+            regions.append(model.regions(written[0]))
     labelled = [label_pieces(pieces, page_regions) for pieces, page_regions in zip(pages, regions)]
     table_boxes = {
         number: boxes
@@ -238,19 +245,19 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
         if not any(pages):
             _raise_without_text(path, page_count, repaired, messages, ocr_read, rules.pdf.ocr)
         notes = [f"MuPDF repaired the file: {_said(messages)}"] if repaired and messages else []
-        if ocr_read:
-            notes.append(ocr_note(ocr_read))
-            # A table's words come from the text layer; an OCR'd page's layer is not its text.
-            words = {number: found for number, found in words.items() if number not in {read.page for read in ocr_read}}
+        notes += [ocr_note(ocr_read)] if ocr_read else []
+        read_by_ocr = frozenset(read.page for read in ocr_read)
+        # A table's words come from the text layer; an OCR'd page's layer is not its text.
+        words = {number: found for number, found in words.items() if number not in read_by_ocr}
         mode = rules.pdf.layout.mode
         model_tables: dict[int, list[PageBox]] = {}
         reading, reason = LayoutMode.rules, "asked for (--layout rules)"
         if mode is LayoutMode.model:
             reading, reason = LayoutMode.model, "asked for (--layout model)"
-            blocks, removed, model_tables = _blocks_by_model(doc, pages, heights, toc, rules, path)
+            blocks, removed, model_tables = _blocks_by_model(doc, pages, heights, toc, rules, path, read_by_ocr)
         else:
             blocks, removed = _blocks(pages, heights, toc, rules, labelled=False)
-            doubt = doubtful_reading(blocks, page_count, rules.pdf.layout) if mode is LayoutMode.auto else None
+            doubt = _doubt(blocks, page_count, rules, read_by_ocr) if mode is LayoutMode.auto else None
             if doubt is not None and not layout_model_installed():
                 notes.append(f"the typographic reading is doubtful ({doubt}), but PyMuPDF's layout model is not installed")
                 reason = f"auto: {doubt}; the layout model is not installed"
@@ -262,7 +269,7 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
                 reason = f"auto: {doubt}; longer than max_pages"
             elif doubt is not None:
                 reading, reason = LayoutMode.model, f"auto: {doubt}"
-                blocks, removed, model_tables = _blocks_by_model(doc, pages, heights, toc, rules, path)
+                blocks, removed, model_tables = _blocks_by_model(doc, pages, heights, toc, rules, path, read_by_ocr)
             elif mode is LayoutMode.auto:
                 reason = "auto: the typographic reading shows no doubt"
         tables = find_pdf_tables(doc, pages, words, body_size(pages), rules.pdf.tables, model_tables)
@@ -286,6 +293,17 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
 def _no_text_layer(page_count: int) -> str:
     """`none of its 3 pages has a text layer`, but `its one page has no text layer`."""
     return "its one page has no text layer" if page_count == 1 else f"none of its {page_count} pages has a text layer"
+
+
+def _doubt(blocks: list[PdfBlock], page_count: int, rules: Rules, read_by_ocr: frozenset[int]) -> str | None:
+    """What makes the typographic reading doubtful (`layout_choice.doubtful_reading`), or else its
+    pages read by OCR, whose lines carry no font: a heading set in small bold over small print is
+    known by the layout model's label there. None where nothing does."""
+    doubt = doubtful_reading(blocks, page_count, rules.pdf.layout)
+    if doubt is None and read_by_ocr:
+        pages = "its one page" if len(read_by_ocr) == 1 else f"{len(read_by_ocr)} pages"
+        return f"{pages} read by OCR, which reads no font or weight"
+    return doubt
 
 
 def _its_pages(count: int) -> str:

@@ -64,6 +64,13 @@ _BLOCK_GAP = 0.8
 """Lines one under the other, at most this many line heights apart, that share most of their
 width (`_BLOCK_OVERLAP`) are one block."""
 _BLOCK_OVERLAP = 0.5
+_IN_FIGURE = 0.5
+"""A line with more than this share of its box inside a figure's image is the figure's text."""
+_LAYOUT_FONT = "helv"
+_LAYOUT_BOLD_FONT = "hebo"
+"""PDF base fonts an OCR'd line is written in for the layout model (`page_for_layout_model`)."""
+_DESCENT = 0.2
+"""Font sizes from the foot of a line's box, as trimmed to one font size, up to its baseline."""
 
 
 def ocr_installed() -> bool:
@@ -154,13 +161,17 @@ def read_page_by_ocr(
     _, top, _, bottom = to_frame(tuple(page.rect), frame)
     lines = []
     kept = []
+    figures = figure_boxes(page, rules.image_cover)
     for line in found:
         text = " ".join(line.text.split())
         width, height = line.box[2] - line.box[0], line.box[3] - line.box[1]
         # A line set up the page (a margin stamp) is furniture; its letters are read on their side.
         if not text or line.confidence < rules.min_confidence or (height > width and len(text) > 2):
             continue
-        x0, y0, x1, y1 = to_frame(tuple(pymupdf.Rect(line.box) * to_page), frame)
+        on_page = pymupdf.Rect(line.box) * to_page
+        if any((on_page & figure).get_area() > _IN_FIGURE * on_page.get_area() for figure in figures):
+            continue
+        x0, y0, x1, y1 = to_frame(tuple(on_page), frame)
         size = _size(text, x1 - x0, y1 - y0)
         # The detector pads its box, so that a line's box reaches into the next line's: the box is
         # made as tall as a text layer's (about one font size) about its middle, or the passes would
@@ -172,6 +183,15 @@ def read_page_by_ocr(
         lines.append(PrintedLine(number, x0, y0 - top, x1, y1 - top, text, size, OCR_FONT, bold, False, len(text), box=box, frame=frame))
         kept.append((*(round(value, 1) for value in box), round(line.confidence, 3)))
     return _in_blocks(lines), bottom - top, OcrPage(page=number, reason=reason, dpi=rules.dpi, lines=kept)
+
+
+def figure_boxes(page: pymupdf.Page, scan_cover: float) -> list[pymupdf.Rect]:
+    """The boxes of the page's images, a scan's own image aside (one that covers `scan_cover` of the
+    page or more): figures, whose words a text layer never holds, so OCR leaves them out too. A
+    scan shows its figures inside its one image, where no box tells them apart."""
+    area = page.rect.get_area()
+    boxes = [pymupdf.Rect(info["bbox"]) & page.rect for info in page.get_image_info()]
+    return [box for box in boxes if not box.is_empty and box.get_area() < scan_cover * area]
 
 
 def _size(text: str, width: float, height: float) -> float:
@@ -262,6 +282,28 @@ def read_where_needed(
             raise ExtractError(f"{path}: page {number} cannot be rendered for OCR ({error}); the PDF is damaged, re-export it") from None
         read.append(record)
     return even_out_sizes(pages), heights, read
+
+
+def page_for_layout_model(page: pymupdf.Page, lines: list[PrintedLine]) -> pymupdf.Document:
+    """A one-page PDF the size of `page` as stored whose text is its OCR'd lines, each set across its
+    box at its size (in bold where it was read as bold), for the layout model to read.
+
+    The model reads a page's text boxes (`layout_model`), which a scan has none of: PyMuPDF's
+    layout docs have the caller OCR an image page and write the text into it before `predict`.
+    Only lines along the page's x axis are written: the model reads no turned text."""
+    stored = page.cropbox
+    written = pymupdf.open()
+    target = written.new_page(width=stored.width, height=stored.height)
+    for line in lines:
+        if line.box is None or line.frame != (1, 0):
+            continue
+        x0, _, x1, y1 = line.box
+        font = _LAYOUT_BOLD_FONT if line.bold else _LAYOUT_FONT
+        natural = pymupdf.get_text_length(line.text, fontname=font, fontsize=line.size)
+        baseline = pymupdf.Point(x0, y1 - _DESCENT * line.size)
+        stretch = pymupdf.Matrix((x1 - x0) / natural if natural > 0 else 1, 1)
+        target.insert_text(baseline, line.text, fontsize=line.size, fontname=font, morph=(baseline, stretch))
+    return written
 
 
 def ocr_note(read: list[OcrPage]) -> str:
