@@ -1,0 +1,29 @@
+"""Work the PDF passes do for every line of a paper, kept to what the answer needs: each test
+counts the calls (or characters read) a small page costs, where a pass once paid per line for
+what it could pay once per paper, per size or per nearby line. The answers are the other tests'."""
+
+from __future__ import annotations
+
+from pipeline.extract.pdf import body_text
+from pipeline.extract.pdf.records import PrintedLine
+
+
+def _line(x0: float, y0: float, x1: float, text: str, size: float = 10.0, block: int = 0) -> PrintedLine:
+    return PrintedLine(1, x0, y0, x1, y0 + size, text, size, "Times-Roman", False, False, len(text), block=block)
+
+
+def test_the_body_size_rounds_each_printed_size_once_not_each_line(monkeypatch) -> None:
+    """Three pages of 40 body lines at 9.96 pt and a title at 18 pt: two sizes, two roundings
+    (every pass that needs the body size asks for it again, over the paper's thousand lines)."""
+    rounded: list[float] = []
+
+    def counted(size: float) -> float:
+        rounded.append(size)
+        return round(size * 2) / 2
+
+    monkeypatch.setattr(body_text, "half_point", counted)
+    pages = [[_line(57, 100 + 12 * i, 538, "x" * 90, size=9.96) for i in range(40)] for _ in range(3)]
+    pages[0].insert(0, _line(57, 60, 400, "A title", size=18.0))
+
+    assert body_text.body_size(pages) == 10.0
+    assert sorted(rounded) == [9.96, 18.0]
