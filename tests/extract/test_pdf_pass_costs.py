@@ -4,7 +4,7 @@ what it could pay once per paper, per size or per nearby line. The answers are t
 
 from __future__ import annotations
 
-from pipeline.extract.pdf import body_text
+from pipeline.extract.pdf import body_text, margins
 from pipeline.extract.pdf.records import PrintedLine
 
 
@@ -27,3 +27,24 @@ def test_the_body_size_rounds_each_printed_size_once_not_each_line(monkeypatch) 
 
     assert body_text.body_size(pages) == 10.0
     assert sorted(rounded) == [9.96, 18.0]
+
+
+class _CountedText(str):
+    """A line's text that counts the characters read from it."""
+
+    read = 0
+
+    def __iter__(self):
+        for character in str.__str__(self):
+            _CountedText.read += 1
+            yield character
+
+
+def test_the_label_beside_display_print_test_reads_a_blocks_letters_only_until_it_has_three() -> None:
+    """A block of small print (a page of references) holds thousands of characters; whether it
+    holds three letters is known after its first word."""
+    _CountedText.read = 0
+    reference = _line(57, 100, 300, _CountedText("Smith J, Jones K. A trial of a protein in lung injury. " * 40), size=7.0)
+
+    assert not margins._label_by_display_print([reference], [], [], 15.0, [], 10.0)
+    assert _CountedText.read == 3
