@@ -4,8 +4,9 @@ what it could pay once per paper, per size or per nearby line. The answers are t
 
 from __future__ import annotations
 
-from pipeline.extract.pdf import body_text, margins
+from pipeline.extract.pdf import body_text, columns, margins
 from pipeline.extract.pdf.records import PrintedLine
+from pipeline.rules import load_rules
 
 
 def _line(x0: float, y0: float, x1: float, text: str, size: float = 10.0, block: int = 0) -> PrintedLine:
@@ -48,3 +49,31 @@ def test_the_label_beside_display_print_test_reads_a_blocks_letters_only_until_i
 
     assert not margins._label_by_display_print([reference], [], [], 15.0, [], 10.0)
     assert _CountedText.read == 3
+
+
+def test_a_narrow_line_is_compared_only_with_the_wide_lines_that_start_where_it_starts(monkeypatch) -> None:
+    """A page of wide lines at 57 pt and a column of narrow ones at 300 pt: no narrow line can be
+    flush with a wide one, so no pair is asked whether it shares a paragraph (it was every pair)."""
+    asked: list[tuple[PrintedLine, PrintedLine]] = []
+    real = columns._in_paragraph_with
+
+    def counted(piece: PrintedLine, wide: PrintedLine) -> bool:
+        asked.append((piece, wide))
+        return real(piece, wide)
+
+    monkeypatch.setattr(columns, "_in_paragraph_with", counted)
+    wide = [_line(57, 100 + 12 * i, 538, "w" * 100) for i in range(30)]
+    narrow = [_line(300, 500 + 12 * i, 538, "n" * 40) for i in range(20)]
+    rules = load_rules().pdf.columns
+
+    assert columns._column_lines(narrow, wide + narrow, 481, rules) == narrow
+    assert asked == []
+
+
+def test_a_narrow_line_flush_with_a_wide_line_of_its_paragraph_is_still_left_out() -> None:
+    """The last, short line of a paragraph set across the page is no column line."""
+    wide = [_line(57, 100 + 12 * i, 538, "w" * 100) for i in range(3)]
+    last = _line(57, 136, 200, "n" * 30)
+    rules = load_rules().pdf.columns
+
+    assert columns._column_lines([last], wide + [last], 481, rules) == []
