@@ -4,7 +4,11 @@ what it could pay once per paper, per size or per nearby line. The answers are t
 
 from __future__ import annotations
 
-from pipeline.extract.pdf import body_text, columns, margins
+from types import SimpleNamespace
+
+import pymupdf
+
+from pipeline.extract.pdf import body_text, columns, margins, tables
 from pipeline.extract.pdf.records import PrintedLine
 from pipeline.rules import load_rules
 
@@ -77,3 +81,24 @@ def test_a_narrow_line_flush_with_a_wide_line_of_its_paragraph_is_still_left_out
     rules = load_rules().pdf.columns
 
     assert columns._column_lines([last], wide + [last], 481, rules) == []
+
+
+def test_a_tables_notes_are_sought_only_among_the_words_below_its_grid(monkeypatch) -> None:
+    """The page's words above the grid's last row are no notes under it: the region test (and
+    the region's corners, read for every word) is spent on the words below only."""
+    held: list[tuple] = []
+    real = tables._holds
+
+    def counted(box: tuple, word: tuple) -> bool:
+        held.append(word)
+        return real(box, word)
+
+    grid = SimpleNamespace(grid=[["a", "b"], ["1", "2"]], box=(100.0, 200.0, 400.0, 300.0), row_tops=[200.0, 250.0], notes=["n"])
+    monkeypatch.setattr(tables, "words_grid", lambda *args: grid)
+    monkeypatch.setattr(tables, "_holds", counted)
+    above = [(100.0 + 30 * i, 210.0 + 20 * j, 120.0 + 30 * i, 220.0 + 20 * j, "v", 0, 0, 0) for i in range(10) for j in range(4)]
+    note = (100.0, 305.0, 200.0, 315.0, "Values are means.", 0, 0, 0)
+    found = tables._from_words(above + [note], None, pymupdf.Rect(90, 190, 410, 320), [], 10.0, load_rules().pdf.tables, [], True)
+
+    assert found is not None and found.bottom == 315.0
+    assert held == [note]
