@@ -8,9 +8,10 @@ from types import SimpleNamespace
 
 import pymupdf
 
-from pipeline.extract.pdf import body_text, columns, margins, tables
+from pipeline.extract.pdf import body_text, columns, margins, ocr_triage, tables
 from pipeline.extract.pdf.records import PrintedLine
 from pipeline.rules import load_rules
+from pipeline.rules.pdf import PdfOcrRules
 
 
 def _line(x0: float, y0: float, x1: float, text: str, size: float = 10.0, block: int = 0) -> PrintedLine:
@@ -102,3 +103,51 @@ def test_a_tables_notes_are_sought_only_among_the_words_below_its_grid(monkeypat
 
     assert found is not None and found.bottom == 315.0
     assert held == [note]
+
+
+class _CountedPattern:
+    """The triage's word pattern, counting the words it is asked to find."""
+
+    def __init__(self, pattern) -> None:
+        self.pattern, self.found = pattern, 0
+
+    def _counted(self, matches):
+        for match in matches:
+            self.found += 1
+            yield match
+
+    def finditer(self, text: str):
+        return self._counted(self.pattern.finditer(text))
+
+    def findall(self, text: str) -> list:
+        found = self.pattern.findall(text)
+        self.found += len(found)
+        return found
+
+    def fullmatch(self, text: str):
+        return self.pattern.fullmatch(text)
+
+
+def test_the_ocr_triage_reads_a_text_pages_words_only_until_enough_look_like_words(monkeypatch) -> None:
+    """A page of 400 words, all words: 35% of them (`min_word_share`) settle that it is text,
+    as every page of a text PDF is asked."""
+    counted = _CountedPattern(ocr_triage._WORD)
+    monkeypatch.setattr(ocr_triage, "_WORD", counted)
+    text = "The trial enrols adults in intensive care and follows them for a month after the dose. " * 25
+    rules = PdfOcrRules()
+
+    assert len(text.split()) == 400
+    assert ocr_triage.text_layer_problem(text, rules) is None
+    assert counted.found == 140  # 0.35 × 400
+
+
+def test_the_ocr_triage_sends_a_page_whose_share_of_words_falls_just_short_as_before() -> None:
+    """Where the words that look like words are one short of the share, the page is no text, and
+    its note gives the share of the whole page; one more and it is text."""
+    words, rules = 40, PdfOcrRules()  # 0.35 × 40 = 14 words needed
+    garbled = ["Tbgz"] * words
+    short = " ".join(["care"] * 13 + garbled[13:])
+    enough = " ".join(["care"] * 14 + garbled[14:])
+
+    assert ocr_triage.text_layer_problem(short, rules) == "its text layer is not text (only 32% of the words look like words)"
+    assert ocr_triage.text_layer_problem(enough, rules) is None
