@@ -57,7 +57,8 @@ def paper_vocabulary(texts: list[str]) -> Vocabulary:
         if "-\n" in text or SOFT_HYPHEN in text:
             after_breaks.update(_AFTER_A_BREAK.findall(lowered))
         if "-" in text:
-            compounds.update(_COMPOUND.findall(lowered))
+            # Sought in the words that hold a hyphen only: the pattern is tried at every letter.
+            compounds.update(_COMPOUND.findall(" ".join(word for word in lowered.split() if "-" in word)))
     alone = frozenset(word for word, count in counts.items() if count > after_breaks[word])
     return Vocabulary(frozenset(counts), alone, frozenset(compounds))
 

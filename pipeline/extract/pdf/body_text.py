@@ -34,12 +34,17 @@ def body_size(pages: list[list[PrintedLine]]) -> float:
     """The font size (to half a point) of the running text: the one that carries the most
     characters, unless a size it is small print beside carries `_BODY_MIN_SHARE` of them; then
     the largest such."""
-    sizes: dict[float, int] = {}
+    # Summed by the size as printed first, and rounded once a size: a paper sets its thousand
+    # lines in a dozen sizes, and the passes ask for this size again as the lines are dropped.
+    printed: dict[float, int] = {}
     for pieces in pages:
         for piece in pieces:
             if not piece.rotated:
-                size = half_point(piece.size)
-                sizes[size] = sizes.get(size, 0) + piece.chars
+                printed[piece.size] = printed.get(piece.size, 0) + piece.chars
+    sizes: dict[float, int] = {}
+    for size, chars in printed.items():
+        rounded = half_point(size)
+        sizes[rounded] = sizes.get(rounded, 0) + chars
     if not sizes:
         return _FALLBACK_BODY_SIZE
     most = max(sizes, key=sizes.__getitem__)

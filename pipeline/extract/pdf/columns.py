@@ -8,6 +8,7 @@ table as wide as the page, which cross a gutter without parting the columns.
 from __future__ import annotations
 
 import statistics
+from bisect import bisect_left, bisect_right
 
 from pipeline.extract.pdf.records import PrintedLine, gathered_lines
 from pipeline.rules.pdf import PdfColumnRules
@@ -112,10 +113,17 @@ def _column_lines(narrow: list[PrintedLine], pieces: list[PrintedLine], width: f
     """The narrow lines but the short lines of a paragraph set across the page (its last line, a
     one-line paragraph between two wide ones): they cross the gutters of the columns set below or
     above it, as its wide lines do."""
-    wide = [p for p in pieces if p.x1 - p.x0 > rules.narrow_line_max_width * width]
+    wide = sorted((p for p in pieces if p.x1 - p.x0 > rules.narrow_line_max_width * width), key=lambda p: p.x0)
     if not wide:
         return narrow
-    return [p for p in narrow if not any(_in_paragraph_with(p, line) for line in wide)]
+    # Only wide lines that start near a piece's left edge can be flush with it: found by
+    # bisection (the window a point wider than the test), not by asking every wide line.
+    lefts = [p.x0 for p in wide]
+
+    def flush(piece: PrintedLine) -> list[PrintedLine]:
+        return wide[bisect_left(lefts, piece.x0 - _BOX_SLACK - 1) : bisect_right(lefts, piece.x0 + _BOX_SLACK + 1)]
+
+    return [p for p in narrow if not any(_in_paragraph_with(p, line) for line in flush(p))]
 
 
 def _in_paragraph_with(piece: PrintedLine, wide: PrintedLine) -> bool:

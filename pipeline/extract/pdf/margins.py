@@ -15,6 +15,7 @@ import re
 import statistics
 from collections import defaultdict
 from dataclasses import replace
+from itertools import chain, islice
 
 from pipeline.extract.pdf.records import PrintedLine, gathered_lines
 from pipeline.extract.pdf.running_lines import line_middle, margin_lines
@@ -98,7 +99,7 @@ def _label_by_display_print(
     display print (a title's size): a badge such as `ORIGINAL` or `Review` beside the title, which
     shares the title's line and would be read into it. A short piece beside body text (a figure's
     label, a formula's subscript, a table cell) stays in place, and so does a bare number."""
-    if sum(ch.isalpha() for p in members for ch in p.text) < _LABEL_MIN_LETTERS or _in_table(_box(members), table_rows, reach):
+    if not _holds_letters(members, _LABEL_MIN_LETTERS) or _in_table(_box(members), table_rows, reach):
         return False
     for piece in members:
         for line in _near(body, tops, piece, reach):
@@ -109,6 +110,13 @@ def _label_by_display_print(
             ):
                 return True
     return False
+
+
+def _holds_letters(members: list[PrintedLine], count: int) -> bool:
+    """Whether the pieces' text holds `count` letters, read only until it does: every block of
+    small print is asked, a page of references too."""
+    letters = filter(str.isalpha, chain.from_iterable(p.text for p in members))
+    return len(list(islice(letters, count))) == count
 
 
 def _has_cells(members: list[PrintedLine]) -> bool:

@@ -10,7 +10,9 @@ tables and numbers, keeps its layer.
 
 from __future__ import annotations
 
+import math
 import re
+from itertools import islice
 
 import pymupdf
 
@@ -69,9 +71,22 @@ def text_layer_problem(text: str, rules: PdfOcrRules) -> str | None:
     share = unreadable_share(text)
     if share > rules.max_unreadable_share:
         return f"its text layer is not text ({share:.0%} of the characters unmapped)"
-    if rules.min_word_share and len(text.split()) >= rules.min_words and (share := word_share(text)) < rules.min_word_share:
-        return f"its text layer is not text (only {share:.0%} of the words look like words)"
+    words = len(text.split())
+    if rules.min_word_share and words >= rules.min_words and not _enough_words(text, words, rules.min_word_share):
+        return f"its text layer is not text (only {word_share(text):.0%} of the words look like words)"
     return None
+
+
+def _enough_words(text: str, words: int, share: float) -> bool:
+    """Whether `word_share(text)` (of its `words`) reaches `share`, read only until it does: a text
+    page's words look like words from the first, so its first third settles it, not every word."""
+    needed = math.ceil(share * words)
+    # The fewest matches m with m / words >= share, tested by the same division as `word_share`'s.
+    while needed > 0 and (needed - 1) / words >= share:
+        needed -= 1
+    while needed / words < share:
+        needed += 1
+    return len(list(islice(_WORD.finditer(text), needed))) == needed
 
 
 def ocr_reason(page: pymupdf.Page, pieces: list[PrintedLine], rules: PdfOcrRules, file_has_text: bool) -> str | None:

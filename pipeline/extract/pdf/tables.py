@@ -133,7 +133,8 @@ def _from_words(words: list[Word], caption: Caption | None, region: pymupdf.Rect
         return None
     gap = rules.max_gap * body_size
     # Under a table its notes may stand between the grid and a caption set below it.
-    notes_bottom = max((w[3] for w in words if _holds(tuple(region), w) and w[1] >= found.box[3] - 0.5), default=found.box[3])
+    bounds = tuple(region)  # once, not for each of the page's words
+    notes_bottom = max((w[3] for w in words if w[1] >= found.box[3] - 0.5 and _holds(bounds, w)), default=found.box[3])
     if caption is not None and (found.box[1] - caption.box[3] if below else caption.box[1] - notes_bottom) > gap:
         return None
     inside = sorted(y for y in across if found.box[1] + 1 < y < found.box[3] - 1)
