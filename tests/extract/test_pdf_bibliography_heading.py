@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pymupdf
 
+from pipeline.extract.pdf.bibliography_heading import EVIDENCE
 from pipeline.extract.pdf.document import extract_pdf
+from pipeline.extract.pdf.layout_choice import doubtful_reading
+from pipeline.extract.pdf.records import PdfBlock, Row
 from pipeline.records.base import BlockKind
 from pipeline.records.extract import RawDocument
 from pipeline.rules import load_rules
+from pipeline.rules.pdf import PdfLayoutRules
 
 _BODY = (
     "Soil samples were taken from ten plots at a depth of twenty centimetres and kept at four",
@@ -91,3 +95,26 @@ def test_references_in_small_body_print_over_text_that_reads_as_no_entry_stays_t
 
     assert _headings(raw)[-1] == "Competing interests"
 
+
+def _block(kind: BlockKind, text: str, level: int | None = None, evidence: tuple[str, ...] = ()) -> PdfBlock:
+    row = Row(page=1, group=0, x0=72, y0=0, x1=520, y1=10, text=text, size=10, font="Helvetica", bold=False,
+              small_caps=False, chars=len(text), cells=0, rotated=False)
+    return PdfBlock(kind=kind, rows=(row,), level=level, evidence=evidence)
+
+
+def test_a_bibliography_heading_found_by_its_words_does_not_make_a_collapsed_reading_sound():
+    """Typography read one heading below the title in twelve pages: the reading is doubtful
+    (`--layout auto` reads it again with the layout model), and the `References` that the
+    bibliography pass found by its words says nothing against that."""
+    body = " ".join(["word"] * 100)
+    blocks = [
+        _block(BlockKind.heading, "Soil microbes under four tillage regimes", level=1),
+        _block(BlockKind.heading, "Introduction", level=2),
+        _block(BlockKind.paragraph, body),
+        _block(BlockKind.heading, "Acknowledgements", level=2),
+        _block(BlockKind.paragraph, body),
+        _block(BlockKind.heading, "References", level=2, evidence=(EVIDENCE,)),
+        _block(BlockKind.paragraph, _ENTRIES[0]),
+    ]
+
+    assert doubtful_reading(blocks, 12, PdfLayoutRules()) == "2 heading(s) below the title in 12 pages"
