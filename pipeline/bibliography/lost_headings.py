@@ -1,6 +1,7 @@
 """Headings the PDF reader left as text about a bibliography: a one-line paragraph that one of
-the rules' anchors names whole. A `References` printed in body type (as BioMed Central sets it)
-comes out a paragraph, and the bibliography after it belongs to no section of its own; a
+the rules' anchors names whole. A `References` printed in body type comes out a paragraph where
+the PDF reader saw no entry under it (`extract/pdf/bibliography_heading.py` makes it a heading
+where it does), and the bibliography after it belongs to no section of its own; a
 `DATA AVAILABILITY` after the entries ends them."""
 
 from __future__ import annotations

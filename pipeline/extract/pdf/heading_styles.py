@@ -21,6 +21,7 @@ from pipeline.text.numbering import NumberKind, pdf_section_number
 from pipeline.records.base import BlockKind
 from pipeline.rules import Rules
 from pipeline.rules.pdf import PdfHeadingRules, PdfTitleRules
+from pipeline.rules.sources import ReferenceRules
 
 SECTION_HEADER = "section-header"
 """The layout model's label for a heading (`layout_model.LayoutLabel.section_header`)."""
@@ -65,6 +66,10 @@ class HeadingRules:
     opening_anchors: tuple[re.Pattern[str], ...]
     """Patterns of the anchor rules whose headings open a paper's body on page 1."""
     opening_words: frozenset[str]
+    bibliography_anchors: tuple[re.Pattern[str], ...]
+    """Patterns of the anchor rules that name a bibliography (`[references] anchors`)."""
+    references: ReferenceRules
+    """How a bibliography entry opens: its label, its number, its first author, its year."""
 
     @classmethod
     def from_rules(cls, rules: Rules) -> HeadingRules:
@@ -75,6 +80,8 @@ class HeadingRules:
             caption_start=rules.captions.pdf_start,
             opening_anchors=tuple(anchor.pattern for anchor in rules.anchors_named(front.opening_anchors)),
             opening_words=frozenset(front.opening_words),
+            bibliography_anchors=tuple(anchor.pattern for anchor in rules.anchors_named(rules.references.anchors)),
+            references=rules.references,
         )
 
 

@@ -4,11 +4,15 @@ PyMuPDF's layout model beside typography.
 Each signal is a sign that headings were lost or invented, measured on the blocks the rules
 made, and each threshold is a rule (`[pdf.layout]`): a long paper with hardly a heading below
 its title, one heading whose section holds most of the paper, or several headings in a row with
-no text between them (a table of contents).
+no text between them (a table of contents). A bibliography's heading known by its words alone
+(`bibliography_heading`) says nothing of how well typography read the paper: it counts as text.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from pipeline.extract.pdf.bibliography_heading import named_by_its_words
 from pipeline.extract.pdf.records import PdfBlock
 from pipeline.records.base import BlockKind
 from pipeline.rules.pdf import PdfLayoutRules
@@ -18,6 +22,7 @@ def doubtful_reading(blocks: list[PdfBlock], page_count: int, rules: PdfLayoutRu
     """What makes the reading doubtful, in words, or None where nothing does."""
     if page_count < rules.min_pages:
         return None
+    blocks = [replace(block, kind=BlockKind.paragraph) if named_by_its_words(block) else block for block in blocks]
     headings = [index for index, block in enumerate(blocks) if block.kind is BlockKind.heading and (block.level or 0) >= 2]
     if len(headings) < rules.min_body_headings:
         return f"{len(headings)} heading(s) below the title in {page_count} pages"

@@ -21,6 +21,7 @@ from pipeline.extract.pdf.blocks import BlockRules, group_blocks, join_continuat
 from pipeline.extract.pdf.body_text import body_size, measure_layout
 from pipeline.extract.pdf.columns import find_columns
 from pipeline.extract.pdf.contents import mark_contents
+from pipeline.extract.pdf.bibliography_heading import mark_bibliography_headings
 from pipeline.extract.pdf.heading_model import classify_headings
 from pipeline.extract.pdf.headings import HeadingRules, mark_headings
 from pipeline.extract.pdf.layout_model import drop_model_furniture
@@ -148,6 +149,11 @@ def _mark_headings(reading: Reading) -> Reading:
     return replace(reading, blocks=mark_headings(reading.blocks, reading.layout, reading.toc, reading.heights[0], rules))
 
 
+def _mark_bibliography_headings(reading: Reading) -> Reading:
+    """Mark a line that names the bibliography (`References`) over a line that reads as an entry a heading, whatever its print."""
+    return replace(reading, blocks=mark_bibliography_headings(reading.blocks, HeadingRules.from_rules(reading.rules)))
+
+
 def _classify_headings(reading: Reading) -> Reading:
     """Let the heading model decide, where the rules ask for it, which short blocks are headings: it may add some and drop others."""
     model = reading.rules.pdf.headings.model
@@ -193,6 +199,7 @@ PASSES: tuple[PdfPass, ...] = tuple(
         _mark_contents,
         _split_shared_lines,
         _mark_headings,
+        _mark_bibliography_headings,
         _classify_headings,
         _back_cover_heads_nothing,
         _join_continuations,
