@@ -13,6 +13,7 @@ import pymupdf
 import pytest
 
 from pipeline.extract.pdf.document import extract_pdf
+from pipeline.extract.pdf.spans import line_spans
 from pipeline.records.base import BlockKind
 from pipeline.rules import load_rules
 
@@ -93,9 +94,26 @@ def test_headings_told_from_the_body_by_colour_alone_make_the_whole_tree(tmp_pat
     assert _headings(tmp_path / "colour.pdf", _in_colour) == list(_SECTIONS)
 
 
-@pytest.mark.xfail(strict=True, reason="a line's size is its most characters' size: capitals at 8 pt after 10 pt initials read as under min_size")
 def test_headings_in_small_capitals_make_the_whole_tree(tmp_path):
     assert len(_headings(tmp_path / "small_caps.pdf", _in_small_capitals)) == 4
+
+
+def _span(text: str, x0: float, size: float, baseline: float = 100.0) -> dict:
+    width = 0.6 * size * len(text)
+    return {"text": text, "bbox": (x0, baseline - size, x0 + width, baseline + 0.2 * size), "flags": 0, "size": size, "font": "Helvetica", "origin": (x0, baseline)}
+
+
+def test_a_line_of_faked_small_capitals_reads_at_its_initials_size_in_small_capitals():
+    spans = [_span("R", 72, 10), _span("ESULTS", 78, 8), _span(" A", 107, 10), _span("ND", 116, 8)]
+    line = line_spans(spans, (1, 0), {})
+    assert (line.text, line.size, line.small_caps) == ("RESULTS AND", 10.0, True)
+
+
+def test_a_capital_with_a_capital_subscript_keeps_the_size_of_most_of_its_characters():
+    """`G` with `N;M` set lower and smaller, as in a formula: no small capitals."""
+    spans = [_span("G", 72, 10), _span("N;M", 78, 7, baseline=102.5)]
+    line = line_spans(spans, (1, 0), {})
+    assert (line.size, line.small_caps) == (7.0, False)
 
 
 @pytest.mark.xfail(strict=True, reason="a line's font is its most characters' font: a number in bold before a name in the body's face gives the line no heading style")

@@ -1,6 +1,7 @@
 """One PyMuPDF line's spans read together: its text, with a space where a visible gap parts two
-spans, the size and font most of its characters have, bold and small caps, the char ranges of
-its superscripts and the run in bold or italic it opens with (`Lead`)."""
+spans, the size and font most of its characters have (the initials' size where capitals fake
+small capitals), bold and small caps, the char ranges of its superscripts and the run in bold or
+italic it opens with (`Lead`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ _ITALIC_FONT = re.compile(r"italic|oblique|-it$|,it$|\.b?i\b|cmti|cmsl", re.IGNO
 _WORD_GAP = 0.15
 """A gap between two spans wider than this many font sizes is a space: kerning and tracking
 stay well under it, and a word space (about a quarter of the size) is over."""
+_SMALL_CAPS_SCALE = (0.6, 0.9)
+"""Faked small capitals are capitals set at this share of their initials' size: a word processor
+sets them at about four fifths, and a drop cap is twice the size of its text or more."""
 _RAISED = 0.1
 """A span whose baseline sits this many of its line's font sizes above the line's is raised: a
 superscript is set a third of the size up, and a baseline never wavers by a tenth."""
@@ -37,7 +41,8 @@ class LineSpans(NamedTuple):
     chars: int
     """Characters that are no space."""
     size: float
-    """The size most of its characters have, to a tenth of a point."""
+    """The size most of its characters have, to a tenth of a point; a line of faked small capitals
+    has its initials' size (`_faked_small_caps_size`)."""
     font: str
     """The font most of its characters have."""
     bold: bool
@@ -136,11 +141,36 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
         return None
     written = "".join(parts)
     text = " ".join(written.split())
-    size = max(sizes, key=sizes.__getitem__)
+    initials = _faked_small_caps_size(spans, text, sizes, frame)
+    size = initials or max(sizes, key=sizes.__getitem__)
     superscripts = _superscripts(flagged, spans, size, frame, written, text) if flagged else ()
     lead = _lead(styled, written) if frame == (1, 0) else None
     font, nearly_all = max(fonts, key=fonts.__getitem__), NEARLY_ALL * chars
-    return LineSpans(text, chars, size, font, bold >= nearly_all, caps >= nearly_all, superscripts, lead, fixed >= nearly_all)
+    return LineSpans(text, chars, size, font, bold >= nearly_all, caps >= nearly_all or initials is not None, superscripts, lead, fixed >= nearly_all)
+
+
+def _faked_small_caps_size(spans: list[dict], text: str, sizes: dict[float, int], frame: tuple[int, int]) -> float | None:
+    """The initials' size of a line in capitals that fakes small capitals (`R` at 10 pt, `ESULTS`
+    at 8 pt on the same baseline), as a word processor sets them: the line is read at that size,
+    as if set in a small capitals face. None for any other line, a capital with a subscript
+    (`G` over `N;M`) among them: its size is that of most of its characters."""
+    if len(sizes) != 2 or any(ch.islower() for ch in text):
+        return None
+    small, large = sorted(sizes)
+    if not _SMALL_CAPS_SCALE[0] <= small / large <= _SMALL_CAPS_SCALE[1]:
+        return None
+    c, s = frame
+    baselines = [span["origin"][1] * c - span["origin"][0] * s for span in spans if span["text"].strip()]
+    if max(baselines) - min(baselines) > _RAISED * large:
+        return None
+    lettered = [(round(span["size"], 1), span["text"]) for span in spans if span["text"].strip()]
+    if any(size == large and any(sum(ch.isalpha() for ch in token) > 1 for token in written.split()) for size, written in lettered):
+        return None  # a whole word at the initials' size: mixed sizes, not small capitals
+    continued = any(
+        size == large and written[-1:].isalpha() and later == small and later_written[:1].isalpha()
+        for (size, written), (later, later_written) in zip(lettered, lettered[1:])
+    )
+    return large if continued else None
 
 
 def _lead(spans: list[_StyledSpan], written: str) -> Lead | None:

@@ -15,7 +15,8 @@ SAME_LINE_OVERLAP = 0.5
 superscripts and mixed sizes shift boxes, but the next line never overlaps by half."""
 SAME_SIZE = 0.05
 """Two font sizes within this share of each other are one size: sizes are rounded to a tenth
-of a point, and a line's size is that of most of its characters."""
+of a point, and a line's size is that of most of its characters (or of its initials, where
+capitals fake small capitals)."""
 TABLE_ROW_MIN_GAPS = 2
 """A row parted by this many wide gaps (three cells) is a table row; a single gap is often a
 heading's number set apart from its title."""
