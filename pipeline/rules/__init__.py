@@ -2,7 +2,8 @@
 
 `load_rules` reads every table into one `Rules` model (`pipeline/rules/tables.py`): the stages
 receive it and never read files themselves. `load_search_rules` reads `[search]` alone
-(`pipeline/rules/search.py`), for `search`, which reads nothing else. Every table's models, and
+(`pipeline/rules/search.py`), for `search`, and `load_chunk_rules` `[chunk]` alone
+(`pipeline/rules/chunk_sizes.py`), for `report`: each reads nothing else. Every table's models, and
 the PDF, metadata and bibliography rules they hold, are built when a name of `tables.py` is first
 asked of this package, not on import: a command that reads one table pays for that one.
 """
@@ -13,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from pipeline import DEFAULT_RULES_PATH
+from pipeline.rules.chunk_sizes import ChunkRules, load_chunk_rules
 from pipeline.rules.search import SearchRules, SpellingPair, load_search_rules
 
 if TYPE_CHECKING:
@@ -20,7 +22,6 @@ if TYPE_CHECKING:
         AbsorbRules,
         AnchorRule,
         CaptionRules,
-        ChunkRules,
         InheritRules,
         NormalizeRules,
         PageMarkerRule,
@@ -34,9 +35,9 @@ if TYPE_CHECKING:
     from pipeline.rules.sources import CitationRules, LinkRules, ReferenceRules, SentenceRules
 
 __all__ = [
-    "DEFAULT_RULES_PATH", "SearchRules", "SpellingPair", "load_search_rules",
+    "DEFAULT_RULES_PATH", "ChunkRules", "SearchRules", "SpellingPair", "load_chunk_rules", "load_search_rules",
     # From tables.py (which imports the last six), on first use:
-    "AbsorbRules", "AnchorRule", "CaptionRules", "ChunkRules", "InheritRules", "NormalizeRules", "PageMarkerRule",
+    "AbsorbRules", "AnchorRule", "CaptionRules", "InheritRules", "NormalizeRules", "PageMarkerRule",
     "PatternRule", "Rules", "layout_overrides", "load_rules",
     "MetadataRules", "PdfRules", "CitationRules", "LinkRules", "ReferenceRules", "SentenceRules",
 ]

@@ -1,14 +1,18 @@
 """Reading a rules file, and saying where it is wrong: shared by `load_rules`, which validates
-every table, and `load_search_rules`, which validates only the one `search` reads."""
+every table, and the loaders of a single table for the commands that read one (`search`,
+`report`)."""
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pipeline.errors import RulesError
+
+Tables = TypeVar("Tables", bound=BaseModel)
 
 
 def read_toml(path: Path) -> dict:
@@ -41,3 +45,14 @@ def describe(error: ValidationError, data: dict) -> str:
             message = "unknown key (check its spelling against rules/default.toml)"
         problems.append(f"{key}: {message}")
     return "; ".join(problems)
+
+
+def load_tables(path: Path, model: type[Tables]) -> Tables:
+    """The rules file read into `model`, a few of its tables under their names (as in `Rules`, so
+    that an error names the same key as a full load does), the others left unread; a
+    `RulesError` naming the file and key where one of those few is wrong."""
+    data = read_toml(path)
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise RulesError(f"rules file {path}: {describe(error, data)}") from None

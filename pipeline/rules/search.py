@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field
 
 from pipeline import DEFAULT_RULES_PATH
-from pipeline.errors import RulesError
 from pipeline.rules.base import RulesModel
-from pipeline.rules.files import describe, read_toml
+from pipeline.rules.files import load_tables
 
 
 class SpellingPair(RulesModel):
@@ -49,9 +48,4 @@ def load_search_rules(path: Path | str = DEFAULT_RULES_PATH) -> SearchRules:
     """The rules file's `[search]`, validated as `load_rules` validates it; a `RulesError` naming
     the file and key where it is wrong. Other tables are not read, so an error in one of them
     does not stop a search."""
-    path = Path(path)
-    data = read_toml(path)
-    try:
-        return _SearchTable.model_validate(data).search
-    except ValidationError as error:
-        raise RulesError(f"rules file {path}: {describe(error, data)}") from None
+    return load_tables(Path(path), _SearchTable).search

@@ -19,26 +19,12 @@ from pipeline import DEFAULT_RULES_PATH
 from pipeline.errors import RulesError
 from pipeline.records.kinds import SectionType
 from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern, naming_group
+from pipeline.rules.chunk_sizes import ChunkRules
 from pipeline.rules.files import describe, read_toml
 from pipeline.rules.metadata import MetadataRules
 from pipeline.rules.pdf import PdfRules
 from pipeline.rules.search import SearchRules
 from pipeline.rules.sources import CitationRules, LinkRules, ReferenceRules, SentenceRules
-
-
-class ChunkRules(RulesModel):
-    target_min_words: Annotated[int, Field(gt=0)]
-    target_max_words: Annotated[int, Field(gt=0)]
-    hard_max_words: Annotated[int, Field(gt=0)]
-    unstructured_min_words: Annotated[int, Field(gt=0)] = 1500
-    """A paper of more body words than this with no section heading, or with this many words
-    before its first one, is reported as unstructured (`inspect`, `report`, the run summary)."""
-
-    @model_validator(mode="after")
-    def _sizes_are_ordered(self) -> ChunkRules:
-        if not self.target_min_words <= self.target_max_words <= self.hard_max_words:
-            raise ValueError("sizes must satisfy target_min_words <= target_max_words <= hard_max_words")
-        return self
 
 
 class AbsorbRules(RulesModel):
