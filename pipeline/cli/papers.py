@@ -121,9 +121,9 @@ def report(
     """
     from pipeline.index.database import open_readonly
     from pipeline.report.text import render_report
-    from pipeline.rules import load_rules
+    from pipeline.rules import load_chunk_rules
 
-    connection, sizes = open_readonly(db), load_rules(rules).chunk
+    connection, sizes = open_readonly(db), load_chunk_rules(rules)
     if html is None:
         typer.echo(render_report(connection, sizes))
         return

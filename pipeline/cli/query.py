@@ -114,12 +114,13 @@ def _run_search(
     the search's modules are: no other command needs them); also the glossary, None without one."""
     from pipeline.index.database import open_readonly
     from pipeline.index.search_request import run_search
-    from pipeline.rules import load_rules
+    from pipeline.rules import load_search_rules
 
-    loaded_rules = load_rules(rules)
-    loaded = _glossary(named, user, loaded_rules.search.user_glossary, Path(loaded_rules.source))
+    # [search] alone: the other tables' models and patterns are the ingest's, not a search's.
+    search_rules = load_search_rules(rules)
+    loaded = _glossary(named, user, search_rules.user_glossary, rules)
     connection = open_readonly(db)
-    return connection, run_search(connection, request, loaded_rules.search, loaded, _korean_analyser(request.query, loaded)), loaded
+    return connection, run_search(connection, request, search_rules, loaded, _korean_analyser(request.query, loaded)), loaded
 
 
 def _show_hits(connection: duckdb.DuckDBPyConnection, results: SearchResults, folder: Path | None, err: bool) -> None:

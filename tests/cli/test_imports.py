@@ -112,3 +112,12 @@ def test_a_command_that_takes_no_rules_loads_none(papers, command):
 def test_inspect_still_loads_the_stages_it_runs(papers):
     loaded = _modules_loaded_by(papers, "inspect", "papers/paper.md")
     assert {"pipeline.extract", "pipeline.chunk", "pipeline.link"} <= set(loaded)
+
+
+@pytest.mark.parametrize(("command", "table"), [("search", "pipeline.rules.search"), ("report", "pipeline.rules.chunk_sizes")])
+def test_search_and_report_read_their_own_rules_table_alone(papers, command, table):
+    """`search` validates `[search]`, `report` `[chunk]`, and nothing else: no table of the
+    ingest's is built, and the PDF, metadata and bibliography rules are not imported."""
+    loaded = _modules_loaded_by(papers, *READING_COMMANDS[command])
+    assert table in loaded
+    assert [module for module in ("pipeline.rules.tables", "pipeline.rules.pdf", "pipeline.rules.metadata", "pipeline.rules.sources") if module in loaded] == []

@@ -10,7 +10,7 @@ import pytest
 from conftest import edited_rules_file
 from pipeline.errors import RulesError
 from pipeline.text.heading_key import heading_key
-from pipeline.rules import DEFAULT_RULES_PATH, load_rules
+from pipeline.rules import DEFAULT_RULES_PATH, load_chunk_rules, load_rules, load_search_rules
 
 
 def test_an_invalid_regex_names_the_file_and_the_rule(tmp_path):
@@ -59,6 +59,36 @@ def test_a_spelling_pair_must_be_lower_case_letters(tmp_path):
     path = edited_rules_file(tmp_path, '{ british = "ise", american = "ize", at = "end" }', '{ british = "is e", american = "ize", at = "end" }')
     with pytest.raises(RulesError, match="search.spelling.0.british"):
         load_rules(path)
+
+
+def test_search_s_own_load_reports_a_bad_search_table_as_the_full_load_does(tmp_path):
+    path = edited_rules_file(tmp_path, '{ british = "ise", american = "ize", at = "end" }', '{ british = "ise", american = "ize", at = "middle" }')
+    with pytest.raises(RulesError) as full:
+        load_rules(path)
+    with pytest.raises(RulesError) as alone:
+        load_search_rules(path)
+    assert str(alone.value) == str(full.value) and "custom.toml: search.spelling.0.at" in str(alone.value)
+
+
+def test_search_s_own_load_reads_the_search_table_as_the_full_load_does(tmp_path):
+    path = edited_rules_file(tmp_path, "spelling_min_stem = 3", 'spelling_min_stem = 4\nuser_glossary = "mine.toml"')
+    assert load_search_rules(path) == load_rules(path).search
+    assert load_search_rules(path).spelling_min_stem == 4
+
+
+def test_report_s_own_load_reads_and_reports_the_chunk_table_as_the_full_load_does(tmp_path):
+    assert load_chunk_rules(edited_rules_file(tmp_path, "target_min_words = 500", "target_min_words = 400")).target_min_words == 400
+    path = edited_rules_file(tmp_path, "hard_max_words = 1200", "hard_max_words = 700")
+    with pytest.raises(RulesError) as full:
+        load_rules(path)
+    with pytest.raises(RulesError) as alone:
+        load_chunk_rules(path)
+    assert str(alone.value) == str(full.value) and "custom.toml: chunk: " in str(alone.value)
+
+
+def test_search_s_own_load_leaves_the_other_tables_to_their_commands(tmp_path):
+    path = edited_rules_file(tmp_path, "hard_max_words = 1200", "hard_max_words = 700")
+    assert load_search_rules(path) == load_rules().search
 
 
 @pytest.mark.parametrize(
