@@ -4,34 +4,18 @@ a title, a byline, an affiliation, an abstract and a footer, whose truth is know
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pymupdf
 import pytest
 
+from front_page_helpers import AFFILIATION, BODY, describe, print_marked, TITLE
 from pipeline.extract import extract
-from pipeline.metadata import paper_metadata
 from pipeline.metadata.names import author_keys
 from pipeline.normalize.stage import normalize
 
-BODY = " ".join(["Serum interleukin-6 rose in the treated cohort over twelve weeks of follow-up."] * 30)
-TITLE = ("Interleukin-6 after sleep loss", "in a randomised crossover trial")
 BYLINE = "Ana Silva^{1}, Bo Chen^{2} and Rui Costa^{1}"
-AFFILIATION = "1 Department of Medicine, University of Testing, Lisbon, Portugal"
 DOI = "10.1234/jtr.2021.0042"
-
-
-def _print(page: pymupdf.Page, x: float, y: float, text: str, size: float, font: str = "helv") -> None:
-    """`text` at (x, y) with each `^{…}` in it raised and smaller, as a superscript mark."""
-    for piece in re.split(r"(\^\{[^}]*\})", text):
-        if not piece:
-            continue
-        raised = piece.startswith("^{")
-        piece = piece[2:-1] if raised else piece
-        piece_size = size * 0.6 if raised else size
-        page.insert_text((x, y - (size * 0.35 if raised else 0)), piece, fontsize=piece_size, fontname=font)
-        x += pymupdf.get_text_length(piece, fontname=font, fontsize=piece_size)
 
 
 def _paper(path: Path, *, notes: tuple[str, ...] = (), masthead: str = "", byline: str = BYLINE) -> Path:
@@ -39,26 +23,21 @@ def _paper(path: Path, *, notes: tuple[str, ...] = (), masthead: str = "", bylin
     note rows in small print, the abstract, a section and a footer."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    _print(page, 72, 40, masthead or "Journal of Test Results", 8)
-    _print(page, 72, 110, TITLE[0], 20, "hebo")
-    _print(page, 72, 136, TITLE[1], 20, "hebo")
-    _print(page, 72, 168, byline, 12)
+    print_marked(page, 72, 40, masthead or "Journal of Test Results", 8)
+    print_marked(page, 72, 110, TITLE[0], 20, "hebo")
+    print_marked(page, 72, 136, TITLE[1], 20, "hebo")
+    print_marked(page, 72, 168, byline, 12)
     y = 184.0
     for note in (AFFILIATION, *notes):
-        _print(page, 72, y, note, 8)
+        print_marked(page, 72, y, note, 8)
         y += 12
     page.insert_text((72, y + 20), "Abstract", fontsize=11, fontname="hebo")
     page.insert_text((72, y + 38), "We measured interleukin-6 after a night without sleep in forty adults.", fontsize=10)
     page.insert_text((72, y + 70), "1. Introduction", fontsize=12, fontname="hebo")
     page.insert_textbox(pymupdf.Rect(72, y + 80, 523, 790), BODY, fontsize=10)
-    _print(page, 72, 815, "Page 1 of 1", 8)
+    print_marked(page, 72, 815, "Page 1 of 1", 8)
     doc.save(path)
     return path
-
-
-def _describe(file: Path, rules):
-    raw = extract(file, file.name, rules)
-    return paper_metadata(raw, normalize(raw, file.name, rules), rules.metadata)
 
 
 @pytest.mark.parametrize(
@@ -71,7 +50,7 @@ def _describe(file: Path, rules):
     ids=["space after 10.", "space in doi. org", "cut after 10."],
 )
 def test_a_doi_that_print_parts_near_its_prefix_is_read_whole(tmp_path, rules, notes):
-    assert _describe(_paper(tmp_path / "paper.pdf", notes=notes), rules).doi == DOI
+    assert describe(_paper(tmp_path / "paper.pdf", notes=notes), rules).doi == DOI
 
 
 @pytest.mark.parametrize(
@@ -86,7 +65,7 @@ def test_a_doi_that_print_parts_near_its_prefix_is_read_whole(tmp_path, rules, n
 )
 def test_the_year_is_read_where_one_line_alone_dates_the_paper(tmp_path, rules, where, row, year):
     placed = {"notes": (row,)} if where == "notes" else {"masthead": row}
-    assert _describe(_paper(tmp_path / "paper.pdf", **placed), rules).year == year
+    assert describe(_paper(tmp_path / "paper.pdf", **placed), rules).year == year
 
 
 @pytest.mark.parametrize(
@@ -101,7 +80,7 @@ def test_a_capitalised_particle_before_a_lower_case_one_opens_the_surname(rules,
 
 def test_a_byline_with_a_capitalised_particle_keys_the_whole_surname(tmp_path, rules):
     file = _paper(tmp_path / "paper.pdf", byline="Anna Van der Berg^{1}, Bo Chen^{2}")
-    assert _describe(file, rules).author_keys == ["vanderberg", "chen"]
+    assert describe(file, rules).author_keys == ["vanderberg", "chen"]
 
 
 def _over_title(path: Path, *, masthead: tuple[str, float] | None = None, byline_over: bool = False, between: str = "") -> Path:
@@ -112,21 +91,21 @@ def _over_title(path: Path, *, masthead: tuple[str, float] | None = None, byline
     page = doc.new_page(width=595, height=842)
     y = 80.0
     if masthead:
-        _print(page, 72, y, masthead[0], masthead[1], "hebo")
+        print_marked(page, 72, y, masthead[0], masthead[1], "hebo")
         y += 2.2 * masthead[1]
     if between:
-        _print(page, 72, y, between, 10)
+        print_marked(page, 72, y, between, 10)
         y += 24
     if byline_over:
-        _print(page, 72, y, BYLINE, 12)
+        print_marked(page, 72, y, BYLINE, 12)
         y += 30
-    _print(page, 72, y, TITLE[0], 20, "hebo")
-    _print(page, 72, y + 26, TITLE[1], 20, "hebo")
+    print_marked(page, 72, y, TITLE[0], 20, "hebo")
+    print_marked(page, 72, y + 26, TITLE[1], 20, "hebo")
     y += 60
     if not byline_over:
-        _print(page, 72, y, BYLINE, 12)
+        print_marked(page, 72, y, BYLINE, 12)
         y += 16
-    _print(page, 72, y, AFFILIATION, 8)
+    print_marked(page, 72, y, AFFILIATION, 8)
     page.insert_text((72, y + 30), "Abstract", fontsize=11, fontname="hebo")
     page.insert_text((72, y + 48), "We measured interleukin-6 after a night without sleep in forty adults.", fontsize=10)
     page.insert_text((72, y + 80), "1. Introduction", fontsize=12, fontname="hebo")
@@ -136,20 +115,20 @@ def _over_title(path: Path, *, masthead: tuple[str, float] | None = None, byline
 
 
 def test_a_byline_printed_over_the_title_gives_the_authors(tmp_path, rules):
-    metadata = _describe(_over_title(tmp_path / "paper.pdf", byline_over=True), rules)
+    metadata = describe(_over_title(tmp_path / "paper.pdf", byline_over=True), rules)
     assert (metadata.title, metadata.author_keys) == (" ".join(TITLE), ["silva", "chen", "costa"])
 
 
 def test_a_label_over_the_title_is_no_byline(tmp_path, rules):
     """`Original Article` reads as one name with no author's mark: a label, not an author."""
-    metadata = _describe(_over_title(tmp_path / "paper.pdf", between="Original Article"), rules)
+    metadata = describe(_over_title(tmp_path / "paper.pdf", between="Original Article"), rules)
     assert metadata.author_keys == ["silva", "chen", "costa"]
 
 
 @pytest.mark.parametrize("between", ["", "Original Article"], ids=["set apart by a gap", "set apart by a label"])
 def test_a_journals_name_set_larger_over_the_title_is_not_the_title(tmp_path, rules, between):
     file = _over_title(tmp_path / "paper.pdf", masthead=("Journal of Testing", 24), between=between)
-    metadata = _describe(file, rules)
+    metadata = describe(file, rules)
     assert (metadata.title, metadata.author_keys[:1]) == (" ".join(TITLE), ["silva"])
 
 
@@ -157,13 +136,13 @@ def test_a_short_title_with_a_smaller_subtitle_right_under_it_stays_the_title(tm
     """A subtitle follows its title within a title's leading; a masthead stands apart."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    _print(page, 72, 100, "Sleep and interleukin-6", 24, "hebo")
-    _print(page, 72, 128, "A randomised crossover trial in adults", 16, "hebo")
-    _print(page, 72, 160, BYLINE, 12)
-    _print(page, 72, 176, AFFILIATION, 8)
+    print_marked(page, 72, 100, "Sleep and interleukin-6", 24, "hebo")
+    print_marked(page, 72, 128, "A randomised crossover trial in adults", 16, "hebo")
+    print_marked(page, 72, 160, BYLINE, 12)
+    print_marked(page, 72, 176, AFFILIATION, 8)
     page.insert_textbox(pymupdf.Rect(72, 200, 523, 800), BODY, fontsize=10)
     doc.save(tmp_path / "paper.pdf")
-    assert _describe(tmp_path / "paper.pdf", rules).title == "Sleep and interleukin-6"
+    assert describe(tmp_path / "paper.pdf", rules).title == "Sleep and interleukin-6"
 
 
 def _with_later_pages(path: Path, feet: tuple[str, ...]) -> Path:
@@ -173,7 +152,7 @@ def _with_later_pages(path: Path, feet: tuple[str, ...]) -> Path:
         page = doc.new_page(width=595, height=842)
         page.insert_textbox(pymupdf.Rect(72, 72, 523, 780), BODY, fontsize=10)
         if foot:
-            _print(page, 72, 815, foot, 8)
+            print_marked(page, 72, 815, foot, 8)
     doc.save(path)
     return path
 
@@ -187,7 +166,7 @@ RUNNING_FOOT = f"Journal of Test Results 12 | https://doi.org/{DOI}"
     ids=["a running foot from page 2 on", "the last page's foot alone"],
 )
 def test_a_doi_printed_only_in_a_later_pages_foot_is_read(tmp_path, rules, feet):
-    metadata = _describe(_with_later_pages(tmp_path / "paper.pdf", feet), rules)
+    metadata = describe(_with_later_pages(tmp_path / "paper.pdf", feet), rules)
     assert (metadata.doi, metadata.doi_source) == (DOI, "running_line")
 
 
@@ -195,7 +174,7 @@ def test_a_reference_entrys_doi_at_the_foot_of_the_last_page_is_no_papers_own(tm
     """The last page's bottom rows may end the bibliography: a row there that no other page
     repeats, longer than a DOI with a label, is a reference entry's."""
     feet = ("", "Chen B, Costa R. Sleep and cytokines. J Sleep Res. 2019;28:e12. doi:10.5555/jsr.2019.12")
-    assert _describe(_with_later_pages(tmp_path / "paper.pdf", feet), rules).doi is None
+    assert describe(_with_later_pages(tmp_path / "paper.pdf", feet), rules).doi is None
 
 
 def test_a_byline_in_large_print_set_apart_under_a_short_title_is_not_the_title(tmp_path, rules):
@@ -204,10 +183,10 @@ def test_a_byline_in_large_print_set_apart_under_a_short_title_is_not_the_title(
     paper's title, the heading its text opens with."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    _print(page, 72, 110, "Interleukin-6 after sleep loss", 18, "hebo")
-    _print(page, 72, 160, "A. Silva, B. Chen, and R. Costa", 12)
-    _print(page, 72, 182, "University of Testing, Lisbon, Portugal", 9)
-    _print(page, 72, 200, "Correspondence should be addressed to A. Silva; silva@example.org", 9)
+    print_marked(page, 72, 110, "Interleukin-6 after sleep loss", 18, "hebo")
+    print_marked(page, 72, 160, "A. Silva, B. Chen, and R. Costa", 12)
+    print_marked(page, 72, 182, "University of Testing, Lisbon, Portugal", 9)
+    print_marked(page, 72, 200, "Correspondence should be addressed to A. Silva; silva@example.org", 9)
     page.insert_textbox(pymupdf.Rect(72, 230, 523, 800), BODY, fontsize=10)
     doc.save(tmp_path / "paper.pdf")
     raw = extract(tmp_path / "paper.pdf", "paper.pdf", rules)
@@ -219,11 +198,11 @@ def _rows_under_title(path: Path, rows: tuple[tuple[str, float], ...]) -> Path:
     abstract and a section."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    _print(page, 72, 110, TITLE[0], 20, "hebo")
-    _print(page, 72, 136, TITLE[1], 20, "hebo")
+    print_marked(page, 72, 110, TITLE[0], 20, "hebo")
+    print_marked(page, 72, 136, TITLE[1], 20, "hebo")
     y = 168.0
     for text, size in rows:
-        _print(page, 72, y, text, size)
+        print_marked(page, 72, y, text, size)
         y += 14
     page.insert_text((72, y + 20), "Abstract", fontsize=11, fontname="hebo")
     page.insert_textbox(pymupdf.Rect(72, y + 30, 523, 800), BODY, fontsize=10)
@@ -235,14 +214,14 @@ def test_a_byline_of_one_name_a_row_gives_each_author(tmp_path, rules):
     """A row that ends on an author's mark ends a name: the row under is the next author's, not
     more of the same name (`Ana Silva Bo Chen Rui Costa`, keyed `costa`)."""
     rows = (("Ana Silva^{1}", 12), ("Bo Chen^{2}", 12), ("Rui Costa^{1}", 12), (AFFILIATION, 8))
-    assert _describe(_rows_under_title(tmp_path / "paper.pdf", rows), rules).author_keys == ["silva", "chen", "costa"]
+    assert describe(_rows_under_title(tmp_path / "paper.pdf", rows), rules).author_keys == ["silva", "chen", "costa"]
 
 
 def test_a_dated_row_over_a_byline_in_large_print_is_no_author(tmp_path, rules):
     """Where a `Received` row keeps the byline out of reach under the title, the byline in large
     print is no title of its own, and the date over it (`Received 3 May 2020`) is no author's name."""
     rows = (("Running title: Interleukin-6 and sleep", 9), ("Received 3 May 2020", 9), ("Ana Silva^{1}, Bo Chen^{2}", 12), (AFFILIATION, 8))
-    metadata = _describe(_rows_under_title(tmp_path / "paper.pdf", rows), rules)
+    metadata = describe(_rows_under_title(tmp_path / "paper.pdf", rows), rules)
     assert (metadata.title, "may" in metadata.author_keys) == (" ".join(TITLE), False)
 
 
@@ -252,4 +231,4 @@ def test_a_dated_row_over_a_byline_in_large_print_is_no_author(tmp_path, rules):
     ids=["semicolons", "capitals and a joiner"],
 )
 def test_a_byline_printed_surname_comma_initials_gives_each_author(tmp_path, rules, byline):
-    assert _describe(_paper(tmp_path / "paper.pdf", byline=byline), rules).author_keys == ["silva", "chen", "costa"]
+    assert describe(_paper(tmp_path / "paper.pdf", byline=byline), rules).author_keys == ["silva", "chen", "costa"]

@@ -4,33 +4,17 @@ A byline's `^{…}` is set as a superscript (smaller print, raised), as publishe
 
 from __future__ import annotations
 
-import re
+from functools import partial
 from pathlib import Path
 
 import pymupdf
 import pytest
 
-from pipeline.extract import extract
-from pipeline.metadata import paper_metadata
-from pipeline.normalize.stage import normalize
-
-BODY = " ".join(["Serum interleukin-6 rose in the treated cohort over twelve weeks of follow-up."] * 30)
-TITLE = ("Interleukin-6 after sleep loss", "in a randomised crossover trial")
-AFFILIATION = "1 Department of Medicine, University of Testing, Lisbon, Portugal"
+from front_page_helpers import AFFILIATION, BODY, describe, print_marked, TITLE
 
 
-def _print(page: pymupdf.Page, x: float, y: float, text: str, size: float, font: str = "helv") -> None:
-    """`text` at (x, y) with each `^{…}` in it raised and smaller, as a superscript mark."""
-    for piece in re.split(r"(\^\{[^}]*\})", text):
-        if not piece:
-            continue
-        raised = piece.startswith("^{")
-        piece = piece[2:-1] if raised else piece
-        piece_size = size * 0.6 if raised else size
-        # The standard fonts encode Latin-1 alone: a CJK font carries `’`, `‐`, `–` and Chinese.
-        fontname = "china-s" if any(ord(ch) > 0xFF for ch in piece) else font
-        page.insert_text((x, y - (size * 0.35 if raised else 0)), piece, fontsize=piece_size, fontname=fontname)
-        x += pymupdf.get_text_length(piece, fontname=fontname, fontsize=piece_size)
+# Its rows set characters beyond Latin-1 (`’`, `‐`, `–`, Chinese) in a CJK font.
+_print = partial(print_marked, wide_font="china-s")
 
 
 def _paper(
@@ -78,11 +62,6 @@ def _paper(
     return path
 
 
-def _describe(file: Path, rules):
-    raw = extract(file, file.name, rules)
-    return paper_metadata(raw, normalize(raw, file.name, rules), rules.metadata)
-
-
 @pytest.mark.parametrize(
     ("byline", "first_key"),
     [
@@ -116,7 +95,7 @@ def _describe(file: Path, rules):
     ],
 )
 def test_the_first_author_is_read_as_bylines_print_names(tmp_path, rules, byline, first_key):
-    metadata = _describe(_paper(tmp_path / "paper.pdf", byline), rules)
+    metadata = describe(_paper(tmp_path / "paper.pdf", byline), rules)
     assert metadata.author_keys[:1] == [first_key]
 
 
@@ -141,12 +120,12 @@ def test_the_first_author_is_read_as_bylines_print_names(tmp_path, rules, byline
     ],
 )
 def test_the_doi_is_read_in_each_printed_form(tmp_path, rules, row, doi):
-    assert _describe(_paper(tmp_path / "paper.pdf", notes=(row,)), rules).doi == doi
+    assert describe(_paper(tmp_path / "paper.pdf", notes=(row,)), rules).doi == doi
 
 
 def test_a_bare_doi_inside_a_sentence_is_no_papers_own(tmp_path, rules):
     file = _paper(tmp_path / "paper.pdf", notes=("The data are deposited under 10.5061/dryad.abc123 in the archive.",))
-    assert _describe(file, rules).doi is None
+    assert describe(file, rules).doi is None
 
 
 def test_a_doi_label_printed_over_its_value_in_a_side_column_is_read_with_it(tmp_path, rules):
@@ -156,7 +135,7 @@ def test_a_doi_label_printed_over_its_value_in_a_side_column_is_read_with_it(tmp
         page.insert_text((380, 40 + 10 * row), label, fontsize=7)
         page.insert_text((470, 40 + 10 * row), value, fontsize=7)
     doc.save(tmp_path / "paper.pdf")
-    assert _describe(tmp_path / "paper.pdf", rules).doi == "10.1234/jtr.2021.0042"
+    assert describe(tmp_path / "paper.pdf", rules).doi == "10.1234/jtr.2021.0042"
 
 
 def test_a_doi_cut_short_is_passed_over_for_the_whole_one(tmp_path, rules):
@@ -165,7 +144,7 @@ def test_a_doi_cut_short_is_passed_over_for_the_whole_one(tmp_path, rules):
     doc[0].insert_text((500, 40), "1", fontsize=8)
     doc.save(tmp_path / "paper.pdf")
     file = tmp_path / "paper.pdf"
-    assert _describe(file, rules).doi == "10.1234/jtr-2021-0042"
+    assert describe(file, rules).doi == "10.1234/jtr-2021-0042"
 
 
 @pytest.mark.parametrize(
@@ -181,7 +160,7 @@ def test_a_doi_cut_short_is_passed_over_for_the_whole_one(tmp_path, rules):
 )
 def test_the_doi_is_read_wherever_page_one_or_the_last_page_prints_it(tmp_path, rules, place, rows):
     placed = {"header": {"header": rows[0]}, "footer": {"footer": rows[0]}, "notes": {"notes": rows}, "last_page": {"last_page": rows}}
-    assert _describe(_paper(tmp_path / "paper.pdf", **placed[place]), rules).doi == "10.1234/jtr.2021.0042"
+    assert describe(_paper(tmp_path / "paper.pdf", **placed[place]), rules).doi == "10.1234/jtr.2021.0042"
 
 
 @pytest.mark.parametrize(
@@ -197,7 +176,7 @@ def test_the_doi_is_read_wherever_page_one_or_the_last_page_prints_it(tmp_path, 
     ],
 )
 def test_the_year_is_read_from_each_line_that_dates_the_paper(tmp_path, rules, row):
-    assert _describe(_paper(tmp_path / "paper.pdf", notes=(row,)), rules).year == 2021
+    assert describe(_paper(tmp_path / "paper.pdf", notes=(row,)), rules).year == 2021
 
 
 @pytest.mark.parametrize(
@@ -208,17 +187,17 @@ def test_the_year_is_read_from_each_line_that_dates_the_paper(tmp_path, rules, r
     ],
 )
 def test_a_cover_sheet_before_the_paper_leaves_its_title_and_byline_to_the_next_page(tmp_path, rules, cover):
-    metadata = _describe(_paper(tmp_path / "paper.pdf", notes=("doi:10.1234/jtr.2021.0042",), cover=cover), rules)
+    metadata = describe(_paper(tmp_path / "paper.pdf", notes=("doi:10.1234/jtr.2021.0042",), cover=cover), rules)
     assert (metadata.title, metadata.author_keys[:1], metadata.doi) == (" ".join(TITLE), ["silva"], "10.1234/jtr.2021.0042")
 
 
 def test_a_group_author_first_in_the_byline_is_the_first_author(tmp_path, rules):
-    metadata = _describe(_paper(tmp_path / "paper.pdf", ("The Sleep Trial Collaborative Group^{1}, Ana Silva^{2}",)), rules)
+    metadata = describe(_paper(tmp_path / "paper.pdf", ("The Sleep Trial Collaborative Group^{1}, Ana Silva^{2}",)), rules)
     assert metadata.author_keys[:1] == ["sleeptrialcollaborativegroup"]
 
 
 def test_a_byline_of_chinese_names_gives_each_surname(tmp_path, rules):
-    metadata = _describe(_paper(tmp_path / "paper.pdf", ("张伟^{1}，李娜^{2}",)), rules)
+    metadata = describe(_paper(tmp_path / "paper.pdf", ("张伟^{1}，李娜^{2}",)), rules)
     assert metadata.author_keys == ["张", "李"]
 
 
@@ -233,12 +212,12 @@ def test_a_surname_the_files_own_list_writes_first_keys_the_byline_name(tmp_path
     """`Ana De Souza` in the byline could be keyed `souza` or `desouza`; the file filing her as
     `De Souza, Ana` says which."""
     file = _with_creators(tmp_path / "paper.pdf", "De Souza, Ana; Chen, Bo", ("Ana De Souza^{1} and Bo Chen^{2}",))
-    assert _describe(file, rules).author_keys == ["desouza", "chen"]
+    assert describe(file, rules).author_keys == ["desouza", "chen"]
 
 
 def test_the_files_own_list_written_surname_first_names_the_authors_where_no_byline_is_read(tmp_path, rules):
     file = _with_creators(tmp_path / "paper.pdf", "Silva, Ana; Chen, Bo", ("For Ana Silva and Bo Chen: the testing council",))
-    metadata = _describe(file, rules)
+    metadata = describe(file, rules)
     assert (metadata.authors, metadata.author_keys) == (["Ana Silva", "Bo Chen"], ["silva", "chen"])
 
 
@@ -266,12 +245,12 @@ def test_the_files_own_title_cut_short_inside_a_row_gives_way_to_the_printed_tit
     doc = pymupdf.open(_paper(tmp_path / "plain.pdf"))
     doc.set_metadata({"title": "Interleukin-6 after sleep"})
     doc.save(tmp_path / "paper.pdf")
-    assert _describe(tmp_path / "paper.pdf", rules).title == " ".join(TITLE)
+    assert describe(tmp_path / "paper.pdf", rules).title == " ".join(TITLE)
 
 
 def test_the_byline_order_stands_where_the_files_own_list_puts_another_author_first(tmp_path, rules):
     file = _with_creators(tmp_path / "paper.pdf", "Bo Chen; Ana Silva; Rui Costa", ("Ana Silva^{1}, Bo Chen^{2} and Rui Costa^{1}",))
-    assert _describe(file, rules).author_keys == ["silva", "chen", "costa"]
+    assert describe(file, rules).author_keys == ["silva", "chen", "costa"]
 
 
 def test_a_ligature_in_a_printed_doi_is_its_letters(rules):
@@ -290,5 +269,5 @@ def test_a_ligature_in_a_printed_doi_is_its_letters(rules):
     ],
 )
 def test_the_papers_own_citation_says_where_a_two_word_surname_starts(tmp_path, rules, byline, citation, first_key):
-    metadata = _describe(_paper(tmp_path / "paper.pdf", (byline,), notes=(citation,)), rules)
+    metadata = describe(_paper(tmp_path / "paper.pdf", (byline,), notes=(citation,)), rules)
     assert metadata.author_keys == [first_key, "chen"]

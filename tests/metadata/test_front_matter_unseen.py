@@ -8,14 +8,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from pipeline.extract import extract
-from pipeline.metadata import paper_metadata
+from front_page_helpers import BODY, describe, TITLE
 from pipeline.metadata.names import author_keys, split_names
 from pipeline.metadata.text_fields import year_in
-from pipeline.normalize.stage import normalize
-
-BODY = " ".join(["Serum interleukin-6 rose in the treated cohort over twelve weeks of follow-up."] * 30)
-TITLE = ("Interleukin-6 after sleep loss", "in a randomised crossover trial")
 
 
 def _first_page(
@@ -54,11 +49,6 @@ def _first_page(
     return path
 
 
-def _describe(file: Path, rules):
-    raw = extract(file, file.name, rules)
-    return paper_metadata(raw, normalize(raw, file.name, rules), rules.metadata)
-
-
 @pytest.mark.parametrize(
     ("byline", "keys"),
     [
@@ -75,7 +65,7 @@ def _describe(file: Path, rules):
     ],
 )
 def test_a_byline_as_other_journals_print_it_gives_every_author(tmp_path, rules, byline, keys):
-    metadata = _describe(_first_page(tmp_path / "paper.pdf", byline), rules)
+    metadata = describe(_first_page(tmp_path / "paper.pdf", byline), rules)
     assert metadata.author_keys == keys
     assert metadata.title == " ".join(TITLE)
 
@@ -90,7 +80,7 @@ def test_a_byline_in_larger_print_than_the_body_under_a_subtitle_and_a_mark_is_r
         byline_size=10.5,
         body_size=9,
     )
-    assert _describe(file, rules).author_keys == ["silva", "chen", "costa"]
+    assert describe(file, rules).author_keys == ["silva", "chen", "costa"]
 
 
 @pytest.mark.parametrize(
@@ -105,7 +95,7 @@ def test_a_byline_in_larger_print_than_the_body_under_a_subtitle_and_a_mark_is_r
 )
 def test_the_year_is_read_where_only_one_line_of_page_one_gives_it(tmp_path, rules, note, year):
     file = _first_page(tmp_path / "paper.pdf", "Ana Silva1, Bo Chen2 and Rui Costa1", notes=(note,))
-    assert _describe(file, rules).year == year
+    assert describe(file, rules).year == year
 
 
 def test_a_sentence_with_two_numbers_after_a_year_is_no_journal_line(rules):
@@ -118,7 +108,7 @@ def test_the_doi_on_a_row_of_its_own_is_the_papers_not_one_inside_a_sentence(tmp
         "Ana Silva1, Bo Chen2 and Rui Costa1",
         notes=("OSF Registration number: DOI 10.17605/OSF.IO/9ZW34.", "http://dx.doi.org/10.1234/TEST.0000000000025342"),
     )
-    assert _describe(file, rules).doi == "10.1234/test.0000000000025342"
+    assert describe(file, rules).doi == "10.1234/test.0000000000025342"
 
 
 @pytest.mark.parametrize(
@@ -151,7 +141,7 @@ def test_trailing_capitals_are_initials_only_where_some_cannot_be_a_surname(name
 def test_a_lone_author_unmarked_over_an_affiliation_is_the_byline(tmp_path, rules):
     """One name with no mark reads as well as a short heading; an affiliation under it says it is
     an author's (`1 Department of …` is the fixture's first note row)."""
-    assert _describe(_first_page(tmp_path / "essay.pdf", "Ana Maria Silva"), rules).author_keys == ["silva"]
+    assert describe(_first_page(tmp_path / "essay.pdf", "Ana Maria Silva"), rules).author_keys == ["silva"]
 
 
 def test_a_to_cite_box_gives_the_year(rules):
@@ -170,7 +160,7 @@ def test_a_footnote_mark_raised_after_the_title_is_no_part_of_it(tmp_path, rules
     page.insert_text((72, 190), "1 Department of Medicine, University of Testing, Lisbon, Portugal", fontsize=8)
     page.insert_textbox(pymupdf.Rect(72, 220, 523, 800), BODY, fontsize=10)
     doc.save(tmp_path / "noted.pdf")
-    assert _describe(tmp_path / "noted.pdf", rules).title == " ".join(TITLE)
+    assert describe(tmp_path / "noted.pdf", rules).title == " ".join(TITLE)
 
 
 @pytest.mark.parametrize(("font", "size"), [("heit", 20), ("helv", 20), ("hebo", 17)])
@@ -186,11 +176,11 @@ def test_a_title_row_in_another_face_or_size_that_carries_the_title_on_is_part_o
     page.insert_text((72, 216), "1 Department of Medicine, University of Testing, Lisbon, Portugal", fontsize=8)
     page.insert_textbox(pymupdf.Rect(72, 240, 523, 800), BODY, fontsize=10)
     doc.save(tmp_path / "coli.pdf")
-    metadata = _describe(tmp_path / "coli.pdf", rules)
+    metadata = describe(tmp_path / "coli.pdf", rules)
     assert metadata.title == "Interleukin-6 after sleep loss in a randomised crossover trial of adults infected with Escherichia coli"
     assert metadata.author_keys == ["silva", "chen", "costa"]
 
 
 def test_a_subtitle_under_a_finished_title_stays_out_of_it(tmp_path, rules):
     file = _first_page(tmp_path / "protocol.pdf", "Ana Silva1, Bo Chen2", above_byline=(("A protocol for a randomized controlled trial", 16),))
-    assert _describe(file, rules).title == " ".join(TITLE)
+    assert describe(file, rules).title == " ".join(TITLE)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from front_page_helpers import BODY, describe
 from pipeline.extract import extract
 from pipeline.index.database import open_readonly
 from pipeline.ingest import IngestOptions, ingest_folder
@@ -18,13 +19,6 @@ from pipeline.metadata.pdf_front import byline, printed_title
 from pipeline.records.extract import FrontLine
 from pipeline.records.metadata import MetadataSource
 from pipeline.normalize.stage import normalize
-
-BODY = " ".join(["Serum interleukin-6 rose in the treated cohort over twelve weeks of follow-up."] * 30)
-
-
-def _describe(file: Path, rules):
-    raw = extract(file, file.name, rules)
-    return paper_metadata(raw, normalize(raw, file.name, rules), rules.metadata)
 
 
 def _title_page(path: Path, info: dict[str, str] | None = None, byline: str = "Ana Silva1, Bo Chen2,* and Rui Costa1") -> Path:
@@ -55,7 +49,7 @@ def _title_page(path: Path, info: dict[str, str] | None = None, byline: str = "A
 
 
 def test_a_pdfs_title_byline_year_and_doi_come_from_its_first_page(tmp_path, rules):
-    metadata = _describe(_title_page(tmp_path / "trial.pdf"), rules)
+    metadata = describe(_title_page(tmp_path / "trial.pdf"), rules)
     assert metadata.title == "Interleukin-6 after sleep loss in a randomised crossover trial"
     assert (metadata.authors, metadata.author_keys) == (["Ana Silva", "Bo Chen", "Rui Costa"], ["silva", "chen", "costa"])
     assert (metadata.year, metadata.doi) == (2021, "10.1234/jtr.2021.0042")
@@ -64,14 +58,14 @@ def test_a_pdfs_title_byline_year_and_doi_come_from_its_first_page(tmp_path, rul
 
 def test_a_pdfs_own_title_and_author_that_page_one_does_not_print_are_not_taken(tmp_path, rules):
     file = _title_page(tmp_path / "trial.pdf", info={"title": "Microsoft Word - draft 3.doc", "author": "admin"})
-    metadata = _describe(file, rules)
+    metadata = describe(file, rules)
     assert metadata.title == "Interleukin-6 after sleep loss in a randomised crossover trial"
     assert metadata.authors[0] == "Ana Silva"
 
 
 def test_a_pdfs_own_title_that_page_one_prints_is_taken_with_its_source(tmp_path, rules):
     file = _title_page(tmp_path / "trial.pdf", info={"title": "Interleukin-6 after sleep loss in a randomised crossover trial"})
-    assert _describe(file, rules).title_source is MetadataSource.pdf_metadata
+    assert describe(file, rules).title_source is MetadataSource.pdf_metadata
 
 
 def test_a_pdf_without_a_doi_a_date_or_a_byline_gives_none_of_them(tmp_path, rules):
@@ -80,7 +74,7 @@ def test_a_pdf_without_a_doi_a_date_or_a_byline_gives_none_of_them(tmp_path, rul
     page.insert_text((72, 110), "Interleukin-6 after sleep loss", fontsize=20, fontname="hebo")
     page.insert_textbox(pymupdf.Rect(72, 140, 523, 800), BODY, fontsize=10)
     doc.save(tmp_path / "bare.pdf")
-    metadata = _describe(tmp_path / "bare.pdf", rules)
+    metadata = describe(tmp_path / "bare.pdf", rules)
     assert (metadata.authors, metadata.year, metadata.doi, metadata.journal) == ([], None, None, None)
 
 
@@ -101,7 +95,7 @@ def test_markdown_yaml_front_matter_gives_every_field_it_names(tmp_path, rules):
         "journal: J Sleep\nkeywords: [sleep, cytokines]\n---\n\n# Sleep and IL-6\n\n## Results\n\nIL-6 rose.\n",
         encoding="utf-8",
     )
-    metadata = _describe(file, rules)
+    metadata = describe(file, rules)
     assert (metadata.title, metadata.authors, metadata.year, metadata.doi) == ("Sleep and IL-6", ["Maria Okafor", "Jun Park"], 2019, "10.1000/abc.7")
     assert (metadata.journal, metadata.keywords) == ("J Sleep", ["sleep", "cytokines"])
     assert metadata.doi_source is MetadataSource.yaml_front_matter
@@ -110,7 +104,7 @@ def test_markdown_yaml_front_matter_gives_every_field_it_names(tmp_path, rules):
 def test_markdown_byline_under_the_title_and_a_doi_line_are_read(tmp_path, rules):
     file = tmp_path / "paper.md"
     file.write_text("# Sleep and IL-6\n\nMaria Okafor¹, Jun Park²*\n\nDOI: 10.1000/abc.7\n\n## Results\n\nIL-6 rose.\n", encoding="utf-8")
-    metadata = _describe(file, rules)
+    metadata = describe(file, rules)
     assert (metadata.authors, metadata.authors_source) == (["Maria Okafor", "Jun Park"], MetadataSource.front_matter)
     assert metadata.doi == "10.1000/abc.7"
 
@@ -118,7 +112,7 @@ def test_markdown_byline_under_the_title_and_a_doi_line_are_read(tmp_path, rules
 def test_a_doi_inside_a_sentence_of_markdown_front_matter_is_another_papers(tmp_path, rules):
     file = tmp_path / "retraction.md"
     file.write_text("# Retraction: Sleep and IL-6\n\nIn J Sleep, volume 3, doi:10.1000/abc.7, the figures were wrong.\n\n## Notice\n\nRetracted.\n", encoding="utf-8")
-    assert _describe(file, rules).doi is None
+    assert describe(file, rules).doi is None
 
 
 @pytest.mark.parametrize(
@@ -209,7 +203,7 @@ def test_a_journal_name_set_larger_than_the_title_is_not_taken_for_it(tmp_path, 
     ]
     if journal_line:
         lines.insert(0, (72, 50, "Journal of Test Results, 2016, 10, 214-226", 8))
-    metadata = _describe(_page_with(tmp_path / "masthead.pdf", lines), rules)
+    metadata = describe(_page_with(tmp_path / "masthead.pdf", lines), rules)
     assert metadata.title == "Natural options for the treatment of sleep loss"
     assert metadata.author_keys == ["silva", "chen", "costa"]
 
@@ -221,7 +215,7 @@ def test_a_byline_whose_name_wraps_onto_the_next_row_is_read_whole(tmp_path, rul
         (72, 155, "Okafor3 and Li Wei2", 12),
         (72, 180, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
     ])
-    assert _describe(file, rules).author_keys == ["silva", "chen", "costa", "okafor", "wei"]
+    assert describe(file, rules).author_keys == ["silva", "chen", "costa", "okafor", "wei"]
 
 
 def test_a_byline_below_a_side_column_beside_the_title_is_read(tmp_path, rules):
@@ -235,7 +229,7 @@ def test_a_byline_below_a_side_column_beside_the_title_is_read(tmp_path, rules):
         (170, 290, "Laura Santos1, Rosa Rodrigues2, Patricia Neubert3", 10),
         (170, 310, "1 Universidade Federal de Testes, Florianópolis, Brasil", 7),
     ])
-    assert _describe(file, rules).author_keys == ["santos", "rodrigues", "neubert"]
+    assert describe(file, rules).author_keys == ["santos", "rodrigues", "neubert"]
 
 
 def test_a_byline_that_starts_under_a_translated_title_is_read_to_its_end(tmp_path, rules):
@@ -248,7 +242,7 @@ def test_a_byline_that_starts_under_a_translated_title_is_read_to_its_end(tmp_pa
         (72, 214, "Patricia Neubert3", 10),
         (72, 240, "1 Universidade Federal de Testes, Florianópolis, Brasil", 7),
     ])
-    assert _describe(file, rules).author_keys == ["santos", "rodrigues", "neubert"]
+    assert describe(file, rules).author_keys == ["santos", "rodrigues", "neubert"]
 
 
 @pytest.mark.parametrize(
@@ -266,7 +260,7 @@ def test_the_first_authors_surname_is_as_the_papers_own_citation_cuts_it(cite_li
         (72, 170, "1 Universidade Federal de Testes, Florianópolis, Brasil", 8),
         (72, 190, cite_line, 8),
     ])
-    assert _describe(file, rules).author_keys == [first_key, "rodrigues"]
+    assert describe(file, rules).author_keys == [first_key, "rodrigues"]
 
 
 @pytest.mark.parametrize(
@@ -279,7 +273,7 @@ def test_the_year_of_a_journal_line_that_gives_volume_and_pages_first_is_read(jo
         (72, 110, "Interleukin-6 after sleep loss in adults", 20),
         (72, 140, "Ana Silva1 and Bo Chen2", 12),
     ])
-    assert _describe(file, rules).year == 2022
+    assert describe(file, rules).year == 2022
 
 
 def test_a_date_printed_under_its_label_gives_the_year(tmp_path, rules):
@@ -288,7 +282,7 @@ def test_a_date_printed_under_its_label_gives_the_year(tmp_path, rules):
         (170, 110, "Interleukin-6 after sleep loss in adults", 20),
         (170, 140, "Ana Silva1 and Bo Chen2", 12),
     ])
-    assert _describe(file, rules).year == 2023
+    assert describe(file, rules).year == 2023
 
 
 def test_a_year_inside_a_doi_is_no_year_of_publication(tmp_path, rules):
@@ -297,7 +291,7 @@ def test_a_year_inside_a_doi_is_no_year_of_publication(tmp_path, rules):
         (72, 110, "Interleukin-6 after sleep loss in adults", 20),
         (72, 140, "Ana Silva1 and Bo Chen2", 12),
     ])
-    assert _describe(file, rules).year is None
+    assert describe(file, rules).year is None
 
 
 def test_a_title_from_the_pdfs_own_metadata_has_its_ligatures_folded_to_letters(tmp_path, rules):
@@ -306,7 +300,7 @@ def test_a_title_from_the_pdfs_own_metadata_has_its_ligatures_folded_to_letters(
         [(72, 110, "Efficient filtering of sleep records", 20), (72, 140, "Ana Silva1 and Bo Chen2", 12)],
         info={"title": "E\ufb03cient \ufb01ltering of sleep records"},
     )
-    assert _describe(file, rules).title == "Efficient filtering of sleep records"
+    assert describe(file, rules).title == "Efficient filtering of sleep records"
 
 
 @pytest.mark.parametrize(
@@ -325,7 +319,7 @@ def test_the_journal_and_volume_are_read_from_the_line_that_cites_the_paper(jour
         (72, 140, "Ana Silva1 and Bo Chen2", 12),
         (72, 170, "Published: 3 March 2021", 8),
     ])
-    metadata = _describe(file, rules)
+    metadata = describe(file, rules)
     assert (metadata.journal, metadata.volume, metadata.journal_source) == (journal, volume, MetadataSource.first_page)
 
 
@@ -336,7 +330,7 @@ def test_a_line_that_opens_like_a_journal_line_with_another_year_gives_no_journa
         (72, 170, "Published: 3 March 2021", 8),
         (72, 190, "Sleep loss studies 2019, 12, 40 adults in all were seen.", 9),
     ])
-    metadata = _describe(file, rules)
+    metadata = describe(file, rules)
     assert (metadata.journal, metadata.volume) == (None, None)
 
 
@@ -361,7 +355,7 @@ def test_a_subtitle_in_title_case_over_the_byline_is_not_read_into_its_first_nam
         (72, 160, "Ana Silva1, Bo Chen2 and Rui Costa1", 12),
         (72, 180, "1 Department of Medicine, University of Testing, Lisbon, Portugal", 10),
     ])
-    assert _describe(file, rules).author_keys == ["silva", "chen", "costa"]
+    assert describe(file, rules).author_keys == ["silva", "chen", "costa"]
 
 
 def test_the_documents_title_is_the_papers_title_where_the_title_heading_is_a_journal_name(tmp_path, rules):
