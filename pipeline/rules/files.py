@@ -51,7 +51,12 @@ def load_tables(path: Path, model: type[Tables]) -> Tables:
     """The rules file read into `model`, a few of its tables under their names (as in `Rules`, so
     that an error names the same key as a full load does), the others left unread; a
     `RulesError` naming the file and key where one of those few is wrong."""
-    data = read_toml(path)
+    return validated(model, read_toml(path), path)
+
+
+def validated(model: type[Tables], data: dict, path: Path) -> Tables:
+    """`data`, read from the rules file at `path`, validated into `model`; a `RulesError` naming the
+    file and key where it is wrong."""
     try:
         return model.model_validate(data)
     except ValidationError as error:

@@ -13,14 +13,13 @@ import re
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pipeline import DEFAULT_RULES_PATH
-from pipeline.errors import RulesError
 from pipeline.records.kinds import SectionType
 from pipeline.rules.base import OptionalPattern, Pattern, RulesModel, compile_pattern, naming_group
 from pipeline.rules.chunk_sizes import ChunkRules
-from pipeline.rules.files import describe, read_toml
+from pipeline.rules.files import read_toml, validated
 from pipeline.rules.metadata import MetadataRules
 from pipeline.rules.pdf import PdfRules
 from pipeline.rules.search import SearchRules
@@ -204,10 +203,7 @@ def load_rules(path: Path | str = DEFAULT_RULES_PATH, overrides: dict | None = N
     if missing and path.resolve() != DEFAULT_RULES_PATH.resolve():
         defaults = read_toml(DEFAULT_RULES_PATH)
         data = {**data, **{table: defaults[table] for table in missing if table in defaults}}
-    try:
-        rules = Rules.model_validate(data)
-    except ValidationError as error:
-        raise RulesError(f"rules file {path}: {describe(error, data)}") from None
+    rules = validated(Rules, data, path)
     return rules.model_copy(update={"source": str(path), "sha256": _ingest_rules_sha256(data)})
 
 
