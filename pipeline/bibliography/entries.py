@@ -9,7 +9,16 @@ import bisect
 import re
 from collections.abc import Callable
 
-from pipeline.bibliography.entry_text import (
+from pipeline.bibliography.hanging_indent import lines_at_margin, lines_ending_short
+from pipeline.bibliography.lost_headings import ENTRY_KINDS, before_lost_heading, under_lost_heading
+from pipeline.normalize.list_items import list_item_spans
+from pipeline.records.base import BlockKind
+from pipeline.records.chunked import EntrySpan
+from pipeline.records.chunks import SectionNode
+from pipeline.records.document import Block, Document
+from pipeline.rules import Rules
+from pipeline.rules.heading_matcher import HeadingMatcher
+from pipeline.text.entry_text import (
     DOI,
     carries_on,
     entry_label,
@@ -19,15 +28,6 @@ from pipeline.bibliography.entry_text import (
     starts_entry,
     title_key,
 )
-from pipeline.bibliography.hanging_indent import lines_at_margin, lines_ending_short
-from pipeline.bibliography.lost_headings import ENTRY_KINDS, before_lost_heading, under_lost_heading
-from pipeline.normalize.list_items import list_item_spans
-from pipeline.records.chunks import SectionNode
-from pipeline.records.base import BlockKind
-from pipeline.records.chunked import EntrySpan
-from pipeline.records.document import Block, Document
-from pipeline.rules import Rules
-from pipeline.rules.heading_matcher import HeadingMatcher
 
 # How an entry cut off inside its author list ends: `Seckl, J. R. and`, `Breen,`, or inside a
 # hyphenated name (`& El-` before `Naggar, S.A. 2017.`): no entry ends in a hyphen.
@@ -79,10 +79,10 @@ def _read_entries(blocks: list[Block], document: Document, rules: Rules, list_st
     for block in blocks:
         for start, end in at_short_line_ends(block, one_a_line(block, _entry_ranges(block, text), document, rules), document, rules):
             item = text[start:end]
-            if entries and carries_on(item, rules):
+            if entries and carries_on(item, rules.references):
                 entries[-1] = EntrySpan(entries[-1].char_start, end, entries[-1].label)
                 continue
-            entries.append(EntrySpan(start, end, entry_label(item, rules)))
+            entries.append(EntrySpan(start, end, entry_label(item, rules.references)))
     return before_own_citation(by_authors(in_number_order(entries, document, rules, list_starts), text, rules), document, list_starts)
 
 
@@ -102,7 +102,7 @@ def _entry_run(body: tuple[Block, ...], document: Document, rules: Rules) -> lis
     `trailing_min_entries` do; else nothing. A block between two that reads as none
     (`acclimations and genetic diversity. Annu. Rev.`) is an entry's broken line."""
     text = document.text
-    reads = [block.kind in ENTRY_KINDS and reads_as_entry(text[block.char_start : block.char_end], rules) for block in body]
+    reads = [block.kind in ENTRY_KINDS and reads_as_entry(text[block.char_start : block.char_end], rules.references) for block in body]
     if sum(reads) < rules.references.trailing_min_entries:
         return []
     first, end = reads.index(True), len(reads) - reads[::-1].index(True)
@@ -127,7 +127,7 @@ def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> 
     if marked is None:
         return None
     opening = [text[line.char_start : line.char_start + rules.references.year_within] for line, _ in marked]
-    named = [entry_label(item, rules) is not None or starts_entry(item, rules) for item in opening]
+    named = [entry_label(item, rules.references) is not None or starts_entry(item, rules.references) for item in opening]
     at_margin = [named_line for named_line, (_, margin) in zip(named, marked) if margin]
     indented = [named_line for named_line, (_, margin) in zip(named, marked) if not margin]
     if sum(at_margin) * len(indented) <= sum(indented) * len(at_margin):
@@ -138,7 +138,7 @@ def by_hanging_indent(blocks: list[Block], document: Document, rules: Rules) -> 
             spans.append([line.char_start, line.char_end])
         else:
             spans[-1][1] = line.char_end
-    return [EntrySpan(start, end, entry_label(text[start:end], rules)) for start, end in spans]
+    return [EntrySpan(start, end, entry_label(text[start:end], rules.references)) for start, end in spans]
 
 
 def one_a_line(block: Block, ranges: list[tuple[int, int]], document: Document, rules: Rules) -> list[tuple[int, int]]:
@@ -152,7 +152,7 @@ def one_a_line(block: Block, ranges: list[tuple[int, int]], document: Document, 
     text = document.text
     bounds = [block.char_start, *line_starts, block.char_end]
     lines = [(bounds[index], len(text[: bounds[index + 1]].rstrip())) for index in range(len(bounds) - 1)]
-    if all(reads_as_entry(text[start:end], rules) for start, end in lines) and all(
+    if all(reads_as_entry(text[start:end], rules.references) for start, end in lines) and all(
         text[end - 1 : end] in ".)" for _, end in lines[:-1]
     ):
         return lines
@@ -172,11 +172,11 @@ def at_short_line_ends(block: Block, ranges: list[tuple[int, int]], document: Do
     cuts = [
         line.char_start
         for ended, line in zip(short, block.line_boxes[1:])
-        if ended and starts_entry(text[line.char_start : line.char_start + within], rules)
+        if ended and starts_entry(text[line.char_start : line.char_start + within], rules.references)
     ]
     bounds = [block.char_start, *cuts, block.char_end]
     pieces = [(bounds[index], len(text[: bounds[index + 1]].rstrip())) for index in range(len(bounds) - 1)]
-    if len(pieces) > 1 and all(reads_as_entry(text[start:end], rules) for start, end in pieces):
+    if len(pieces) > 1 and all(reads_as_entry(text[start:end], rules.references) for start, end in pieces):
         return pieces
     return ranges
 
@@ -265,7 +265,7 @@ def in_number_order(entries: list[EntrySpan], document: Document, rules: Rules, 
         opens = in_run or new_section
         for line_start in _line_starts_inside(document, start, entry.char_end):
             line = text[line_start : entry.char_end]
-            if entry_number(entry_label(line, rules), line, numbered) == last + 1:
+            if entry_number(entry_label(line, rules.references), line, numbered) == last + 1:
                 pieces.append((EntrySpan(start, len(text[:line_start].rstrip()), label), opens))
                 start, label, opens, last, in_runs = line_start, str(last + 1), True, last + 1, in_runs + 1
         pieces.append((EntrySpan(start, entry.char_end, label), opens))
@@ -286,7 +286,7 @@ def by_authors(entries: list[EntrySpan], text: str, rules: Rules) -> list[EntryS
     platform: 2016 update.`, `2008. Patterns of …`, `MJ, Bickham JW, …`, the rest of an author
     list), or that follows an entry cut off inside its author list (`Smith, J. and`), carries on
     the entry before it; the PDF reader broke that entry where a line ended short."""
-    starts = [entry.label is not None or starts_entry(text[entry.char_start : entry.char_end], rules) for entry in entries]
+    starts = [entry.label is not None or starts_entry(text[entry.char_start : entry.char_end], rules.references) for entry in entries]
     if 2 * sum(entry.label is not None for entry in entries) >= len(entries) or 2 * sum(starts) <= len(entries):
         return entries
     joined: list[EntrySpan] = []
@@ -323,7 +323,7 @@ def trailing_entries(nodes: list[SectionNode], document: Document, rules: Rules)
         first_number = number
     # A PDF's numbered list comes as a paragraph a column, its entries cut where a line starts
     # with the next number: it is counted by its entries, not by its paragraphs.
-    entries = in_number_order([EntrySpan(start, end, entry_label(text[start:end], rules)) for start, end in run], document, rules)
+    entries = in_number_order([EntrySpan(start, end, entry_label(text[start:end], rules.references)) for start, end in run], document, rules)
     if len(entries) < rules.references.trailing_min_entries:
         return []
     return entries
@@ -337,13 +337,13 @@ def _beside_the_list(block: Block, text: str, rules: Rules, inside_run: bool) ->
     if block.kind is BlockKind.aside:
         return True
     written = text[block.char_start : block.char_end]
-    return not inside_run and len(written) < rules.references.year_within and not reads_as_entry(written, rules)
+    return not inside_run and len(written) < rules.references.year_within and not reads_as_entry(written, rules.references)
 
 
 def _number_at(text: str, start: int, rules: Rules) -> int | None:
     """The number of the entry that starts at `start`, if it prints one."""
     item = text[start : start + rules.references.year_within]
-    return entry_number(entry_label(item, rules), item, rules.references.numbered)
+    return entry_number(entry_label(item, rules.references), item, rules.references.numbered)
 
 
 def _carried_over(block: Block, document: Document, rules: Rules, next_number: int | None) -> tuple[list[tuple[int, int]], int | None]:
@@ -362,7 +362,7 @@ def _carried_over(block: Block, document: Document, rules: Rules, next_number: i
         return whole, number
     for start in _line_starts_inside(document, block.char_start, block.char_end):
         item = text[start : block.char_end]
-        if entry_label(item, rules) is not None and reads_as_entry(item, rules):
+        if entry_label(item, rules.references) is not None and reads_as_entry(item, rules.references):
             return whole, _number_at(text, start, rules)
     return [], None
 
@@ -389,7 +389,7 @@ def _back_matter_start(blocks: list[Block], document: Document, rules: Rules) ->
 def _entries_of(block: Block, text: str, rules: Rules) -> list[tuple[int, int]]:
     """The block's items (`_entry_ranges`) where every one reads as an entry, else none."""
     ranges = _entry_ranges(block, text)
-    return ranges if ranges and all(reads_as_entry(text[start:end], rules) for start, end in ranges) else []
+    return ranges if ranges and all(reads_as_entry(text[start:end], rules.references) for start, end in ranges) else []
 
 
 def _entry_ranges(block: Block, text: str) -> list[tuple[int, int]]:

@@ -6,10 +6,10 @@ where it does), and the bibliography after it belongs to no section of its own; 
 
 from __future__ import annotations
 
-from pipeline.bibliography.entry_text import reads_as_entry
 from pipeline.records.base import BlockKind
 from pipeline.records.document import Block, Document
 from pipeline.rules.heading_matcher import HeadingMatcher
+from pipeline.text.entry_text import reads_as_entry
 from pipeline.text.heading_key import heading_key
 
 ENTRY_KINDS = frozenset({BlockKind.list, BlockKind.paragraph, BlockKind.blockquote, BlockKind.footnote})
@@ -59,12 +59,12 @@ def under_lost_heading(document: Document, headings: HeadingMatcher) -> list[Blo
         if block.kind is BlockKind.heading:
             after_heading = True
         elif block.kind in ENTRY_KINDS:
-            reads = reads_as_entry(text[block.char_start : block.char_end], rules)
+            reads = reads_as_entry(text[block.char_start : block.char_end], rules.references)
             if after_heading and not reads:
                 break
             after_heading = False
             blocks.append(block)
-    reads = [reads_as_entry(text[block.char_start : block.char_end], rules) for block in blocks]
+    reads = [reads_as_entry(text[block.char_start : block.char_end], rules.references) for block in blocks]
     if not any(reads):
         return []
     first, end = reads.index(True), len(reads) - reads[::-1].index(True)

@@ -8,12 +8,13 @@ from collections import defaultdict
 from collections.abc import Collection
 from functools import cached_property
 
-from pipeline.bibliography.entry_text import YEAR
 from pipeline.metadata.names import last_name_with_particles, letters
 from pipeline.records.base import ChunkSplit
 from pipeline.records.chunks import Chunk
 from pipeline.records.links import Reference
 from pipeline.rules import CitationRules
+from pipeline.text.entry_text import YEAR
+
 
 def entry_surname(author: str, particles: Collection[str]) -> str:
     """The surname in an entry's first author as written: `Bosch, J.M.` → Bosch, `S. An` → An,

@@ -6,13 +6,13 @@ Nothing is looked up and nothing guessed: a field the entry does not show stays 
 
 from __future__ import annotations
 
-from pipeline.normalize.block_index import BlockIndex
-from pipeline.bibliography.entry_text import DOI, NAME_AND_YEAR, YEAR, entry_body, printed_doi
 from pipeline.link.matches import search
+from pipeline.normalize.block_index import BlockIndex
 from pipeline.records.chunked import EntrySpan
 from pipeline.records.document import Document
 from pipeline.records.links import Reference
 from pipeline.rules import Rules
+from pipeline.text.entry_text import DOI, NAME_AND_YEAR, YEAR, entry_body, printed_doi
 
 
 def references(entries: list[EntrySpan], document: Document, index: BlockIndex, rules: Rules) -> list[Reference]:
@@ -21,7 +21,7 @@ def references(entries: list[EntrySpan], document: Document, index: BlockIndex, 
     for ordinal, entry in enumerate(entries, start=1):
         written = document.text[entry.char_start : entry.char_end]
         pages, line_start, line_end, _ = index.provenance(entry.char_start, entry.char_end)
-        body = _without_number(entry_body(written, rules), entry.label, rules)
+        body = _without_number(entry_body(written, rules.references), entry.label, rules)
         doi = search(DOI, written)
         year = YEAR.search(body)
         records.append(

@@ -90,6 +90,14 @@ def test_literature_cited_in_small_body_print_over_entries_by_author_is_a_headin
     assert _headings(raw)[-2:] == ["Competing interests", "Literature cited"]
 
 
+def test_references_over_dash_bulleted_entries_is_a_heading_as_the_bibliography_stage_reads_them(tmp_path):
+    """The pass asks the bibliography stage's own question (`pipeline.text.entry_text`), so a
+    list the stage reads as entries, a dash before each author's name, heads the bibliography too."""
+    raw = _paper(tmp_path / "paper.pdf", tuple("- " + entry.split(" ", 1)[1] for entry in _ENTRIES), space_below=20)
+
+    assert _headings(raw)[-2:] == ["Competing interests", "References"]
+
+
 def test_references_in_small_body_print_over_text_that_reads_as_no_entry_stays_text(tmp_path):
     raw = _paper(tmp_path / "paper.pdf", _NOT_ENTRIES, space_below=20)
 

@@ -11,7 +11,6 @@ paragraph of text (a table's row `References` over its values) heads nothing.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from pipeline.extract.pdf.heading_styles import HeadingRules, numbering_depth
@@ -19,13 +18,9 @@ from pipeline.extract.pdf.headings import DEEPEST_LEVEL, TOP_LEVEL
 from pipeline.extract.pdf.records import PdfBlock
 from pipeline.records.base import BlockKind
 from pipeline.rules.sources import ReferenceRules
+from pipeline.text.entry_text import reads_as_entry
 from pipeline.text.heading_key import heading_key
 
-_LIST_NUMBER = re.compile(r"\(?\d{1,3}[.)]\s+(?=\S)")
-"""An entry's number as a list prints it (`1.`, `12)`, `(3)`): a label on its own, as a bare
-number (`12 Smith`) is not, which could open any line."""
-_YEAR = re.compile(r"(?<![\d./:-])(?:1[89]|20)\d\d(?![\d]|[./-]\d)")
-"""A year standing alone: not inside a number, a DOI or a page range."""
 _ENTRY_KINDS = (BlockKind.paragraph, BlockKind.list)
 EVIDENCE = "names the bibliography over a line that reads as an entry"
 """What `pipeline inspect` says made such a line a heading."""
@@ -39,7 +34,7 @@ def mark_bibliography_headings(blocks: list[PdfBlock], rules: HeadingRules) -> l
     for index, block in enumerate(blocks):
         if block.kind is not BlockKind.paragraph or not _names_bibliography(block.rows[0].text, rules):
             marked.append(block)
-        elif len(block.rows) > 1 and _reads_as_entry(block.rows[1].text, rules.references):
+        elif len(block.rows) > 1 and reads_as_entry(block.rows[1].text, rules.references):
             marked += [_heading(replace(block, rows=block.rows[:1])), replace(block, rows=block.rows[1:])]
         elif len(block.rows) == 1 and _entry_follows(blocks, index, rules.references):
             marked.append(_heading(block))
@@ -55,24 +50,7 @@ def _names_bibliography(line: str, rules: HeadingRules) -> bool:
 
 def _entry_follows(blocks: list[PdfBlock], index: int, references: ReferenceRules) -> bool:
     following = blocks[index + 1] if index + 1 < len(blocks) else None
-    return following is not None and following.kind in _ENTRY_KINDS and _reads_as_entry(following.text, references)
-
-
-def _reads_as_entry(text: str, references: ReferenceRules) -> bool:
-    """Whether `text` opens as a bibliography entry does: a label (`[1]`, `1.`) or an author's
-    name (after a bare number, if any), and a year soon after. The bibliography stage's
-    `reads_as_entry` in brief, over the same rules: extract runs before that stage and may not
-    import it."""
-    text = text.lstrip()
-    label = references.label.match(text) or _LIST_NUMBER.match(text)
-    body = text[label.end() :] if label else text
-    number = references.numbered.match(body)
-    named = (
-        label is not None
-        or references.first_author.match(body) is not None
-        or (number is not None and references.first_author.match(body[number.end() :]) is not None)
-    )
-    return named and _YEAR.search(body[: references.year_within]) is not None
+    return following is not None and following.kind in _ENTRY_KINDS and reads_as_entry(following.text, references)
 
 
 def _heading(block: PdfBlock) -> PdfBlock:

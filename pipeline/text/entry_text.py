@@ -1,14 +1,16 @@
 """How a bibliography entry's text reads: its list marker and label, the number it starts with,
-whether it opens with an author's name, and the year and DOI it prints. The chunk stage reads
-entries off the page with these (`bibliography.py`), and the link stage reads each entry's
-fields with the same ones (`pipeline/link/references.py`), so that both agree on what an entry
-shows."""
+whether it opens with an author's name, and the year and DOI it prints. The PDF reader finds a
+bibliography's heading by the entry under it (`pipeline/extract/pdf/bibliography_heading.py`),
+the chunk stage reads entries off the page (`pipeline/bibliography/`), and the link stage reads
+each entry's fields (`pipeline/link/references.py`), all with these, so that every stage agrees
+on what an entry shows. Here, in the rank every stage may import, rather than in one stage's
+package, for that reason."""
 
 from __future__ import annotations
 
 import re
 
-from pipeline.rules import Rules
+from pipeline.rules.sources import ReferenceRules
 
 # An item's number has at most three digits: `2008. Patterns of …` is an entry's year, carried
 # over from the paragraph before.
@@ -53,11 +55,11 @@ def title_key(text: str) -> str:
     return "".join(filter(str.isalnum, text.casefold()))
 
 
-def starts_entry(item: str, rules: Rules) -> bool:
+def starts_entry(item: str, references: ReferenceRules) -> bool:
     """Whether an item starts with an author's name (`Smith, J.`, `Oren Etzioni.`), or with a
     name and the year (`OpenAI. 2023.`, `R Core Team. 2020.`)."""
-    body = entry_body(item, rules)
-    return rules.references.first_author.match(body) is not None or NAME_AND_YEAR.match(body) is not None
+    body = entry_body(item, references)
+    return references.first_author.match(body) is not None or NAME_AND_YEAR.match(body) is not None
 
 
 def entry_number(label: str | None, item: str, numbered: re.Pattern[str]) -> int | None:
@@ -68,18 +70,18 @@ def entry_number(label: str | None, item: str, numbered: re.Pattern[str]) -> int
     return int(match["label"]) if match else None
 
 
-def reads_as_entry(item: str, rules: Rules) -> bool:
+def reads_as_entry(item: str, references: ReferenceRules) -> bool:
     """An item that prints a label or starts with an author's name, and shows a year. A number
     printed without brackets before the name counts with it (`(1) Smith, J. A.;`, as chemistry
     journals print their entries, `1 A. Smith,`): alone, such a number could open any line."""
-    body = entry_body(item, rules)
-    number = rules.references.numbered.match(body)
+    body = entry_body(item, references)
+    number = references.numbered.match(body)
     named = (
-        entry_label(item, rules) is not None
-        or rules.references.first_author.match(body) is not None
-        or (number is not None and rules.references.first_author.match(body[number.end() :]) is not None)
+        entry_label(item, references) is not None
+        or references.first_author.match(body) is not None
+        or (number is not None and references.first_author.match(body[number.end() :]) is not None)
     )
-    return named and YEAR.search(body[: rules.references.year_within]) is not None
+    return named and YEAR.search(body[: references.year_within]) is not None
 
 
 def without_marker(item: str) -> tuple[str, str | None]:
@@ -89,23 +91,23 @@ def without_marker(item: str) -> tuple[str, str | None]:
     return item[marker.end() :], marker["number"]
 
 
-def entry_label(item: str, rules: Rules) -> str | None:
+def entry_label(item: str, references: ReferenceRules) -> str | None:
     rest, number = without_marker(item)
-    label = rules.references.label.match(without_leading_markup(rest))
+    label = references.label.match(without_leading_markup(rest))
     if label is not None:
         return label["label"]
     return number
 
 
-def carries_on(item: str, rules: Rules) -> bool:
+def carries_on(item: str, references: ReferenceRules) -> bool:
     """Whether a paragraph continues the entry before it rather than starting one."""
     rest, number = without_marker(item)
-    return number is None and rest == item and not rules.references.label.match(rest) and rest[:1].islower()
+    return number is None and rest == item and not references.label.match(rest) and rest[:1].islower()
 
 
-def entry_body(written: str, rules: Rules) -> str:
+def entry_body(written: str, references: ReferenceRules) -> str:
     """The entry without its list marker, its label and the markup around them."""
     rest, _ = without_marker(written)
     rest = without_leading_markup(rest)
-    label = rules.references.label.match(rest)
+    label = references.label.match(rest)
     return without_leading_markup(rest[label.end() :] if label else rest)
