@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
-# A list item's first line: its indent, then a bullet or a number and `.` or `)`. Items indented
-# more than the list's first item are nested in the item above them.
-_ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+•]|\d{1,4}[.)])[ \t]+\S", re.MULTILINE)
+from pipeline.text.list_markers import BULLET_CLASS
+
+# A list item's first line: its indent, then a bullet (Markdown's or one a PDF prints) or a number
+# and `.` or `)`. Items indented more than the list's first item are nested in the item above them.
+_ITEM_START = re.compile(rf"^(?P<indent>[ \t]*)(?:{BULLET_CLASS}|\d{{1,4}}[.)])[ \t]+\S", re.MULTILINE)
 
 
 def list_item_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:

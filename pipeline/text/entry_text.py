@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 
 from pipeline.rules.sources import ReferenceRules
+from pipeline.text.list_markers import BULLET_CLASS
 
 # An item's number has at most three digits: `2008. Patterns of …` is an entry's year, carried
 # over from the paragraph before.
-_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|(?P<number>\d{1,3})[.)])[ \t]+")
+_LIST_MARKER = re.compile(rf"[ \t]*(?:{BULLET_CLASS}|(?P<number>\d{{1,3}})[.)])[ \t]+")
 # A DOI the PDF broke at a line's end after a `/` or a `-` (`10.1037// 1089-2680.5.4.323`) goes
 # on after the space normalize joined the lines with: no DOI ends in either. One broken after a
 # `.` is left at the break, which a sentence's end cannot be told from.

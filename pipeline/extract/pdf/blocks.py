@@ -14,12 +14,12 @@ from dataclasses import dataclass, replace
 
 from pipeline.extract.pdf.records import Layout, PdfBlock, Row
 from pipeline.extract.pdf.typography import HEADING_LINE_FILL, TABLE_ROW_MIN_GAPS, TERMINAL, font_face, font_family
-from pipeline.text.numbering import pdf_section_number
 from pipeline.records.base import BlockKind
 from pipeline.rules import Rules
 from pipeline.rules.pdf import PdfContinuationRules, PdfParagraphRules
+from pipeline.text.list_markers import PRINTED_BULLETS, SOLID_BULLETS
+from pipeline.text.numbering import pdf_section_number
 
-_BULLETS = "•◦▪▫‣∙·●○■□–—-\uf0b7\uf0a7\u2043"
 _CONTINUING_WORDS = frozenset(
     "a an the of and or in on at to for with by from as is are was were be that which than into "
     "their its our this these those between".split()
@@ -58,7 +58,7 @@ class BlockRules:
 
 
 def _starts_item(text: str) -> bool:
-    return bool(text) and text[0] in _BULLETS and (len(text) == 1 or text[1] == " " or text[0] in "•◦▪‣●■\uf0b7\uf0a7")
+    return bool(text) and text[0] in PRINTED_BULLETS and (len(text) == 1 or text[1] == " " or text[0] in SOLID_BULLETS)
 
 
 def _ends_short(row: Row, layout: Layout, rules: PdfParagraphRules) -> bool:
