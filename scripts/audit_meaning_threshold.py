@@ -7,11 +7,12 @@ papers in odd places of the sets' [papers] table are the fit half, those in even
 half (scripts/audit_labelled_set.py --half). The fitted threshold is the middle of the range that
 catches the most fit-half sentences (supported when labelled so, anything else otherwise). Run:
 
-    .venv/bin/python scripts/audit_meaning_threshold.py
+    .venv/bin/python scripts/audit_meaning_threshold.py [--every]
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import tomllib
@@ -32,6 +33,9 @@ CANDIDATES = [round(0.40 + step / 100, 2) for step in range(41)]
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--every", action="store_true", help="print every candidate threshold, not every fourth")
+    every = parser.parse_args().every
     rules = load_audit_rules()
     # Every claim the rules find not enough evidence for is read again whatever its agreement:
     # the threshold is the last comparison the judge makes, so each candidate's verdicts follow.
@@ -50,7 +54,7 @@ def main() -> None:
     tied = [t for t in CANDIDATES if scores[t][0][0] == best]
     chosen = tied[len(tied) // 2]
     print("| min_agreement | fit half caught | check half caught |\n|---|---|---|")
-    for threshold in CANDIDATES[::4] + [chosen]:
+    for threshold in CANDIDATES if every else CANDIDATES[::4] + [chosen]:
         fit, check = scores[threshold]
         print(f"| {threshold:.2f}{' (fitted)' if threshold == chosen else ''} | {fit[0]}/{fit[1]} | {check[0]}/{check[1]} |")
     print(f"\nfitted min_agreement = {chosen:.2f} (best on the fit half from {tied[0]:.2f} to {tied[-1]:.2f})")

@@ -149,9 +149,13 @@ class Reader:
         directions = []
         # `above all` and `at least` say no direction: their words are blanked for this reading.
         undirected = self._no_direction.sub(lambda found: " " * len(found.group()), plain) if self._no_direction else plain
+        previous = None
         for found in _TOKEN.finditer(undirected):
-            lowered = found.group().lower()
-            if lowered in self._directions:
+            lowered, qualified = found.group().lower(), previous in self._directions
+            previous = found.group().lower()
+            # A direction word right after another is what that one qualifies, used as an
+            # adjective: `more depressed` says more (of depression), not that something fell.
+            if lowered in self._directions and not qualified:
                 after = [word for word in words if word.start >= found.end()]
                 before = [word for word in words if word.end <= found.start()]
                 anchor = after[0] if after else before[-1] if before else None

@@ -35,7 +35,7 @@ from pipeline.audit.numbers import Quantity, read_quantities
 from pipeline.audit.records import JudgeDescription, Judgement, Passage
 from pipeline.audit.rules import DEFAULT_AUDIT_RULES_PATH, AuditRules
 
-VERSION = "1.1"
+VERSION = "1.2"
 """The rules judge's own version: raised when its procedure changes, so that a report says which
 procedure gave its verdicts (the rules file's digest says which rules)."""
 # Axes whose poles turn round when a comparison is written the other way round.

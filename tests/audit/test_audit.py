@@ -419,7 +419,7 @@ def test_audit_prints_both_figures_and_the_judge_on_top(database, tmp_path):
     result = runner.invoke(app, ["audit", str(page), "--db", str(database)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert "audited by claim coverage and contradiction rules (rules judge 1.1, audit.toml " in lines[0]
+    assert "audited by claim coverage and contradiction rules (rules judge 1.2, audit.toml " in lines[0]
     assert lines[1].startswith("citation recall    0.500") and lines[2].startswith("citation precision 1.000")
     assert "[2] NO CITATION" in result.output and "trial.md › Discussion [discussion], lines 15-17" in result.output
 

@@ -111,6 +111,16 @@ def test_a_reversed_direction_stays_contradicted_where_the_sentence_it_agrees_wi
     assert (judgement.contradicted, judgement.rule) == (True, "direction")
 
 
+def test_a_direction_word_used_as_an_adjective_does_not_contradict_the_sentence_it_agrees_with():
+    # `more depressed` is read as `more` (of depression), which `higher` affirms: no direction
+    # `depressed` (fell) is set against `higher`.
+    claim = "People with no data were younger and more depressed at the outset."
+    said = "Patients for whom no data were available at that point tended to be younger with higher levels of baseline depression."
+    judge = MeaningJudge(RULES, StandInEncoder({claim: [1, 0, 0, 0], said: [1, 0, 0, 0]}))
+    judgement = _judge(judge, claim, _passage(said))
+    assert (judgement.supported, judgement.rule) == (True, "meaning")
+
+
 def test_the_encoder_reads_an_abbreviation_with_the_long_form_its_paper_defines():
     claim = "Contaminated food left the fish of both sexes with less thyroxine in their blood."
     spelled = "We observed depressed plasma T4 (thyroxine) levels in both sexes after dietary exposure."

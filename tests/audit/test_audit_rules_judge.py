@@ -133,6 +133,12 @@ def test_at_least_and_above_all_are_read_as_no_direction_word():
     assert [direction.written for clause in clauses for direction in clause.directions] == ["higher"]
 
 
+def test_a_direction_word_after_another_is_what_that_one_qualifies():
+    # `more depressed` says more depression: the direction is `more`, borne on `depressed`.
+    clauses = JUDGE.reader.clauses("People with no data were younger and more depressed at the outset.")
+    assert [(direction.written, direction.pole) for clause in clauses for direction in clause.directions] == [("younger", "down"), ("more", "up")]
+
+
 def test_a_changed_number_is_contradicted_by_the_number_rule():
     judgement = _judge("The majority (68·7%) of all patients were taking antidepressants.", "The majority (68·2%) of all patients were taking antidepressants.")
     assert (judgement.contradicted, judgement.rule, judgement.evidence[0].conflicting) == (True, "number", ("68·2% ≠ 68·7%",))
@@ -201,7 +207,7 @@ def test_two_passages_together_support_a_claim_neither_holds_alone():
 
 def test_the_report_names_the_judge_its_version_and_its_rules_digest():
     description = make_judge("rules", None, None, 30, RULES).description
-    assert description.name == "rules" and description.version.startswith("1.1, audit.toml ")
+    assert description.name == "rules" and description.version.startswith("1.2, audit.toml ")
 
 
 def test_a_bad_pattern_in_the_audit_rules_is_an_error_naming_the_file_and_the_rule(tmp_path):
