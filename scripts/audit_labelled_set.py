@@ -129,7 +129,7 @@ def main() -> None:
     parser.add_argument("--set", choices=sorted(SETS), default="labelled", help="which labelled set (default: labelled)")
     parser.add_argument("--half", choices=("all", "fit", "check"), default="all", help="the papers of one half only (see above)")
     parser.add_argument("--threshold", type=float, default=None)
-    parser.add_argument("--show-misses", action="store_true", help="print each tuning sentence whose verdict is not the expected one (never a held-out one)")
+    parser.add_argument("--show-misses", action="store_true", help="print each tuning sentence of the fit half whose verdict is not the expected one (never a held-out one, never a check-half paper's)")
     options = parser.parse_args()
     if not PAPERS.is_dir():
         raise SystemExit(f"{PAPERS} is absent: the labelled set's papers are in ../shared/corpus/jats_md/nested")
@@ -147,7 +147,10 @@ def main() -> None:
     print_scores(labelled, list(report.sentences), report)
     if options.show_misses:
         for item, judged in zip(labelled, report.sentences):
-            if not item.held_out and (verdict_of(judged) == "supported") != (item.expected == "supported"):
+            # The check half's misses are never printed, whatever --half asks: reading them would
+            # tune the judge to the sentences it is checked on.
+            fit = in_half(item, fixture, "fit")
+            if fit and not item.held_out and (verdict_of(judged) == "supported") != (item.expected == "supported"):
                 note = judged.joint.note if judged.joint else ""
                 print(f"MISS {item.kind:18} {verdict_of(judged):20} {item.text}\n     {note}")
 
