@@ -100,3 +100,11 @@ def test_a_row_with_a_label_of_its_own_keeps_a_value_in_lower_case(tmp_path: Pat
     assert _rows(path, rules) == [
         ["1", "Euphorbia esula", "leaves", "20 nm", "[56]"], ["2", "Ficus carica", "flowers", "48 nm", "[69]"], ["", "n", "", "2", "2"],
     ]
+
+
+def test_a_line_under_a_cell_left_open_carries_a_row_of_text_on_whole(tmp_path: Path, rules: Rules) -> None:
+    """`Alignments: See above` under `Trees: Newick, NEXUS;` goes on with the row's text: the line
+    starts no row of its own, so `preparation` is not carried apart from it."""
+    lines = [["4", "Selective pressure", "Gene trees", "Trees: Newick, NEXUS;", ""], ["", "preparation", "", "Alignments: See above", ""]]
+    path = _table(tmp_path / "text.pdf", ["Step", "Task", "Input", "Formats", ""], lines, columns=(50, 80, 200, 300, 500))
+    assert _rows(path, rules) == [["4", "Selective pressure preparation", "Gene trees", "Trees: Newick, NEXUS; Alignments: See above"]]

@@ -44,6 +44,8 @@ _NUMBER = re.compile(r"^[-+−–±<>≤≥~]?\s*\d+(?:[.,]\d+)*\s*(?:%|[a-zA-Z�
 _ACROSS = 2
 """Columns the row fills apart that a line may run across and still carry the row on."""
 _LIST_MARKS = "•◦▪‣∙●○■□"
+_LEFT_OPEN = ("-", "–", ",", ";", ":")
+"""A cell that ends so goes on on the next line."""
 _YEAR = re.compile(r"^\(\d{4}[a-z]?\)")
 """A year in brackets, as an author-year citation ends (`(2016)`, `(2019b)`)."""
 _LOWER_WORD = 3
@@ -233,7 +235,8 @@ def carried_label(line: TableLine, above: TableLine, row: list[str | None]) -> s
     other cells start a row of their own under it: a label that spans two rows, wrapped across
     them (`Ocimum tenuiflorum` over `var. Ram tulsi` beside `Forward` and `Reverse`), is the
     upper row's, where a span starts. The line's first cell must be one of them (a line with a
-    label of its own is a row), and its other cells must stand under cells of the row."""
+    label of its own is a row), and its other cells must stand under cells of the row, none of
+    them left open."""
     cols = sorted(filled(line.cells))
     if not cols or line.y0 - above.y1 > _WRAP_GAP * (line.y1 - line.y0):
         return set()
@@ -241,7 +244,8 @@ def carried_label(line: TableLine, above: TableLine, row: list[str | None]) -> s
     rest = set(cols) - carried
     if not carried or not rest or cols[0] not in carried or not rest <= filled(row):
         return set()
-    return carried
+    # Under a cell left open (`Trees: Newick, NEXUS;`) the line carries a row of text on whole.
+    return set() if any((row[col] or "").endswith(_LEFT_OPEN) for col in rest) else carried
 
 
 def joined(cells: list[str | None], more: list[str | None]) -> list[str | None]:
