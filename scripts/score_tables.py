@@ -2,7 +2,7 @@
 (../shared/corpus/pdf_jats: every `<table-wrap>` holds its table's cells).
 
 Usage: python scripts/score_tables.py [--corpus PATH] [--rules rules/default.toml]
-                                      [--layout rules|model|auto] [--strategy lines|text|lines_then_text]
+                                      [--layout rules|model|auto] [--strategy words|lines|text|lines_then_words]
                                       [--rows rules|model] [--explain]
 
 - **Rows**: a JATS body row (a `<tr>` of `<tbody>`, or one without `<th>` where there is no

@@ -126,3 +126,21 @@ def test_the_page_number_under_a_table_that_ends_the_page_makes_no_column_of_its
     rows = _rows(path, rules)["Table 2"]
     assert rows[-1] == ["Event 30", "40", "50", "0.5"]
     assert {len(row) for row in rows} == {4}
+
+
+def test_a_caption_set_in_the_margin_beside_its_table_heads_the_rows_level_with_it(tmp_path: Path, rules: Rules) -> None:
+    """`Table 2` and its title in three short lines left of the table, its header and first rows
+    level with them: those rows are the table's too, not only the rows under the caption."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(50, 50, 545, 110), BODY * 2, fontsize=10)
+    page.insert_textbox(pymupdf.Rect(50, 122, 150, 170), "Table 2 Pathological characteristics and outcomes", fontsize=8.5)
+    rows = [("Variables", "LAR", "APER", "p value"), ("Median tumour size, mm", "36 (25-50)", "35 (27-40)", "0.253"),
+            ("Number of lymph nodes", "17 (12-22)", "12 (8-18)", "< 0.001"), ("Post-operative chemotherapy", "46 (27.1)", "20 (21.7)", "0.374"),
+            ("Post-operative radiation", "2 (1.2)", "2 (2.2)", "0.614"), ("Local recurrence", "7 (4.1)", "4 (4.3)", "1.000")]
+    for index, cells in enumerate(rows):
+        _cells(page, 130 + 12.5 * index, list(zip((170, 390, 450, 510), cells)), size=8.5)
+    page.insert_textbox(pymupdf.Rect(50, 220, 545, 400), BODY * 3, fontsize=10)
+    path = tmp_path / "beside.pdf"
+    doc.save(path)
+    assert _rows(path, rules)["Table 2"] == [list(cells) for cells in rows[1:]]

@@ -23,6 +23,8 @@ _PROSE_MIN_WORDS = 8
 _BESIDE = 6.0
 """How far from the caption, in body font sizes, running text in the other half of the page
 shows that the table keeps to the caption's column."""
+_BESIDE_CELLS = 2
+"""Lines level with a caption's first line, right of it, that show a table set beside it."""
 SMALL_PRINT = 0.95
 """Lines under this share of the body size are small print: a table's notes are set so."""
 _BOX_SLACK = 2.0
@@ -113,6 +115,18 @@ def is_prose(piece: PrintedLine, width: float, body_size: float) -> bool:
     )
 
 
+def _set_beside(caption: Caption, pieces: list[PrintedLine], column: tuple[float, float], half: float, body_size: float) -> bool:
+    """Whether the caption is set beside its table, in a margin left of it: lines other than
+    running text stand right of the caption in its column, level with its first line (the
+    table's header cells)."""
+    level = [
+        piece for piece in pieces
+        if piece.box is not None and not piece.rotated and piece.box[0] >= caption.box[2] + _BOX_SLACK and piece.box[2] <= column[1] + _BOX_SLACK
+        and piece.box[1] < caption.box[1] + piece.size and piece.box[3] > caption.box[1] and not is_prose(piece, half, body_size)
+    ]
+    return len(level) >= _BESIDE_CELLS
+
+
 def caption_region(
     caption: Caption, pieces: list[PrintedLine], stops: list[PageBox], page_rect: pymupdf.Rect, body_size: float, below: bool
 ) -> pymupdf.Rect:
@@ -132,8 +146,13 @@ def caption_region(
             overlap(box, other) > 0.5 and box[1] < level[1] and box[3] > level[0] for box in stops if box != caption.box
         ):
             left, right = page_rect.x0, page_rect.x1
+    side = below and _set_beside(caption, pieces, (left, right), half, body_size)
     ends = [box for box in stops if box != caption.box and overlap(box, (left, 0, right, 0)) > 0]
     ends += [box for box in prose if overlap(box, (left, 0, right, 0)) > 0.5]
+    if side:
+        # The table starts level with its caption, right of it.
+        bottom = min((box[1] for box in ends if box[1] >= caption.box[1] - 0.5 and box[0] > caption.box[2]), default=page_rect.y1)
+        return pymupdf.Rect(caption.box[2] + _BOX_SLACK, caption.box[1] - _BOX_SLACK, right, bottom)
     if below:
         bottom = min((box[1] for box in ends if box[1] >= caption.box[3] - 0.5), default=page_rect.y1)
         return pymupdf.Rect(left, caption.box[3], right, bottom)

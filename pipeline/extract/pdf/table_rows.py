@@ -16,7 +16,9 @@ its cells join that row's. Two readers decide it, on the same evidence (`line_fe
   `scripts/train_table_row_model.py` on the even half of `../shared/corpus/pdf_jats`, each line
   labelled by the publisher's JATS rows, that read the same evidence and the rules' verdict.
 
-The rows then placed, a label set between rows is given to its row (`move_centred_labels`,
+A line that is a row of its own by its other cells may still carry on the row's label in its
+first cells (`carried_label`): a label that spans two rows, wrapped across them, is the upper
+row's. The rows then placed, a label set between rows is given to its row (`move_centred_labels`,
 `join_labels_wrapped_round_values`) and one-phrase lines under the last row are left to the notes
 (`without_notes`).
 """
@@ -42,6 +44,13 @@ _NUMBER = re.compile(r"^[-+−–±<>≤≥~]?\s*\d+(?:[.,]\d+)*\s*(?:%|[a-zA-Z�
 _ACROSS = 2
 """Columns the row fills apart that a line may run across and still carry the row on."""
 _LIST_MARKS = "•◦▪‣∙●○■□"
+_LEFT_OPEN = ("-", "–", ",", ";", ":")
+"""A cell that ends so goes on on the next line."""
+_YEAR = re.compile(r"^\(\d{4}[a-z]?\)")
+"""A year in brackets, as an author-year citation ends (`(2016)`, `(2019b)`)."""
+_LOWER_WORD = 3
+"""A word in lower case that opens a cell reads on from the cell above only from this many
+letters: `n`, `p` and `df` open rows of their own."""
 THRESHOLD = 0.5
 """The row model's probability from which a line carries on the row above."""
 
@@ -192,9 +201,51 @@ def join_lines(lines: list[TableLine], model: Any = None) -> list[Placed]:
                 rows[-1] = (joined(cells, line.cells), top, line.y1)
                 row_lines += 1
                 continue
+            # Not into the first row: a header in capitals over labels in lower case.
+            carried = carried_label(line, lines[index - 1], cells) if len(rows) > 1 else set()
+            if carried:
+                rows[-1] = (joined(cells, [value if col in carried else "" for col, value in enumerate(line.cells)]), top, rows[-1][2])
+                rows.append(([None if value is None else "" if col in carried else value for col, value in enumerate(line.cells)], line.y0, line.y1))
+                row_lines = 1
+                continue
         rows.append((list(line.cells), line.y0, line.y1))
         row_lines = 1
     return rows
+
+
+def _reads_on(text: str, above: str) -> bool:
+    """Whether a cell's line reads on from the cell above rather than starting one: a word in
+    lower case (not a symbol like `n` or `p`, nor under a cell that starts so too), the year of
+    an author-year citation, or the cell above left open (a bracket not closed, a hyphen or
+    comma at its end)."""
+    first = text.split()[0]
+    # A dash alone is a cell left empty, not one left open.
+    open_end = above.endswith(tuple(_CONTINUES)) and any(char.isalnum() for char in above)
+    if above.count("(") > above.count(")") or above.count("[") > above.count("]") or open_end:
+        return True
+    if first[0].islower() and len(first.rstrip(".,;:")) >= _LOWER_WORD and not above[0].islower():
+        return True
+    # A bracket alone is no sign (`(% DM)` under `Protein` labels a row of its own), but an
+    # author-year citation's year is: `Hall-Mendelin et al.` over `(2016)`.
+    return above.rstrip(".").endswith(" et al") and bool(_YEAR.match(text))
+
+
+def carried_label(line: TableLine, above: TableLine, row: list[str | None]) -> set[int]:
+    """The columns in which `line`, close under `above`, carries on the label of `row` while its
+    other cells start a row of their own under it: a label that spans two rows, wrapped across
+    them (`Ocimum tenuiflorum` over `var. Ram tulsi` beside `Forward` and `Reverse`), is the
+    upper row's, where a span starts. The line's first cell must be one of them (a line with a
+    label of its own is a row), and its other cells must stand under cells of the row, none of
+    them left open."""
+    cols = sorted(filled(line.cells))
+    if not cols or line.y0 - above.y1 > _WRAP_GAP * (line.y1 - line.y0):
+        return set()
+    carried = {col for col in cols if row[col] and _reads_on(line.cells[col], row[col])}
+    rest = set(cols) - carried
+    if not carried or not rest or cols[0] not in carried or not rest <= filled(row):
+        return set()
+    # Under a cell left open (`Trees: Newick, NEXUS;`) the line carries a row of text on whole.
+    return set() if any((row[col] or "").endswith(_LEFT_OPEN) for col in rest) else carried
 
 
 def joined(cells: list[str | None], more: list[str | None]) -> list[str | None]:
