@@ -78,6 +78,10 @@ def ocr_installed() -> bool:
     return importlib.util.find_spec("rapidocr") is not None
 
 
+Recognized = tuple[list[tuple[int, int]], str, float]
+"""One line as the recognizer gives it: its four corner points in pixels, its text, its score."""
+
+
 @dataclass(frozen=True, slots=True)
 class OcrLine:
     """One line the recognizer read: its box in pixels of the rendered page, text and confidence."""
@@ -125,15 +129,30 @@ class OcrEngine:
         import numpy
 
         image = numpy.frombuffer(pixmap.samples, dtype=numpy.uint8).reshape(pixmap.h, pixmap.w)
+        return lines_of(image, self.recognize(image))
+
+    def recognize(self, image) -> list[Recognized]:
+        """The recognizer's own output for a grey image (a 2-D uint8 array): each line's corner
+        points in pixels, its text and its score, in the detector's order."""
         found = self._engine(image)
         if found.boxes is None or found.txts is None:
             return []
         return [
-            OcrLine(box, text, float(score), float((image[box[1]:box[3], box[0]:box[2]] < _DARK).mean()) if box[2] > box[0] and box[3] > box[1] else 0.0)
+            ([(int(point[0]), int(point[1])) for point in quad], str(text), float(score))
             for quad, text, score in zip(found.boxes.tolist(), found.txts, found.scores)
-            for xs, ys in [([int(point[0]) for point in quad], [int(point[1]) for point in quad])]
-            for box in [(max(0, min(xs)), max(0, min(ys)), max(xs), max(ys))]
         ]
+
+
+def lines_of(image, recognized: list[Recognized]) -> list[OcrLine]:
+    """The recognizer's lines of `image` as `OcrLine`s: each quad's upright box, and the share of
+    the box that is ink."""
+    lines = []
+    for quad, text, score in recognized:
+        xs, ys = [point[0] for point in quad], [point[1] for point in quad]
+        box = (max(0, min(xs)), max(0, min(ys)), max(xs), max(ys))
+        ink = float((image[box[1]:box[3], box[0]:box[2]] < _DARK).mean()) if box[2] > box[0] and box[3] > box[1] else 0.0
+        lines.append(OcrLine(box, text, score, ink))
+    return lines
 
 
 @functools.cache
