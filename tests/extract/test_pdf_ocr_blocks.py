@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.extract.pdf.ocr_blocks import OCR_FONT, in_blocks
+from pipeline.extract.pdf.ocr_blocks import OCR_FONT, drop_wordmarks, in_blocks
 from pipeline.extract.pdf.records import PrintedLine
 
 
@@ -23,3 +23,32 @@ def test_a_bold_line_under_text_starts_a_block():
     lines = in_blocks([_line(100, "the end of a paragraph.", 10, False), _line(112, "Methods", 10, True)])
     assert [line.block for line in lines] == [0, 1]
 
+
+
+def _at(x0: float, y0: float, x1: float, text: str, size: float) -> PrintedLine:
+    return PrintedLine(1, x0, y0, x1, y0 + size, text, size, OCR_FONT, False, False, len(text))
+
+
+LICENCE = [
+    _at(178, 662, 512, "© The Author(s). 2020 Open Access This article is licensed under a", 6.5),
+    _at(178, 670, 493, "which permits use, sharing, adaptation, distribution and reproduction", 6.5),
+    _at(178, 678, 511, "appropriate credit to the original author(s) and the source, provide a", 6.5),
+    _at(178, 686, 511, "changes were made. The images or other third party material in this", 6.5),
+]
+
+
+def test_a_word_in_print_many_times_the_size_of_the_lines_beside_it_is_a_wordmark_and_left_out():
+    # A publisher's logo beside the licence: the text layer has it as an image, and read as a line
+    # it shares a row with each of the licence's lines beside it, which reads them out of order.
+    kept = drop_wordmarks([_at(61, 654, 169, "BMC", 36.4), *LICENCE])
+    assert [line.text for line in kept] == [line.text for line in LICENCE]
+
+
+def test_a_heading_in_large_print_over_its_text_is_kept():
+    lines = [_at(61, 620, 300, "Open Access", 20.0), *LICENCE]
+    assert drop_wordmarks(lines) == lines
+
+
+def test_a_drop_capital_beside_its_paragraph_is_kept():
+    lines = [_at(150, 654, 172, "T", 26.0), *LICENCE]
+    assert drop_wordmarks(lines) == lines

@@ -21,7 +21,7 @@ from pathlib import Path
 import pymupdf
 
 from pipeline.errors import ExtractError
-from pipeline.extract.pdf.ocr_blocks import OCR_FONT, even_out_sizes, in_blocks
+from pipeline.extract.pdf.ocr_blocks import OCR_FONT, drop_wordmarks, even_out_sizes, in_blocks
 from pipeline.extract.pdf.ocr_triage import ocr_reason
 from pipeline.extract.pdf.page_reading import from_frame, to_frame
 from pipeline.extract.pdf.records import PageBox, PrintedLine
@@ -187,7 +187,7 @@ def read_page_by_ocr(
         bold = usual_ink > 0 and line.ink >= _BOLD_INK * usual_ink
         lines.append(PrintedLine(number, x0, y0 - top, x1, y1 - top, text, size, OCR_FONT, bold, False, len(text), box=box, frame=frame))
         kept.append((*(round(value, 1) for value in box), round(line.confidence, 3)))
-    return in_blocks(lines), bottom - top, OcrPage(page=number, reason=reason, dpi=rules.dpi, lines=kept)
+    return in_blocks(drop_wordmarks(lines)), bottom - top, OcrPage(page=number, reason=reason, dpi=rules.dpi, lines=kept)
 
 
 def figure_boxes(page: pymupdf.Page, scan_cover: float) -> list[pymupdf.Rect]:

@@ -1,9 +1,10 @@
 """The lines OCR reads on a page, in blocks as PyMuPDF's text layer has them, at one size a block.
 
 A text layer comes in blocks (a paragraph, a heading with its text) whose lines share a font size;
-OCR gives lines alone, each sized off its own box (`ocr._size`). `in_blocks` puts each line in the
-block of the line above it where the two belong together, and `even_out_sizes` gives body lines
-across the document the one body size that a text layer's share.
+OCR gives lines alone, each sized off its own box (`ocr._size`). `drop_wordmarks` leaves out logos
+read as words; `in_blocks` puts each line in the block of the line above it where the two belong
+together, and `even_out_sizes` gives body lines across the document the one body size that a text
+layer's share.
 """
 
 from __future__ import annotations
@@ -28,6 +29,31 @@ _BLOCK_GAP = 0.8
 """Lines one under the other, at most this many line heights apart, that share most of their
 width (`_BLOCK_OVERLAP`) are one block."""
 _BLOCK_OVERLAP = 0.5
+_WORDMARK_WORDS = 2
+_WORDMARK_SIZE = 3.0
+"""A line of `_WORDMARK_WORDS` words or fewer set at least this many times the size of two lines or
+more beside it is a wordmark, a journal's or publisher's logo: a heading stands over its text, a
+drop capital is one letter, and a text layer holds a logo as an image."""
+
+
+def drop_wordmarks(lines: list[PrintedLine]) -> list[PrintedLine]:
+    """The lines but the wordmarks (`_WORDMARK_SIZE`). Read as a line, a logo beside a paragraph of
+    small print (the licence at the foot of a first page) would share a row with each of that
+    paragraph's lines beside its height, and the reading order would take them out of turn."""
+    return [line for line in lines if not _is_wordmark(line, lines)]
+
+
+def _is_wordmark(line: PrintedLine, lines: list[PrintedLine]) -> bool:
+    if len(line.text) < 2 or len(line.text.split()) > _WORDMARK_WORDS:
+        return False
+    beside = [
+        other
+        for other in lines
+        if (other.x0 >= line.x1 or other.x1 <= line.x0)
+        and line.y0 <= (other.y0 + other.y1) / 2 <= line.y1
+        and _WORDMARK_SIZE * other.size <= line.size
+    ]
+    return len(beside) >= 2
 
 
 def in_blocks(lines: list[PrintedLine]) -> list[PrintedLine]:
