@@ -23,6 +23,7 @@ import pymupdf
 from pipeline.errors import ExtractError
 from pipeline.extract.pdf.ocr_blocks import OCR_FONT, drop_wordmarks, even_out_sizes, in_blocks
 from pipeline.extract.pdf.ocr_triage import ocr_reason
+from pipeline.extract.pdf.ocr_words import mend_misreadings
 from pipeline.extract.pdf.page_reading import from_frame, to_frame
 from pipeline.extract.pdf.records import PageBox, PrintedLine
 from pipeline.records.extract import OcrPage
@@ -168,7 +169,7 @@ def read_page_by_ocr(
     kept = []
     figures = figure_boxes(page, rules.image_cover)
     for line in found:
-        text = " ".join(line.text.split())
+        text = mend_misreadings(" ".join(line.text.split()))
         width, height = line.box[2] - line.box[0], line.box[3] - line.box[1]
         # A line set up the page (a margin stamp) is furniture; its letters are read on their side.
         if not text or line.confidence < rules.min_confidence or (height > width and len(text) > 2):
