@@ -52,3 +52,23 @@ def test_a_heading_in_large_print_over_its_text_is_kept():
 def test_a_drop_capital_beside_its_paragraph_is_kept():
     lines = [_at(150, 654, 172, "T", 26.0), *LICENCE]
     assert drop_wordmarks(lines) == lines
+
+
+def test_a_line_read_as_bold_that_goes_on_with_the_sentence_above_stays_in_its_paragraph():
+    # The ink measure calls a body line bold now and then on a page of small print; a heading
+    # never starts in the middle of a word or a sentence.
+    lines = in_blocks([
+        _line(100, "will contribute to clinical cancer research and innova-", 10, False),
+        _line(112, "tion by leading to better informed and better prepared", 10, True),
+        _line(124, "patients. Using the waiting time actively as a part of the", 10, False),
+        _line(136, "The digital information tools utilised in the present", 10, True),
+    ])
+    assert [line.block for line in lines] == [0, 0, 0, 0]
+
+
+def test_a_line_read_as_bold_that_goes_on_with_a_roman_sentence_is_roman():
+    lines = in_blocks([
+        _line(100, "process of preparing can make this period more mean-", 10, False),
+        _line(112, "ingful for the patient.", 10, True),
+    ])
+    assert [line.bold for line in lines] == [False, False]

@@ -62,20 +62,17 @@ def in_blocks(lines: list[PrintedLine]) -> list[PrintedLine]:
     weight or bold over it (a bold line starts a block, and the text under it joins the bold line's,
     as PyMuPDF's blocks hold a heading and its paragraph: a heading alone in its block, set smaller
     than the body, is taken for a margin note); each line given the median size of its block's lines
-    of its weight."""
+    of its weight. A line read as bold under a roman one that goes on with its sentence
+    (`_goes_on`) is roman, and joins its block: the ink measure calls a body line bold now and then
+    (small print beside the text lowers the page's usual ink), and a heading never starts inside a
+    word or a sentence."""
     ordered = sorted(lines, key=lambda line: (line.y0, line.x0))
     blocks: list[int] = []
     for index, line in enumerate(ordered):
-        above = [
-            blocks[earlier]
-            for earlier, other in enumerate(ordered[:index])
-            if -_BLOCK_GAP * (line.y1 - line.y0) <= line.y0 - other.y1 <= _BLOCK_GAP * (line.y1 - line.y0)
-            and line.y0 > other.y0
-            and abs(line.size - other.size) <= _BLOCK_SIZES * max(line.size, other.size)
-            and (line.bold == other.bold or other.bold)
-            and min(line.x1, other.x1) - max(line.x0, other.x0) >= _BLOCK_OVERLAP * min(line.x1 - line.x0, other.x1 - other.x0)
-        ]
-        blocks.append(above[-1] if above else max(blocks, default=-1) + 1)
+        above = [(blocks[earlier], other) for earlier, other in enumerate(ordered[:index]) if _joins(line, other)]
+        if above and line.bold and not above[-1][1].bold:
+            ordered[index] = line = replace(line, bold=False)  # it goes on with a roman line's sentence
+        blocks.append(above[-1][0] if above else max(blocks, default=-1) + 1)
     sizes: dict[tuple[int, bool], list[float]] = {}
     for line, block in zip(ordered, blocks):
         sizes.setdefault((block, line.bold), []).append(line.size)
@@ -100,3 +97,20 @@ def even_out_sizes(pages: list[list[PrintedLine]]) -> list[list[PrintedLine]]:
 
     return [[replace(line, size=evened(line.size)) if line.font == OCR_FONT else line for line in lines] for lines in pages]
 
+
+def _joins(line: PrintedLine, other: PrintedLine) -> bool:
+    """Whether `line` joins the block of `other`, a line above it (`in_blocks`)."""
+    return (
+        -_BLOCK_GAP * (line.y1 - line.y0) <= line.y0 - other.y1 <= _BLOCK_GAP * (line.y1 - line.y0)
+        and line.y0 > other.y0
+        and abs(line.size - other.size) <= _BLOCK_SIZES * max(line.size, other.size)
+        and (line.bold == other.bold or other.bold or _goes_on(other, line))
+        and min(line.x1, other.x1) - max(line.x0, other.x0) >= _BLOCK_OVERLAP * min(line.x1 - line.x0, other.x1 - other.x0)
+    )
+
+
+def _goes_on(above: PrintedLine, line: PrintedLine) -> bool:
+    """Whether `line` goes on with the words of the line above: that line ends inside a word or a
+    sentence (a hyphen, a comma, a small letter), or this one starts with a small letter."""
+    ending, start = above.text.rstrip()[-1:], line.text.lstrip()[:1]
+    return ending in {"-", ","} or ending.islower() or start.islower()
