@@ -212,3 +212,23 @@ def test_score_ocr_aligns_chunk_starts_past_words_the_ocr_reading_adds():
     truth = "methods we grew plants results they grew tall".split()
     read = "check for updates methods we grew plants results they grew tall".split()
     assert score.boundaries_agreeing(truth, read, [0, 4], [3, 7]) == 2
+
+
+def test_score_ocr_cache_reads_a_page_image_once_and_gives_its_lines_again(tmp_path, monkeypatch):
+    import numpy
+
+    from pipeline.extract.pdf import ocr
+
+    score = project_script("scripts/score_ocr.py")
+    calls = []
+
+    def recognize(engine, image):
+        calls.append(image.shape)
+        return [([(1, 2), (30, 2), (30, 12), (1, 12)], "Methods", 0.98)]
+
+    monkeypatch.setattr(ocr.OcrEngine, "recognize", recognize)
+    score.cache_recognition(tmp_path)
+    image = numpy.full((20, 40), 255, dtype=numpy.uint8)
+    engine = object.__new__(ocr.OcrEngine)
+    first, again = ocr.OcrEngine.recognize(engine, image), ocr.OcrEngine.recognize(engine, image.copy())
+    assert calls == [(20, 40)] and first == again == [([(1, 2), (30, 2), (30, 12), (1, 12)], "Methods", 0.98)]
