@@ -4,10 +4,11 @@ rapidocr (the `[ocr]` extra, Apache-2.0) runs PaddleOCR's PP-OCRv6 detection and
 models (Apache-2.0), whose ONNX files ship inside its wheel, on onnxruntime on the CPU. The
 models are named by their path in the package, so that rapidocr never looks for them online: a
 missing file is an error that says to reinstall, never a download. The page is rendered grey at
-`[pdf.ocr] dpi`; each recognized line becomes a `PrintedLine` in page points (of the page as
-stored, as the text layer's are), its size read off its box's height (OCR gives no font, so no
-weight either), and lines set one under the other in one column share a block, as PyMuPDF's
-blocks do. The passes then read OCR'd pages as they read any other.
+`[pdf.ocr] dpi`; each recognized line, its known misreadings mended (`ocr_words`), becomes a
+`PrintedLine` in page points (of the page as stored, as the text layer's are), its size read off
+its box (OCR gives no font) and its weight off its ink; wordmarks are left out and lines set one
+under the other in one column share a block, as PyMuPDF's blocks do (`ocr_blocks`). The passes
+then read OCR'd pages as they read any other.
 """
 
 from __future__ import annotations
