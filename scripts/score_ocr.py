@@ -3,6 +3,7 @@
     .venv/bin/python scripts/score_ocr.py                       # 6 shortest check-half papers, 150 and 300 dpi
     .venv/bin/python scripts/score_ocr.py --papers 8 --dpi 300 --distort --workers 2
     .venv/bin/python scripts/score_ocr.py --half even --papers 4 --dpi 300 --errors /tmp/ocr_errors.txt
+    .venv/bin/python scripts/score_ocr.py --half even --papers 10 --dpi 300 --cache /tmp/ocr_cache
 
 Each PDF's pages are rendered grey at each resolution (with `--distort`, also turned by half a
 degree with a little noise, as a scanner does) and saved as an image-only PDF, so the truth is the
@@ -29,13 +30,21 @@ by default the check half (names ending in an odd digit), whose papers are score
 never one by one; `--half even` scores the even half, prints each paper's figures and, with
 `--errors FILE`, writes where each reading differs from the text layer, the only errors to read
 while tuning. docs/performance.md says which papers were looked at while the OCR reading was tuned.
+
+With `--cache DIR` the recognizer's output for each page image is kept in DIR, keyed by the hash
+of the image's bytes, and read from there when the same image comes again: a change to what is
+built from the recognized lines (sizes, weights, blocks, order, fix-ups) re-scores in seconds, and
+before and after read the same lines. A change to the rendering, the models or their settings
+makes new images or new readings: empty DIR then.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import io
+import json
 import re
 import sys
 import tempfile
@@ -172,6 +181,32 @@ def headings(document_sections: list) -> set[str]:
     return {heading_key(section.heading.translate(_TYPOGRAPHY)) for section in document_sections if section.heading and section.level > 1}
 
 
+def cache_recognition(folder: Path) -> None:
+    """Keep the recognizer's output per page image in `folder` (`--cache`), keyed by the hash of
+    the image's shape and bytes, and read it from there when the image comes again. Patches
+    `OcrEngine.recognize` in this process: a scoring run's cache, never the pipeline's."""
+    from pipeline.extract.pdf import ocr
+
+    recognize = ocr.OcrEngine.recognize
+    if getattr(recognize, "cache_folder", None) == folder:  # a worker scores several papers
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def cached(engine: ocr.OcrEngine, image) -> list[ocr.Recognized]:
+        key = hashlib.sha1(image.tobytes() + f"{image.shape[1]}x{image.shape[0]}".encode()).hexdigest()
+        kept = folder / f"{key}.json"
+        if kept.is_file():
+            return [([tuple(point) for point in quad], text, score) for quad, text, score in json.loads(kept.read_text(encoding="utf-8"))]
+        found = recognize(engine, image)
+        written = kept.with_suffix(f".{time.time_ns()}.part")  # written whole, then renamed: workers may race
+        written.write_text(json.dumps(found), encoding="utf-8")
+        written.replace(kept)
+        return found
+
+    cached.cache_folder = folder
+    ocr.OcrEngine.recognize = cached
+
+
 def score_paper(pdf: Path, dpi: int, distort: bool) -> dict:
     """One paper's figures at one resolution."""
     rules_text = load_rules(DEFAULT_RULES_PATH, {"pdf": {"ocr": {"mode": "off"}}})
@@ -207,8 +242,11 @@ def differences(truth: list[str], read: list[str]) -> list[str]:
     ]
 
 
-def _score(arguments: tuple[Path, int, bool]) -> dict:
-    return score_paper(*arguments)
+def _score(arguments: tuple[Path, int, bool, Path | None]) -> dict:
+    pdf, dpi, distort, cache = arguments
+    if cache is not None:
+        cache_recognition(cache)
+    return score_paper(pdf, dpi, distort)
 
 
 def main() -> None:
@@ -220,6 +258,7 @@ def main() -> None:
     parser.add_argument("--dpi", type=int, nargs="+", default=[150, 300], help="Resolutions to scan at.")
     parser.add_argument("--distort", action="store_true", help="Also score scans turned by half a degree, with noise.")
     parser.add_argument("--workers", type=int, default=1, help="Papers scored at once.")
+    parser.add_argument("--cache", type=Path, help="Keep the recognizer's output per page image in this folder and reuse it (re-scoring after a change past recognition).")
     arguments = parser.parse_args()
     pdfs = arguments.pdfs or half_papers(CORPUS, arguments.half, arguments.papers)
     one_by_one = all(pdf.stem[-1] in HALVES["even"] for pdf in pdfs) if arguments.pdfs else arguments.half == "even"
@@ -230,7 +269,7 @@ def main() -> None:
     with ProcessPoolExecutor(arguments.workers) as pool:
         for dpi, distort in variants:
             started = time.perf_counter()
-            rows = list(pool.map(_score, [(pdf, dpi, distort) for pdf in pdfs]))
+            rows = list(pool.map(_score, [(pdf, dpi, distort, arguments.cache) for pdf in pdfs]))
             wall = time.perf_counter() - started
             name = f"{dpi} dpi" + (", turned+noise" if distort else "")
             print(summary_line(name, rows, wall))

@@ -13,8 +13,7 @@ from conftest import project_script, shared_corpus
 from ocr_helpers import PAGES, RAPIDOCR_MISSING, image_only, rapidocr_missing, text_pdf
 from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf.document import extract_pdf
-from pipeline.extract.pdf.ocr import OCR_FONT, _in_blocks, ocr_note
-from pipeline.extract.pdf.records import PrintedLine
+from pipeline.extract.pdf.ocr import ocr_note
 from pipeline.extract.pdf.ocr_triage import looks_like_word, ocr_reason, text_layer_problem
 from pipeline.extract.pdf.page_reading import read_page
 from pipeline.index.database import open_readonly
@@ -201,24 +200,6 @@ def test_no_page_of_the_shared_pdfs_is_sent_to_ocr_in_auto():
     assert sent == []
 
 
-def _line(y0: float, text: str, size: float, bold: bool) -> PrintedLine:
-    return PrintedLine(1, 72, y0, 300, y0 + size, text, size, OCR_FONT, bold, False, len(text))
-
-
-def test_the_text_under_a_bold_heading_joins_its_block_and_the_heading_keeps_its_size():
-    lines = _in_blocks([
-        _line(100, "Competing interests", 8.2, True),
-        _line(110, "None of the authors has any competing interests", 7.4, False),
-        _line(119, "relevant to this trial to disclose.", 7.6, False),
-    ])
-    assert [line.block for line in lines] == [0, 0, 0] and [line.size for line in lines] == [8.2, 7.5, 7.5]
-
-
-def test_a_bold_line_under_text_starts_a_block():
-    lines = _in_blocks([_line(100, "the end of a paragraph.", 10, False), _line(112, "Methods", 10, True)])
-    assert [line.block for line in lines] == [0, 1]
-
-
 def test_score_ocr_counts_the_text_layers_chunk_starts_the_ocr_reading_starts_a_chunk_at_too():
     score = project_script("scripts/score_ocr.py")
     truth = "methods we grew plants results they grew tall discussion".split()
@@ -231,3 +212,23 @@ def test_score_ocr_aligns_chunk_starts_past_words_the_ocr_reading_adds():
     truth = "methods we grew plants results they grew tall".split()
     read = "check for updates methods we grew plants results they grew tall".split()
     assert score.boundaries_agreeing(truth, read, [0, 4], [3, 7]) == 2
+
+
+def test_score_ocr_cache_reads_a_page_image_once_and_gives_its_lines_again(tmp_path, monkeypatch):
+    import numpy
+
+    from pipeline.extract.pdf import ocr
+
+    score = project_script("scripts/score_ocr.py")
+    calls = []
+
+    def recognize(engine, image):
+        calls.append(image.shape)
+        return [([(1, 2), (30, 2), (30, 12), (1, 12)], "Methods", 0.98)]
+
+    monkeypatch.setattr(ocr.OcrEngine, "recognize", recognize)
+    score.cache_recognition(tmp_path)
+    image = numpy.full((20, 40), 255, dtype=numpy.uint8)
+    engine = object.__new__(ocr.OcrEngine)
+    first, again = ocr.OcrEngine.recognize(engine, image), ocr.OcrEngine.recognize(engine, image.copy())
+    assert calls == [(20, 40)] and first == again == [([(1, 2), (30, 2), (30, 12), (1, 12)], "Methods", 0.98)]

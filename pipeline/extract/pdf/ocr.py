@@ -4,10 +4,11 @@ rapidocr (the `[ocr]` extra, Apache-2.0) runs PaddleOCR's PP-OCRv6 detection and
 models (Apache-2.0), whose ONNX files ship inside its wheel, on onnxruntime on the CPU. The
 models are named by their path in the package, so that rapidocr never looks for them online: a
 missing file is an error that says to reinstall, never a download. The page is rendered grey at
-`[pdf.ocr] dpi`; each recognized line becomes a `PrintedLine` in page points (of the page as
-stored, as the text layer's are), its size read off its box's height (OCR gives no font, so no
-weight either), and lines set one under the other in one column share a block, as PyMuPDF's
-blocks do. The passes then read OCR'd pages as they read any other.
+`[pdf.ocr] dpi`; each recognized line, its known misreadings mended (`ocr_words`), becomes a
+`PrintedLine` in page points (of the page as stored, as the text layer's are), its size read off
+its box (OCR gives no font) and its weight off its ink; wordmarks are left out and lines set one
+under the other in one column share a block, as PyMuPDF's blocks do (`ocr_blocks`). The passes
+then read OCR'd pages as they read any other.
 """
 
 from __future__ import annotations
@@ -15,22 +16,21 @@ from __future__ import annotations
 import functools
 import importlib.util
 import statistics
-from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
 
 from pipeline.errors import ExtractError
+from pipeline.extract.pdf.ocr_blocks import OCR_FONT, drop_wordmarks, even_out_sizes, in_blocks
 from pipeline.extract.pdf.ocr_triage import ocr_reason
+from pipeline.extract.pdf.ocr_words import mend_misreadings
 from pipeline.extract.pdf.page_reading import from_frame, to_frame
 from pipeline.extract.pdf.records import PageBox, PrintedLine
 from pipeline.records.extract import OcrPage
 from pipeline.rules.pdf import OcrMode, PdfOcrRules
 from pipeline.wording import page_ranges
 
-OCR_FONT = "OCR"
-"""The font every OCR'd line is set in: OCR tells no faces apart."""
 _DETECTION_SIDE = 1600
 """Longest side, in pixels, of the image lines are detected on."""
 _DETECTION_MODEL = "PP-OCRv6_det_small.onnx"
@@ -47,23 +47,11 @@ _ASCENDER = 0.25
 _DESCENDER = 0.22
 _RISES = frozenset("bdfhiklt0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ()[]{}|/!?'\"&%$#@")
 _FALLS = frozenset("gjpqy()[]{}|/,;Q")
-_SIZE_GRAIN = 0.5
-"""OCR'd sizes are rounded to half a point: box heights vary with a line's letters, and the
-passes compare sizes as a typesetter sets them."""
-_SAME_BODY = 0.06
-"""An OCR'd block whose size is within this share of the document's usual one is body size."""
-_BLOCK_SIZES = 0.2
-"""Two lines one under the other whose measured sizes differ by less than this share may be one
-block: a line's measure swings by a tenth, a heading is a fifth larger than its text or more."""
 _DARK = 128
 """A grey level below which a pixel is ink."""
 _BOLD_INK = 1.3
 """A line inking this many times the page's usual share of its box is set in bold: OCR reads no
 font, and a heading in body size is told from its text by its weight alone."""
-_BLOCK_GAP = 0.8
-"""Lines one under the other, at most this many line heights apart, that share most of their
-width (`_BLOCK_OVERLAP`) are one block."""
-_BLOCK_OVERLAP = 0.5
 _IN_FIGURE = 0.5
 """A line with more than this share of its box inside a figure's image is the figure's text."""
 _LAYOUT_FONT = "helv"
@@ -76,6 +64,10 @@ _DESCENT = 0.2
 def ocr_installed() -> bool:
     """Whether rapidocr can be imported (the `[ocr]` extra)."""
     return importlib.util.find_spec("rapidocr") is not None
+
+
+Recognized = tuple[list[tuple[int, int]], str, float]
+"""One line as the recognizer gives it: its four corner points in pixels, its text, its score."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,15 +117,30 @@ class OcrEngine:
         import numpy
 
         image = numpy.frombuffer(pixmap.samples, dtype=numpy.uint8).reshape(pixmap.h, pixmap.w)
+        return lines_of(image, self.recognize(image))
+
+    def recognize(self, image) -> list[Recognized]:
+        """The recognizer's own output for a grey image (a 2-D uint8 array): each line's corner
+        points in pixels, its text and its score, in the detector's order."""
         found = self._engine(image)
         if found.boxes is None or found.txts is None:
             return []
         return [
-            OcrLine(box, text, float(score), float((image[box[1]:box[3], box[0]:box[2]] < _DARK).mean()) if box[2] > box[0] and box[3] > box[1] else 0.0)
+            ([(int(point[0]), int(point[1])) for point in quad], str(text), float(score))
             for quad, text, score in zip(found.boxes.tolist(), found.txts, found.scores)
-            for xs, ys in [([int(point[0]) for point in quad], [int(point[1]) for point in quad])]
-            for box in [(max(0, min(xs)), max(0, min(ys)), max(xs), max(ys))]
         ]
+
+
+def lines_of(image, recognized: list[Recognized]) -> list[OcrLine]:
+    """The recognizer's lines of `image` as `OcrLine`s: each quad's upright box, and the share of
+    the box that is ink."""
+    lines = []
+    for quad, text, score in recognized:
+        xs, ys = [point[0] for point in quad], [point[1] for point in quad]
+        box = (max(0, min(xs)), max(0, min(ys)), max(xs), max(ys))
+        ink = float((image[box[1]:box[3], box[0]:box[2]] < _DARK).mean()) if box[2] > box[0] and box[3] > box[1] else 0.0
+        lines.append(OcrLine(box, text, score, ink))
+    return lines
 
 
 @functools.cache
@@ -163,7 +170,7 @@ def read_page_by_ocr(
     kept = []
     figures = figure_boxes(page, rules.image_cover)
     for line in found:
-        text = " ".join(line.text.split())
+        text = mend_misreadings(" ".join(line.text.split()))
         width, height = line.box[2] - line.box[0], line.box[3] - line.box[1]
         # A line set up the page (a margin stamp) is furniture; its letters are read on their side.
         if not text or line.confidence < rules.min_confidence or (height > width and len(text) > 2):
@@ -182,7 +189,7 @@ def read_page_by_ocr(
         bold = usual_ink > 0 and line.ink >= _BOLD_INK * usual_ink
         lines.append(PrintedLine(number, x0, y0 - top, x1, y1 - top, text, size, OCR_FONT, bold, False, len(text), box=box, frame=frame))
         kept.append((*(round(value, 1) for value in box), round(line.confidence, 3)))
-    return _in_blocks(lines), bottom - top, OcrPage(page=number, reason=reason, dpi=rules.dpi, lines=kept)
+    return in_blocks(drop_wordmarks(lines)), bottom - top, OcrPage(page=number, reason=reason, dpi=rules.dpi, lines=kept)
 
 
 def figure_boxes(page: pymupdf.Page, scan_cover: float) -> list[pymupdf.Rect]:
@@ -207,51 +214,6 @@ def _box_per_size(text: str) -> float:
     or falls below the baseline (a heading of capitals without descenders reads small otherwise)."""
     letters = set(text)
     return _X_HEIGHT_BOX + _ASCENDER * bool(letters & _RISES) + _DESCENDER * bool(letters & _FALLS)
-
-
-def _in_blocks(lines: list[PrintedLine]) -> list[PrintedLine]:
-    """The lines top to bottom, each in the block of the line above it in its column, where one is
-    close above (`_BLOCK_GAP`, `_BLOCK_OVERLAP`) and of about its size (`_BLOCK_SIZES`), and of its
-    weight or bold over it (a bold line starts a block, and the text under it joins the bold line's,
-    as PyMuPDF's blocks hold a heading and its paragraph: a heading alone in its block, set smaller
-    than the body, is taken for a margin note); each line given the median size of its block's lines
-    of its weight."""
-    ordered = sorted(lines, key=lambda line: (line.y0, line.x0))
-    blocks: list[int] = []
-    for index, line in enumerate(ordered):
-        above = [
-            blocks[earlier]
-            for earlier, other in enumerate(ordered[:index])
-            if -_BLOCK_GAP * (line.y1 - line.y0) <= line.y0 - other.y1 <= _BLOCK_GAP * (line.y1 - line.y0)
-            and line.y0 > other.y0
-            and abs(line.size - other.size) <= _BLOCK_SIZES * max(line.size, other.size)
-            and (line.bold == other.bold or other.bold)
-            and min(line.x1, other.x1) - max(line.x0, other.x0) >= _BLOCK_OVERLAP * min(line.x1 - line.x0, other.x1 - other.x0)
-        ]
-        blocks.append(above[-1] if above else max(blocks, default=-1) + 1)
-    sizes: dict[tuple[int, bool], list[float]] = {}
-    for line, block in zip(ordered, blocks):
-        sizes.setdefault((block, line.bold), []).append(line.size)
-    # A block's text is set in one size, which its lines' median measures better than any one of them.
-    return [replace(line, block=block, size=statistics.median(sizes[block, line.bold])) for line, block in zip(ordered, blocks)]
-
-
-def even_out_sizes(pages: list[list[PrintedLine]]) -> list[list[PrintedLine]]:
-    """The pages, their OCR'd lines' sizes rounded (`_SIZE_GRAIN`) and those near the size most
-    OCR'd characters have (`_SAME_BODY`) set to it, so that body lines share one size as a text layer's do."""
-    carried: Counter[float] = Counter()
-    for lines in pages:
-        for line in lines:
-            if line.font == OCR_FONT:
-                carried[round(line.size / _SIZE_GRAIN) * _SIZE_GRAIN] += line.chars
-    if not carried:
-        return pages
-    usual = carried.most_common(1)[0][0]  # the body's, as `body_text.body_size` reads it: the size of the most characters
-
-    def evened(size: float) -> float:
-        return usual if abs(size - usual) <= _SAME_BODY * usual else round(size / _SIZE_GRAIN) * _SIZE_GRAIN
-
-    return [[replace(line, size=evened(line.size)) if line.font == OCR_FONT else line for line in lines] for lines in pages]
 
 
 def read_where_needed(
