@@ -153,10 +153,11 @@ def read_page(
         for line, frame in zip(lines, frames):
             weight[frame] = weight.get(frame, 0) + sum(len(span["text"]) for span in line["spans"])
         main = max(weight, key=weight.__getitem__)
-    _, top, _, bottom = to_frame(tuple(page.rect), main)
+    rect = page.rect
+    _, top, _, bottom = to_frame(tuple(rect), main)
     # Text comes in the coordinates of the page as stored, before its /Rotate: `page.rect` is
     # the page as shown, turned back here.
-    place = _Placement(number, main, top, tuple(page.rect * page.derotation_matrix))
+    place = _Placement(number, main, top, tuple(rect * page.derotation_matrix))
     printed = []
     for line, frame, block in zip(lines, frames, blocks):
         for part in _margin_numbers_apart(line, frame):
