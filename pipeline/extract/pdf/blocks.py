@@ -78,8 +78,8 @@ def _breaks_before(rows: list[Row], row: Row, following: Row | None, layout: Lay
     if prev.bold != row.bold or (prev.small_caps != row.small_caps and not row.bold):
         return True
     left, right = layout.edges[row.group]
-    in_caption = bool(rules.caption_start.match(rows[0].text))  # a caption set in bold runs on past a short first line
-    if prev.bold and row.bold and not in_caption and (
+    # A caption set in bold runs on past a short first line (asked only of bold rows: most are not).
+    if prev.bold and row.bold and not rules.caption_start.match(rows[0].text) and (
         font_family(prev.font) != font_family(row.font)
         or (prev.x1 - left < HEADING_LINE_FILL * (right - left) and row.size < _TITLE_SIZE * layout.body_size)
     ):
@@ -228,6 +228,8 @@ def _runs_on_past(first: PdfBlock, inserts: list[PdfBlock], second: PdfBlock, la
 def _inserts_to_asides(blocks: list[PdfBlock], index: int, layout: Layout, rules: BlockRules) -> bool:
     """Make the blocks between `blocks[index]` and the part of its sentence that runs on past them
     asides, where there are such; says whether it did."""
+    if blocks[index].kind is not BlockKind.paragraph:
+        return False  # only a paragraph's sentence runs on past an insert (`_runs_on_past`)
     for count in range(1, _MOST_INSERTS + 1):
         if index + count + 1 >= len(blocks):
             return False

@@ -46,12 +46,15 @@ class _Entry:
 def mark_contents(blocks: list[PdfBlock]) -> list[PdfBlock]:
     """The blocks with every table of contents a list block of its own, cut out of the blocks its lines were in."""
     rows = [row for block in blocks for row in block.rows]
+    runs = _runs(rows)
+    if not runs:
+        return blocks  # most papers: no block's key is needed
     keys = [heading_key(block.text, letters_and_digits=True) for block in blocks]
     starts = [0]
     for block in blocks:
         starts.append(starts[-1] + len(block.rows))
     inside: dict[int, int] = {}
-    for number, run in enumerate(_runs(rows)):
+    for number, run in enumerate(runs):
         first, last = run[0].position, run[-1].position
         after = [key for key, start in zip(keys, starts) if start > last and key]
         titles = [heading_key(entry.title, letters_and_digits=True) for entry in run]
@@ -120,6 +123,8 @@ def _title_leader_page(text: str) -> tuple[str, bool, str] | None:
     string operations from the right, not one pattern from the left, whose lazy title tried at
     every character against a long run of dots or spaces grows with the square of the line."""
     text = text.rstrip()
+    if not (text[-1:].isdecimal() or text[-1:] in _ROMAN):
+        return None  # most lines: no page number can end them, and the pattern need not scan them
     page = _PAGE_AT_END.search(text)
     if page is None:
         return None

@@ -167,7 +167,8 @@ def read_pages(
     heights: list[float] = []
     labels: dict[int, str] = {}
     words: dict[int, list[Word]] = {}
-    has_labels = bool(doc.get_page_labels())
+    # The label rules read once: `Page.get_label` reads them again for every page.
+    label_rules = sorted(doc._get_page_labels())
     styles: dict[str, tuple[bool, bool, bool]] = {}
     for number, page in enumerate(doc, start=1):
         try:
@@ -177,7 +178,7 @@ def read_pages(
             pieces, height = read_page(page, number, styles, textpage, text)
             if has_table_caption(pieces, tables):
                 words[number] = page_words(textpage, text)
-            label = page.get_label() if has_labels else ""
+            label = pymupdf.utils.get_label_pno(number - 1, label_rules) if label_rules else ""
         except RuntimeError as error:
             raise ExtractError(f"{path}: page {number} cannot be read ({error}); the PDF is damaged, re-export it") from None
         pages.append(pieces)

@@ -41,6 +41,8 @@ _MONOSPACED_FONT = re.compile(r"mono(?!type)|courier|consol|code|typewriter|cmtt
 """Font names of monospaced faces (`Courier`, `Consolas`, `DejaVuSansMono`, `SourceCodePro`, TeX's
 `CMTT10`): text set in one apart from the body is code or a command, never a heading. A face the
 name does not give away (`GulimChe`) is known by the fixed pitch its font declares (`Row.monospaced`)."""
+_SENTENCE_AFTER = re.compile(r"[a-z)\]]\. +[A-Z0-9]")
+"""A full stop and a new sentence inside a line: a run-in heading and its text, or two sentences."""
 _ROMAN_NUMERAL = re.compile(r"(?:x{0,3}|xl|lx{0,3}|xc|c)(?:ix|iv|v?i{0,3})", re.IGNORECASE)
 """A roman number up to c (100), as front matter's pages are numbered: alone on a line it is a
 page number that no running-line test caught, never a heading."""
@@ -132,7 +134,7 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
         return None
     if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
         return None
-    if re.search(r"[a-z)\]]\. +[A-Z0-9]", first):
+    if _SENTENCE_AFTER.search(first):
         return None  # a run-in heading followed by its sentence ("Procedure. The 1H NMR …"), or two sentences ("… activity [44]. Eswar et al")
     if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
         return None  # table rows

@@ -53,6 +53,10 @@ _ROMAN_SECTIONS_MIN = 2
 _FRONT_LABEL_MAX_CHARS = 40
 """A label alone on a line (`Abstract`, `1. Introduction`) is short; a longer block opens the
 body only by its first word."""
+_ROMAN_SECTION = re.compile(r"^[IVX]{1,5}\.\s")
+_NOT_LETTER_OR_DIGIT = re.compile(r"[^0-9a-z]+")
+_LABEL_END = re.compile(r"[\s:.—–-]+")
+"""What ends a run-in label (`Abstract:`, `ABSTRACT—`)."""
 
 
 def _outline_heading(block: PdfBlock, rows: int, level: int) -> list[PdfBlock]:
@@ -256,7 +260,7 @@ def _mark_typographic_headings(blocks: list[PdfBlock], layout: Layout, trusted: 
         least = min((prominence[s] for s in outline_styles), default=None)
         found = [c for c in found if c[1] in outline_styles or least is None or prominence[c[1]] < least]
     # Roman-numbered sections (I., II.) make lettered headings (A., B.) their subsections.
-    roman = sum(1 for index, _ in found if re.match(r"^[IVX]{1,5}\.\s", blocks[index].text)) >= _ROMAN_SECTIONS_MIN
+    roman = sum(1 for index, _ in found if _ROMAN_SECTION.match(blocks[index].text)) >= _ROMAN_SECTIONS_MIN
     found = consistent_faces(blocks, found, layout, rules)
     found = [(index, style) for index, style in found if not inside_a_sentence(blocks, index)]
     chosen = {index for index, _ in found}
@@ -340,7 +344,7 @@ def _names_opening(label: str, rules: HeadingRules) -> bool:
     """Whether `label`, numbering aside, names a heading that opens the body: its words run
     together (so that letter-spaced `A B S T R A C T` counts) or one space apart (`Author summary`)."""
     label = without_numbering(label)
-    spaced = " ".join(re.sub(r"[^0-9a-z]+", " ", label.casefold()).split())
+    spaced = " ".join(_NOT_LETTER_OR_DIGIT.sub(" ", label.casefold()).split())
     return _opens_body(heading_key(label, keep_numbering=True, letters_and_digits=True), rules) or _opens_body(spaced, rules)
 
 
@@ -353,7 +357,7 @@ def _first_front_anchor(blocks: list[PdfBlock], layout: Layout, rules: HeadingRu
         if len(text) < _FRONT_LABEL_MAX_CHARS and _names_opening(text, rules):
             return index
         # A run-in label (`Abstract: We study…`, `ABSTRACT—`) opens it where the block looks like a heading.
-        head = re.split(r"[\s:.—–-]+", text.strip(), maxsplit=1)[0].casefold()
+        head = _LABEL_END.split(text.strip(), maxsplit=1)[0].casefold()
         if _opens_body(head, rules) and heading_style(block, layout, rules):
             return index
         if pdf_section_number(text) and heading_style(block, layout, rules) and numbering_depth(text, False) == 1:

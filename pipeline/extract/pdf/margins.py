@@ -187,8 +187,11 @@ _CONTENTS_ENTRY = re.compile(r"(?:\.\s*){3}|\d\s*$")
 """A page-1 line with a dot leader or a page number at its end: a contents entry, no title."""
 
 
+_NO_LETTER = re.compile(r"[^\w]|[\d_]")
+
+
 def _letters(text: str) -> str:
-    return re.sub(r"[^\w]|[\d_]", "", text.casefold())
+    return _NO_LETTER.sub("", text.casefold())
 
 
 def drop_heads_naming_the_paper(

@@ -32,6 +32,7 @@ _XMP_PROPERTIES = {
 }
 _RDF_ITEM = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}li"
 _INFO_KEYS = ("title", "author", "subject", "keywords")
+_DIGITS = re.compile(r"\d+")
 
 
 def embedded_metadata(doc: pymupdf.Document) -> dict[str, str]:
@@ -133,4 +134,4 @@ def _row_text(row: list[PrintedLine]) -> str:
 
 def _masked(text: str) -> str:
     """A margin row's text as compared across pages: digits masked (page numbers), case and spaces aside."""
-    return re.sub(r"\d+", "#", " ".join(text.casefold().split()))
+    return _DIGITS.sub("#", " ".join(text.casefold().split()))

@@ -21,6 +21,9 @@ from pipeline.extract.pdf.typography import SAME_SIZE, SEPARATE_GAP
 
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _MARGIN_NUMBER = re.compile(r"^\s*\d{1,5}\s*$")
+_BOLD = pymupdf.TEXT_FONT_BOLD
+_ITALIC = pymupdf.TEXT_FONT_ITALIC
+_MONOSPACED = pymupdf.TEXT_FONT_MONOSPACED
 
 _TYPE3_MAX_SIZE = 3.0
 """Type3 bitmap fonts report a tiny size; no text meant to be read is set under 3 pt."""
@@ -87,12 +90,12 @@ def _one_span(line: dict, frame: tuple[int, int], styles: FontStyles) -> LineSpa
     text = " ".join(span["text"].split())
     if not text:
         return None
-    font = span["font"]
+    font, flags = span["font"], span["flags"]
     bold_name, caps_name, italic_name = styles.get(font) or font_style(font, styles)
-    bold = bold_name or bool(span["flags"] & pymupdf.TEXT_FONT_BOLD)
-    italic = italic_name or bool(span["flags"] & pymupdf.TEXT_FONT_ITALIC)
+    bold = bold_name or bool(flags & _BOLD)
+    italic = italic_name or bool(flags & _ITALIC)
     lead = Lead(len(text), line["bbox"][2], line["bbox"][2], bold, italic, font) if (bold or italic) and frame == (1, 0) else None
-    monospaced = bool(span["flags"] & pymupdf.TEXT_FONT_MONOSPACED)
+    monospaced = bool(flags & _MONOSPACED)
     return LineSpans(text, len(span["text"].strip()), round(span["size"], 1), font, bold, caps_name, (), lead, monospaced)
 
 
@@ -150,10 +153,11 @@ def read_page(
         for line, frame in zip(lines, frames):
             weight[frame] = weight.get(frame, 0) + sum(len(span["text"]) for span in line["spans"])
         main = max(weight, key=weight.__getitem__)
-    _, top, _, bottom = to_frame(tuple(page.rect), main)
+    rect = page.rect
+    _, top, _, bottom = to_frame(tuple(rect), main)
     # Text comes in the coordinates of the page as stored, before its /Rotate: `page.rect` is
     # the page as shown, turned back here.
-    place = _Placement(number, main, top, tuple(page.rect * page.derotation_matrix))
+    place = _Placement(number, main, top, tuple(rect * page.derotation_matrix))
     printed = []
     for line, frame, block in zip(lines, frames, blocks):
         for part in _margin_numbers_apart(line, frame):

@@ -155,7 +155,12 @@ def _rows(pieces: list[PrintedLine], group: int) -> list[Row]:
                 continue
         clusters.append([piece])
         top, bottom = piece.y0, piece.y1
-    return [_row(line, group) for cluster in clusters for line in _column_lines(sorted(cluster, key=lambda p: p.x0))]
+    # Most baselines hold one piece: nothing to sort or cut.
+    return [
+        _row(line, group)
+        for cluster in clusters
+        for line in ([cluster] if len(cluster) == 1 else _column_lines(sorted(cluster, key=lambda p: p.x0)))
+    ]
 
 
 def _column_lines(pieces: list[PrintedLine]) -> list[list[PrintedLine]]:
@@ -168,8 +173,8 @@ def _column_lines(pieces: list[PrintedLine]) -> list[list[PrintedLine]]:
     heading would cut the left column's text, a reference list, in two.)"""
     lines = [[pieces[0]]]
     for index in range(1, len(pieces)):
-        piece, line, rest = pieces[index], lines[-1], pieces[index:]
-        if piece.x0 - line[-1].x1 > SEPARATE_GAP * line[-1].size and _heads_the_rest(line, rest):
+        piece, line = pieces[index], lines[-1]
+        if piece.x0 - line[-1].x1 > SEPARATE_GAP * line[-1].size and _heads_the_rest(line, pieces[index:]):
             lines.append([piece])
         else:
             line.append(piece)

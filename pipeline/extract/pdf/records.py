@@ -162,9 +162,12 @@ def gathered_lines(pieces: Iterable[PrintedLine]) -> list[list[PrintedLine]]:
     """Printed lines gathered into lines across the page width, top to bottom (each line's pieces
     in the order they come: sorted by their tops)."""
     lines: list[list[PrintedLine]] = []
+    bottom = 0.0  # of the last line's pieces, kept as they come rather than sought again for each piece
     for piece in sorted(pieces, key=lambda p: p.y0):
-        if lines and piece.y0 < max(p.y1 for p in lines[-1]) - SAME_LINE_OVERLAP * (piece.y1 - piece.y0):
+        if lines and piece.y0 < bottom - SAME_LINE_OVERLAP * (piece.y1 - piece.y0):
             lines[-1].append(piece)
+            bottom = max(bottom, piece.y1)
         else:
             lines.append([piece])
+            bottom = piece.y1
     return lines

@@ -16,6 +16,7 @@ from pipeline.extract.pdf.typography import SEPARATE_GAP
 from pipeline.rules.pdf import PdfRunningLineRules
 
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivx]{1,5})(?:\s+of\s+\d{1,4})?$", re.IGNORECASE)
+_DIGITS = re.compile(r"\d+")
 _SEPARATE_MIN_CHARS = 12
 """A separate margin piece is compared on its own from this length: a shorter one (a single
 word) may recur by chance."""
@@ -25,7 +26,7 @@ def _running_key(text: str) -> str:
     """A margin line's text as compared across pages: digits masked, and a page number in roman
     masked whole (front matter's `iii` recurs with the body's `12` at the same height)."""
     key = " ".join(text.casefold().split())
-    return "#" if _PAGE_NUMBER.match(key) else re.sub(r"\d+", "#", key)
+    return "#" if _PAGE_NUMBER.match(key) else _DIGITS.sub("#", key)
 
 
 def margin_lines(pieces: list[PrintedLine], height: float, band: float) -> list[list[PrintedLine]]:

@@ -28,6 +28,12 @@ _RAISED = 0.1
 """A span whose baseline sits this many of its line's font sizes above the line's is raised: a
 superscript is set a third of the size up, and a baseline never wavers by a tenth."""
 
+# The flags read off every span, bound once: a module attribute looked up per span costs more than the test.
+_SUPERSCRIPT = pymupdf.TEXT_FONT_SUPERSCRIPT
+_BOLD = pymupdf.TEXT_FONT_BOLD
+_ITALIC = pymupdf.TEXT_FONT_ITALIC
+_MONOSPACED = pymupdf.TEXT_FONT_MONOSPACED
+
 FontStyles = dict[str, tuple[bool, bool, bool]]
 """(bold, small caps, italic) by font name, as the names say: remembered for the fonts a document
 has shown so far, so that each name is read once."""
@@ -92,7 +98,7 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
     parts: list[str] = []
     written_length = 0  # of the parts so far: summing them again for every span is quadratic in a line's spans
     chars = bold = caps = fixed = 0
-    sizes: dict[float, int] = {}
+    printed_sizes: dict[float, int] = {}  # by the size as printed, rounded once a size after the loop
     fonts: dict[str, int] = {}
     last_end: float | None = None
     flagged: list[tuple[int, dict]] = []  # (where its text starts in the parts, span)
@@ -112,33 +118,33 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
         x0, y0, x1, y1 = span["bbox"]
         if c != 1:
             x0, x1 = sorted((x0 * c + y0 * s, x1 * c + y1 * s))
-        flags = span["flags"]
+        flags, printed_size, font = span["flags"], span["size"], span["font"]
         # Spans set apart by a visible gap ("1" and "Introduction") are separate words.
-        if last_end is not None and x0 - last_end > _WORD_GAP * span["size"] and parts[-1][-1:] != " " and text[0] != " ":
+        if last_end is not None and x0 - last_end > _WORD_GAP * printed_size and parts[-1][-1:] != " " and text[0] != " ":
             parts.append(" ")
             written_length += 1
         start = written_length
-        if flags & pymupdf.TEXT_FONT_SUPERSCRIPT:
+        if flags & _SUPERSCRIPT:
             flagged.append((start, span))
         parts.append(text)
         written_length += len(text)
         last_end = x1
         count = len(stripped)
         chars += count
-        size, font = round(span["size"], 1), span["font"]
-        sizes[size] = sizes.get(size, 0) + count
+        printed_sizes[printed_size] = printed_sizes.get(printed_size, 0) + count
         fonts[font] = fonts.get(font, 0) + count
         bold_name, caps_name, italic_name = styles.get(font) or font_style(font, styles)
-        span_bold = bold_name or bool(flags & pymupdf.TEXT_FONT_BOLD)
+        span_bold = bold_name or bool(flags & _BOLD)
         bold += count if span_bold else 0
         caps += count if caps_name else 0
-        fixed += count if flags & pymupdf.TEXT_FONT_MONOSPACED else 0
+        fixed += count if flags & _MONOSPACED else 0
         if seeking_lead:
-            styled.append(_styled_span(text, start, x0, x1, span_bold, italic_name or bool(flags & pymupdf.TEXT_FONT_ITALIC), font))
+            styled.append(_styled_span(text, start, x0, x1, span_bold, italic_name or bool(flags & _ITALIC), font))
             first, last = styled[0], styled[-1]
             seeking_lead = (first.bold or first.italic) and (last.bold, last.italic) == (first.bold, first.italic)
     if not chars:
         return None
+    sizes = _to_a_tenth(printed_sizes)
     written = "".join(parts)
     text = " ".join(written.split())
     initials = _faked_small_caps_size(spans, text, sizes, frame)
@@ -147,6 +153,16 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
     lead = _lead(styled, written) if frame == (1, 0) else None
     font, nearly_all = max(fonts, key=fonts.__getitem__), NEARLY_ALL * chars
     return LineSpans(text, chars, size, font, bold >= nearly_all, caps >= nearly_all or initials is not None, superscripts, lead, fixed >= nearly_all)
+
+
+def _to_a_tenth(printed_sizes: dict[float, int]) -> dict[float, int]:
+    """Characters by size to a tenth of a point, in the order the sizes first come: rounded once
+    a size, not once a span."""
+    sizes: dict[float, int] = {}
+    for printed_size, count in printed_sizes.items():
+        size = round(printed_size, 1)
+        sizes[size] = sizes.get(size, 0) + count
+    return sizes
 
 
 def _faked_small_caps_size(spans: list[dict], text: str, sizes: dict[float, int], frame: tuple[int, int]) -> float | None:

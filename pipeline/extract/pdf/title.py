@@ -28,12 +28,14 @@ _TITLE_LINE_STEP = 1.6
 _NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’.-]*){1,3}"
 _NAME_LIST = re.compile(rf"{_NAME}(?:\s*,\s*(?:and\s+)?{_NAME})+(?:\s+and\s+{_NAME})?")
 """Two names or more of two to four capitalised words, parted by commas: `Ada Example, Bob Sample`."""
+_BYLINE_MARK = re.compile(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]")
+"""A footnote mark, an e-mail's `@`, or initials before a surname (`J. R. Smith`)."""
 
 
 def looks_like_byline(text: str) -> bool:
     """Author and affiliation lines: footnote marks, e-mail, initials before a surname, or a list
     of names (a paper whose headings cannot be seen must not get its byline as its one heading)."""
-    return bool(re.search(r"[∗*†‡§¶@]|\b[A-Z]\.\s?(?:[A-Z]\.\s?)*[A-Z][a-z]", text) or _NAME_LIST.fullmatch(text))
+    return bool(_BYLINE_MARK.search(text) or _NAME_LIST.fullmatch(text))
 
 
 def _title_index(

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 
+_FAMILY_END = re.compile(r"[-,+]")
+"""What ends a font's family in its name: `Times-Bold`, `Arial,Bold`."""
+
 TERMINAL = ".!?:"
 """Characters that close a sentence or a run-in label: a line that ends in none goes on."""
 NEARLY_ALL = 0.95
@@ -39,4 +42,4 @@ def font_face(font: str) -> str:
 
 
 def font_family(font: str) -> str:
-    return re.split(r"[-,+]", font.split("+")[-1], maxsplit=1)[0].casefold()
+    return _FAMILY_END.split(font.split("+")[-1], maxsplit=1)[0].casefold()
