@@ -167,7 +167,9 @@ def read_pages(
     heights: list[float] = []
     labels: dict[int, str] = {}
     words: dict[int, list[Word]] = {}
-    # The label rules read once: `Page.get_label` reads them again for every page.
+    # The label rules read once: `Page.get_label` reads them again for every page. These are its
+    # own two calls, one of them private to PyMuPDF: pyproject.toml pins PyMuPDF exactly, and
+    # tests/extract/test_extract_pdf.py's page-label tests say if an upgrade moves them.
     label_rules = sorted(doc._get_page_labels())
     styles: dict[str, tuple[bool, bool, bool]] = {}
     for number, page in enumerate(doc, start=1):
