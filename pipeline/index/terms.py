@@ -72,10 +72,33 @@ def lowered_words(text: str) -> list[str]:
 
 def _word_lists(text: str) -> WordLists:
     """`lowered_words(text)` in its three parts: the tokens, their compounds' parts, the bigrams."""
-    lowered = text.lower()
-    beyond_ascii = _beyond_ascii(lowered)
+    lowered, beyond_ascii = _lowered(text)
     spaced = _spaced(lowered.replace("_", " ") if "_" in lowered else lowered, beyond_ascii)
     return spaced.split(), compound_parts(_joined_tokens(spaced)), _bigrams(lowered, beyond_ascii)
+
+
+_CAPITAL_SIGMA = "\u03a3"
+
+
+def _lowered(text: str) -> tuple[str, str]:
+    """`text.lower()`, and its characters beyond ASCII (`_beyond_ascii`). A text beyond ASCII is
+    lowered in its UTF-8 bytes, where only the ASCII letters change, and then each of its distinct
+    characters beyond ASCII that has a lower case is replaced by it (lowering is idempotent, so
+    no replacement undoes another): `str.lower` looks every character of such a text up in
+    Unicode's tables, which costs several times as much. A capital sigma, whose lower case
+    depends on its neighbours, leaves the text to `str.lower`."""
+    if text.isascii():
+        return text.lower(), ""
+    encoded = text.encode()
+    beyond_ascii = encoded.translate(None, _ASCII).decode()
+    if _CAPITAL_SIGMA in beyond_ascii:
+        lowered = text.lower()
+        return lowered, _beyond_ascii(lowered)
+    lowered = encoded.lower().decode()
+    capitals = [character for character in set(beyond_ascii) if character.lower() != character]
+    for character in capitals:
+        lowered = lowered.replace(character, character.lower())
+    return lowered, _beyond_ascii(lowered) if capitals else beyond_ascii
 
 
 def _beyond_ascii(text: str) -> str:
