@@ -7,7 +7,8 @@ With no TREE it times the `pipeline` this interpreter imports (the tree on PYTHO
 installed one). Each TREE (a checkout, say a worktree at an older commit) is timed in processes of
 its own, with the tree's `.venv/bin/python` where it has one and PYTHONPATH set to it; the trees
 take turns, round by round, so that their ratios compare runs made seconds apart. Times are
-`time.process_time`, summed over the files: what the stage costs, not what the machine gave it.
+`time.process_time`, summed over the files: what the stage costs, not what the machine gave it;
+each process's garbage collector is set as a pool worker's (`prepare_worker`).
 The first tree is the one the others are compared to. The stages are a pool worker's, as
 `pipeline.ingest.task.run_task` runs them (`pipeline.ingest.process` the stages, then the terms and rows) and `bench/run.py`'s per-stage timing splits them:
 `metadata` the paper metadata step, `terms` is counting the index terms, `rows` building the
@@ -50,6 +51,18 @@ def _terms_counter(index_terms):
     return count_terms
 
 
+def _as_a_worker() -> None:
+    """This process's garbage collector set as a pool worker sets its own, where the tree does
+    (`prepare_worker`: the loaded modules frozen, the young objects collected less often), so
+    that each stage is timed with the collections a worker makes; Python's defaults collect
+    several times as often, and a stage that makes many objects pays for them."""
+    try:
+        from pipeline.ingest.workers import prepare_worker
+    except ImportError:  # trees before the pool's worker preparation collect with Python's defaults
+        return
+    prepare_worker()
+
+
 def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
     """Each stage's CPU seconds over `files`, in this process, with the default rules."""
     import pipeline
@@ -79,6 +92,7 @@ def stage_seconds(files: list[Path], root: Path) -> dict[str, float]:
         paper_metadata = None
     rules = load_rules()
     key = extraction_key(rules)
+    _as_a_worker()
     seconds = dict.fromkeys(STAGES, 0.0)
     clock = time.process_time
     for file in files:

@@ -42,7 +42,7 @@ _PART = re.compile(r"[^\W_]+")
 _UNSPACED = r"[\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"
 UNSPACED_SCRIPT = re.compile(_UNSPACED + "{2,}")
 _UNSPACED_CHARACTER = re.compile(_UNSPACED)
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII = bytes(range(0x80))
 
 
 def search_terms(text: str) -> str:
@@ -72,9 +72,40 @@ def lowered_words(text: str) -> list[str]:
 
 def _word_lists(text: str) -> WordLists:
     """`lowered_words(text)` in its three parts: the tokens, their compounds' parts, the bigrams."""
-    lowered = text.lower()
-    spaced = _spaced(lowered.replace("_", " ") if "_" in lowered else lowered)
-    return spaced.split(), compound_parts(_joined_tokens(spaced)), _bigrams(lowered)
+    lowered, beyond_ascii = _lowered(text)
+    spaced = _spaced(lowered.replace("_", " ") if "_" in lowered else lowered, beyond_ascii)
+    return spaced.split(), compound_parts(_joined_tokens(spaced)), _bigrams(lowered, beyond_ascii)
+
+
+_CAPITAL_SIGMA = "\u03a3"
+
+
+def _lowered(text: str) -> tuple[str, str]:
+    """`text.lower()`, and its characters beyond ASCII (`_beyond_ascii`). A text beyond ASCII is
+    lowered in its UTF-8 bytes, where only the ASCII letters change, and then each of its distinct
+    characters beyond ASCII that has a lower case is replaced by it (lowering is idempotent, so
+    no replacement undoes another): `str.lower` looks every character of such a text up in
+    Unicode's tables, which costs several times as much. A capital sigma, whose lower case
+    depends on its neighbours, leaves the text to `str.lower`."""
+    if text.isascii():
+        return text.lower(), ""
+    encoded = text.encode()
+    beyond_ascii = encoded.translate(None, _ASCII).decode()
+    if _CAPITAL_SIGMA in beyond_ascii:
+        lowered = text.lower()
+        return lowered, _beyond_ascii(lowered)
+    lowered = encoded.lower().decode()
+    capitals = [character for character in set(beyond_ascii) if character.lower() != character]
+    for character in capitals:
+        lowered = lowered.replace(character, character.lower())
+    return lowered, _beyond_ascii(lowered) if capitals else beyond_ascii
+
+
+def _beyond_ascii(text: str) -> str:
+    """The text's characters beyond ASCII, in order, repeats kept: its UTF-8 bytes with the ASCII
+    bytes deleted. Both `_spaced` and `_bigrams` look only at these; `bytes.translate` finds them
+    many times faster than `re` scans a text for a set of characters."""
+    return "" if text.isascii() else text.encode().translate(None, _ASCII).decode()
 
 
 def _separate_at(text: str, offset: int) -> bool:
@@ -96,37 +127,34 @@ def _tokens(text: str) -> list[str]:
     return _spaced(text).split()
 
 
-def _spaced(text: str) -> str:
+def _spaced(text: str, beyond_ascii: str | None = None) -> str:
     """`text` with every character outside `_TOKEN` a space, for a text without `_`: the non-ASCII characters
     that are no word characters (`–`, `’`, `×`, most of the non-ASCII characters chunks hold)
     become spaces, then ASCII separators are blanked in the UTF-8 bytes, which costs less than
-    running the pattern on each token that holds a non-ASCII character (docs/performance.md)."""
-    if not text.isascii():
-        # `\w` is what str.isalnum() says, and `_` is gone: these are all of the text's separators.
-        for character in set(_NON_ASCII.findall(text)):
-            if not character.isalnum():
-                text = text.replace(character, " ")
+    running the pattern on each token that holds a non-ASCII character (docs/performance.md).
+    `beyond_ascii` is `_beyond_ascii(text)` where the caller has it."""
+    # `\w` is what str.isalnum() says, and `_` is gone: these are all of the text's separators.
+    for character in set(_beyond_ascii(text) if beyond_ascii is None else beyond_ascii):
+        if not character.isalnum():
+            text = text.replace(character, " ")
     return text.encode().translate(_ASCII_SEPARATORS).decode()
-
-
-_JOINER = re.compile(r"[-/]")
 
 
 def _joined_tokens(spaced: str) -> list[str]:
     """The tokens of `_spaced`'s text that hold a `-` or `/`, in order: found from the joiners
-    themselves, a few a text, rather than by testing every token. The text's only whitespace is
-    the space."""
+    themselves, a few a text, rather than by testing every token, and looked for as one literal
+    character (`str.find`), which scans a text many times faster than `re` scans for a set of
+    two. The text's only whitespace is the space."""
+    marked = spaced.replace("/", "-") if "/" in spaced else spaced
     found = []
-    end = -1
-    for joiner in _JOINER.finditer(spaced):
-        at = joiner.start()
-        if at < end:
-            continue  # in the token found last
+    at = marked.find("-")
+    while at >= 0:
         start = spaced.rfind(" ", 0, at) + 1
         end = spaced.find(" ", at)
         if end < 0:
             end = len(spaced)
         found.append(spaced[start:end])
+        at = marked.find("-", end)
     return found
 
 
@@ -143,10 +171,12 @@ def compound_parts(tokens: list[str]) -> list[str]:
     ]
 
 
-def _bigrams(text: str) -> list[str]:
-    # Looking for one such character first skips the texts without any sooner than the pattern
-    # itself would (most texts hold some non-ASCII character, so `isascii` alone rarely does).
-    if text.isascii() or not _UNSPACED_CHARACTER.search(text):
+def _bigrams(text: str, beyond_ascii: str | None = None) -> list[str]:
+    """The character bigrams of the text's runs of unspaced scripts; `beyond_ascii` is
+    `_beyond_ascii(text)` where the caller has it."""
+    # Looking for one such character among the few beyond ASCII first skips the texts without any
+    # sooner than the pattern itself would (most texts hold some non-ASCII character).
+    if not _UNSPACED_CHARACTER.search(_beyond_ascii(text) if beyond_ascii is None else beyond_ascii):
         return []
     return [run[index : index + 2] for run in UNSPACED_SCRIPT.findall(text) for index in range(len(run) - 1)]
 

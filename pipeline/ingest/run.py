@@ -241,8 +241,10 @@ def _carry_out(
         for item, result in scheduler.results():
             _write_result(writer, item, result, rules, summary)
             progress.file_done(item.path, result.status, result.pages, result.chunks, result.error)
+        # Every file is done and the workers idle: the last batch and the run's postings, sorted
+        # into term order, get every core. A batch still being written keeps its one thread.
+        connection.execute("RESET threads")
         writer.flush()
-    connection.execute("RESET threads")
     connection.execute("RESET checkpoint_threshold")
 
 

@@ -47,6 +47,27 @@ def test_the_tokenizer_splits_exactly_where_the_token_pattern_does(text):
     assert terms._tokens(text) == terms._TOKEN.findall(text)
 
 
+def test_the_joined_tokens_are_the_tokens_that_hold_a_hyphen_or_a_slash_in_order():
+    spaced = terms._spaced("fdg-pet/ct and il-6, a/b or -x y- end-")
+    assert terms._joined_tokens(spaced) == [token for token in spaced.split() if "-" in token or "/" in token]
+    assert terms._joined_tokens(spaced) == ["fdg-pet/ct", "il-6", "a/b", "-x", "y-", "end-"]
+
+
+def test_the_characters_beyond_ascii_are_read_from_the_utf8_bytes_in_order():
+    assert terms._beyond_ascii("naïve 10–20 정확 x²") == "ï–정확²"
+    assert terms._beyond_ascii("plain ascii") == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Café NAÏVE Ångström", "ΟΔΟΣ ΚΑΙ ΣΟΦΙΑ", "İstanbul", "5 \u212a (Kelvin sign)", "ǅemal Straße", "ABC plain"],
+)
+def test_a_text_is_lowered_as_str_lower_lowers_it_final_sigma_and_all(text):
+    lowered, beyond_ascii = terms._lowered(text)
+    assert lowered == text.lower()
+    assert beyond_ascii == "".join(character for character in text.lower() if not character.isascii())
+
+
 def test_the_text_the_index_reads_holds_compound_parts_and_bigrams():
     assert search_terms("FDG-PET/CT 정확도가") == "FDG-PET/CT 정확도가 FDG PET CT 정확 확도 도가"
 
