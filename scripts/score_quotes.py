@@ -5,7 +5,8 @@ Usage: python scripts/score_quotes.py [--corpus PATH] [--layout rules|model|auto
 
 A downstream reader cites a chunk and checks the quote against it; a quote split over two chunks,
 or whose words the extraction changed, fails that check. The quotes are the sentences of eight
-words or more of the JATS `<body>` paragraphs (tables, figures, formulas and footnotes left out,
+words or more of the JATS `<body>` paragraphs (a list's items each a paragraph of their own;
+tables, figures, formulas and footnotes left out,
 and sentences that hold an inline formula too: JATS writes it as TeX or MathML, not as the PDF
 prints it, so no reader's quote of it is comparable word for word),
 compared as runs of words: case, punctuation, accents' forms and spacing set aside, so that what
@@ -39,6 +40,9 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 MIN_WORDS = 8
 """A quote a reader would cite: shorter sentences are mostly labels and fragments."""
 _LEFT_OUT = {"table-wrap", "fig", "disp-formula", "fn", "table", "caption", "supplementary-material", "ref-list"}
+_BLOCKS = {"p", "list", "def-list", "disp-quote", "boxed-text", "statement"}
+"""Blocks a paragraph may hold: a list's items end no sentence with a full stop (`18 or older` /
+`Willing to consent`), and read into their paragraph's text they ran on into one another."""
 _FORMULA = "\x00"
 """Stands for an inline formula in a paragraph's text: a sentence holding one is no quote."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
@@ -51,12 +55,16 @@ def words(text: str) -> list[str]:
 
 
 def _paragraph_text(element: ElementTree.Element) -> str:
-    """A paragraph's text without the tables, figures and formulas set inside it."""
+    """A paragraph's text without the tables, figures and formulas set inside it, nor the lists and
+    paragraphs nested in it (each its own paragraph: `_paragraphs`); what is left out parts the
+    words on either side of it, as a block set between them does on the page."""
     parts = [element.text or ""]
     for child in element:
         if child.tag == "inline-formula":
             parts.append(_FORMULA)
-        elif child.tag not in _LEFT_OUT:
+        elif child.tag in _LEFT_OUT or child.tag in _BLOCKS:
+            parts.append(" ")
+        else:
             parts.append(_paragraph_text(child))
         parts.append(child.tail or "")
     return "".join(parts)
@@ -77,13 +85,14 @@ def quotes(article: ElementTree.Element) -> list[str]:
 
 
 def _paragraphs(element: ElementTree.Element):
+    """The paragraphs under `element` in document order, those nested in a paragraph (a list's
+    items) after it, each on its own."""
     for child in element:
         if child.tag in _LEFT_OUT:
             continue
         if child.tag == "p":
             yield child
-        else:
-            yield from _paragraphs(child)
+        yield from _paragraphs(child)
 
 
 def _contains(haystack: str, needle: str) -> bool:

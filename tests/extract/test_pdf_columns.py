@@ -78,3 +78,60 @@ def test_each_entry_of_a_bibliography_in_three_columns_is_read_whole_in_its_colu
     pages of their own; read across, a page line joins the lines of three entries."""
     words = " ".join(_entry(number).split())
     assert any(words in " ".join(block.text.split()) for block in bibliography.blocks)
+
+
+LEFT_TEXT = (
+    "The copper nanoparticles were made with a leaf extract at room temperature and their size was "
+    "measured by the scattering of light in water, which gave a narrow spread of sizes. "
+)
+RIGHT_TEXT = (
+    "The reduction of the nitrophenol was followed by its absorption peak, which fell within minutes "
+    "once the particles were added and stayed unchanged without them for two days. "
+)
+TWO_COLUMNS = ((56, 290), (305, 539))
+"""Left and right of each column of running text, in points: a gutter of 15 points."""
+TABLE_CELLS = (56, 181, 345, 448, 522)
+"""Where each of the table's five columns starts, in points."""
+TABLE_ROWS = tuple(
+    (f"{method} {kind}", f"{measure} can be measured", f"Not for {sample} samples", f"{row} nm", f"[{20 + row}]")
+    for row, (method, kind, measure, sample) in enumerate(
+        zip(
+            ("Ultraviolet", "Infrared", "X-ray", "Electron", "Light", "Neutron", "Raman", "Mass") * 2,
+            ("spectroscopy", "diffraction", "microscopy", "scattering") * 4,
+            ("Concentration and shape", "Nature of the bonds", "Size and crystallinity", "Shape and size") * 4,
+            ("liquid", "solid", "frozen", "dry", "wet", "thin", "thick", "small") * 2,
+        )
+    )
+)
+"""A table as wide as the page whose middle cells hold phrases as long as a line of text, one of
+them crossing the gutter between the columns below it."""
+
+
+def _page_in_two_columns(doc: pymupdf.Document, top: float) -> None:
+    page = doc.new_page(width=595, height=842)
+    for (x0, x1), text in zip(TWO_COLUMNS, (LEFT_TEXT, RIGHT_TEXT)):
+        assert page.insert_textbox(pymupdf.Rect(x0, top, x1, 800), text * 9, fontsize=9.5) >= 0
+
+
+def _table_over_two_columns(tmp_path: Path) -> Path:
+    """Two pages of text in two columns, then a page that prints a wide table over its two columns."""
+    doc = pymupdf.open()
+    for top in (60, 80):  # the pages' first lines at one height would be taken for running heads
+        _page_in_two_columns(doc, top)
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((56, 70), "Table 3 Techniques of characterization and their limits", fontsize=9)
+    for row, cells in enumerate(TABLE_ROWS):
+        for x0, cell in zip(TABLE_CELLS, cells):
+            page.insert_text((x0, 95 + 16 * row), cell, fontsize=8)
+    for (x0, x1), text in zip(TWO_COLUMNS, (LEFT_TEXT, RIGHT_TEXT)):
+        assert page.insert_textbox(pymupdf.Rect(x0, 370, x1, 800), text * 5, fontsize=9.5) >= 0
+    path = tmp_path / "paper.pdf"
+    doc.save(path)
+    return path
+
+
+def test_the_columns_under_a_wide_table_of_long_cells_are_read_one_after_the_other(tmp_path: Path, rules: Rules) -> None:
+    path = _table_over_two_columns(tmp_path)
+    document = extract_pdf(path, path.name, rules)
+    third_page = " ".join(" ".join(block.text.split()) for block in document.blocks if block.segments[0].page == 3)
+    assert " ".join((LEFT_TEXT * 5).split()) in third_page

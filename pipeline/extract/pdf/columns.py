@@ -280,8 +280,11 @@ def _outside_tables(pieces: list[PrintedLine]) -> list[PrintedLine]:
 
 
 def _table_row(line: list[PrintedLine]) -> bool:
-    """Whether a page line is a table's row: cells set well apart, none of them a line of text."""
-    if len(line) < _TABLE_LINE_MIN_CELLS or any(p.chars >= TEXT_LINE_MIN_CHARS for p in line):
+    """Whether a page line is a table's row: cells set well apart, not all of them lines of text.
+
+    A cell may hold a phrase as long as a line of text (`Concentration and shape of NPs can`);
+    a page line of four columns of running text holds no short cell."""
+    if len(line) < _TABLE_LINE_MIN_CELLS or all(p.chars >= TEXT_LINE_MIN_CHARS for p in line):
         return False
     return _cells_apart(line) >= _TABLE_LINE_MIN_CELLS
 
