@@ -165,8 +165,8 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
 def quiet_sign(block: PdfBlock, layout: Layout) -> str:
     """What sets a block in the body's size, weight and face apart, in words: a colour of its own
     (all its lines in one colour that is not the body's), a section number in bold before a
-    title in the body's weight (`**3** Results`), or a rule drawn across its column above it
-    (`Row.ruled_above`); "" where nothing does. Neither alone makes a
+    title in the body's weight (`**3** Results`), a rule drawn across its column above it
+    (`Row.ruled_above`), or else a decimal section number (`2.1 Soil sampling`); "" where nothing does. Neither alone makes a
     heading: `consistent_faces` asks the paper's other headings to share it."""
     rows = block.rows
     color = rows[0].color
@@ -174,7 +174,15 @@ def quiet_sign(block: PdfBlock, layout: Layout) -> str:
         return f"colour #{color:06x}"
     if _bold_number(block):
         return "bold number"
-    return "a rule above" if rows[0].ruled_above else ""
+    if rows[0].ruled_above:
+        return "a rule above"
+    return "numbered" if _decimal_number(block) else ""
+
+
+def _decimal_number(block: PdfBlock) -> bool:
+    """Whether the block opens with a decimal section number (`2`, `2.1.`)."""
+    number = pdf_section_number(block.text)
+    return number is not None and number.kind is NumberKind.arabic
 
 
 def _bold_number(block: PdfBlock) -> bool:
@@ -242,6 +250,8 @@ def _shows_style(block: PdfBlock, row: Row, style: tuple) -> bool:
         return sign == f"colour #{row.color:06x}"
     if sign == "a rule above":
         return row.ruled_above
+    if sign == "numbered":
+        return row is block.rows[0] and _decimal_number(block)
     if sign:
         return row is block.rows[0] and _bold_number(block)
     return font_face(row.font) == face
