@@ -49,6 +49,13 @@ def _run_in_bold(page: pymupdf.Page, y: float, text: str) -> None:
     _plain(page, y + 12, "and sown with wheat in the autumn of the year before the first samples were taken.")
 
 
+def _number_above(page: pymupdf.Page, y: float, text: str) -> None:
+    """`2.1` in bold on a line of its own, the bold title on the line under it."""
+    number, title = text.split(" ", 1)
+    page.insert_text((72, y - 6), number, fontsize=10, fontname="hebo")
+    page.insert_text((72, y + 6), title, fontsize=10, fontname="hebo")
+
+
 def _in_italic(page: pymupdf.Page, y: float, text: str) -> None:
     page.insert_text((72, y), text, fontsize=10, fontname="heit")
 
@@ -126,6 +133,21 @@ def test_numbered_headings_in_the_body_print_make_the_whole_tree(tmp_path):
 def test_dotted_numbers_in_the_body_print_give_the_levels(tmp_path):
     titles = ["1. Introduction", "2. Methods", "2.1. Soil sampling", "2.2. Counts", "3. Results"]
     assert _outline(tmp_path / "dotted.pdf", _plain, titles) == list(zip([2, 2, 3, 3, 2], titles))
+
+
+def test_a_section_number_on_a_line_above_its_title_keeps_the_title_and_its_depth(tmp_path):
+    titles = ["1 Introduction", "2 Methods", "2.1 Soil sampling", "3 Results"]
+    assert _outline(tmp_path / "number_above.pdf", _number_above, titles) == list(zip([2, 2, 3, 2], titles))
+
+
+def _in_bold(page: pymupdf.Page, y: float, text: str) -> None:
+    page.insert_text((72, y), text, fontsize=10, fontname="hebo")
+
+
+@pytest.mark.xfail(strict=True, reason="a line that ends in a full stop is never a heading: a bold title closed by one, alone on its line, is text")
+def test_bold_headings_closed_by_a_full_stop_alone_on_their_line_make_the_whole_tree(tmp_path):
+    titles = ["1. Introduction.", "2. Methods.", "2.1. Soil sampling.", "3. Results."]
+    assert _outline(tmp_path / "closed.pdf", _in_bold, titles) == list(zip([2, 2, 3, 2], titles))
 
 
 def test_a_numbered_list_in_the_body_print_stays_text(tmp_path):
