@@ -144,7 +144,6 @@ def _in_bold(page: pymupdf.Page, y: float, text: str) -> None:
     page.insert_text((72, y), text, fontsize=10, fontname="hebo")
 
 
-@pytest.mark.xfail(strict=True, reason="a line that ends in a full stop is never a heading: a bold title closed by one, alone on its line, is text")
 def test_bold_headings_closed_by_a_full_stop_alone_on_their_line_make_the_whole_tree(tmp_path):
     titles = ["1. Introduction.", "2. Methods.", "2.1. Soil sampling.", "3. Results."]
     assert _outline(tmp_path / "closed.pdf", _in_bold, titles) == list(zip([2, 2, 3, 2], titles))

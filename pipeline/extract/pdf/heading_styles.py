@@ -130,8 +130,9 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
         return None
     if _ROMAN_NUMERAL.fullmatch(text):
         return None
-    if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
-        return None
+    closed_title = text[-1] == "." and len(rows) == 1 and rows[0].bold and text[-2:-1].isalpha()
+    if text[-1] in ".,;" and not closed_title or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
+        return None  # a bold title alone on its line may close with a full stop (`2.1. Soil sampling.`)
     if re.search(r"[a-z)\]]\. +[A-Z0-9]", first):
         return None  # a run-in heading followed by its sentence ("Procedure. The 1H NMR …"), or two sentences ("… activity [44]. Eswar et al")
     if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
