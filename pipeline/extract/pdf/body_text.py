@@ -63,6 +63,16 @@ def _body_face(pages: list[list[PrintedLine]], body_size: float) -> str:
     return max(faces, key=faces.__getitem__) if faces else ""
 
 
+def _body_color(pages: list[list[PrintedLine]], body_size: float) -> int:
+    """The colour that carries the most characters at body size."""
+    colors: dict[int, int] = defaultdict(int)
+    for pieces in pages:
+        for piece in pieces:
+            if half_point(piece.size) == body_size:
+                colors[piece.color] += piece.chars
+    return max(colors, key=colors.__getitem__) if colors else 0
+
+
 def _pitch(rows: list[Row], body_size: float) -> float:
     """The median step between consecutive body lines of one column, in body sizes."""
     steps = [
@@ -96,4 +106,7 @@ def _edges(rows: list[Row]) -> dict[int, tuple[float, float]]:
 def measure_layout(pages: list[list[PrintedLine]], rows: list[Row]) -> Layout:
     """The body text's size, pitch, column edges and face, from the pages' lines and their rows in reading order."""
     size = body_size(pages)
-    return Layout(body_size=size, pitch=_pitch(rows, size), edges=_edges(rows), body_face=_body_face(pages, size))
+    return Layout(
+        body_size=size, pitch=_pitch(rows, size), edges=_edges(rows), body_face=_body_face(pages, size),
+        body_color=_body_color(pages, size),
+    )

@@ -31,6 +31,7 @@ from pipeline.errors import ExtractError, NoTextLayerError
 from pipeline.extract.pdf.body_text import body_size
 from pipeline.extract.pdf.layout_choice import doubtful_reading
 from pipeline.extract.pdf.layout_model import LayoutLabel, label_pieces, layout_model_installed, shared_model
+from pipeline.extract.pdf.heading_rule_lines import horizontal_rules
 from pipeline.extract.pdf.metadata import embedded_metadata, first_page_lines, front_page, later_margin_rows
 from pipeline.extract.pdf.ocr import ocr_installed, ocr_note, page_for_layout_model, read_where_needed
 from pipeline.extract.pdf.page_reading import TEXT_FLAGS, read_page
@@ -191,11 +192,12 @@ def read_pages(
 
 
 def _blocks(
-    pages: list[list[PrintedLine]], heights: list[float], toc: list[list], rules: Rules, labelled: bool
+    doc: pymupdf.Document, pages: list[list[PrintedLine]], heights: list[float], toc: list[list], rules: Rules, labelled: bool
 ) -> tuple[list[PdfBlock], int]:
     """The pages' lines through every pass (`passes.PASSES`): the blocks in reading order, and how
     many lines of page furniture were dropped; `labelled` where the layout model read the pages."""
-    done = run_passes(Reading(pages, heights, toc, rules, labelled))
+    reading = Reading(pages, heights, toc, rules, labelled, rules_on=lambda number: horizontal_rules(doc[number - 1]))
+    done = run_passes(reading)
     return done.blocks, done.dropped
 
 
@@ -222,7 +224,7 @@ def _blocks_by_model(
         for number, page_regions in enumerate(regions, start=1)
         if (boxes := [region.box for region in page_regions if region.label is LayoutLabel.table])
     }
-    return *_blocks(labelled, heights, toc, rules, labelled=True), table_boxes
+    return *_blocks(doc, labelled, heights, toc, rules, labelled=True), table_boxes
 
 
 def extract_pdf(file: Path, path: str, rules: Rules) -> RawDocument:
@@ -259,7 +261,7 @@ def extract_pdf_bytes(data: bytes, path: str, rules: Rules) -> RawDocument:
             reading, reason = LayoutMode.model, "asked for (--layout model)"
             blocks, removed, model_tables = _blocks_by_model(doc, pages, heights, toc, rules, path, read_by_ocr)
         else:
-            blocks, removed = _blocks(pages, heights, toc, rules, labelled=False)
+            blocks, removed = _blocks(doc, pages, heights, toc, rules, labelled=False)
             doubt = _doubt(blocks, page_count, rules, read_by_ocr) if mode is LayoutMode.auto else None
             if doubt is not None and not layout_model_installed():
                 notes.append(f"the typographic reading is doubtful ({doubt}), but PyMuPDF's layout model is not installed")

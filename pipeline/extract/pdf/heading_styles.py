@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from pipeline.extract.pdf.columns import TEXT_LINE_MIN_CHARS
-from pipeline.extract.pdf.records import Layout, PdfBlock
+from pipeline.extract.pdf.records import Layout, PdfBlock, Row
 from pipeline.extract.pdf.typography import TABLE_ROW_MIN_GAPS, TERMINAL, font_face, half_point
 from pipeline.text.numbering import NumberKind, pdf_section_number
 from pipeline.records.base import BlockKind
@@ -132,8 +132,9 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
         return None
     if _ROMAN_NUMERAL.fullmatch(text):
         return None
-    if text[-1] in ".,;" or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
-        return None
+    closed_title = text[-1] == "." and len(rows) == 1 and rows[0].bold and text[-2:-1].isalpha()
+    if text[-1] in ".,;" and not closed_title or rules.caption_start.match(text) or text.count(",") >= 2 or "@" in text:
+        return None  # a bold title alone on its line may close with a full stop (`2.1. Soil sampling.`)
     if _SENTENCE_AFTER.search(first):
         return None  # a run-in heading followed by its sentence ("Procedure. The 1H NMR …"), or two sentences ("… activity [44]. Eswar et al")
     if any(row.cells >= TABLE_ROW_MIN_GAPS for row in rows) or (rows[0].cells == 1 and not numbered):
@@ -157,9 +158,44 @@ def heading_style(block: PdfBlock, layout: Layout, rules: HeadingRules) -> tuple
     own_face = face != layout.body_face and all(font_face(row.font) == face for row in rows)
     if own_face and (_MONOSPACED_FONT.search(face) or all(row.monospaced for row in rows)):
         return None  # code; where the body itself is monospaced (an OCR layer's stand-in face), its face says nothing
-    if not (larger or bold or caps or own_face or model_header):
+    plain = not (larger or bold or caps or own_face or model_header)
+    sign = quiet_sign(block, layout) if plain else ""
+    if plain and not sign:
         return None
-    return (half_point(size), bold, caps, face)
+    return (half_point(size), bold, caps, face, sign)
+
+
+def quiet_sign(block: PdfBlock, layout: Layout) -> str:
+    """What sets a block in the body's size, weight and face apart, in words: a colour of its own
+    (all its lines in one colour that is not the body's), a section number in bold before a
+    title in the body's weight (`**3** Results`), a rule drawn across its column above it
+    (`Row.ruled_above`), or else a decimal section number (`2.1 Soil sampling`); "" where nothing does. Neither alone makes a
+    heading: `consistent_faces` asks the paper's other headings to share it."""
+    rows = block.rows
+    color = rows[0].color
+    if color != layout.body_color and all(row.color == color for row in rows):
+        return f"colour #{color:06x}"
+    if _bold_number(block):
+        return "bold number"
+    if rows[0].ruled_above:
+        return "a rule above"
+    return "numbered" if _decimal_number(block) else ""
+
+
+def _decimal_number(block: PdfBlock) -> bool:
+    """Whether the block opens with a decimal section number (`2`, `2.1.`)."""
+    number = pdf_section_number(block.text)
+    return number is not None and number.kind is NumberKind.arabic
+
+
+def _bold_number(block: PdfBlock) -> bool:
+    """Whether the block opens with a section number in bold and no more of it is bold."""
+    first = block.rows[0]
+    number = pdf_section_number(block.text)
+    lead = first.lead
+    if number is None or lead is None or not lead.bold or any(row.bold for row in block.rows):
+        return False
+    return len(block.text[: number.title_start].rstrip()) <= lead.end <= number.title_start
 
 
 def _opens_with_a_name(title: str) -> bool:
@@ -201,9 +237,27 @@ def read_as_header(block: PdfBlock) -> bool:
 
 
 def _face_only(style: tuple, layout: Layout, rules: HeadingRules) -> bool:
-    """Whether a style's only sign of a heading is its font face: not larger, bold or capitals."""
-    size, bold, caps, _ = style
+    """Whether a style's only sign of a heading is its font face or a quiet sign (`quiet_sign`):
+    not larger, bold or capitals."""
+    size, bold, caps, _, _ = style
     return not (bold or caps or size >= rules.typography.larger_size * layout.body_size)
+
+
+def _shows_style(block: PdfBlock, row: Row, style: tuple) -> bool:
+    """Whether a line of a block that is no heading candidate is printed in a face-only or quiet
+    `style`: in its face at its size, or with its quiet sign."""
+    size, _, _, face, sign = style
+    if half_point(row.size) != size:
+        return False
+    if sign.startswith("colour"):
+        return sign == f"colour #{row.color:06x}"
+    if sign == "a rule above":
+        return row.ruled_above
+    if sign == "numbered":
+        return row is block.rows[0] and _decimal_number(block)
+    if sign:
+        return row is block.rows[0] and _bold_number(block)
+    return font_face(row.font) == face
 
 
 def consistent_faces(
@@ -228,13 +282,12 @@ def consistent_faces(
         indexes = [index for index in indexes if not read_as_header(blocks[index])]
         if not indexes:
             continue
-        size, _, _, face = style
         elsewhere = sum(
             row.chars
             for position, block in enumerate(blocks)
             if position not in chosen
             for row in block.rows
-            if font_face(row.font) == face and half_point(row.size) == size
+            if _shows_style(block, row, style)
         )
         spaced = sum(1 for index in indexes if _spaced_above(blocks, index, layout))
         inside = sum(row.chars for index in indexes for row in blocks[index].rows)
@@ -253,8 +306,8 @@ def model_label(block: PdfBlock) -> str | None:
 
 def style_evidence(style: tuple, numbered: bool, layout: Layout, rules: HeadingRules) -> tuple[str, ...]:
     """What in a heading's style (and numbering) made it one, in words."""
-    size, bold, caps, face = style
-    evidence = []
+    size, bold, caps, face, sign = style
+    evidence = [sign] if sign else []
     if size >= rules.typography.larger_size * layout.body_size:
         evidence.append(f"larger than body ({size:g} pt, body {layout.body_size:g} pt)")
     evidence.extend(name for name, shown in (("bold", bold), ("capitals", caps)) if shown)

@@ -27,6 +27,7 @@ from pipeline.extract.pdf.heading_styles import (
     without_numbering,
 )
 from pipeline.extract.pdf.heading_features import row_style
+from pipeline.extract.pdf.heading_lone_numbers import join_lone_numbers
 from pipeline.extract.pdf.records import Layout, PdfBlock
 from pipeline.extract.pdf.title import looks_like_byline, mark_title, title_position
 from pipeline.extract.pdf.typography import HEADING_LINE_FILL, SAME_SIZE, TERMINAL, font_face
@@ -182,7 +183,7 @@ def mark_headings(
     blocks: list[PdfBlock], layout: Layout, toc: list[list], page_height: float, rules: HeadingRules
 ) -> list[PdfBlock]:
     """The blocks with headings marked by kind and level: the title, outline entries, then typographic headings."""
-    blocks = _merge_wrapped_headings(blocks, layout, rules)
+    blocks = join_lone_numbers(_merge_wrapped_headings(blocks, layout, rules), layout, rules)
     blocks = mark_title(blocks, layout, page_height, _first_front_anchor(blocks, layout, rules), rules.title)
     blocks, trusted = _mark_outline(blocks, toc)
     blocks = _mark_typographic_headings(blocks, layout, trusted, rules)

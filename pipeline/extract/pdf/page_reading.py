@@ -96,7 +96,7 @@ def _one_span(line: dict, frame: tuple[int, int], styles: FontStyles) -> LineSpa
     italic = italic_name or bool(flags & _ITALIC)
     lead = Lead(len(text), line["bbox"][2], line["bbox"][2], bold, italic, font) if (bold or italic) and frame == (1, 0) else None
     monospaced = bool(flags & _MONOSPACED)
-    return LineSpans(text, len(span["text"].strip()), round(span["size"], 1), font, bold, caps_name, (), lead, monospaced)
+    return LineSpans(text, len(span["text"].strip()), round(span["size"], 1), font, bold, caps_name, (), lead, monospaced, span["color"])
 
 
 def _printed_line(line: dict, frame: tuple[int, int], block: int, styles: FontStyles, place: _Placement) -> PrintedLine | None:
@@ -126,7 +126,7 @@ def _printed_line(line: dict, frame: tuple[int, int], block: int, styles: FontSt
     box = (max(box[0], left), max(box[1], upper), min(box[2], right), min(box[3], lower))
     return PrintedLine(
         place.page, x0, y0 - place.top, x1, y1 - place.top, read.text, size, read.font, read.bold, read.small_caps, read.chars,
-        frame != place.main, block, False, box, read.superscripts, estimated, None, lead, frame, read.monospaced,
+        frame != place.main, block, False, box, read.superscripts, estimated, None, lead, frame, read.monospaced, read.color,
     )
 
 

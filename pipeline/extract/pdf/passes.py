@@ -23,6 +23,7 @@ from pipeline.extract.pdf.columns import find_columns
 from pipeline.extract.pdf.contents import mark_contents
 from pipeline.extract.pdf.bibliography_heading import mark_bibliography_headings
 from pipeline.extract.pdf.heading_model import classify_headings
+from pipeline.extract.pdf.heading_rule_lines import RulesOnPage, mark_ruled_rows
 from pipeline.extract.pdf.headings import HeadingRules, mark_headings
 from pipeline.extract.pdf.layout_model import drop_model_furniture
 from pipeline.extract.pdf.line_numbers import drop_line_numbers
@@ -57,6 +58,8 @@ class Reading:
     layout: Layout | None = None
     """The body text measured, once the rows are read."""
     blocks: list[PdfBlock] = field(default_factory=list)
+    rules_on: RulesOnPage | None = None
+    """The rule lines drawn on a page, read when a pass asks (`heading_rule_lines`); None reads none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +146,12 @@ def _split_shared_lines(reading: Reading) -> Reading:
     return replace(reading, blocks=split_shared_lines(reading.blocks, reading.layout, RunInRules.from_rules(reading.rules)))
 
 
+def _mark_ruled_rows(reading: Reading) -> Reading:
+    """Mark the lines in the body's print that a rule drawn across their column sets apart from the text above them."""
+    rules = HeadingRules.from_rules(reading.rules)
+    return replace(reading, blocks=mark_ruled_rows(reading.blocks, reading.layout, reading.rules_on, rules))
+
+
 def _mark_headings(reading: Reading) -> Reading:
     """Mark the title, the outline's entries, then the headings by typography, with levels by numbering and prominence."""
     rules = HeadingRules.from_rules(reading.rules)
@@ -198,6 +207,7 @@ PASSES: tuple[PdfPass, ...] = tuple(
         _group_blocks,
         _mark_contents,
         _split_shared_lines,
+        _mark_ruled_rows,
         _mark_headings,
         _mark_bibliography_headings,
         _classify_headings,

@@ -209,18 +209,20 @@ def _row(pieces: list[PrintedLine], group: int) -> Row:
         p = pieces[0]
         return Row(
             p.page, group, p.x0, p.y0, p.x1, p.y1, p.text, p.size, p.font, p.bold, p.small_caps, p.chars, 0, p.rotated, p.aside, p.box,
-            p.superscripts, p.label, p.lead, p.monospaced,
+            p.superscripts, p.label, p.lead, p.monospaced, p.color,
         )
     chars = bold_chars = caps_chars = fixed_chars = 0
     sizes: dict[float, int] = {}
     fonts: dict[str, int] = {}
     labels: dict[str | None, int] = {}
+    colors: dict[int, int] = {}
     for p in pieces:
         count = p.chars
         chars += count
         sizes[p.size] = sizes.get(p.size, 0) + count
         fonts[p.font] = fonts.get(p.font, 0) + count
         labels[p.label] = labels.get(p.label, 0) + count
+        colors[p.color] = colors.get(p.color, 0) + count
         if p.bold:
             bold_chars += count
         if p.small_caps:
@@ -236,6 +238,7 @@ def _row(pieces: list[PrintedLine], group: int) -> Row:
         bold_chars >= NEARLY_ALL * chars, caps_chars >= NEARLY_ALL * chars, chars, cells, first.rotated, first.aside,
         union([p.box for p in pieces]), joined_superscripts([(p.text, p.superscripts) for p in pieces], " "),
         max(labels, key=labels.__getitem__), _row_lead(pieces), fixed_chars >= NEARLY_ALL * chars,
+        max(colors, key=colors.__getitem__),
     )
 
 

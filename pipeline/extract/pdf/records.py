@@ -81,6 +81,8 @@ class PrintedLine:
     """Its writing direction, the cardinal one nearest (`page_reading.to_frame`): (0, -1) for a line that runs up the page."""
     monospaced: bool = False
     """Whether (nearly) all its characters are in a font that declares itself fixed-pitch (code, a command)."""
+    color: int = 0
+    """The sRGB colour most of its characters have (`0x000000` is black)."""
 
 
 @dataclass(slots=True)
@@ -112,6 +114,10 @@ class Row:
     """Its leading run in bold or italic, if it opens with one (see `PrintedLine`)."""
     monospaced: bool = False
     """Whether its characters are in a fixed-pitch font (see `PrintedLine`)."""
+    color: int = 0
+    """The colour most of its characters have (see `PrintedLine`)."""
+    ruled_above: bool = False
+    """Whether a rule drawn across its column sets it apart from the line above it (`heading_rule_lines`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +150,8 @@ class Layout:
     """Left and right edge of every column group, by group id."""
     body_face: str = ""
     """The font face (`font_face`) that carries the most characters at body size."""
+    body_color: int = 0
+    """The sRGB colour that carries the most characters at body size."""
 
 
 def joined_superscripts(parts: list[tuple[str, tuple[tuple[int, int], ...]]], separator: str) -> tuple[tuple[int, int], ...]:

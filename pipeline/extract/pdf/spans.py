@@ -61,6 +61,8 @@ class LineSpans(NamedTuple):
     """The run in bold or italic it opens with (`_lead`)."""
     monospaced: bool = False
     """Whether (nearly) all its characters are in a font that declares itself fixed-pitch."""
+    color: int = 0
+    """The sRGB colour most of its characters have (`0x000000` is black)."""
 
 
 def font_style(font: str, styles: FontStyles) -> tuple[bool, bool, bool]:
@@ -152,7 +154,15 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
     superscripts = _superscripts(flagged, spans, size, frame, written, text) if flagged else ()
     lead = _lead(styled, written) if frame == (1, 0) else None
     font, nearly_all = max(fonts, key=fonts.__getitem__), NEARLY_ALL * chars
-    return LineSpans(text, chars, size, font, bold >= nearly_all, caps >= nearly_all or initials is not None, superscripts, lead, fixed >= nearly_all)
+    return LineSpans(text, chars, size, font, bold >= nearly_all, caps >= nearly_all or initials is not None, superscripts, lead, fixed >= nearly_all, _color(spans))
+
+
+def _color(spans: list[dict]) -> int:
+    """The colour most of the spans' characters that are no space have."""
+    colors: dict[int, int] = {}
+    for span in spans:
+        colors[span["color"]] = colors.get(span["color"], 0) + len(span["text"].strip())
+    return max(colors, key=colors.__getitem__)
 
 
 def _to_a_tenth(printed_sizes: dict[float, int]) -> dict[float, int]:
