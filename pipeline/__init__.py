@@ -19,7 +19,7 @@ The five stages, each a plain function from one record to the next (the records 
 
 from pathlib import Path
 
-__version__ = "0.12.0"
+__version__ = "0.13.0"
 
 DEFAULT_RULES_PATH = Path(__file__).resolve().parents[1] / "rules" / "default.toml"
 """The rules every command reads unless given `--rules` (`pipeline.rules.load_rules`'s default):
