@@ -102,6 +102,7 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
     chars = bold = caps = fixed = 0
     printed_sizes: dict[float, int] = {}  # by the size as printed, rounded once a size after the loop
     fonts: dict[str, int] = {}
+    colors: dict[int, int] = {}  # characters by colour, counted in this loop, not in one more over the spans
     last_end: float | None = None
     flagged: list[tuple[int, dict]] = []  # (where its text starts in the parts, span)
     styled: list[_StyledSpan] = []
@@ -135,6 +136,7 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
         chars += count
         printed_sizes[printed_size] = printed_sizes.get(printed_size, 0) + count
         fonts[font] = fonts.get(font, 0) + count
+        colors[span["color"]] = colors.get(span["color"], 0) + count
         bold_name, caps_name, italic_name = styles.get(font) or font_style(font, styles)
         span_bold = bold_name or bool(flags & _BOLD)
         bold += count if span_bold else 0
@@ -154,15 +156,7 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
     superscripts = _superscripts(flagged, spans, size, frame, written, text) if flagged else ()
     lead = _lead(styled, written) if frame == (1, 0) else None
     font, nearly_all = max(fonts, key=fonts.__getitem__), NEARLY_ALL * chars
-    return LineSpans(text, chars, size, font, bold >= nearly_all, caps >= nearly_all or initials is not None, superscripts, lead, fixed >= nearly_all, _color(spans))
-
-
-def _color(spans: list[dict]) -> int:
-    """The colour most of the spans' characters that are no space have."""
-    colors: dict[int, int] = {}
-    for span in spans:
-        colors[span["color"]] = colors.get(span["color"], 0) + len(span["text"].strip())
-    return max(colors, key=colors.__getitem__)
+    return LineSpans(text, chars, size, font, bold >= nearly_all, caps >= nearly_all or initials is not None, superscripts, lead, fixed >= nearly_all, max(colors, key=colors.__getitem__))
 
 
 def _to_a_tenth(printed_sizes: dict[float, int]) -> dict[float, int]:
