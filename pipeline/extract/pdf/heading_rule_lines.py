@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import pymupdf
 
-from pipeline.extract.pdf.heading_styles import HeadingRules, heading_style
+from pipeline.extract.pdf.heading_styles import HeadingRules, decimal_number, heading_style
 from pipeline.extract.pdf.records import Layout, PdfBlock, Row
 from pipeline.records.base import BlockKind
 
@@ -81,10 +81,14 @@ def mark_ruled_rows(blocks: list[PdfBlock], layout: Layout, rules_on: RulesOnPag
 
 def _would_be_heading(block: PdfBlock, layout: Layout, rules: HeadingRules) -> bool:
     """Whether a paragraph with no heading style would have one with a rule above it."""
-    if block.kind is not BlockKind.paragraph or len(block.rows) > rules.typography.max_rows or heading_style(block, layout, rules):
+    if block.kind is not BlockKind.paragraph or len(block.rows) > rules.typography.max_rows:
         return False
+    # One reading of the block with the rule, not one without and one with: where the rule is
+    # its only sign (`quiet_sign` asks colour and a bold number first), the block without it has
+    # a style only through a decimal number.
     ruled = replace(block, rows=(replace(block.rows[0], ruled_above=True), *block.rows[1:]))
-    return heading_style(ruled, layout, rules) is not None
+    style = heading_style(ruled, layout, rules)
+    return style is not None and style[4] == "a rule above" and not decimal_number(block)
 
 
 def _ruled_above(row: Row, row_above: Row, below: Row | None, drawn: list[RuleLine], layout: Layout) -> bool:  # boxes checked by the caller

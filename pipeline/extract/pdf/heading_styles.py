@@ -179,10 +179,10 @@ def quiet_sign(block: PdfBlock, layout: Layout) -> str:
         return "bold number"
     if rows[0].ruled_above:
         return "a rule above"
-    return "numbered" if _decimal_number(block) else ""
+    return "numbered" if decimal_number(block) else ""
 
 
-def _decimal_number(block: PdfBlock) -> bool:
+def decimal_number(block: PdfBlock) -> bool:
     """Whether the block opens with a decimal section number (`2`, `2.1.`)."""
     number = pdf_section_number(block.text)
     return number is not None and number.kind is NumberKind.arabic
@@ -254,7 +254,7 @@ def _shows_style(block: PdfBlock, row: Row, style: tuple) -> bool:
     if sign == "a rule above":
         return row.ruled_above
     if sign == "numbered":
-        return row is block.rows[0] and _decimal_number(block)
+        return row is block.rows[0] and decimal_number(block)
     if sign:
         return row is block.rows[0] and _bold_number(block)
     return font_face(row.font) == face
