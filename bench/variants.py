@@ -307,8 +307,12 @@ def search_latency(params: dict) -> dict:
 
     from corpus import grow_chunks
 
-    work = Path(params["work_db"])
-    shutil.copyfile(params["db"], work)
+    work, source = Path(params["work_db"]), Path(params["db"])
+    shutil.copyfile(source, work)
+    # A library past MIN_BASE_CHUNKS is its catalog over an immutable base file beside it, found
+    # by its name in the catalog's folder: the copy needs it too.
+    for base in source.parent.glob(f"{source.name}.base-*"):
+        shutil.copyfile(base, work.parent / base.name)
     connection = open_for_writing(work)
     chunks = grow_chunks(connection, params["target_chunks"]) if params["target_chunks"] else (
         connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
