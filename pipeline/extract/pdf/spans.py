@@ -107,9 +107,7 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
     flagged: list[tuple[int, dict]] = []  # (where its text starts in the parts, span)
     styled: list[_StyledSpan] = []
     c, s = frame
-    # `_lead` reads the spans up to the first that leaves the first span's bold or italic: only
-    # those are written out (of a line that opens in the regular face, its first span alone).
-    seeking_lead = frame == (1, 0)
+    seeking_lead = frame == (1, 0)  # `_lead` reads only the spans up to the first that leaves the first one's bold or italic
     for span in spans:
         text = span["text"]
         stripped = text.strip()
