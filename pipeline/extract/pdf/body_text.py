@@ -53,24 +53,19 @@ def body_size(pages: list[list[PrintedLine]]) -> float:
     return max(larger, default=most)
 
 
-def _body_face(pages: list[list[PrintedLine]], body_size: float) -> str:
-    """The font face that carries the most characters at body size."""
+def _body_print(pages: list[list[PrintedLine]], body_size: float) -> tuple[str, int]:
+    """The font face (`font_face`) and the colour that carry the most characters at body size,
+    counted in one pass over the lines."""
     faces: dict[str, int] = defaultdict(int)
-    for pieces in pages:
-        for piece in pieces:
-            if half_point(piece.size) == body_size:
-                faces[font_face(piece.font)] += piece.chars
-    return max(faces, key=faces.__getitem__) if faces else ""
-
-
-def _body_color(pages: list[list[PrintedLine]], body_size: float) -> int:
-    """The colour that carries the most characters at body size."""
     colors: dict[int, int] = defaultdict(int)
     for pieces in pages:
         for piece in pieces:
             if half_point(piece.size) == body_size:
+                faces[font_face(piece.font)] += piece.chars
                 colors[piece.color] += piece.chars
-    return max(colors, key=colors.__getitem__) if colors else 0
+    if not faces:
+        return "", 0
+    return max(faces, key=faces.__getitem__), max(colors, key=colors.__getitem__)
 
 
 def _pitch(rows: list[Row], body_size: float) -> float:
@@ -104,9 +99,7 @@ def _edges(rows: list[Row]) -> dict[int, tuple[float, float]]:
 
 
 def measure_layout(pages: list[list[PrintedLine]], rows: list[Row]) -> Layout:
-    """The body text's size, pitch, column edges and face, from the pages' lines and their rows in reading order."""
+    """The body text's size, pitch, column edges, face and colour, from the pages' lines and their rows in reading order."""
     size = body_size(pages)
-    return Layout(
-        body_size=size, pitch=_pitch(rows, size), edges=_edges(rows), body_face=_body_face(pages, size),
-        body_color=_body_color(pages, size),
-    )
+    face, color = _body_print(pages, size)
+    return Layout(body_size=size, pitch=_pitch(rows, size), edges=_edges(rows), body_face=face, body_color=color)
