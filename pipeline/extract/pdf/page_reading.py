@@ -16,14 +16,11 @@ from dataclasses import dataclass, replace
 import pymupdf
 
 from pipeline.extract.pdf.records import Lead, PageBox, PrintedLine
-from pipeline.extract.pdf.spans import FontStyles, LineSpans, font_style, line_spans
+from pipeline.extract.pdf.spans import BOLD_FLAG, ITALIC_FLAG, MONOSPACED_FLAG, FontStyles, LineSpans, font_style, line_spans
 from pipeline.extract.pdf.typography import SAME_SIZE, SEPARATE_GAP
 
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 _MARGIN_NUMBER = re.compile(r"^\s*\d{1,5}\s*$")
-_BOLD = pymupdf.TEXT_FONT_BOLD
-_ITALIC = pymupdf.TEXT_FONT_ITALIC
-_MONOSPACED = pymupdf.TEXT_FONT_MONOSPACED
 
 _TYPE3_MAX_SIZE = 3.0
 """Type3 bitmap fonts report a tiny size; no text meant to be read is set under 3 pt."""
@@ -92,10 +89,10 @@ def _one_span(line: dict, frame: tuple[int, int], styles: FontStyles) -> LineSpa
         return None
     font, flags = span["font"], span["flags"]
     bold_name, caps_name, italic_name = styles.get(font) or font_style(font, styles)
-    bold = bold_name or bool(flags & _BOLD)
-    italic = italic_name or bool(flags & _ITALIC)
+    bold = bold_name or bool(flags & BOLD_FLAG)
+    italic = italic_name or bool(flags & ITALIC_FLAG)
     lead = Lead(len(text), line["bbox"][2], line["bbox"][2], bold, italic, font) if (bold or italic) and frame == (1, 0) else None
-    monospaced = bool(flags & _MONOSPACED)
+    monospaced = bool(flags & MONOSPACED_FLAG)
     return LineSpans(text, len(span["text"].strip()), round(span["size"], 1), font, bold, caps_name, (), lead, monospaced, span["color"])
 
 

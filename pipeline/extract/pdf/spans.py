@@ -28,11 +28,12 @@ _RAISED = 0.1
 """A span whose baseline sits this many of its line's font sizes above the line's is raised: a
 superscript is set a third of the size up, and a baseline never wavers by a tenth."""
 
-# The flags read off every span, bound once: a module attribute looked up per span costs more than the test.
+# The flags read off every span, bound once (here, for page_reading's one-span lines too): a module
+# attribute looked up per span costs more than the test.
 _SUPERSCRIPT = pymupdf.TEXT_FONT_SUPERSCRIPT
-_BOLD = pymupdf.TEXT_FONT_BOLD
-_ITALIC = pymupdf.TEXT_FONT_ITALIC
-_MONOSPACED = pymupdf.TEXT_FONT_MONOSPACED
+BOLD_FLAG = pymupdf.TEXT_FONT_BOLD
+ITALIC_FLAG = pymupdf.TEXT_FONT_ITALIC
+MONOSPACED_FLAG = pymupdf.TEXT_FONT_MONOSPACED
 
 FontStyles = dict[str, tuple[bool, bool, bool]]
 """(bold, small caps, italic) by font name, as the names say: remembered for the fonts a document
@@ -136,12 +137,12 @@ def line_spans(spans: list[dict], frame: tuple[int, int], styles: FontStyles) ->
         fonts[font] = fonts.get(font, 0) + count
         colors[span["color"]] = colors.get(span["color"], 0) + count
         bold_name, caps_name, italic_name = styles.get(font) or font_style(font, styles)
-        span_bold = bold_name or bool(flags & _BOLD)
+        span_bold = bold_name or bool(flags & BOLD_FLAG)
         bold += count if span_bold else 0
         caps += count if caps_name else 0
-        fixed += count if flags & _MONOSPACED else 0
+        fixed += count if flags & MONOSPACED_FLAG else 0
         if seeking_lead:
-            styled.append(_styled_span(text, start, x0, x1, span_bold, italic_name or bool(flags & _ITALIC), font))
+            styled.append(_styled_span(text, start, x0, x1, span_bold, italic_name or bool(flags & ITALIC_FLAG), font))
             first, last = styled[0], styled[-1]
             seeking_lead = (first.bold or first.italic) and (last.bold, last.italic) == (first.bold, first.italic)
     if not chars:
