@@ -44,8 +44,8 @@ _NUMBER = re.compile(r"^[-+−–±<>≤≥~]?\s*\d+(?:[.,]\d+)*\s*(?:%|[a-zA-Z�
 _ACROSS = 2
 """Columns the row fills apart that a line may run across and still carry the row on."""
 _LIST_MARKS = "•◦▪‣∙●○■□"
-_LEFT_OPEN = ("-", "–", ",", ";", ":")
-"""A cell that ends so goes on on the next line."""
+_LEFT_OPEN = (*_CONTINUES, ";", ":")
+"""A cell that ends so goes on on the next line: a wrapped cell's ends, and a list's or a label's."""
 _YEAR = re.compile(r"^\(\d{4}[a-z]?\)")
 """A year in brackets, as an author-year citation ends (`(2016)`, `(2019b)`)."""
 _LOWER_WORD = 3
