@@ -73,7 +73,7 @@ def lowered_words(text: str) -> list[str]:
 def _word_lists(text: str) -> WordLists:
     """`lowered_words(text)` in its three parts: the tokens, their compounds' parts, the bigrams."""
     lowered, beyond_ascii = _lowered(text)
-    spaced = _spaced(lowered.replace("_", " ") if "_" in lowered else lowered, beyond_ascii)
+    spaced = _spaced(lowered, beyond_ascii)  # `_` a separator too, as `_spaced` blanks it
     return spaced.split(), compound_parts(_joined_tokens(spaced)), _bigrams(lowered, beyond_ascii)
 
 
@@ -128,7 +128,7 @@ def _tokens(text: str) -> list[str]:
 
 
 def _spaced(text: str, beyond_ascii: str | None = None) -> str:
-    """`text` with every character outside `_TOKEN` a space, for a text without `_`: the non-ASCII characters
+    """`text` with every character outside `_TOKEN`, and `_`, a space: the non-ASCII characters
     that are no word characters (`–`, `’`, `×`, most of the non-ASCII characters chunks hold)
     become spaces, then ASCII separators are blanked in the UTF-8 bytes, which costs less than
     running the pattern on each token that holds a non-ASCII character (docs/performance.md).
